@@ -1,0 +1,1 @@
+"""Every side effect of codedesk: git, processes and files, as Temporal activities."""

@@ -1,0 +1,1 @@
+"""codedesk vocabulary: models, settings, errors and pure policies (no I/O)."""

@@ -1,0 +1,1 @@
+"""The `codedesk` command line."""

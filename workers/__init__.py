@@ -1,0 +1,1 @@
+"""Composition: the Temporal client, workers and the embedded dev server."""

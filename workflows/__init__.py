@@ -1,0 +1,1 @@
+"""Deterministic Temporal workflows of codedesk: no I/O, clocks or randomness."""
