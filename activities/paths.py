@@ -1,0 +1,35 @@
+"""Where things live on the shelf, with real-path checks before a clone is touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desk.errors import RepoNameError
+from desk.repo_names import RepoName, parse_repo_name
+from desk.settings import DeskSettings
+
+WORKTREES_DIR = ".worktrees"
+
+
+def clone_path(settings: DeskSettings, repo: str | RepoName) -> Path:
+    """`<shelf>/<owner>/<repo>`, refused if its real path leaves the shelf (a symlink, say)."""
+    name = repo if isinstance(repo, RepoName) else parse_repo_name(repo)
+    shelf = settings.shelf_dir.resolve()
+    path = shelf / name.owner / name.name
+    if not path.resolve().is_relative_to(shelf) or path.resolve().parent.parent != shelf:
+        raise RepoNameError(
+            f"The clone path of {str(name)!r} leaves the shelf {str(shelf)!r} (a symlink?); "
+            "remove the link or pick another name."
+        )
+    return path
+
+
+def worktree_path(settings: DeskSettings, repo: str, number: int) -> Path:
+    """`<shelf>/.worktrees/<owner>/<repo>/<n>`."""
+    name = parse_repo_name(repo)
+    return settings.shelf_dir.resolve() / WORKTREES_DIR / name.owner / name.name / str(number)
+
+
+def job_dir(settings: DeskSettings, number: int) -> Path:
+    """`<home>/jobs/<n>`: the agent log and the job's receipts."""
+    return settings.jobs_dir / str(number)

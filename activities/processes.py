@@ -1,0 +1,114 @@
+"""Process groups for agents: die with the worker, and find and kill stale ones."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[[], None] | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+
+    def die_with_parent() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return die_with_parent
+
+
+die_with_parent = _load_prctl()
+"""Run in the child before exec: the kernel SIGKILLs it when the worker dies (Linux only)."""
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def kill_group(pgid: int, grace: float = 1.0) -> None:
+    """SIGTERM the whole group, then SIGKILL whatever is left after `grace` seconds."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    waited = 0.0
+    while waited < grace and _live_members(pgid):
+        await asyncio.sleep(0.05)
+        waited += 0.05
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+
+
+def _live_members(pgid: int) -> bool:
+    """Whether the group has a member that is not a zombie (zombies cannot be killed twice)."""
+    return any(group == pgid and state != "Z" for _, group, state in _processes())
+
+
+def _processes() -> list[tuple[int, int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        found.append((int(entry.name), int(fields[2]), fields[0]))
+    return found
+
+
+def processes_with_env(name: str, value: str) -> list[int]:
+    """Live processes whose environment has `name=value` (how a stale agent is recognised)."""
+    wanted = f"{name}={value}".encode()
+    own = os.getpid()
+    matches = []
+    for pid, _, state in _processes():
+        if pid == own or state == "Z":
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if wanted in environ.split(b"\0"):
+            matches.append(pid)
+    return matches
+
+
+async def kill_stale_agents(worktree: str) -> int:
+    """Kill an earlier attempt's agent in `worktree`, its whole group and anything it left.
+
+    A process counts as the worktree's agent only if its environment names that worktree, so
+    a recycled process or group id never kills a stranger. Returns how many were found.
+    """
+    stale = processes_with_env("CODEDESK_WORKTREE", worktree)
+    groups = set()
+    for pid in stale:
+        try:
+            groups.add(os.getpgid(pid))
+        except ProcessLookupError:
+            continue
+    for group in groups:
+        await kill_group(group, grace=0.5)
+    for pid in stale:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+    return len(stale)

@@ -1,0 +1,82 @@
+"""Typed errors of codedesk, one tree under DeskError.
+
+DeskError
+├── SettingsError           a setting has a bad value (names the setting)
+├── RepoNameError           not owner/repo, a dot-leading owner, a path escape
+├── RemoteUrlError          a clone source with user info, a query, a fragment or a bad scheme
+├── ShelfError              the shelf cannot do what was asked
+│   ├── CloneExistsError    the clone is already on the shelf
+│   ├── CloneMissingError   no clone of that repository on the shelf
+│   └── GitError            git failed; its message is scrubbed of credentials
+├── AgentCommandError       the agent command is empty or cannot be split
+├── DurationError           a duration like "10m" could not be read
+├── ServerError             the Temporal server cannot be reached or started
+└── JobNotFoundError        no job with that number
+
+Every message is a full sentence that says what went wrong and what to do. Activities turn
+these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
+show the message as it is.
+"""
+
+from __future__ import annotations
+
+
+class DeskError(Exception):
+    """Root of every error codedesk raises on purpose."""
+
+
+class SettingsError(DeskError):
+    """A setting has a value codedesk cannot use."""
+
+
+class RepoNameError(DeskError):
+    """A repository name is not a safe owner/repo."""
+
+
+class RemoteUrlError(DeskError):
+    """A clone source is not a URL or path codedesk will use."""
+
+
+class ShelfError(DeskError):
+    """The shelf cannot do what was asked."""
+
+
+class CloneExistsError(ShelfError):
+    """The repository is already cloned on the shelf."""
+
+
+class CloneMissingError(ShelfError):
+    """The repository is not on the shelf."""
+
+
+class GitError(ShelfError):
+    """A git command failed."""
+
+
+class AgentCommandError(DeskError):
+    """The agent command cannot be run as given."""
+
+
+class DurationError(DeskError):
+    """A duration could not be read."""
+
+
+class ServerError(DeskError):
+    """The Temporal server cannot be reached or started."""
+
+
+class JobNotFoundError(DeskError):
+    """No job has that number."""
+
+
+NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
+    "SettingsError",
+    "RepoNameError",
+    "RemoteUrlError",
+    "ShelfError",
+    "CloneExistsError",
+    "CloneMissingError",
+    "GitError",
+    "AgentCommandError",
+)
+"""Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""

@@ -1,0 +1,261 @@
+"""Payloads that cross process boundaries: workflow, activity, signal and query models.
+
+Readers are tolerant: every model ignores unknown fields and gives new fields defaults, so an
+older and a newer worker or surface can talk during an upgrade.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Payload(BaseModel):
+    """Base of every cross-process model: unknown fields are ignored, not errors."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class JobOutcome(StrEnum):
+    """How a coding job ended."""
+
+    INTEGRATED = "integrated"
+    NOTHING = "nothing"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+    CANCELLED = "cancelled"
+
+
+class JobPhase(StrEnum):
+    """Where a running job is; a closed job's phase is `done`."""
+
+    STARTING = "starting"
+    PREPARING = "preparing"
+    WORKING = "working"
+    INTEGRATING = "integrating"
+    CLEANING = "cleaning"
+    DONE = "done"
+
+
+class CommitInfo(Payload):
+    """One commit as a report lists it."""
+
+    sha: str
+    subject: str = ""
+
+
+# Shelf
+
+
+class AddRepoInput(Payload):
+    repo: str
+    source: str = ""
+
+
+class CloneInfo(Payload):
+    """The state of one clone on the shelf."""
+
+    repo: str
+    path: str
+    branch: str = ""
+    upstream: str = ""
+    ahead: int = 0
+    behind: int = 0
+    dirty: list[str] = Field(default_factory=list)
+    head: str = ""
+    last_commit: str = ""
+    last_commit_at: datetime | None = None
+    error: str = ""
+
+
+class ListReposInput(Payload):
+    fetch: bool = False
+
+
+class ShelfListing(Payload):
+    clones: list[CloneInfo] = Field(default_factory=list)
+
+
+# The job
+
+
+class JobInput(Payload):
+    """Everything a coding job needs, fixed when it starts."""
+
+    number: int
+    repo: str
+    task: str
+    agent_command: str
+    requester: str = ""
+    budget: timedelta = timedelta(hours=1)
+    heartbeat_timeout: timedelta = timedelta(seconds=30)
+    output_chars: int = 20_000
+    report_commits: int = 50
+    report_files: int = 100
+    integration_wait: timedelta = timedelta(hours=1)
+
+
+class PrepareWorktreeInput(Payload):
+    number: int
+    repo: str
+
+
+class Worktree(Payload):
+    """A job's worktree: where it is, its branch and the commit it was cut from."""
+
+    path: str
+    branch: str
+    base: str
+
+
+class RunAgentInput(Payload):
+    number: int
+    repo: str
+    task: str
+    agent_command: str
+    worktree: str
+    deadline: datetime
+    output_chars: int = 20_000
+
+
+class AgentEnd(StrEnum):
+    EXITED = "exited"
+    TIMED_OUT = "timed_out"
+    NOT_STARTED = "not_started"
+
+
+class AgentResult(Payload):
+    """How the agent process ended and the tail of what it printed."""
+
+    end: AgentEnd
+    exit_code: int | None = None
+    output: str = ""
+    output_cut: int = 0
+    log_path: str = ""
+    attempts: int = 1
+    reason: str = ""
+
+
+class IntegrationStatus(StrEnum):
+    INTEGRATED = "integrated"
+    NOTHING = "nothing"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+    WITHDRAWN = "withdrawn"
+    FAILED = "failed"
+
+
+class IntegrationRequest(Payload):
+    """A job asks its repository's `Repo` entity to integrate its branch."""
+
+    job_workflow_id: str
+    number: int
+    repo: str
+    worktree: Worktree
+    report_commits: int = 50
+    report_files: int = 100
+
+
+class WithdrawIntegration(Payload):
+    job_workflow_id: str
+
+
+class IntegrationResult(Payload):
+    """What integrating a job's branch did to the clone."""
+
+    status: IntegrationStatus
+    reason: str = ""
+    head: str = ""
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[str] = Field(default_factory=list)
+    conflict_files: list[str] = Field(default_factory=list)
+    branch_kept: bool = False
+    git_state: str = ""
+
+
+class ReleaseResult(Payload):
+    """What became of a job's worktree after it failed, timed out or was cancelled."""
+
+    kept: bool
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[str] = Field(default_factory=list)
+    git_state: str = ""
+
+
+class ReleaseWorktreeInput(Payload):
+    number: int
+    repo: str
+    worktree: Worktree
+    report_commits: int = 50
+    report_files: int = 100
+
+
+class JobReport(Payload):
+    """The end of a coding job, as every surface renders it."""
+
+    number: int
+    repo: str
+    task: str = ""
+    outcome: JobOutcome
+    reason: str = ""
+    failure_category: str = ""
+    exit_code: int | None = None
+    branch: str = ""
+    worktree: str = ""
+    branch_kept: bool = False
+    base: str = ""
+    head: str = ""
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[str] = Field(default_factory=list)
+    conflict_files: list[str] = Field(default_factory=list)
+    output: str = ""
+    output_cut: int = 0
+    log_path: str = ""
+    git_state: str = ""
+    agent_attempts: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class JobStatus(Payload):
+    """What a job's `status` query answers while it runs and after."""
+
+    number: int
+    repo: str
+    task: str = ""
+    requester: str = ""
+    phase: JobPhase = JobPhase.STARTING
+    branch: str = ""
+    worktree: str = ""
+    report: JobReport | None = None
+
+
+# The desk
+
+
+class DeskState(Payload):
+    """The `Desk` entity's state, carried across continue-as-new."""
+
+    last_number: int = 0
+
+
+class TakeNumberInput(Payload):
+    requester: str = ""
+
+
+# The repository entity
+
+
+class RepoState(Payload):
+    """The `Repo` entity's state, carried across continue-as-new."""
+
+    repo: str
+    queue: list[IntegrationRequest] = Field(default_factory=list)
+    integrations: int = 0

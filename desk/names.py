@@ -1,0 +1,43 @@
+"""Task queue names, workflow-id formats and search attributes: the only place they are spelled."""
+
+from __future__ import annotations
+
+from temporalio.common import SearchAttributeKey
+
+from desk.errors import JobNotFoundError
+
+DEFAULT_TASK_QUEUE = "codedesk"
+DESK_WORKFLOW_ID = "desk"
+JOB_ID_PREFIX = "job-"
+REPO_ID_PREFIX = "repo-"
+SHELF_ADD_PREFIX = "shelf-add-"
+SHELF_LIST_PREFIX = "shelf-list-"
+
+REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
+PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
+OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")
+SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE)
+"""Custom search attributes every server that runs codedesk registers (all Keyword)."""
+
+
+def job_workflow_id(number: int) -> str:
+    """The workflow id of job `number`: `job-<n>`."""
+    return f"{JOB_ID_PREFIX}{number}"
+
+
+def job_number(workflow_id: str) -> int:
+    """The job number of a `job-<n>` workflow id."""
+    digits = workflow_id.removeprefix(JOB_ID_PREFIX)
+    if not workflow_id.startswith(JOB_ID_PREFIX) or not digits.isdigit():
+        raise JobNotFoundError(f"Workflow id {workflow_id!r} is not a codedesk job id (job-<n>).")
+    return int(digits)
+
+
+def repo_workflow_id(repo: str) -> str:
+    """The workflow id of the `Repo` entity of `owner/repo`."""
+    return f"{REPO_ID_PREFIX}{repo}"
+
+
+def job_branch(number: int, suffix: int = 0) -> str:
+    """The branch a job works on: `worker/<n>`, or `worker/<n>-<k>` when a kept one has the name."""
+    return f"worker/{number}" if suffix == 0 else f"worker/{number}-{suffix}"

@@ -1,0 +1,164 @@
+"""Settings from `CODEDESK_*` environment variables and an optional `codedesk.toml`.
+
+Precedence, highest first: values passed in code (CLI options), environment variables, the
+TOML file (`$CODEDESK_CONFIG`, else `./codedesk.toml` when it exists), defaults.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from desk.durations import parse_duration
+from desk.errors import DeskError, SettingsError
+
+ENV_PREFIX = "CODEDESK_"
+CONFIG_ENV = "CODEDESK_CONFIG"
+CONFIG_FILE = "codedesk.toml"
+
+
+def config_file() -> Path | None:
+    """The TOML file settings are read from, if any."""
+    named = os.environ.get(CONFIG_ENV)
+    if named:
+        return Path(named).expanduser()
+    local = Path(CONFIG_FILE)
+    return local if local.is_file() else None
+
+
+class DeskSettings(BaseSettings):
+    """Every setting codedesk reads; the README's settings table documents each."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    home: Path = Field(
+        default=Path("~/.codedesk"),
+        description="Where codedesk keeps its server database, shelf, job logs and runtime file.",
+    )
+    temporal_address: str = Field(
+        default="",
+        description="Temporal frontend host:port; empty means the embedded dev server.",
+    )
+    namespace: str = Field(default="default", description="Temporal namespace.")
+    task_queue: str = Field(default="codedesk", description="Task queue of the codedesk worker.")
+    shelf: Path | None = Field(
+        default=None, description="Where clones live; default `<home>/shelf`."
+    )
+    clone_source: str = Field(
+        default="https://github.com/{repo}.git",
+        description="Where `repo add` clones from when no --from is given; `{repo}` is owner/repo.",
+    )
+    agent_command: str = Field(
+        default="claude -p {task}",
+        description="The coding agent's command; `{task}` is replaced by the task text.",
+    )
+    work_budget: timedelta = Field(
+        default=timedelta(hours=1),
+        description="How long a job's agent may work before it is stopped (e.g. 90s, 10m, 1h).",
+    )
+    heartbeat_timeout: timedelta = Field(
+        default=timedelta(seconds=30),
+        description="How long a silent agent activity lives before a crashed worker's job moves.",
+    )
+    report_output_chars: int = Field(
+        default=20_000, ge=100, description="Characters of the agent's final output in a report."
+    )
+    report_commits: int = Field(default=50, ge=1, description="Commits listed in a report.")
+    report_files: int = Field(default=100, ge=1, description="Files listed in a report.")
+    port: int = Field(
+        default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
+    )
+    ui_port: int = Field(
+        default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
+    )
+
+    @field_validator("work_budget", "heartbeat_timeout", mode="before")
+    @classmethod
+    def _read_duration(cls, value: Any) -> timedelta:
+        try:
+            duration = parse_duration(value)
+        except DeskError as error:
+            raise ValueError(str(error)) from None
+        if duration <= timedelta(0):
+            raise ValueError("must be longer than zero")
+        return duration
+
+    @field_validator("clone_source")
+    @classmethod
+    def _needs_repo_placeholder(cls, value: str) -> str:
+        if "{repo}" not in value:
+            raise ValueError("must contain {repo}, e.g. https://github.com/{repo}.git")
+        return value
+
+    @field_validator("namespace", "task_queue")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    @model_validator(mode="after")
+    def _expand_paths(self) -> DeskSettings:
+        self.home = self.home.expanduser()
+        self.shelf = (self.shelf or self.home / "shelf").expanduser()
+        return self
+
+    @property
+    def shelf_dir(self) -> Path:
+        """The shelf directory, always set after validation."""
+        return self.shelf if self.shelf is not None else self.home / "shelf"
+
+    @property
+    def jobs_dir(self) -> Path:
+        """Where each job keeps its agent log and receipts: `<home>/jobs/<n>/`."""
+        return self.home / "jobs"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        toml = config_file()
+        if toml is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml))
+        return tuple(sources)
+
+
+def load_settings(**overrides: Any) -> DeskSettings:
+    """Read the settings, turning any bad value into a SettingsError that names the setting."""
+    toml = config_file()
+    if toml is not None and not toml.is_file():
+        raise SettingsError(f"Config file {str(toml)!r} ({CONFIG_ENV}) does not exist.")
+    given = {key: value for key, value in overrides.items() if value is not None}
+    try:
+        return DeskSettings(**given)
+    except ValidationError as error:
+        raise SettingsError(_describe(error)) from None
+    except ValueError as error:
+        raise SettingsError(f"Config file {str(toml)!r} is not valid TOML: {error}") from None
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        name = ".".join(str(part) for part in item["loc"]) or "settings"
+        message = str(item["msg"]).removeprefix("Value error, ")
+        problems.append(
+            f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {item['input']!r})"
+        )
+    return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."

@@ -1,0 +1,241 @@
+"""What every surface asks of the desk: shelf, jobs, status and history, as typed calls."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+)
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+)
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from desk.errors import DeskError, JobNotFoundError, ShelfError
+from desk.models import (
+    AddRepoInput,
+    CloneInfo,
+    DeskState,
+    JobInput,
+    JobPhase,
+    JobReport,
+    JobStatus,
+    ListReposInput,
+    ShelfListing,
+    TakeNumberInput,
+)
+from desk.names import (
+    DESK_WORKFLOW_ID,
+    OUTCOME_ATTRIBUTE,
+    PHASE_ATTRIBUTE,
+    REPO_ATTRIBUTE,
+    SHELF_ADD_PREFIX,
+    SHELF_LIST_PREFIX,
+    job_number,
+    job_workflow_id,
+)
+from desk.repo_names import parse_repo_name
+from desk.settings import DeskSettings
+from workflows.coding_job import CodingJob
+from workflows.desk import Desk
+from workflows.shelf import AddRepo, ListRepos
+
+REQUESTER_MEMO = "requester"
+TASK_MEMO = "task"
+
+
+class JobRow(BaseModel):
+    """One line of `codedesk jobs`."""
+
+    number: int
+    repo: str
+    phase: str
+    outcome: str
+    status: str
+    requester: str
+    task: str
+    started: datetime | None
+
+
+def _desk_failure(error: WorkflowFailureError) -> DeskError:
+    """The desk error an activity raised inside a shelf workflow, with its own message."""
+    cause: BaseException | None = error.cause
+    while cause is not None and not isinstance(cause, ApplicationError):
+        cause = cause.__cause__
+    if isinstance(cause, ApplicationError):
+        return ShelfError(cause.message)
+    return ShelfError(str(error))
+
+
+class DeskClient:
+    """A surface's handle on the desk: one Temporal client and the settings it runs under."""
+
+    def __init__(self, client: Client, settings: DeskSettings) -> None:
+        self.client = client
+        self.settings = settings
+
+    async def add_repo(self, repo: str, source: str = "") -> CloneInfo:
+        name = parse_repo_name(repo)
+        try:
+            return await self.client.execute_workflow(
+                AddRepo.run,
+                AddRepoInput(repo=str(name), source=source),
+                id=f"{SHELF_ADD_PREFIX}{name}",
+                task_queue=self.settings.task_queue,
+            )
+        except WorkflowFailureError as error:
+            raise _desk_failure(error) from None
+
+    async def list_repos(self, fetch: bool = False) -> list[CloneInfo]:
+        try:
+            listing: ShelfListing = await self.client.execute_workflow(
+                ListRepos.run,
+                ListReposInput(fetch=fetch),
+                id=f"{SHELF_LIST_PREFIX}{uuid.uuid4()}",
+                task_queue=self.settings.task_queue,
+            )
+        except WorkflowFailureError as error:
+            raise _desk_failure(error) from None
+        return listing.clones
+
+    async def start_job(
+        self,
+        repo: str,
+        task: str,
+        *,
+        agent_command: str | None = None,
+        budget: timedelta | None = None,
+        requester: str = "",
+    ) -> int:
+        """Number a new job and start it; returns the job number at once."""
+        name = parse_repo_name(repo)
+        if not task.strip():
+            raise DeskError("The task is empty: say what the agent should do.")
+        number = await self._take_number(requester)
+        job = JobInput(
+            number=number,
+            repo=str(name),
+            task=task,
+            agent_command=agent_command or self.settings.agent_command,
+            requester=requester,
+            budget=budget or self.settings.work_budget,
+            heartbeat_timeout=self.settings.heartbeat_timeout,
+            output_chars=self.settings.report_output_chars,
+            report_commits=self.settings.report_commits,
+            report_files=self.settings.report_files,
+        )
+        await self.client.start_workflow(
+            CodingJob.run,
+            job,
+            id=job_workflow_id(number),
+            task_queue=self.settings.task_queue,
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(REPO_ATTRIBUTE, str(name)),
+                    SearchAttributePair(PHASE_ATTRIBUTE, JobPhase.STARTING.value),
+                ]
+            ),
+            memo={REQUESTER_MEMO: requester, TASK_MEMO: task[:200]},
+        )
+        return number
+
+    async def _take_number(self, requester: str) -> int:
+        start = WithStartWorkflowOperation(
+            Desk.run,
+            DeskState(),
+            id=DESK_WORKFLOW_ID,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            task_queue=self.settings.task_queue,
+        )
+        return await self.client.execute_update_with_start_workflow(
+            Desk.take_number, TakeNumberInput(requester=requester), start_workflow_operation=start
+        )
+
+    def job(self, number: int) -> WorkflowHandle[CodingJob, JobReport]:
+        return self.client.get_workflow_handle_for(CodingJob.run, job_workflow_id(number))
+
+    async def status(self, number: int) -> tuple[WorkflowExecutionStatus, JobStatus]:
+        """The job's Temporal status and its own account of where it is."""
+        handle = self.job(number)
+        try:
+            described = await handle.describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                raise JobNotFoundError(
+                    f"There is no job {number}: `codedesk jobs` lists the jobs."
+                ) from None
+            raise
+        state = described.status or WorkflowExecutionStatus.RUNNING
+        try:
+            current = await handle.query(CodingJob.current)
+        except RPCError:
+            repo = described.typed_search_attributes.get(REPO_ATTRIBUTE) or ""
+            current = JobStatus(number=number, repo=repo)
+        if current.report is None and state == WorkflowExecutionStatus.COMPLETED:
+            current.report = await handle.result()
+        return state, current
+
+    async def wait(self, number: int) -> JobReport:
+        return await self.job(number).result()
+
+    async def cancel(self, number: int) -> None:
+        state, _ = await self.status(number)
+        if state != WorkflowExecutionStatus.RUNNING:
+            raise DeskError(
+                f"Job {number} is not running ({state.name.lower()}); nothing to cancel."
+            )
+        await self.job(number).cancel()
+
+    async def jobs(self, limit: int = 100) -> list[JobRow]:
+        rows = []
+        async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
+            attrs = item.typed_search_attributes
+            memo = await item.memo()
+            rows.append(
+                JobRow(
+                    number=job_number(item.id),
+                    repo=attrs.get(REPO_ATTRIBUTE) or "",
+                    phase=attrs.get(PHASE_ATTRIBUTE) or "",
+                    outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
+                    status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
+                    requester=str(memo.get(REQUESTER_MEMO, "")),
+                    task=str(memo.get(TASK_MEMO, "")),
+                    started=item.start_time,
+                )
+            )
+        return sorted(rows, key=lambda row: row.number)
+
+    async def history(self, number: int) -> list[HistoryEvent]:
+        await self.status(number)
+        return [event async for event in self.job(number).fetch_history_events()]
+
+    async def follow(self, number: int) -> AsyncIterator[HistoryEvent]:
+        """The job's history events as they happen, until the job closes."""
+        await self.status(number)
+        async for event in self.job(number).fetch_history_events(wait_new_event=True):
+            yield event
+            if event.event_type in CLOSING_EVENTS:
+                return
+
+
+CLOSING_EVENTS = {
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
+}

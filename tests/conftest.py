@@ -1,0 +1,133 @@
+"""Shared fixtures: one real Temporal dev server per session, a fresh namespace per test."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from desk.names import SEARCH_ATTRIBUTES
+from desk.settings import DeskSettings, load_settings
+from surfaces.desk_client import DeskClient
+from workers.devserver import temporal_binary
+from workers.worker import build_worker
+
+SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
+NAMESPACES = 150
+_namespace_numbers = itertools.count(1)
+
+
+def agent(*steps: str) -> str:
+    """An agent command running the scripted agent with these steps."""
+    quoted = " ".join(f"'{step}'" for step in steps)
+    return f"{sys.executable} {SCRIPTED_AGENT} {quoted}"
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    extra: list[str] = []
+    for number in range(1, NAMESPACES + 1):
+        extra += ["--namespace", f"test-{number}"]
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(),
+        data_converter=pydantic_data_converter,
+        search_attributes=SEARCH_ATTRIBUTES,
+        ui=False,
+        dev_server_log_level="error",
+        dev_server_extra_args=extra,
+    )
+    yield env
+    await env.shutdown()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def namespace() -> str:
+    number = next(_namespace_numbers)
+    assert number <= NAMESPACES, "raise NAMESPACES in tests/conftest.py"
+    return f"test-{number}"
+
+
+@pytest.fixture
+def settings(home: Path, namespace: str, temporal_env: WorkflowEnvironment) -> DeskSettings:
+    address = temporal_env.client.service_client.config.target_host
+    return load_settings(
+        home=home,
+        temporal_address=address,
+        namespace=namespace,
+        task_queue=f"codedesk-{uuid.uuid4().hex[:8]}",
+        heartbeat_timeout="2s",
+        agent_command=agent("say:hello"),
+    )
+
+
+@pytest.fixture
+async def client(settings: DeskSettings) -> Client:
+    return await Client.connect(
+        settings.temporal_address,
+        namespace=settings.namespace,
+        data_converter=pydantic_data_converter,
+    )
+
+
+@pytest.fixture
+async def desk(client: Client, settings: DeskSettings) -> AsyncIterator[DeskClient]:
+    """A desk with a worker running in this process."""
+    async with build_worker(client, settings):
+        yield DeskClient(client, settings)
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = dict(os.environ)
+    env.update(
+        GIT_AUTHOR_NAME="Test",
+        GIT_AUTHOR_EMAIL="test@codedesk.invalid",
+        GIT_COMMITTER_NAME="Test",
+        GIT_COMMITTER_EMAIL="test@codedesk.invalid",
+    )
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def make_origin(path: Path, files: dict[str, str] | None = None) -> Path:
+    """A bare origin at `path` with one commit on `main` holding `files`."""
+    seed = path.parent / f"{path.name}-seed"
+    seed.mkdir(parents=True)
+    git(seed, "init", "--quiet", "--initial-branch=main")
+    for name, text in (files or {"README.md": "# sample\n"}).items():
+        (seed / name).parent.mkdir(parents=True, exist_ok=True)
+        (seed / name).write_text(text)
+    git(seed, "add", "-A")
+    git(seed, "commit", "--quiet", "-m", "initial")
+    git(path.parent, "clone", "--quiet", "--bare", str(seed), str(path))
+    return path
+
+
+@pytest.fixture
+def origin(tmp_path: Path) -> Path:
+    return make_origin(tmp_path / "origins" / "acme" / "api.git")
+
+
+@pytest.fixture
+def no_env_settings(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests of settings start from an environment without CODEDESK_* variables."""
+    for name in list(os.environ):
+        if name.startswith("CODEDESK_"):
+            monkeypatch.delenv(name)
+    yield

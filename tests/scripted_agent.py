@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""A fake coding agent for the tests: runs scripted steps in the current git worktree.
+
+Usage: ``python3 tests/scripted_agent.py STEP [STEP ...]``. Standard library only, so any
+python3 can run it. Steps run in order; each prints one line to stdout (flushed), so a test can
+follow the agent's progress in the job's log.
+
+Steps:
+    write:PATH=TEXT            write TEXT (``\\n`` escapes become newlines) to PATH, making dirs
+    append:PATH=TEXT           the same, appending
+    commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
+    sleep:SECONDS              sleep (a float)
+    sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
+    pidfile:PATH               write our own pid to PATH
+    mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
+    say:TEXT                   print TEXT as it is
+    say-many:N                 print "line 1" .. "line N"
+    env:PATH                   write the CODEDESK_* environment as a JSON object to PATH
+    exit:CODE                  exit with CODE at once
+    crash                      kill ourselves with SIGKILL
+
+An unknown or malformed step prints an error to stderr and exits 2. After the last step the
+agent prints "scripted agent: done" and exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+AUTHOR_NAME = "Scripted Agent"
+AUTHOR_EMAIL = "agent@codedesk.invalid"
+
+
+class StepError(Exception):
+    """A step that cannot be understood: the script, not the agent, is wrong."""
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def unescape(text: str) -> str:
+    return text.replace("\\n", "\n")
+
+
+def split_assignment(arg: str, step: str) -> tuple[str, str]:
+    path, sep, text = arg.partition("=")
+    if not sep or not path:
+        raise StepError(f"step {step!r} needs PATH=TEXT")
+    return path, text
+
+
+def number(value: str, step: str, kind: Callable[[str], float] = float) -> float:
+    try:
+        return kind(value)
+    except ValueError:
+        raise StepError(f"step {step!r} needs a number, not {value!r}") from None
+
+
+def interrupted() -> bool:
+    return os.environ.get("CODEDESK_INTERRUPTED") == "1"
+
+
+def write_text(arg: str, step: str, mode: str) -> None:
+    path, text = split_assignment(arg, step)
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open(mode, encoding="utf-8", newline="") as handle:
+        handle.write(unescape(text))
+    say(f"scripted agent: {'append' if mode == 'a' else 'write'} {path}")
+
+
+def git(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    # Hooks off and no signing: the agent's commits must not depend on the host's git setup.
+    command = ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+
+
+def commit(message: str) -> None:
+    if not message:
+        raise StepError("step 'commit' needs a MESSAGE")
+    added = git("add", "-A")
+    if added.returncode != 0:
+        fail(f"git add failed: {added.stderr.strip()}", code=1)
+    if not git("status", "--porcelain").stdout.strip():
+        # A re-run after a crash finds its work already committed: that is not a failure.
+        say(f"scripted agent: nothing to commit for {message!r}")
+        return
+    env = dict(os.environ)
+    env.update(
+        GIT_AUTHOR_NAME=AUTHOR_NAME,
+        GIT_AUTHOR_EMAIL=AUTHOR_EMAIL,
+        GIT_COMMITTER_NAME=AUTHOR_NAME,
+        GIT_COMMITTER_EMAIL=AUTHOR_EMAIL,
+    )
+    done = git("commit", "--quiet", "-m", message, env=env)
+    if done.returncode != 0:
+        fail(f"git commit failed: {(done.stderr or done.stdout).strip()}", code=1)
+    say(f"scripted agent: commit {message!r}")
+
+
+def grandchild(arg: str, step: str) -> None:
+    seconds, sep, pidfile = arg.partition(":")
+    if not sep or not pidfile:
+        raise StepError(f"step {step!r} needs SECONDS:PIDFILE")
+    duration = number(seconds, step)
+    # Same process group on purpose: the tests check that killing the agent's group reaches it.
+    child = subprocess.Popen(
+        [sys.executable or "python3", "-c", f"import time; time.sleep({duration!r})"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    Path(pidfile).write_text(f"{child.pid}\n", encoding="utf-8")
+    # Not waited for: mark it reaped so Popen's destructor does not warn about it.
+    child.returncode = 0
+    say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
+
+
+def run_step(step: str) -> None:
+    name, _, arg = step.partition(":")
+    if name == "write":
+        write_text(arg, step, "w")
+    elif name == "append":
+        write_text(arg, step, "a")
+    elif name == "commit":
+        commit(arg)
+    elif name == "sleep":
+        seconds = number(arg, step)
+        say(f"scripted agent: sleep {seconds:g}s")
+        time.sleep(seconds)
+    elif name == "sleep-first":
+        seconds = number(arg, step)
+        if interrupted():
+            say("scripted agent: sleep-first skipped (interrupted before)")
+        else:
+            say(f"scripted agent: sleep-first {seconds:g}s")
+            time.sleep(seconds)
+    elif name == "grandchild":
+        grandchild(arg, step)
+    elif name == "pidfile":
+        if not arg:
+            raise StepError("step 'pidfile' needs a PATH")
+        Path(arg).write_text(f"{os.getpid()}\n", encoding="utf-8")
+        say(f"scripted agent: pid {os.getpid()}")
+    elif name == "mark":
+        if not arg:
+            raise StepError("step 'mark' needs a PATH")
+        job = os.environ.get("CODEDESK_JOB", "-")
+        flag = os.environ.get("CODEDESK_INTERRUPTED") or "0"
+        with open(arg, "a", encoding="utf-8") as handle:
+            handle.write(f"run {job} interrupted={flag}\n")
+        say(f"scripted agent: mark {arg}")
+    elif name == "say":
+        say(arg)
+    elif name == "say-many":
+        for index in range(1, int(number(arg, step, int)) + 1):
+            print(f"line {index}")
+        sys.stdout.flush()
+    elif name == "env":
+        if not arg:
+            raise StepError("step 'env' needs a PATH")
+        found = {k: v for k, v in os.environ.items() if k.startswith("CODEDESK_")}
+        Path(arg).write_text(json.dumps(found, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        say(f"scripted agent: env {sorted(found)}")
+    elif name == "exit":
+        code = int(number(arg, step, int))
+        say(f"scripted agent: exit {code}")
+        sys.exit(code)
+    elif name == "crash" and not arg:
+        say("scripted agent: crash")
+        os.kill(os.getpid(), signal.SIGKILL)
+    else:
+        raise StepError(f"unknown step {step!r}")
+
+
+def fail(message: str, code: int) -> NoReturn:
+    sys.stdout.flush()
+    print(f"scripted agent: {message}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def main(argv: list[str]) -> int:
+    for step in argv:
+        try:
+            run_step(step)
+        except StepError as error:
+            fail(str(error), code=2)
+    say("scripted agent: done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

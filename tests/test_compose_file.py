@@ -1,0 +1,140 @@
+"""The production-shaped docker-compose.yml and Dockerfile say what the design says they do."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from desk.names import SEARCH_ATTRIBUTES
+
+TOP = Path(__file__).resolve().parent.parent
+COMPOSE = TOP / "docker-compose.yml"
+DOCKERFILE = TOP / "Dockerfile"
+
+# The only acceptable value for a token: Compose interpolation from the environment.
+TOKEN_FROM_ENV = re.compile(r"^\$\{CODEDESK_DISCORD_TOKEN(?::?[?-][^}]*)?\}$")
+# What a Discord bot token looks like: three base64url parts separated by dots.
+DISCORD_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{20,}")
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return COMPOSE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def services(text: str) -> dict[str, dict[str, Any]]:
+    loaded = yaml.safe_load(text)
+    assert isinstance(loaded, dict) and isinstance(loaded.get("services"), dict)
+    found: dict[str, dict[str, Any]] = loaded["services"]
+    return found
+
+
+def environment(service: dict[str, Any]) -> dict[str, str]:
+    """A service's environment as a mapping, whichever of Compose's two spellings it uses."""
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        return dict(item.split("=", 1) if "=" in item else (item, "") for item in env)
+    return {key: "" if value is None else str(value) for key, value in env.items()}
+
+
+def command(service: dict[str, Any]) -> list[str]:
+    value = service.get("command")
+    return value.split() if isinstance(value, str) else list(value or [])
+
+
+def published(service: dict[str, Any]) -> set[tuple[str, str]]:
+    """(host port, container port) pairs, from short ("[ip:]host:container") or long syntax."""
+    pairs = set()
+    for port in service.get("ports") or []:
+        if isinstance(port, dict):
+            pairs.add((str(port.get("published")), str(port.get("target"))))
+        else:
+            host, _, container = str(port).rpartition(":")
+            pairs.add((host.rpartition(":")[2], container.split("/")[0]))
+    return pairs
+
+
+def mounts(service: dict[str, Any]) -> dict[str, str]:
+    """Container path -> volume (or host path) of a service's volumes."""
+    found = {}
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, dict):
+            found[str(volume["target"])] = str(volume.get("source"))
+        else:
+            source, _, target = str(volume).partition(":")
+            found[target.split(":")[0]] = source
+    return found
+
+
+def test_the_five_services_exist(services: dict[str, dict[str, Any]]) -> None:
+    assert {"postgresql", "temporal", "temporal-ui", "worker", "bot"} <= services.keys()
+
+
+def test_temporal_runs_on_postgresql(services: dict[str, dict[str, Any]]) -> None:
+    temporal = services["temporal"]
+    assert str(temporal["image"]).startswith("temporalio/auto-setup")
+    assert environment(temporal)["DB"] == "postgres12"
+    assert environment(temporal)["POSTGRES_SEEDS"] == "postgresql"
+    assert str(services["postgresql"]["image"]).startswith("postgres:16")
+    assert "/var/lib/postgresql/data" in mounts(services["postgresql"])
+
+
+@pytest.mark.parametrize("name", ["worker", "bot"])
+def test_worker_and_bot_reach_temporal_and_share_the_data_volume(
+    services: dict[str, dict[str, Any]], name: str
+) -> None:
+    service = services[name]
+    env = environment(service)
+    assert env["CODEDESK_TEMPORAL_ADDRESS"] == "temporal:7233"
+    assert env["CODEDESK_HOME"] == "/data"
+    assert service.get("build") in (".", {"context": "."})
+    assert "temporal" in (service.get("depends_on") or {})
+    assert mounts(service)["/data"] == mounts(services["worker"])["/data"]
+
+
+def test_worker_and_bot_commands(services: dict[str, dict[str, Any]]) -> None:
+    assert command(services["worker"]) == ["codedesk", "worker"]
+    assert command(services["bot"]) == ["codedesk", "discord"]
+
+
+def test_the_discord_token_only_comes_from_the_environment(
+    text: str, services: dict[str, dict[str, Any]]
+) -> None:
+    assert TOKEN_FROM_ENV.match(environment(services["bot"])["CODEDESK_DISCORD_TOKEN"])
+    for name, service in services.items():
+        for key, value in environment(service).items():
+            if "TOKEN" in key.upper() or "SECRET" in key.upper():
+                assert TOKEN_FROM_ENV.match(value), f"{name}.{key} is not from the environment"
+        assert "env_file" not in service, f"{name} reads an env_file the repo might carry"
+    assert not DISCORD_TOKEN_SHAPE.search(text)
+
+
+def test_the_ui_is_published_on_8233(services: dict[str, dict[str, Any]]) -> None:
+    ui = services["temporal-ui"]
+    assert str(ui["image"]).startswith("temporalio/ui")
+    assert environment(ui)["TEMPORAL_ADDRESS"] == "temporal:7233"
+    assert ("8233", "8080") in published(ui)
+
+
+def test_codedesk_search_attributes_are_registered(text: str) -> None:
+    assert "search-attribute create" in text
+    assert "--type Keyword" in text
+    for attribute in SEARCH_ATTRIBUTES:
+        assert attribute.name in text, f"{attribute.name} is not registered"
+
+
+def test_the_dockerfile_installs_the_package() -> None:
+    assert DOCKERFILE.is_file()
+    lines = [line.strip() for line in DOCKERFILE.read_text(encoding="utf-8").splitlines()]
+    assert "FROM python:3.11-slim" in lines
+    body = "\n".join(lines)
+    assert re.search(r"apt-get install\b[^\n]*\bgit\b", body)
+    assert re.search(r"pip install (--[\w-]+ )*\.(\s|$)", body)
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0"), "the image must not run as root"
+    assert 'CMD ["codedesk", "worker"]' in lines

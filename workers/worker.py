@@ -1,0 +1,83 @@
+"""The codedesk worker: which workflows and activities run on the desk's task queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from temporalio.api.enums.v1 import IndexedValueType
+from temporalio.api.operatorservice.v1 import (
+    AddSearchAttributesRequest,
+    ListSearchAttributesRequest,
+)
+from temporalio.client import Client
+from temporalio.service import RPCError
+from temporalio.worker import Worker
+
+from activities.agent import AgentActivities
+from activities.shelf import ShelfActivities
+from activities.worktrees import WorktreeActivities
+from desk.names import SEARCH_ATTRIBUTES
+from desk.settings import DeskSettings
+from workflows.coding_job import CodingJob
+from workflows.desk import Desk
+from workflows.repo import RepoEntity
+from workflows.shelf import AddRepo, ListRepos
+
+WORKFLOWS: Sequence[type] = (CodingJob, RepoEntity, Desk, AddRepo, ListRepos)
+
+
+def activities_for(settings: DeskSettings, address: str) -> list[Callable[..., Any]]:
+    """Every activity of the desk, bound to this host's settings."""
+    shelf = ShelfActivities(settings)
+    trees = WorktreeActivities(settings)
+    agent = AgentActivities(settings, address)
+    return [
+        shelf.add_repo,
+        shelf.list_repos,
+        trees.prepare_worktree,
+        trees.integrate,
+        trees.release_worktree,
+        agent.run_agent,
+    ]
+
+
+def build_worker(
+    client: Client,
+    settings: DeskSettings,
+    *,
+    task_queue: str | None = None,
+    sticky_timeout: timedelta = timedelta(seconds=10),
+) -> Worker:
+    """A worker polling the desk's task queue (or `task_queue`, for tests)."""
+    address = client.service_client.config.target_host
+    return Worker(
+        client,
+        task_queue=task_queue or settings.task_queue,
+        workflows=list(WORKFLOWS),
+        activities=activities_for(settings, address),
+        sticky_queue_schedule_to_start_timeout=sticky_timeout,
+        graceful_shutdown_timeout=timedelta(seconds=5),
+    )
+
+
+async def ensure_search_attributes(client: Client) -> None:
+    """Register codedesk's search attributes where the server lacks them (a fresh cluster)."""
+    listing = await client.operator_service.list_search_attributes(
+        ListSearchAttributesRequest(namespace=client.namespace)
+    )
+    missing = {
+        key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+        for key in SEARCH_ATTRIBUTES
+        if key.name not in listing.custom_attributes
+    }
+    if not missing:
+        return
+    try:
+        await client.operator_service.add_search_attributes(
+            AddSearchAttributesRequest(namespace=client.namespace, search_attributes=missing)
+        )
+    except RPCError as error:
+        if "already" not in str(error).lower():
+            raise

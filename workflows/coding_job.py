@@ -1,0 +1,301 @@
+"""The `CodingJob` workflow: worktree, agent, integration through the `Repo` entity, report."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
+from temporalio.exceptions import ActivityError, CancelledError, WorkflowAlreadyStartedError
+from temporalio.workflow import ActivityCancellationType, ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.agent import AgentActivities
+    from activities.worktrees import WorktreeActivities
+    from desk.models import (
+        AgentEnd,
+        AgentResult,
+        IntegrationRequest,
+        IntegrationResult,
+        IntegrationStatus,
+        JobInput,
+        JobOutcome,
+        JobPhase,
+        JobReport,
+        JobStatus,
+        PrepareWorktreeInput,
+        ReleaseWorktreeInput,
+        RepoState,
+        RunAgentInput,
+        WithdrawIntegration,
+        Worktree,
+    )
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, repo_workflow_id
+    from workflows.policies import AGENT_GRACE, AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT
+
+from workflows.integration_reply import AwaitsIntegration
+from workflows.repo import RepoEntity
+
+WITHDRAW_WAIT = timedelta(minutes=2)
+"""How long a cancelled job waits for its repository to confirm a withdrawal."""
+
+INTEGRATION_OUTCOMES = {
+    IntegrationStatus.INTEGRATED: JobOutcome.INTEGRATED,
+    IntegrationStatus.NOTHING: JobOutcome.NOTHING,
+    IntegrationStatus.CONFLICT: JobOutcome.CONFLICT,
+    IntegrationStatus.REFUSED: JobOutcome.REFUSED,
+    IntegrationStatus.WITHDRAWN: JobOutcome.CANCELLED,
+    IntegrationStatus.FAILED: JobOutcome.FAILED,
+}
+
+
+def _cancelled(error: BaseException) -> bool:
+    return isinstance(error, asyncio.CancelledError) or (
+        isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
+    )
+
+
+def _cause(error: ActivityError) -> str:
+    return str(error.cause) if error.cause is not None else str(error)
+
+
+@workflow.defn(name="CodingJob")
+class CodingJob(AwaitsIntegration):
+    """Id `job-<n>`: one coding task on one repository, from worktree to report."""
+
+    @workflow.init
+    def __init__(self, job: JobInput) -> None:
+        self.job = job
+        self.status = JobStatus(
+            number=job.number, repo=job.repo, task=job.task, requester=job.requester
+        )
+        self.integration: IntegrationResult | None = None
+
+    @workflow.run
+    async def run(self, job: JobInput) -> JobReport:
+        report = await self._work()
+        report.started_at = workflow.info().start_time
+        report.finished_at = workflow.now()
+        self.status.report = report
+        self._set_phase(JobPhase.DONE, outcome=report.outcome)
+        return report
+
+    @workflow.query
+    def current(self) -> JobStatus:
+        """Where the job is now, and its report once it has one."""
+        return self.status
+
+    async def _work(self) -> JobReport:
+        self._set_phase(JobPhase.PREPARING)
+        try:
+            worktree = await workflow.execute_activity_method(
+                WorktreeActivities.prepare_worktree,
+                PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+            )
+        except (ActivityError, asyncio.CancelledError) as error:
+            if _cancelled(error):
+                return self._report(JobOutcome.CANCELLED, reason="Cancelled before the agent ran.")
+            assert isinstance(error, ActivityError)
+            return self._report(JobOutcome.REFUSED, reason=_cause(error))
+        self.status.branch, self.status.worktree = worktree.branch, worktree.path
+
+        self._set_phase(JobPhase.WORKING)
+        try:
+            agent = await self._run_agent(worktree)
+        except (ActivityError, asyncio.CancelledError) as error:
+            if _cancelled(error):
+                return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
+            assert isinstance(error, ActivityError)
+            reason = f"The agent activity failed: {_cause(error)}"
+            return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
+        if agent.end == AgentEnd.TIMED_OUT:
+            reason = (
+                f"The agent ran past the work-time budget of {self.job.budget} and was stopped."
+            )
+            return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
+        if agent.end == AgentEnd.NOT_STARTED:
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
+            )
+        if agent.exit_code != 0:
+            code = agent.exit_code
+            category = "signal" if code is not None and code < 0 else "exit"
+            reason = (
+                f"The agent was killed by signal {-code}."
+                if category == "signal" and code is not None
+                else f"The agent exited with code {code}."
+            )
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, reason, agent=agent, category=category
+            )
+
+        self._set_phase(JobPhase.INTEGRATING)
+        result = await self._integrate(worktree)
+        return self._report(
+            INTEGRATION_OUTCOMES[result.status],
+            reason=result.reason,
+            worktree=worktree,
+            agent=agent,
+            integration=result,
+            category="integration" if result.status == IntegrationStatus.FAILED else "",
+        )
+
+    async def _run_agent(self, worktree: Worktree) -> AgentResult:
+        deadline = workflow.info().start_time + self.job.budget
+        return await workflow.execute_activity_method(
+            AgentActivities.run_agent,
+            RunAgentInput(
+                number=self.job.number,
+                repo=self.job.repo,
+                task=self.job.task,
+                agent_command=self.job.agent_command,
+                worktree=worktree.path,
+                deadline=deadline,
+                output_chars=self.job.output_chars,
+            ),
+            start_to_close_timeout=self.job.budget + AGENT_GRACE,
+            schedule_to_close_timeout=self.job.budget + AGENT_GRACE * 3,
+            heartbeat_timeout=self.job.heartbeat_timeout,
+            retry_policy=AGENT_RETRY,
+            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        )
+
+    async def _integrate(self, worktree: Worktree) -> IntegrationResult:
+        """Ask the repository's entity to integrate, and wait for its answer."""
+        entity_id = repo_workflow_id(self.job.repo)
+        try:
+            await workflow.start_child_workflow(
+                RepoEntity.run,
+                RepoState(repo=self.job.repo),
+                id=entity_id,
+                parent_close_policy=ParentClosePolicy.ABANDON,
+            )
+        except WorkflowAlreadyStartedError:
+            pass  # the entity runs already: the usual case
+        entity = workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
+        me = workflow.info().workflow_id
+        request = IntegrationRequest(
+            job_workflow_id=me,
+            number=self.job.number,
+            repo=self.job.repo,
+            worktree=worktree,
+            report_commits=self.job.report_commits,
+            report_files=self.job.report_files,
+        )
+        await entity.signal(RepoEntity.request_integration, request)
+        try:
+            await workflow.wait_condition(
+                lambda: self.integration is not None, timeout=self.job.integration_wait
+            )
+        except asyncio.CancelledError:
+            await entity.signal(
+                RepoEntity.withdraw_integration, WithdrawIntegration(job_workflow_id=me)
+            )
+            try:
+                await workflow.wait_condition(
+                    lambda: self.integration is not None, timeout=WITHDRAW_WAIT
+                )
+            except TimeoutError:
+                return IntegrationResult(
+                    status=IntegrationStatus.WITHDRAWN,
+                    reason="Cancelled while waiting to integrate; the branch is kept.",
+                    branch_kept=True,
+                )
+        except TimeoutError:
+            return IntegrationResult(
+                status=IntegrationStatus.FAILED,
+                reason=f"The repository did not integrate within {self.job.integration_wait}.",
+                branch_kept=True,
+            )
+        assert self.integration is not None
+        return self.integration
+
+    async def _left_behind(
+        self,
+        worktree: Worktree,
+        outcome: JobOutcome,
+        reason: str,
+        *,
+        agent: AgentResult | None = None,
+        category: str = "",
+    ) -> JobReport:
+        """Release the worktree after a failure and report what was kept."""
+        self._set_phase(JobPhase.CLEANING)
+        left = await workflow.execute_activity_method(
+            WorktreeActivities.release_worktree,
+            ReleaseWorktreeInput(
+                number=self.job.number,
+                repo=self.job.repo,
+                worktree=worktree,
+                report_commits=self.job.report_commits,
+                report_files=self.job.report_files,
+            ),
+            start_to_close_timeout=GIT_STEP_TIMEOUT,
+            retry_policy=GIT_RETRY,
+        )
+        kept = IntegrationResult(
+            status=IntegrationStatus.FAILED,
+            commits=left.commits,
+            commits_omitted=left.commits_omitted,
+            uncommitted=left.uncommitted,
+            branch_kept=left.kept,
+            git_state=left.git_state,
+        )
+        return self._report(
+            outcome,
+            reason=reason,
+            worktree=worktree,
+            agent=agent,
+            integration=kept,
+            category=category,
+        )
+
+    def _report(
+        self,
+        outcome: JobOutcome,
+        *,
+        reason: str = "",
+        worktree: Worktree | None = None,
+        agent: AgentResult | None = None,
+        integration: IntegrationResult | None = None,
+        category: str = "",
+    ) -> JobReport:
+        report = JobReport(
+            number=self.job.number,
+            repo=self.job.repo,
+            task=self.job.task,
+            outcome=outcome,
+            reason=reason,
+            failure_category=category,
+        )
+        if worktree is not None:
+            report.branch, report.worktree, report.base = (
+                worktree.branch,
+                worktree.path,
+                worktree.base,
+            )
+        if agent is not None:
+            report.exit_code = agent.exit_code
+            report.output, report.output_cut = agent.output, agent.output_cut
+            report.log_path, report.agent_attempts = agent.log_path, agent.attempts
+        if integration is not None:
+            report.head = integration.head
+            report.commits, report.commits_omitted = (
+                integration.commits,
+                integration.commits_omitted,
+            )
+            report.uncommitted = integration.uncommitted
+            report.conflict_files = integration.conflict_files
+            report.branch_kept = integration.branch_kept
+            report.git_state = integration.git_state
+        return report
+
+    def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
+        self.status.phase = phase
+        updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
+        if outcome is not None:
+            updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))
+        workflow.upsert_search_attributes(updates)

@@ -1,0 +1,30 @@
+"""Timeouts and retry policies the workflows give their activities."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+from desk.errors import NON_RETRYABLE_ERROR_TYPES
+
+GIT_STEP_TIMEOUT = timedelta(minutes=5)
+"""One git step (worktree add, rebase and fast-forward, cleanup) on a large clone."""
+
+AGENT_GRACE = timedelta(minutes=1)
+"""Slack past the work-time budget for killing the agent and reporting back."""
+
+GIT_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=30),
+    maximum_attempts=10,
+    non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+)
+
+AGENT_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=10),
+    maximum_attempts=5,
+    non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+)
+"""A retry of the agent happens only when its worker died; the agent is told it was interrupted."""

@@ -1,0 +1,38 @@
+"""Short workflows that run a shelf activity on the host that owns the shelf."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.shelf import ShelfActivities
+    from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
+    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT
+
+
+@workflow.defn(name="AddRepo")
+class AddRepo:
+    """Id `shelf-add-<owner>/<repo>`: clone one repository onto the shelf."""
+
+    @workflow.run
+    async def run(self, request: AddRepoInput) -> CloneInfo:
+        return await workflow.execute_activity_method(
+            ShelfActivities.add_repo,
+            request,
+            start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
+            retry_policy=GIT_RETRY,
+        )
+
+
+@workflow.defn(name="ListRepos")
+class ListRepos:
+    """Id `shelf-list-<uuid>`: describe every clone on the shelf."""
+
+    @workflow.run
+    async def run(self, request: ListReposInput) -> ShelfListing:
+        return await workflow.execute_activity_method(
+            ShelfActivities.list_repos,
+            request,
+            start_to_close_timeout=GIT_STEP_TIMEOUT,
+            retry_policy=GIT_RETRY,
+        )
