@@ -1,0 +1,124 @@
+"""`codedesk demo`: the main job, offline: a sample repository, two jobs, reports and history."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from desk.models import JobOutcome
+from desk.names import job_workflow_id
+from desk.settings import DeskSettings
+from surfaces.cli.render import report_lines
+from surfaces.cli.runner import out
+from surfaces.desk_client import DeskClient
+from surfaces.history import history_lines
+from workers.client import connect, workflow_url
+from workers.devserver import DevServer, free_port, port_is_free
+from workers.runtime import read_runtime
+from workers.worker import build_worker, ensure_search_attributes
+
+DEMO_AGENT = f"{sys.executable} -m surfaces.demo_agent"
+DEMO_TASKS = (
+    "Add a note on how to run the sample service",
+    "Add a note listing the sample's open questions",
+)
+SEED_FILES = {
+    "README.md": "# sample\n\nA small repository the codedesk demo works on.\n",
+    "service.py": 'def greet(name: str) -> str:\n    return f"hello, {name}"\n',
+}
+
+
+async def run_demo(settings: DeskSettings) -> int:
+    """Run the demo end to end; returns the exit code (0 when both jobs integrated)."""
+    server, address, ui = await _server(settings)
+    try:
+        client = await connect(settings, address)
+        await ensure_search_attributes(client)
+        async with build_worker(client, settings):
+            return await _jobs(DeskClient(client, settings), ui)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+async def _server(settings: DeskSettings) -> tuple[DevServer | None, str, str]:
+    if settings.temporal_address:
+        out.print(f"Using the Temporal server at {settings.temporal_address}.")
+        return None, settings.temporal_address, ""
+    record = read_runtime(settings.home)
+    if record is not None:
+        out.print(f"Using the server `codedesk up` runs at {record.address}.")
+        return None, record.address, record.ui_url
+    port, ui_port = settings.port, settings.ui_port
+    if not (port_is_free(port) and port_is_free(ui_port)):
+        port, ui_port = free_port(), free_port()
+        out.print(f"Ports {settings.port}/{settings.ui_port} are taken; using {port}/{ui_port}.")
+    server = DevServer(settings.home, port, ui_port)
+    await server.start()
+    out.print(f"Started the embedded Temporal server at {server.address} (UI {server.ui_url}).")
+    out.print(f"Its state lives in {settings.home / 'temporal.db'}, so jobs survive a restart.")
+    return server, server.address, server.ui_url
+
+
+async def _jobs(desk: DeskClient, ui: str) -> int:
+    settings = desk.settings
+    repo, origin = _sample_origin(settings.home, {c.repo for c in await desk.list_repos()})
+    out.print(f"\n[bold]1.[/] A sample origin repository: {origin}", markup=True)
+    clone = await desk.add_repo(repo, str(origin))
+    out.print(f"[bold]2.[/] Added [cyan]{repo}[/] to the shelf at {clone.path}", markup=True)
+    out.print(
+        "[bold]3.[/] Two jobs on it, run by the built-in [yellow]demo agent[/] — a deterministic "
+        "script that commits a note from the task text, [bold]not an AI[/].",
+        markup=True,
+    )
+    numbers = [
+        await desk.start_job(repo, text, agent_command=DEMO_AGENT, requester="demo")
+        for text in DEMO_TASKS
+    ]
+    reports = await asyncio.gather(*(desk.wait(number) for number in numbers))
+    for report in reports:
+        out.print()
+        for line in report_lines(report):
+            out.print(line, markup=True)
+    first = numbers[0]
+    out.print(f"\n[bold]4.[/] The history of job {first}:", markup=True)
+    for entry in history_lines(await desk.history(first)):
+        out.print(f"  {entry.render()}", markup=False)
+    link = workflow_url(ui, settings.namespace, job_workflow_id(first))
+    if link:
+        out.print(f"\nTemporal UI for job {first}: {link}", markup=False)
+    integrated = all(report.outcome == JobOutcome.INTEGRATED for report in reports)
+    out.print(f"\nThe clone now holds both jobs' commits: `git -C {clone.path} log --oneline`.")
+    out.print(
+        "\n[bold]With a real agent:[/] `codedesk up` in one terminal, then\n"
+        f'  codedesk task {repo} "your task" --agent-command "claude -p {{task}}" --wait\n'
+        "(any command works as the agent; it runs in the job's worktree and commits its work).",
+        markup=True,
+    )
+    return 0 if integrated else 1
+
+
+def _sample_origin(home: Path, on_shelf: set[str]) -> tuple[str, Path]:
+    """A new bare origin `demo/sample[-k]` under `<home>/demo/`, with two seed files."""
+    k = 1
+    while True:
+        name = "sample" if k == 1 else f"sample-{k}"
+        origin = home / "demo" / "origins" / f"{name}.git"
+        if f"demo/{name}" not in on_shelf and not origin.exists():
+            break
+        k += 1
+    seed = home / "demo" / "seeds" / name
+    seed.mkdir(parents=True, exist_ok=True)
+    for file, text in SEED_FILES.items():
+        (seed / file).write_text(text)
+    identity = ["-c", "user.name=codedesk demo", "-c", "user.email=demo@codedesk.invalid"]
+    for args in (
+        ["init", "--quiet", "--initial-branch=main"],
+        ["add", "-A"],
+        [*identity, "commit", "--quiet", "-m", "Sample service"],
+    ):
+        subprocess.run(["git", "-c", "core.hooksPath=/dev/null", *args], cwd=seed, check=True)
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(seed), str(origin)], check=True)
+    return f"demo/{name}", origin

@@ -1,0 +1,189 @@
+"""`codedesk task|jobs|show|watch|logs|cancel`: starting and watching coding jobs."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import json
+from pathlib import Path
+
+import typer
+from temporalio.client import WorkflowExecutionStatus
+
+from activities.agent import AGENT_LOG
+from activities.paths import job_dir
+from desk.durations import parse_duration
+from desk.models import JobOutcome, JobReport
+from desk.names import job_workflow_id
+from surfaces.cli.render import jobs_table, report_lines
+from surfaces.cli.runner import out, settings, with_desk
+from surfaces.desk_client import DeskClient
+from surfaces.history import HistoryReader, history_lines
+from workers.client import ui_url, workflow_url
+
+NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
+
+
+def _requester() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def task(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
+    text: str = typer.Argument(..., metavar="TASK", help="What the agent should do."),
+    agent_command: str = typer.Option(
+        None, "--agent-command", help="The agent command for this job ({task} = the task)."
+    ),
+    timeout: str = typer.Option(
+        None, "--timeout", help="Work-time budget, e.g. 10m or 1h (default: the setting)."
+    ),
+    wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
+) -> None:
+    """Start a coding job on OWNER/REPO; prints the job number at once."""
+
+    async def body(desk: DeskClient) -> int:
+        budget = parse_duration(timeout) if timeout is not None else None
+        number = await desk.start_job(
+            repo, text, agent_command=agent_command, budget=budget, requester=_requester()
+        )
+        out.print(f"job {number} started on {repo} (workflow {job_workflow_id(number)})")
+        if not wait:
+            out.print(
+                f"Follow it with `codedesk watch {number}`; see it with `codedesk show {number}`."
+            )
+            return 0
+        await _follow(desk, number)
+        report = await desk.wait(number)
+        _print_report(report)
+        return 0 if report.outcome == JobOutcome.INTEGRATED else 1
+
+    raise typer.Exit(with_desk(body))
+
+
+def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List jobs: number, repository, phase, outcome, requester, start time."""
+
+    async def body(desk: DeskClient) -> None:
+        rows = await desk.jobs()
+        if as_json:
+            typer.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
+        elif not rows:
+            out.print('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
+        else:
+            out.print(jobs_table(rows))
+
+    with_desk(body)
+
+
+def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show a job's status, report, history and Temporal UI link."""
+
+    async def body(desk: DeskClient) -> None:
+        state, current = await desk.status(number)
+        lines = history_lines(await desk.history(number))
+        link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
+        if as_json:
+            document = {
+                "number": number,
+                "status": state.name.lower(),
+                "job": current.model_dump(mode="json"),
+                "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
+                "ui_url": link,
+            }
+            typer.echo(json.dumps(document, indent=2))
+            return
+        out.print(
+            f"[bold]job {number}[/] {current.repo}: {state.name.lower()}, phase {current.phase}",
+            markup=True,
+        )
+        if current.report is not None:
+            _print_report(current.report)
+        out.print("history:")
+        for line in lines:
+            out.print(f"  {line.render()}", markup=False)
+        if link:
+            out.print(f"Temporal UI: {link}", markup=False)
+
+    with_desk(body)
+
+
+def watch(number: int = NUMBER) -> None:
+    """Follow a job's history live until it closes, then print its report."""
+
+    async def body(desk: DeskClient) -> None:
+        await _follow(desk, number)
+        state, current = await desk.status(number)
+        if current.report is not None:
+            _print_report(current.report)
+        else:
+            out.print(f"job {number} ended: {state.name.lower()}")
+
+    with_desk(body)
+
+
+def logs(
+    number: int = NUMBER,
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until the job ends."),
+) -> None:
+    """Print (or follow) the agent's output of a job."""
+    config = settings()
+    path = job_dir(config, number) / AGENT_LOG
+
+    async def body(desk: DeskClient) -> None:
+        await desk.status(number)
+        position = 0
+        while True:
+            position = _print_from(path, position)
+            if not follow:
+                if position == 0:
+                    out.print(f"job {number} has no agent output yet ({path}).", markup=False)
+                return
+            state, _ = await desk.status(number)
+            if state != WorkflowExecutionStatus.RUNNING:
+                _print_from(path, position)
+                return
+            await asyncio.sleep(0.5)
+
+    with_desk(body)
+
+
+def cancel(number: int = NUMBER) -> None:
+    """Cancel a job: its agent's process group is killed and its report says cancelled."""
+
+    async def body(desk: DeskClient) -> None:
+        await desk.cancel(number)
+        out.print(f"Cancellation of job {number} requested; waiting for its report…")
+        try:
+            report = await asyncio.wait_for(desk.wait(number), timeout=60)
+        except TimeoutError:
+            out.print(f"job {number} has not finished yet; `codedesk show {number}` tells more.")
+            return
+        _print_report(report)
+
+    with_desk(body)
+
+
+async def _follow(desk: DeskClient, number: int) -> None:
+    reader = HistoryReader()
+    async for event in desk.follow(number):
+        line = reader.read(event)
+        if line is not None:
+            out.print(f"  {line.render()}", markup=False)
+
+
+def _print_report(report: JobReport) -> None:
+    for line in report_lines(report):
+        out.print(line, markup=True)
+
+
+def _print_from(path: Path, position: int) -> int:
+    if not path.is_file():
+        return position
+    with path.open("r", encoding="utf-8", errors="replace") as log:
+        log.seek(position)
+        chunk = log.read()
+        typer.echo(chunk, nl=False)
+        return log.tell()

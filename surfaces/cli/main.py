@@ -1,0 +1,60 @@
+"""The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from surfaces.cli import job_commands, server_commands
+from surfaces.cli.demo import run_demo
+from surfaces.cli.repo_commands import repo_app
+from surfaces.cli.runner import err, run, settings
+
+app = typer.Typer(
+    name="codedesk",
+    help="Run AI coding jobs on real repositories as durable Temporal workflows.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(server_commands.up)
+app.command()(server_commands.worker)
+app.add_typer(repo_app, name="repo")
+app.command()(job_commands.task)
+app.command()(job_commands.jobs)
+app.command()(job_commands.show)
+app.command()(job_commands.watch)
+app.command()(job_commands.logs)
+app.command()(job_commands.cancel)
+
+
+@app.command()
+def demo() -> None:
+    """Run the demo offline: a sample repository, two jobs by the demo agent, reports, history."""
+    raise typer.Exit(run(run_demo(settings())))
+
+
+def invoke(args: list[str]) -> int:
+    """Run one command line and return its exit code instead of exiting."""
+    try:
+        app(args=args, prog_name="codedesk")
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            return done.code or 0
+        err.print(str(done.code))
+        return 1
+    return 0
+
+
+def main() -> None:
+    """Entry point: flush, then leave with os._exit so interpreter teardown cannot crash us.
+
+    The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300), which
+    would turn a success into exit code 134; nothing after the command needs teardown.
+    """
+    code = invoke(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

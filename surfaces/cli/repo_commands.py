@@ -1,0 +1,48 @@
+"""`codedesk repo add|list`: the shelf of clones."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from surfaces.cli.render import clones_table
+from surfaces.cli.runner import out, with_desk
+from surfaces.desk_client import DeskClient
+
+repo_app = typer.Typer(help="The shelf: the clones codedesk works on.", no_args_is_help=True)
+
+
+@repo_app.command("add")
+def add(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="The repository's name."),
+    source: str = typer.Option(
+        "", "--from", help="Clone from this URL or path instead of the clone-source template."
+    ),
+) -> None:
+    """Clone OWNER/REPO onto the shelf."""
+
+    async def body(desk: DeskClient) -> None:
+        clone = await desk.add_repo(repo, source)
+        out.print(f"Added {clone.repo} at {clone.path} (branch {clone.branch}).", markup=False)
+
+    with_desk(body)
+
+
+@repo_app.command("list")
+def list_(
+    fetch: bool = typer.Option(False, "--fetch", help="Fetch each clone's origin first."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List the clones on the shelf with branch, upstream distance, dirty files, last commit."""
+
+    async def body(desk: DeskClient) -> None:
+        clones = await desk.list_repos(fetch=fetch)
+        if as_json:
+            typer.echo(json.dumps([clone.model_dump(mode="json") for clone in clones], indent=2))
+        elif not clones:
+            out.print("The shelf is empty: add a repository with `codedesk repo add OWNER/REPO`.")
+        else:
+            out.print(clones_table(clones))
+
+    with_desk(body)

@@ -1,0 +1,36 @@
+"""`codedesk up` and `codedesk worker`: hosting the desk."""
+
+from __future__ import annotations
+
+import typer
+
+from surfaces.cli.runner import out, run, settings
+from workers.client import connect
+from workers.host import serve_up, serve_worker, stop_on_signals
+
+
+def up(
+    port: int | None = typer.Option(
+        None, "--port", envvar="CODEDESK_PORT", help="Port of the embedded Temporal server."
+    ),
+    ui_port: int | None = typer.Option(
+        None, "--ui-port", envvar="CODEDESK_UI_PORT", help="Port of the Temporal web UI."
+    ),
+    headless: bool = typer.Option(False, "--headless", help="Start the server without its UI."),
+) -> None:
+    """Start the embedded Temporal server (unless CODEDESK_TEMPORAL_ADDRESS is set) and a worker."""
+    config = settings(port=port, ui_port=ui_port)
+    run(serve_up(config, out.print, headless=headless))
+
+
+def worker() -> None:
+    """Run only a worker against the configured or recorded Temporal server."""
+    config = settings()
+
+    async def body() -> None:
+        client = await connect(config)
+        stop = stop_on_signals()
+        out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
+        await serve_worker(client, config, stop)
+
+    run(body())

@@ -1,0 +1,304 @@
+"""Every way a coding job can end, as the user sees it in the report and on disk."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+
+from desk.models import JobOutcome
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent, git
+
+REPO = "acme/api"
+GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123"
+
+
+@pytest.fixture
+async def clone(desk: DeskClient, origin: Path) -> Path:
+    """The origin added to the shelf as acme/api."""
+    info = await desk.add_repo(REPO, str(origin))
+    return Path(info.path)
+
+
+async def until_exists(path: Path, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if path.exists() and (not path.is_file() or path.read_text().strip()):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+def pid_dead(pid: int) -> bool:
+    """Gone, or a zombie waiting to be reaped (it can do nothing any more)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
+
+
+async def until_dead(pid: int, seconds: float = 5.0) -> bool:
+    for _ in range(int(seconds / 0.1)):
+        if pid_dead(pid):
+            return True
+        await asyncio.sleep(0.1)
+    return pid_dead(pid)
+
+
+def worker_branches(clone: Path) -> list[str]:
+    return git(clone, "branch", "--list", "--format=%(refname:short)", "worker/*").split()
+
+
+def mid_rebase(checkout: Path) -> bool:
+    git_dir = Path(git(checkout, "rev-parse", "--absolute-git-dir"))
+    return (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists()
+
+
+def commit_in(clone: Path, path: str, text: str, message: str) -> str:
+    (clone / path).write_text(text)
+    git(clone, "add", path)
+    git(clone, "commit", "--quiet", "-m", message)
+    return git(clone, "rev-parse", "HEAD")
+
+
+async def test_two_concurrent_jobs_on_one_repo_both_land(desk: DeskClient, clone: Path) -> None:
+    first = await desk.start_job(
+        REPO, "one", agent_command=agent("sleep:0.5", "write:one.txt=1", "commit:add one")
+    )
+    second = await desk.start_job(
+        REPO, "two", agent_command=agent("sleep:0.5", "write:two.txt=2", "commit:add two")
+    )
+    reports = await asyncio.gather(desk.wait(first), desk.wait(second))
+    for report in reports:
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        assert not Path(report.worktree).exists()
+    assert (clone / "one.txt").read_text() == "1"
+    assert (clone / "two.txt").read_text() == "2"
+    subjects = git(clone, "log", "--format=%s").splitlines()
+    assert sorted(subjects[:2]) == ["add one", "add two"]
+    assert subjects[2:] == ["initial"]
+    assert git(clone, "rev-list", "--merges", "HEAD") == ""  # linear: rebased, never merged
+    assert git(clone, "rev-parse", "HEAD") in {report.head for report in reports}
+    assert git(clone, "status", "--porcelain") == ""
+    assert worker_branches(clone) == []
+
+
+async def test_a_conflict_is_kept_and_the_clone_left_alone(desk: DeskClient, clone: Path) -> None:
+    number = await desk.start_job(
+        REPO,
+        "rewrite the readme",
+        agent_command=agent("sleep:2", "write:README.md=# agent\\n", "commit:agent readme"),
+    )
+    worktree_git = clone.parent.parent / ".worktrees" / "acme" / "api" / str(number) / ".git"
+    await until_exists(worktree_git)
+    ours = commit_in(clone, "README.md", "# person\n", "person readme")
+
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.CONFLICT, report
+    assert report.conflict_files == ["README.md"]
+    assert report.branch_kept
+    assert report.branch == f"worker/{number}"
+    assert report.branch in report.reason and report.worktree in report.reason
+    assert [commit.subject for commit in report.commits] == ["agent readme"]
+    worktree = Path(report.worktree)
+    assert worktree.is_dir()
+    assert worker_branches(clone) == [report.branch]
+    assert not mid_rebase(worktree)
+    assert (worktree / "README.md").read_text() == "# agent\n"
+    assert not mid_rebase(clone)
+    assert git(clone, "rev-parse", "HEAD") == ours
+    assert git(clone, "status", "--porcelain") == ""
+    assert (clone / "README.md").read_text() == "# person\n"
+
+
+async def test_a_dirty_clone_is_not_touched(desk: DeskClient, clone: Path) -> None:
+    (clone / "notes.txt").write_text("mine, not committed\n")
+    head = git(clone, "rev-parse", "HEAD")
+    number = await desk.start_job(
+        REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.REFUSED, report
+    assert "notes.txt" in report.reason
+    assert "uncommitted" in report.reason
+    assert (clone / "notes.txt").read_text() == "mine, not committed\n"
+    assert git(clone, "rev-parse", "HEAD") == head
+    assert not (clone / "hello.txt").exists()
+    assert report.branch_kept
+    assert worker_branches(clone) == [report.branch]
+    assert Path(report.worktree).is_dir()
+
+
+async def test_uncommitted_work_of_the_agent_is_refused_and_kept(
+    desk: DeskClient, clone: Path
+) -> None:
+    head = git(clone, "rev-parse", "HEAD")
+    number = await desk.start_job(REPO, "draft", agent_command=agent("write:draft.txt=wip"))
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.REFUSED, report
+    assert report.uncommitted == ["draft.txt"]
+    assert "uncommitted" in report.reason
+    assert report.branch_kept
+    assert worker_branches(clone) == [report.branch]
+    assert (Path(report.worktree) / "draft.txt").read_text() == "wip"
+    assert git(clone, "rev-parse", "HEAD") == head
+    assert not (clone / "draft.txt").exists()
+
+
+async def test_nothing_committed_leaves_nothing_behind(desk: DeskClient, clone: Path) -> None:
+    head = git(clone, "rev-parse", "HEAD")
+    number = await desk.start_job(REPO, "look around", agent_command=agent("say:nothing to do"))
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert report.commits == []
+    assert not Path(report.worktree).exists()
+    assert worker_branches(clone) == []
+    assert len(git(clone, "worktree", "list", "--porcelain").split("\n\n")) == 1
+    assert git(clone, "rev-parse", "HEAD") == head
+
+
+async def test_an_agent_exit_code_is_reported(desk: DeskClient, clone: Path) -> None:
+    number = await desk.start_job(REPO, "fail", agent_command=agent("say:trying", "exit:3"))
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.FAILED, report
+    assert report.exit_code == 3
+    assert report.failure_category == "exit"
+    assert "3" in report.reason
+    assert "trying" in report.output
+    assert not report.branch_kept  # nothing was done, so nothing is kept
+    assert worker_branches(clone) == []
+
+
+async def test_an_agent_command_that_does_not_exist_fails_clearly(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "no-such-agent")
+    number = await desk.start_job(REPO, "anything", agent_command=f"{missing} --go")
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.FAILED, report
+    assert missing in report.reason
+    assert "could not be started" in report.reason
+    assert report.failure_category == "not_started"
+    assert worker_branches(clone) == []
+
+
+async def test_an_agent_past_its_budget_is_stopped_with_its_grandchild(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
+    agent_pidfile, grandchild_pidfile = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+    number = await desk.start_job(
+        REPO,
+        "never ends",
+        agent_command=agent(
+            f"pidfile:{agent_pidfile}", f"grandchild:60:{grandchild_pidfile}", "sleep:60"
+        ),
+        budget=timedelta(seconds=3),
+    )
+    report = await asyncio.wait_for(desk.wait(number), timeout=15)
+    assert report.outcome == JobOutcome.TIMED_OUT, report
+    assert "budget" in report.reason
+    assert await until_dead(int(agent_pidfile.read_text()))
+    assert await until_dead(int(grandchild_pidfile.read_text()))
+
+
+async def test_cancel_kills_the_agent_and_reports_cancelled(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
+    pidfile, grandchild_pidfile = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+    number = await desk.start_job(
+        REPO,
+        "wait forever",
+        agent_command=agent(
+            f"pidfile:{pidfile}", f"grandchild:60:{grandchild_pidfile}", "sleep:60"
+        ),
+    )
+    await until_exists(grandchild_pidfile)
+    await desk.cancel(number)
+    report = await asyncio.wait_for(desk.wait(number), timeout=15)
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert await until_dead(int(pidfile.read_text()))
+    assert await until_dead(int(grandchild_pidfile.read_text()))
+    assert worker_branches(clone) == []
+
+
+async def test_the_reported_output_is_capped(
+    desk: DeskClient, settings: DeskSettings, clone: Path
+) -> None:
+    capped = DeskClient(desk.client, settings.model_copy(update={"report_output_chars": 200}))
+    number = await capped.start_job(REPO, "talk a lot", agent_command=agent("say-many:2000"))
+    report = await capped.wait(number)
+    printed = "".join(f"line {n}\n" for n in range(1, 2001)) + "scripted agent: done\n"
+    assert 0 < len(report.output) <= 200
+    assert report.output_cut > 0
+    assert report.output_cut + len(report.output) == len(printed)
+    assert printed.endswith(report.output)  # the tail is kept: the agent's final answer
+    assert Path(report.log_path).read_text().count("line 1\n") == 1  # the log has it all
+
+
+async def test_credentials_in_the_agent_output_are_scrubbed(desk: DeskClient, clone: Path) -> None:
+    url = f"https://user:{GITHUB_TOKEN}@github.com/x"
+    number = await desk.start_job(
+        REPO, "leak", agent_command=agent(f"say:{url}", f"say:token {GITHUB_TOKEN}")
+    )
+    report = await desk.wait(number)
+    assert GITHUB_TOKEN not in report.output
+    assert GITHUB_TOKEN[4:] not in report.output
+    assert "user:" not in report.output
+    assert "https://***@github.com/x" in report.output
+    assert "token ghp_***" in report.output
+
+
+async def test_a_kept_branch_of_the_same_name_gets_a_suffix(desk: DeskClient, clone: Path) -> None:
+    git(clone, "branch", "worker/1")
+    kept = git(clone, "rev-parse", "worker/1")
+    number = await desk.start_job(
+        REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    assert number == 1
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.branch == "worker/1-1"
+    assert worker_branches(clone) == ["worker/1"]
+    assert git(clone, "rev-parse", "worker/1") == kept
+    assert (clone / "hello.txt").read_text() == "hi"
+
+
+async def test_the_history_shows_the_activities(desk: DeskClient, clone: Path) -> None:
+    number = await desk.start_job(
+        REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    await desk.wait(number)
+    events = await desk.history(number)
+    scheduled = [
+        event.activity_task_scheduled_event_attributes.activity_type.name
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    assert "prepare_worktree" in scheduled
+    assert "run_agent" in scheduled
+    assert scheduled.index("prepare_worktree") < scheduled.index("run_agent")
+
+
+async def test_jobs_lists_a_finished_job(desk: DeskClient, clone: Path) -> None:
+    number = await desk.start_job(
+        REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    await desk.wait(number)
+    rows = []
+    for _ in range(50):
+        rows = [row for row in await desk.jobs() if row.number == number]
+        if rows and rows[0].outcome and rows[0].status == "completed":
+            break
+        await asyncio.sleep(0.1)
+    assert rows, "the job never showed in the listing"
+    [row] = rows
+    assert row.repo == REPO
+    assert row.outcome == JobOutcome.INTEGRATED.value
+    assert row.phase == "done"
+    assert row.status == "completed"
+    assert row.task == "greet"

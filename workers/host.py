@@ -1,0 +1,67 @@
+"""Hosting: run the worker (and for `up`, the embedded server) until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable
+
+from temporalio.client import Client
+
+from desk.settings import DeskSettings
+from workers.client import connect
+from workers.devserver import DevServer
+from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
+from workers.worker import build_worker, ensure_search_attributes
+
+
+def stop_on_signals() -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM, so the worker can drain and the server stop."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
+    await ensure_search_attributes(client)
+    async with build_worker(client, settings):
+        await stop.wait()
+
+
+async def serve_up(
+    settings: DeskSettings, say: Callable[[str], None], *, headless: bool = False
+) -> None:
+    """`codedesk up`: the embedded server (unless an address is set) and a worker."""
+    stop = stop_on_signals()
+    server: DevServer | None = None
+    if settings.temporal_address:
+        address, ui = settings.temporal_address, ""
+        say(
+            f"Using the Temporal server at {address} (CODEDESK_TEMPORAL_ADDRESS); "
+            "no server started."
+        )
+    else:
+        server = DevServer(settings.home, settings.port, settings.ui_port, headless=headless)
+        await server.start()
+        address, ui = server.address, server.ui_url
+        write_runtime(
+            settings.home,
+            RuntimeRecord(
+                address=address, ui_url=ui, namespace=settings.namespace, pid=os.getpid()
+            ),
+        )
+    try:
+        client = await connect(settings, address)
+        say(f"Temporal server: {address}   namespace: {settings.namespace}")
+        if ui:
+            say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
+        say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+        await serve_worker(client, settings, stop)
+        say("Stopping: the worker drained; stopping the server.")
+    finally:
+        if server is not None:
+            clear_runtime(settings.home, os.getpid())
+            server.stop()
