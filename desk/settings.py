@@ -19,7 +19,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from desk.durations import parse_duration
+from desk.durations import format_duration, parse_duration
 from desk.errors import DeskError, SettingsError
 
 ENV_PREFIX = "CODEDESK_"
@@ -162,3 +162,18 @@ def _describe(error: ValidationError) -> str:
             f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {item['input']!r})"
         )
     return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+
+
+def settings_table() -> list[tuple[str, str, str, str]]:
+    """(name, environment variable, default, meaning) for each setting: the README's table."""
+    rows = []
+    for name, field in DeskSettings.model_fields.items():
+        default = field.default
+        if isinstance(default, timedelta):
+            shown = format_duration(default)
+        elif default is None:
+            shown = "<home>/shelf" if name == "shelf" else "(empty)"
+        else:
+            shown = str(default) or "(empty)"
+        rows.append((name, f"{ENV_PREFIX}{name.upper()}", shown, field.description or ""))
+    return rows
