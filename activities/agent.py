@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import shlex
 import subprocess
@@ -24,6 +25,7 @@ from desk.settings import DeskSettings
 AGENT_LOG = "agent.log"
 TAIL_LINES = 20
 NOT_FOUND_EXIT = 127
+READ_CHUNK = 1 << 16
 
 
 class AgentHeartbeat(BaseModel):
@@ -102,7 +104,10 @@ class AgentActivities:
         )
 
     def _environment(self, request: RunAgentInput, attempt: int) -> dict[str, str]:
-        env = dict(os.environ)
+        # The agent gets none of codedesk's own settings (a future token among them).
+        env = {
+            name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")
+        }
         env.update(
             {
                 "CODEDESK_TASK": request.task,
@@ -155,13 +160,32 @@ async def _supervise(
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
+    def emit(line: str) -> None:
+        log.write(line)
+        log.flush()
+        # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
+        tail.add(scrub(line))
+
     async def pump() -> None:
+        # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
+        # the pump, and the agent would block on a full pipe until its budget ran out.
         assert process.stdout is not None
-        async for raw in process.stdout:
-            line = raw.decode("utf-8", errors="replace")
-            log.write(line)
-            log.flush()
-            tail.add(line)
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while chunk := await process.stdout.read(READ_CHUNK):
+            pending += decoder.decode(chunk)
+            *complete, pending = pending.split("\n")
+            for line in complete:
+                emit(line + "\n")
+            if len(pending) >= READ_CHUNK:
+                # A very long line goes out in pieces, cut at whitespace where it can be so a
+                # credential (which has none) stays whole for the scrubber.
+                cut = max(pending.rfind(" "), pending.rfind("\t")) + 1 or len(pending)
+                emit(pending[:cut])
+                pending = pending[cut:]
+        pending += decoder.decode(b"", final=True)
+        if pending:
+            emit(pending)
 
     async def beat() -> None:
         while True:

@@ -78,6 +78,10 @@ class DeskSettings(BaseSettings):
     port: int = Field(
         default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
     )
+    ui_url: str = Field(
+        default="",
+        description="Base URL of the Temporal web UI for links; empty = the embedded server's UI.",
+    )
     ui_port: int = Field(
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )

@@ -15,6 +15,7 @@ from temporalio.client import (
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
+    WorkflowQueryFailedError,
 )
 from temporalio.common import (
     SearchAttributePair,
@@ -52,6 +53,9 @@ from desk.settings import DeskSettings
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
 from workflows.shelf import AddRepo, ListRepos
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+"""How long `status` waits for a worker to answer before describing the job from visibility."""
 
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
@@ -168,7 +172,11 @@ class DeskClient:
         return self.client.get_workflow_handle_for(CodingJob.run, job_workflow_id(number))
 
     async def status(self, number: int) -> tuple[WorkflowExecutionStatus, JobStatus]:
-        """The job's Temporal status and its own account of where it is."""
+        """The job's Temporal status and its own account of where it is.
+
+        A closed job is read from its result, which needs no worker; a running one is asked by
+        a query, and described from its search attributes when no worker answers in time.
+        """
         handle = self.job(number)
         try:
             described = await handle.describe()
@@ -179,13 +187,27 @@ class DeskClient:
                 ) from None
             raise
         state = described.status or WorkflowExecutionStatus.RUNNING
+        attributes = described.typed_search_attributes
+        fallback = JobStatus(
+            number=number,
+            repo=attributes.get(REPO_ATTRIBUTE) or "",
+            phase=JobPhase(attributes.get(PHASE_ATTRIBUTE) or JobPhase.STARTING.value),
+        )
+        if state == WorkflowExecutionStatus.COMPLETED:
+            report = await handle.result()
+            fallback.report, fallback.phase = report, JobPhase.DONE
+            fallback.task, fallback.branch, fallback.worktree = (
+                report.task,
+                report.branch,
+                report.worktree,
+            )
+            return state, fallback
+        if state != WorkflowExecutionStatus.RUNNING:
+            return state, fallback
         try:
-            current = await handle.query(CodingJob.current)
-        except RPCError:
-            repo = described.typed_search_attributes.get(REPO_ATTRIBUTE) or ""
-            current = JobStatus(number=number, repo=repo)
-        if current.report is None and state == WorkflowExecutionStatus.COMPLETED:
-            current.report = await handle.result()
+            current = await handle.query(CodingJob.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return state, fallback
         return state, current
 
     async def wait(self, number: int) -> JobReport:

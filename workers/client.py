@@ -25,6 +25,8 @@ def resolve_address(settings: DeskSettings) -> str:
 
 def ui_url(settings: DeskSettings) -> str:
     """The Temporal web UI's base URL, if one is known (empty otherwise)."""
+    if settings.ui_url:
+        return settings.ui_url
     record = read_runtime(settings.home)
     if record is not None and record.ui_url:
         return record.ui_url
