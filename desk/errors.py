@@ -80,3 +80,14 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
     "AgentCommandError",
 )
 """Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
+
+
+def desk_error(type_name: str | None, message: str) -> DeskError:
+    """Rebuild the desk error an activity raised from its failure's type name and message."""
+    known: dict[str, type[DeskError]] = {DeskError.__name__: DeskError}
+    pending: list[type[DeskError]] = [DeskError]
+    while pending:
+        for subclass in pending.pop().__subclasses__():
+            known[subclass.__name__] = subclass
+            pending.append(subclass)
+    return known.get(type_name or "", DeskError)(message)

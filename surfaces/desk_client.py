@@ -25,7 +25,7 @@ from temporalio.common import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from desk.errors import DeskError, JobNotFoundError, ShelfError
+from desk.errors import DeskError, JobNotFoundError, ShelfError, desk_error
 from desk.models import (
     AddRepoInput,
     CloneInfo,
@@ -48,7 +48,7 @@ from desk.names import (
     job_number,
     job_workflow_id,
 )
-from desk.repo_names import parse_repo_name
+from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
@@ -75,12 +75,12 @@ class JobRow(BaseModel):
 
 
 def _desk_failure(error: WorkflowFailureError) -> DeskError:
-    """The desk error an activity raised inside a shelf workflow, with its own message."""
+    """The desk error an activity raised inside a shelf workflow, with its type and message."""
     cause: BaseException | None = error.cause
     while cause is not None and not isinstance(cause, ApplicationError):
         cause = cause.__cause__
     if isinstance(cause, ApplicationError):
-        return ShelfError(cause.message)
+        return desk_error(cause.type, cause.message)
     return ShelfError(str(error))
 
 
@@ -93,6 +93,8 @@ class DeskClient:
 
     async def add_repo(self, repo: str, source: str = "") -> CloneInfo:
         name = parse_repo_name(repo)
+        if source:
+            check_clone_source(source)  # refused here, so a token never reaches the history
         try:
             return await self.client.execute_workflow(
                 AddRepo.run,

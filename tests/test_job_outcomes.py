@@ -253,6 +253,38 @@ async def test_credentials_in_the_agent_output_are_scrubbed(desk: DeskClient, cl
     assert "token ghp_***" in report.output
 
 
+async def test_the_cap_never_keeps_part_of_a_credential(
+    desk: DeskClient, settings: DeskSettings, clone: Path
+) -> None:
+    capped = DeskClient(desk.client, settings.model_copy(update={"report_output_chars": 200}))
+    # The last 200 characters start ten characters into the token: a tail cut before scrubbing
+    # would keep the rest of it, which no rule recognises any more.
+    url = f"https://user:{GITHUB_TOKEN}@github.com/x"
+    number = await capped.start_job(
+        REPO, "leak", agent_command=agent("say-many:20", f"say:{url}", "say:" + "p" * 140)
+    )
+    report = await capped.wait(number)
+    assert report.output_cut > 0
+    assert GITHUB_TOKEN[10:] not in report.output
+    assert GITHUB_TOKEN[-8:] not in report.output
+
+
+async def test_a_very_long_output_line_does_not_stall_the_agent(
+    desk: DeskClient, clone: Path
+) -> None:
+    long_line = "x" * 70_000  # longer than a stream reader's default line limit (64 KiB)
+    number = await desk.start_job(
+        REPO,
+        "print a lot",
+        agent_command=agent(f"say:{long_line}", "write:a.txt=1", "commit:after the long line"),
+        budget=timedelta(seconds=10),
+    )
+    report = await asyncio.wait_for(desk.wait(number), timeout=20)
+    assert report.outcome == JobOutcome.INTEGRATED, report.reason
+    assert report.output.endswith("scripted agent: done\n")
+    assert Path(report.log_path).read_text().count("x" * 70_000) == 1
+
+
 async def test_a_kept_branch_of_the_same_name_gets_a_suffix(desk: DeskClient, clone: Path) -> None:
     git(clone, "branch", "worker/1")
     kept = git(clone, "rev-parse", "worker/1")
