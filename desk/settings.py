@@ -111,6 +111,15 @@ class DeskSettings(BaseSettings):
             raise ValueError("must not be empty")
         return value
 
+    @field_validator("home", "shelf", mode="before")
+    @classmethod
+    def _no_blank_path(cls, value: Any) -> Any:
+        # Path("") is ".": an empty variable would silently put the server's database and the
+        # shelf in whatever directory a command happens to run from.
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("must not be empty: name a directory, or unset it for the default")
+        return value
+
     @model_validator(mode="after")
     def _expand_paths(self) -> DeskSettings:
         self.home = self.home.expanduser()

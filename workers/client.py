@@ -28,7 +28,8 @@ def ui_url(settings: DeskSettings) -> str:
     if settings.ui_url:
         return settings.ui_url
     record = read_runtime(settings.home)
-    if record is not None and record.ui_url:
+    if record is not None:
+        # A headless `up` records no UI: a link to the default UI port would lead nowhere.
         return record.ui_url
     if not settings.temporal_address:
         return f"http://127.0.0.1:{settings.ui_port}"

@@ -52,6 +52,8 @@ def clear_runtime(home: Path, pid: int) -> None:
 
 
 def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False  # kill(0) and kill(-1) signal whole groups, so they would prove nothing
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

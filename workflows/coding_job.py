@@ -144,7 +144,8 @@ class CodingJob(AwaitsIntegration):
         )
 
     async def _run_agent(self, worktree: Worktree) -> AgentResult:
-        deadline = workflow.info().start_time + self.job.budget
+        # The budget counts from when the agent starts: not the time spent waiting to start.
+        deadline = workflow.now() + self.job.budget
         return await workflow.execute_activity_method(
             AgentActivities.run_agent,
             RunAgentInput(

@@ -1,0 +1,298 @@
+"""The `codedesk` console script as a user runs it: real subprocesses, real server, real git."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent, git
+
+CODEDESK = str(Path(sys.executable).parent / "codedesk")
+REPO = "acme/api"
+
+Cli = Callable[..., Awaitable[subprocess.CompletedProcess[str]]]
+
+
+def cli_env(**values: str) -> dict[str, str]:
+    """This process's environment without any CODEDESK_* variable, plus `values`."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")}
+    env.update(values)
+    return env
+
+
+def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
+    """The environment under which the console script sees the same desk as `settings`."""
+    env = cli_env(
+        CODEDESK_HOME=str(settings.home),
+        CODEDESK_TEMPORAL_ADDRESS=settings.temporal_address,
+        CODEDESK_NAMESPACE=settings.namespace,
+        CODEDESK_TASK_QUEUE=settings.task_queue,
+        CODEDESK_HEARTBEAT_TIMEOUT="2s",
+    )
+    env.update(extra)
+    return env
+
+
+async def run_cli(
+    env: dict[str, str], *args: str, cwd: Path, timeout: float = 90
+) -> subprocess.CompletedProcess[str]:
+    """Run the real console script in a thread, so an in-process worker keeps working."""
+    return await asyncio.to_thread(
+        subprocess.run,
+        [CODEDESK, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def shown(result: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+
+
+def assert_refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    """A refusal: non-zero, one line on stderr with each of `words`, no traceback."""
+    assert result.returncode != 0, shown(result)
+    assert result.returncode not in (134, 139), shown(result)
+    assert "Traceback" not in result.stderr + result.stdout, shown(result)
+    reason = result.stderr.strip()
+    assert reason.count("\n") == 0, shown(result)
+    for word in words:
+        assert word in reason, shown(result)
+    return reason
+
+
+def started_number(result: subprocess.CompletedProcess[str]) -> int:
+    found = re.search(r"^job (\d+) started", result.stdout, re.MULTILINE)
+    assert found, shown(result)
+    return int(found.group(1))
+
+
+def pid_dead(pid: int) -> bool:
+    """Gone, or a zombie waiting to be reaped (it can do nothing any more)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
+
+
+async def until(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
+    """Poll `predicate` until it returns something truthy; fail naming `what`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+def read_pid(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text else None
+
+
+@pytest.fixture
+def cli(settings: DeskSettings, tmp_path: Path) -> Cli:
+    """The console script against this test's desk (the `desk` fixture hosts the worker)."""
+    env = settings_env(settings)
+
+    async def call(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+        return await run_cli({**env, **extra}, *args, cwd=tmp_path)
+
+    return call
+
+
+@pytest.fixture
+async def clone(desk: DeskClient, cli: Cli, origin: Path, settings: DeskSettings) -> Path:
+    """acme/api added through `codedesk repo add`."""
+    added = await cli("repo", "add", REPO, "--from", str(origin))
+    assert added.returncode == 0, shown(added)
+    return settings.shelf_dir / "acme" / "api"
+
+
+async def test_repo_add_then_list_json(
+    desk: DeskClient, cli: Cli, origin: Path, settings: DeskSettings
+) -> None:
+    added = await cli("repo", "add", REPO, "--from", str(origin))
+    assert added.returncode == 0, shown(added)
+    path = settings.shelf_dir / "acme" / "api"
+    assert f"Added {REPO} at {path}" in added.stdout
+
+    listed = await cli("repo", "list", "--json")
+    assert listed.returncode == 0, shown(listed)
+    clones = json.loads(listed.stdout)
+    assert [entry["repo"] for entry in clones] == [REPO]
+    entry = clones[0]
+    assert entry["path"] == str(path)
+    assert entry["branch"] == "main"
+    assert entry["upstream"] == "origin/main"
+    assert (entry["ahead"], entry["behind"], entry["dirty"]) == (0, 0, [])
+    assert entry["head"] == git(path, "rev-parse", "HEAD")
+    assert entry["last_commit"] == "initial"
+    assert entry["last_commit_at"]
+    assert entry["error"] == ""
+
+
+async def test_task_wait_integrated_prints_report(cli: Cli, clone: Path) -> None:
+    command = agent("say:working on it", "write:hello.txt=hi", "commit:greet")
+    done = await cli("task", REPO, "add a greeting", "--agent-command", command, "--wait")
+    assert done.returncode == 0, shown(done)
+    number = started_number(done)
+    assert f"job {number} on {REPO}: integrated" in done.stdout
+    assert "activity run_agent started" in done.stdout  # it followed the history
+    assert "greet" in done.stdout
+    assert "working on it" in done.stdout
+    assert git(clone, "log", "-1", "--format=%s") == "greet"
+    assert (clone / "hello.txt").read_text() == "hi"
+
+
+async def test_task_wait_failed_agent_exits_non_zero(cli: Cli, clone: Path) -> None:
+    command = agent("say:cannot do this", "exit:3")
+    done = await cli("task", REPO, "try and fail", "--agent-command", command, "--wait")
+    assert done.returncode != 0, shown(done)
+    assert done.returncode not in (134, 139), shown(done)
+    assert "Traceback" not in done.stderr, shown(done)
+    number = started_number(done)
+    assert f"job {number} on {REPO}: failed" in done.stdout, shown(done)
+    assert "exit code 3" in done.stdout, shown(done)
+    assert "cannot do this" in done.stdout, shown(done)
+    assert git(clone, "log", "-1", "--format=%s") == "initial"
+
+
+async def test_task_without_wait_then_jobs_show_logs(cli: Cli, clone: Path) -> None:
+    command = agent("say:hello from the agent", "write:a.txt=a", "commit:add a")
+    began = time.monotonic()
+    started = await cli("task", REPO, "add a", "--agent-command", command)
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    assert f"codedesk show {number}" in started.stdout
+    assert time.monotonic() - began < 30
+
+    # Visibility lags behind the workflow: poll until the listing shows the finished job.
+    deadline = time.monotonic() + 45
+    while True:
+        result = await cli("jobs", "--json")
+        assert result.returncode == 0, shown(result)
+        row = {row["number"]: row for row in json.loads(result.stdout)}.get(number)
+        if row is not None and row["outcome"] == "integrated":
+            break
+        assert time.monotonic() < deadline, shown(result)
+        await asyncio.sleep(0.5)
+    assert row["repo"] == REPO
+    assert row["status"] == "completed"
+    assert row["phase"] == "done"
+    assert row["task"] == "add a"
+    assert row["started"]
+
+    as_json = await cli("show", str(number), "--json")
+    assert as_json.returncode == 0, shown(as_json)
+    document = json.loads(as_json.stdout)
+    assert document["number"] == number
+    assert document["status"] == "completed"
+    assert document["job"]["report"]["outcome"] == "integrated"
+    assert [c["subject"] for c in document["job"]["report"]["commits"]] == ["add a"]
+    texts = [line["text"] for line in document["history"]]
+    assert any(text.startswith("activity run_agent") for text in texts), texts
+    assert "workflow completed" in texts
+    assert "ui_url" in document
+
+    as_text = await cli("show", str(number))
+    assert as_text.returncode == 0, shown(as_text)
+    assert f"job {number} {REPO}: completed, phase done" in as_text.stdout
+    assert f"job {number} on {REPO}: integrated" in as_text.stdout
+    assert "history:" in as_text.stdout
+    assert "activity run_agent completed" in as_text.stdout
+
+    logs = await cli("logs", str(number))
+    assert logs.returncode == 0, shown(logs)
+    assert "hello from the agent" in logs.stdout
+    assert "scripted agent: commit 'add a'" in logs.stdout
+
+
+async def test_cancel_kills_the_agent_and_reports_cancelled(
+    cli: Cli, clone: Path, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "agent.pid"
+    command = agent(f"pidfile:{pidfile}", "sleep:60", "write:late.txt=x", "commit:late")
+    started = await cli("task", REPO, "sleep a while", "--agent-command", command)
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    pid = await until(lambda: read_pid(pidfile), 30, "the agent's pid file")
+
+    cancelled = await cli("cancel", str(number))
+    assert cancelled.returncode == 0, shown(cancelled)
+    assert f"job {number} on {REPO}: cancelled" in cancelled.stdout, shown(cancelled)
+    await until(lambda: pid_dead(pid), 5, "the agent to die")
+    assert git(clone, "log", "-1", "--format=%s") == "initial"
+
+    again = await cli("cancel", str(number))
+    assert_refused(again, "not running")
+
+
+async def test_bad_repo_name_is_one_line_reason(
+    desk: DeskClient, cli: Cli, settings: DeskSettings
+) -> None:
+    result = await cli("repo", "add", "../x", "--from", "/nonexistent")
+    assert_refused(result, "../x", "owner/repo")
+    assert not (settings.shelf_dir / "x").exists()
+
+
+async def test_show_unknown_job(desk: DeskClient, cli: Cli) -> None:
+    result = await cli("show", "999")
+    assert_refused(result, "no job 999")
+
+
+async def test_unknown_server_address_is_clear(settings: DeskSettings, tmp_path: Path) -> None:
+    env = settings_env(settings, CODEDESK_TEMPORAL_ADDRESS="127.0.0.1:1")
+    result = await run_cli(env, "jobs", "--json", cwd=tmp_path)
+    assert_refused(result, "Cannot reach the Temporal server at 127.0.0.1:1")
+
+
+async def test_no_server_known_says_how_to_start_one(tmp_path: Path) -> None:
+    env = cli_env(CODEDESK_HOME=str(tmp_path / "empty-home"))
+    result = await run_cli(env, "jobs", cwd=tmp_path)
+    assert_refused(result, "codedesk up")
+
+
+async def test_bad_setting_names_the_setting(settings: DeskSettings, tmp_path: Path) -> None:
+    env = settings_env(settings, CODEDESK_WORK_BUDGET="banana")
+    result = await run_cli(env, "jobs", cwd=tmp_path)
+    assert_refused(result, "work_budget", "CODEDESK_WORK_BUDGET", "banana")
+
+
+async def test_bad_timeout_is_refused(cli: Cli, clone: Path, settings: DeskSettings) -> None:
+    result = await cli("task", REPO, "anything", "--timeout", "banana")
+    assert_refused(result, "banana")
+    assert not (settings.jobs_dir / "1").exists()
+
+
+async def test_exit_code_is_stable_over_many_runs(cli: Cli, clone: Path) -> None:
+    """The SDK can crash at interpreter exit (sdk-python#300); success must stay exit 0."""
+    codes = []
+    for _ in range(15):
+        result = await cli("repo", "list", "--json")
+        codes.append(result.returncode)
+        assert result.returncode == 0, shown(result)
+        assert json.loads(result.stdout)[0]["repo"] == REPO
+    assert codes == [0] * 15

@@ -1,0 +1,214 @@
+"""Crashes a user can live through: a SIGKILLed worker, a restarted Temporal server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from desk.models import JobOutcome, JobReport
+from desk.names import job_workflow_id
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent, git
+from tests.test_cli import (
+    CODEDESK,
+    cli_env,
+    pid_dead,
+    read_pid,
+    run_cli,
+    settings_env,
+    shown,
+    started_number,
+    until,
+)
+from workers.devserver import DevServer, free_port
+
+REPO = "acme/api"
+
+StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
+    """Start `codedesk worker` subprocesses in their own sessions; kill leftovers at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
+        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
+        process = subprocess.Popen(
+            [CODEDESK, "worker"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+async def wait_report(client: Client, settings: DeskSettings, number: int) -> JobReport:
+    return await asyncio.wait_for(DeskClient(client, settings).wait(number), timeout=75)
+
+
+async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_file: Path) -> int:
+    """SIGKILL the worker once the agent runs; the agent must die with it (PDEATHSIG)."""
+    agent_pid = await until(lambda: read_pid(agent_pid_file), 30, "the agent's pid file")
+    assert not pid_dead(agent_pid)
+    os.kill(worker.pid, signal.SIGKILL)
+    await asyncio.to_thread(worker.wait, 10)
+    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    return agent_pid
+
+
+async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    env = settings_env(settings)
+    first = start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+
+    pid_file, runs = tmp_path / "agent.pid", tmp_path / "runs"
+    command = agent(
+        f"pidfile:{pid_file}",
+        f"mark:{runs}",
+        "sleep-first:30",
+        "write:done.txt=ok",
+        "commit:finish",
+    )
+    started = await run_cli(
+        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+
+    await kill_worker_during_agent(first, pid_file)
+    start_worker(env)
+
+    report = await wait_report(client, settings, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.agent_attempts == 2, report
+    clone = settings.shelf_dir / "acme" / "api"
+    subjects = git(clone, "log", "--format=%s").splitlines()
+    assert subjects.count("finish") == 1, subjects
+    assert (clone / "done.txt").read_text() == "ok"
+    assert runs.read_text().splitlines() == [
+        f"run {number} interrupted=0",
+        f"run {number} interrupted=1",
+    ]
+
+    shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
+    assert shown_job.returncode == 0, shown(shown_job)
+    document = json.loads(shown_job.stdout)
+    assert document["job"]["report"]["agent_attempts"] == 2
+    texts = [line["text"] for line in document["history"]]
+    assert "activity run_agent started (attempt 2)" in texts, texts
+
+
+async def test_retry_kills_a_grandchild_the_dead_agent_left(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    env = settings_env(settings)
+    first = start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+
+    pid_file, grandchild_file = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+    command = agent(
+        f"pidfile:{pid_file}",
+        f"grandchild:60:{grandchild_file}",
+        "sleep-first:30",
+        "write:done.txt=ok",
+        "commit:finish",
+    )
+    started = await run_cli(
+        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+
+    grandchild = await until(lambda: read_pid(grandchild_file), 30, "the grandchild's pid file")
+    try:
+        await kill_worker_during_agent(first, pid_file)
+        # The grandchild has no parent-death signal: it outlives the worker, as real tools do.
+        assert not pid_dead(grandchild)
+        start_worker(env)
+
+        report = await wait_report(client, settings, number)
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        assert report.agent_attempts == 2, report
+        await until(lambda: pid_dead(grandchild), 1, "the stale grandchild to be gone")
+        log = (settings.jobs_dir / str(number) / "agent.log").read_text()
+        assert "after killing a stale agent" in log, log
+        subjects = git(settings.shelf_dir / "acme" / "api", "log", "--format=%s").splitlines()
+        assert subjects.count("finish") == 1, subjects
+    finally:
+        if not pid_dead(grandchild):  # only when the test failed: do not leak a sleeper
+            os.kill(grandchild, signal.SIGKILL)
+
+
+@pytest.fixture
+async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
+    """A dev server of this test's own (it is restarted); every one started is stopped."""
+    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
+    await servers[0].start()
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+async def test_job_survives_a_server_restart(
+    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    server = own_server[0]
+    env = cli_env(
+        CODEDESK_HOME=str(tmp_path / "home"),
+        CODEDESK_TEMPORAL_ADDRESS=server.address,
+        CODEDESK_HEARTBEAT_TIMEOUT="2s",
+    )
+    start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+
+    pid_file = tmp_path / "agent.pid"
+    command = agent(f"pidfile:{pid_file}", "sleep:5", "write:done.txt=ok", "commit:finish")
+    started = await run_cli(
+        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    agent_pid = await until(lambda: read_pid(pid_file), 30, "the agent's pid file")
+
+    server.stop()
+    assert not pid_dead(agent_pid), "the server went down only after the agent had finished"
+    again = DevServer(server.home, server.port, server.ui_port, headless=True)
+    own_server.append(again)
+    await again.start()
+
+    client = await Client.connect(again.address, data_converter=pydantic_data_converter)
+    report = await asyncio.wait_for(
+        client.get_workflow_handle(job_workflow_id(number), result_type=JobReport).result(),
+        timeout=75,
+    )
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    clone = tmp_path / "home" / "shelf" / "acme" / "api"
+    subjects = git(clone, "log", "--format=%s").splitlines()
+    assert subjects.count("finish") == 1, subjects
