@@ -11,6 +11,8 @@ import sysconfig
 import time
 from pathlib import Path
 
+from temporalio.client import Client
+
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
 
@@ -78,7 +80,7 @@ class DevServer:
         return args
 
     async def start(self, ready_within: float = 30.0) -> None:
-        """Start the server and return once its frontend accepts connections."""
+        """Start the server and return once its frontend answers, not merely listens."""
         if not port_is_free(self.port):
             raise ServerError(
                 f"Port {self.port} is taken: another Temporal server may run there. "
@@ -91,7 +93,7 @@ class DevServer:
         )
         log.close()
         deadline = time.monotonic() + ready_within
-        while port_is_free(self.port):
+        while not await self._healthy():
             if self.process.poll() is not None:
                 raise ServerError(
                     f"The Temporal dev server exited with code {self.process.returncode}; "
@@ -100,9 +102,20 @@ class DevServer:
             if time.monotonic() > deadline:
                 self.stop()
                 raise ServerError(
-                    f"The Temporal dev server did not start; see {self.home / LOG_FILE}."
+                    f"The Temporal dev server did not become healthy within {ready_within:.0f} s; "
+                    f"see {self.home / LOG_FILE}."
                 )
             await asyncio.sleep(0.05)
+
+    async def _healthy(self) -> bool:
+        """Whether the frontend serves: listening is not enough ("Frontend is not healthy yet")."""
+        if port_is_free(self.port):
+            return False
+        try:
+            client = await Client.connect(self.address)
+            return await client.service_client.check_health()
+        except Exception:  # any failure here means "not yet"; the caller's deadline decides
+            return False
 
     def stop(self, within: float = 10.0) -> None:
         """Stop the server: SIGTERM, then SIGKILL if it lingers."""

@@ -1,0 +1,258 @@
+"""Bench: a codedesk job's wall time against the same git steps done directly with git.
+
+Usage: python bench/job_overhead.py [--jobs N] [--json]
+
+In one run it starts its own headless Temporal dev server on free ports in a temporary home,
+an in-process worker and a DeskClient, then:
+
+- codedesk: adds a bare origin to the shelf and runs N jobs one after another, each with a tiny
+  agent that writes one file and commits it; a job's time runs from `start_job` to its report;
+- raw git: on a second clone of the same origin, N times: worktree add, write a file, commit,
+  rebase onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete.
+
+It prints the median and p90 of each and the ratio of the medians (codedesk / raw git). It exits
+non-zero unless every codedesk job was integrated into the clone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desk.errors import ServerError
+from desk.models import JobOutcome, JobReport
+from desk.settings import load_settings
+from surfaces.desk_client import DeskClient
+from workers.client import connect
+from workers.devserver import DevServer, free_port
+from workers.worker import build_worker
+
+REPO = "bench/overhead"
+IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")
+# The same options codedesk's host-side git uses, so both sides run the same git.
+SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+AGENT = """\
+import os, subprocess
+name = f"job-{os.environ['CODEDESK_JOB']}.txt"
+with open(name, "w") as out:
+    out.write(os.environ["CODEDESK_TASK"] + "\\n")
+git = ["git", "-c", "core.hooksPath=/dev/null",
+       "-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid"]
+subprocess.run([*git, "add", name], check=True)
+subprocess.run([*git, "commit", "--quiet", "-m", f"Add {name}"], check=True)
+"""
+"""The bench agent: writes `job-<n>.txt` in its worktree and commits it."""
+
+
+@dataclass
+class Figures:
+    """Per-job wall times of one side of the bench, in milliseconds."""
+
+    runs_ms: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.runs_ms)
+
+    @property
+    def p90(self) -> float:
+        if len(self.runs_ms) < 2:
+            return self.runs_ms[0]
+        return statistics.quantiles(self.runs_ms, n=10, method="inclusive")[-1]
+
+
+@dataclass
+class Outcome:
+    codedesk: Figures
+    raw_git: Figures
+    outcomes: list[str]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *SAFE, *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def make_origin(root: Path) -> Path:
+    """A bare origin with one commit on `main`."""
+    seed = root / "seed"
+    seed.mkdir(parents=True)
+    (seed / "README.md").write_text("# bench\n")
+    git(seed, "init", "--quiet", "--initial-branch=main")
+    git(seed, "add", "-A")
+    git(seed, *IDENTITY, "commit", "--quiet", "-m", "initial")
+    origin = root / "origin.git"
+    git(root, "clone", "--quiet", "--bare", str(seed), str(origin))
+    return origin
+
+
+async def start_server(home: Path, attempts: int = 3) -> DevServer:
+    """A headless dev server on free ports; tries new ports if another process took them."""
+    for attempt in range(1, attempts + 1):
+        server = DevServer(home, free_port(), free_port(), headless=True)
+        try:
+            await server.start()
+            return server
+        except ServerError as error:
+            if attempt == attempts:
+                raise
+            print(f"bench: retrying the server on other ports ({error})", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+async def bench_codedesk(
+    root: Path, origin: Path, jobs: int
+) -> tuple[Figures, list[JobReport], int]:
+    """N codedesk jobs one after another; returns their times, reports and new commit count."""
+    agent = root / "agent.py"
+    agent.write_text(AGENT)
+    home = root / "home"
+    server = await start_server(home)
+    try:
+        settings = load_settings(
+            home=home,
+            shelf=home / "shelf",
+            temporal_address=server.address,
+            namespace="default",
+            task_queue=f"bench-{uuid.uuid4().hex[:8]}",
+            agent_command=f"{sys.executable} {agent}",
+        )
+        client = await connect(settings)
+        async with build_worker(client, settings):
+            desk = DeskClient(client, settings)
+            clone = Path((await desk.add_repo(REPO, str(origin))).path)
+            before = int(git(clone, "rev-list", "--count", "HEAD"))
+            figures, reports = Figures(), []
+            for index in range(jobs):
+                started = time.perf_counter()
+                number = await desk.start_job(REPO, f"bench file {index}")
+                report = await desk.wait(number)
+                figures.runs_ms.append((time.perf_counter() - started) * 1000)
+                reports.append(report)
+            added = int(git(clone, "rev-list", "--count", "HEAD")) - before
+        return figures, reports, added
+    finally:
+        server.stop()
+
+
+def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
+    """The integration's git steps, done directly on a second clone, N times."""
+    clone = root / "raw-clone"
+    git(root, "clone", "--quiet", str(origin), str(clone))
+    trees = root / "raw-worktrees"
+    trees.mkdir()
+    figures = Figures()
+    for index in range(jobs):
+        started = time.perf_counter()
+        branch, path = f"b{index}", trees / str(index)
+        git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), "HEAD")
+        name = f"raw-{index}.txt"
+        (path / name).write_text(f"raw file {index}\n")
+        git(path, "add", name)
+        git(path, *IDENTITY, "commit", "--quiet", "-m", f"Add {name}")
+        git(path, *IDENTITY, "rebase", "--quiet", git(clone, "rev-parse", "HEAD"))
+        git(clone, "merge", "--ff-only", "--quiet", branch)
+        git(clone, "worktree", "remove", str(path))
+        git(clone, "branch", "--quiet", "-D", branch)
+        figures.runs_ms.append((time.perf_counter() - started) * 1000)
+    return figures
+
+
+async def run(jobs: int) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
+        root = Path(tmp)
+        # The bench's settings are its own: no CODEDESK_* variable or codedesk.toml leaks in.
+        for name in [name for name in os.environ if name.startswith("CODEDESK_")]:
+            del os.environ[name]
+        (root / "codedesk.toml").write_text("")
+        os.environ["CODEDESK_CONFIG"] = str(root / "codedesk.toml")
+        origin = make_origin(root / "origin")
+        codedesk, reports, added = await bench_codedesk(root, origin, jobs)
+        raw = bench_raw_git(root, origin, jobs)
+    problems = [
+        f"job {report.number} ended {report.outcome.value}, not integrated: {report.reason}"
+        for report in reports
+        if report.outcome != JobOutcome.INTEGRATED
+    ]
+    if added != jobs:
+        problems.append(f"the clone gained {added} commits, not {jobs}")
+    return Outcome(codedesk, raw, [report.outcome.value for report in reports], problems)
+
+
+def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
+    ratio = outcome.codedesk.median / outcome.raw_git.median
+    return {
+        "jobs": jobs,
+        "ok": outcome.ok,
+        "problems": outcome.problems,
+        "integrated": outcome.outcomes.count(JobOutcome.INTEGRATED.value),
+        "codedesk_median_ms": round(outcome.codedesk.median, 1),
+        "codedesk_p90_ms": round(outcome.codedesk.p90, 1),
+        "raw_git_median_ms": round(outcome.raw_git.median, 1),
+        "raw_git_p90_ms": round(outcome.raw_git.p90, 1),
+        "ratio": round(ratio, 2),
+        "codedesk_runs_ms": [round(ms, 1) for ms in outcome.codedesk.runs_ms],
+        "raw_git_runs_ms": [round(ms, 1) for ms in outcome.raw_git.runs_ms],
+        "outcomes": outcome.outcomes,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=20, help="jobs on each side (default 20)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    outcome = asyncio.run(run(args.jobs))
+    figures = summary(outcome, args.jobs)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    else:
+        print(
+            f"{args.jobs} jobs each.\n"
+            f"codedesk job: median {figures['codedesk_median_ms']:.0f} ms, "
+            f"p90 {figures['codedesk_p90_ms']:.0f} ms; "
+            f"raw git steps: median {figures['raw_git_median_ms']:.0f} ms, "
+            f"p90 {figures['raw_git_p90_ms']:.0f} ms; "
+            f"ratio {figures['ratio']:.1f}x"
+        )
+    for problem in outcome.problems:
+        print(f"FAILED: {problem}", file=sys.stderr)
+    return 0 if outcome.ok else 1
+
+
+if __name__ == "__main__":
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse's usage errors and --help
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    except Exception:
+        traceback.print_exc()
+        code = 1
+    # The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300); leave
+    # with os._exit after flushing so a finished run never reports a crash code.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
