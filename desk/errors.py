@@ -11,7 +11,8 @@ DeskError
 ├── AgentCommandError       the agent command is empty or cannot be split
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
-└── JobNotFoundError        no job with that number
+├── JobNotFoundError        no job with that number
+└── QueueFullError          the desk runs and queues all the jobs it may
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
 these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
@@ -67,6 +68,10 @@ class ServerError(DeskError):
 
 class JobNotFoundError(DeskError):
     """No job has that number."""
+
+
+class QueueFullError(DeskError):
+    """The desk's slots and queue are full."""
 
 
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (

@@ -34,6 +34,7 @@ class JobPhase(StrEnum):
     """Where a running job is; a closed job's phase is `done`."""
 
     STARTING = "starting"
+    QUEUED = "queued"
     PREPARING = "preparing"
     WORKING = "working"
     INTEGRATING = "integrating"
@@ -97,6 +98,10 @@ class JobInput(Payload):
     report_commits: int = 50
     report_files: int = 100
     integration_wait: timedelta = timedelta(hours=1)
+    desk_id: str = ""
+    """The `Desk` workflow that admitted the job and is told when it ends (empty: none)."""
+    admitted: bool = True
+    """False when the job starts queued and waits for the desk's `admit` signal."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -240,14 +245,58 @@ class JobStatus(Payload):
 # The desk
 
 
+class DeskLimits(Payload):
+    """How many jobs run and wait; sent by each worker when it starts."""
+
+    max_workers: int = 4
+    max_queued: int = 16
+    reclaim_interval: timedelta = timedelta(seconds=30)
+    history_limit: int = 0
+    """Continue as new past this many history events (0: when Temporal suggests it)."""
+
+
 class DeskState(Payload):
     """The `Desk` entity's state, carried across continue-as-new."""
 
     last_number: int = 0
+    limits: DeskLimits = Field(default_factory=DeskLimits)
+    running: list[int] = Field(default_factory=list)
+    queue: list[int] = Field(default_factory=list)
+    reclaimed: int = 0
 
 
-class TakeNumberInput(Payload):
-    requester: str = ""
+class AdmitInput(Payload):
+    """A job to number and admit; `job.number` is filled in by the desk."""
+
+    job: JobInput
+
+
+class Admission(Payload):
+    """The desk's answer: the job's number and, when it waits, its place in the queue."""
+
+    number: int
+    position: int = 0
+    """0 when the job runs now; 1 for the head of the queue."""
+    running: int = 0
+    queued: int = 0
+
+
+class JobEnded(Payload):
+    number: int
+
+
+class JobAdmitted(Payload):
+    number: int
+
+
+class RunningJobsInput(Payload):
+    numbers: list[int] = Field(default_factory=list)
+
+
+class RunningJobs(Payload):
+    """Which of the asked-about jobs still have a running workflow."""
+
+    numbers: list[int] = Field(default_factory=list)
 
 
 # The repository entity

@@ -21,6 +21,7 @@ from pydantic_settings import (
 
 from desk.durations import format_duration, parse_duration
 from desk.errors import DeskError, SettingsError
+from desk.models import DeskLimits
 
 ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
@@ -75,6 +76,21 @@ class DeskSettings(BaseSettings):
     )
     report_commits: int = Field(default=50, ge=1, description="Commits listed in a report.")
     report_files: int = Field(default=100, ge=1, description="Files listed in a report.")
+    max_workers: int = Field(
+        default=4, ge=1, description="Jobs that run at once across the desk (read at worker start)."
+    )
+    max_queued: int = Field(
+        default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."
+    )
+    desk_reclaim_interval: timedelta = Field(
+        default=timedelta(seconds=30),
+        description="While jobs wait, how often the desk reclaims slots of jobs no longer running.",
+    )
+    desk_history_limit: int = Field(
+        default=0,
+        ge=0,
+        description="History events before the desk continues as new (0: when Temporal suggests).",
+    )
     port: int = Field(
         default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
     )
@@ -86,7 +102,7 @@ class DeskSettings(BaseSettings):
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )
 
-    @field_validator("work_budget", "heartbeat_timeout", mode="before")
+    @field_validator("work_budget", "heartbeat_timeout", "desk_reclaim_interval", mode="before")
     @classmethod
     def _read_duration(cls, value: Any) -> timedelta:
         try:
@@ -130,6 +146,16 @@ class DeskSettings(BaseSettings):
     def shelf_dir(self) -> Path:
         """The shelf directory, always set after validation."""
         return self.shelf if self.shelf is not None else self.home / "shelf"
+
+    @property
+    def desk_limits(self) -> DeskLimits:
+        """What a starting worker tells the desk."""
+        return DeskLimits(
+            max_workers=self.max_workers,
+            max_queued=self.max_queued,
+            reclaim_interval=self.desk_reclaim_interval,
+            history_limit=self.desk_history_limit,
+        )
 
     @property
     def jobs_dir(self) -> Path:

@@ -11,23 +11,20 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
-    WithStartWorkflowOperation,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
     WorkflowQueryFailedError,
-)
-from temporalio.common import (
-    SearchAttributePair,
-    TypedSearchAttributes,
-    WorkflowIDConflictPolicy,
+    WorkflowUpdateFailedError,
 )
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from desk.errors import DeskError, JobNotFoundError, ShelfError, desk_error
+from desk.errors import DeskError, JobNotFoundError, QueueFullError, ShelfError, desk_error
 from desk.models import (
     AddRepoInput,
+    Admission,
+    AdmitInput,
     CloneInfo,
     DeskState,
     JobInput,
@@ -36,7 +33,6 @@ from desk.models import (
     JobStatus,
     ListReposInput,
     ShelfListing,
-    TakeNumberInput,
 )
 from desk.names import (
     DESK_WORKFLOW_ID,
@@ -50,15 +46,13 @@ from desk.names import (
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
+from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
-from workflows.desk import Desk
+from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.shelf import AddRepo, ListRepos
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
-
-REQUESTER_MEMO = "requester"
-TASK_MEMO = "task"
 
 
 class JobRow(BaseModel):
@@ -72,6 +66,8 @@ class JobRow(BaseModel):
     requester: str
     task: str
     started: datetime | None
+    position: int | None = None
+    """Place in the desk's queue while the job waits for a slot."""
 
 
 def _desk_failure(error: WorkflowFailureError) -> DeskError:
@@ -117,7 +113,7 @@ class DeskClient:
             raise _desk_failure(error) from None
         return listing.clones
 
-    async def start_job(
+    async def submit_job(
         self,
         repo: str,
         task: str,
@@ -125,14 +121,13 @@ class DeskClient:
         agent_command: str | None = None,
         budget: timedelta | None = None,
         requester: str = "",
-    ) -> int:
-        """Number a new job and start it; returns the job number at once."""
+    ) -> Admission:
+        """Hand a job to the desk: it runs now or waits in the queue; answered at once."""
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
-        number = await self._take_number(requester)
         job = JobInput(
-            number=number,
+            number=0,
             repo=str(name),
             task=task,
             agent_command=agent_command or self.settings.agent_command,
@@ -143,32 +138,38 @@ class DeskClient:
             report_commits=self.settings.report_commits,
             report_files=self.settings.report_files,
         )
-        await self.client.start_workflow(
-            CodingJob.run,
-            job,
-            id=job_workflow_id(number),
-            task_queue=self.settings.task_queue,
-            search_attributes=TypedSearchAttributes(
-                [
-                    SearchAttributePair(REPO_ATTRIBUTE, str(name)),
-                    SearchAttributePair(PHASE_ATTRIBUTE, JobPhase.STARTING.value),
-                ]
-            ),
-            memo={REQUESTER_MEMO: requester, TASK_MEMO: task[:200]},
-        )
-        return number
+        try:
+            return await self.client.execute_update_with_start_workflow(
+                Desk.admit, AdmitInput(job=job), start_workflow_operation=desk_start(self.settings)
+            )
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
+                raise QueueFullError(cause.message) from None
+            raise DeskError(f"The desk refused the job: {cause or error}") from None
 
-    async def _take_number(self, requester: str) -> int:
-        start = WithStartWorkflowOperation(
-            Desk.run,
-            DeskState(),
-            id=DESK_WORKFLOW_ID,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            task_queue=self.settings.task_queue,
+    async def start_job(
+        self,
+        repo: str,
+        task: str,
+        *,
+        agent_command: str | None = None,
+        budget: timedelta | None = None,
+        requester: str = "",
+    ) -> int:
+        """Submit a job and return its number (running or queued)."""
+        admission = await self.submit_job(
+            repo, task, agent_command=agent_command, budget=budget, requester=requester
         )
-        return await self.client.execute_update_with_start_workflow(
-            Desk.take_number, TakeNumberInput(requester=requester), start_workflow_operation=start
-        )
+        return admission.number
+
+    async def desk_state(self) -> DeskState | None:
+        """The desk's running jobs and queue, or None when no worker answers in time."""
+        handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
+        try:
+            return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return None
 
     def job(self, number: int) -> WorkflowHandle[CodingJob, JobReport]:
         return self.client.get_workflow_handle_for(CodingJob.run, job_workflow_id(number))
@@ -224,6 +225,8 @@ class DeskClient:
         await self.job(number).cancel()
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
+        desk = await self.desk_state()
+        positions = {number: k + 1 for k, number in enumerate(desk.queue)} if desk else {}
         rows = []
         async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
             attrs = item.typed_search_attributes
@@ -238,6 +241,7 @@ class DeskClient:
                     requester=str(memo.get(REQUESTER_MEMO, "")),
                     task=str(memo.get(TASK_MEMO, "")),
                     started=item.start_time,
+                    position=positions.get(job_number(item.id)),
                 )
             )
         return sorted(rows, key=lambda row: row.number)

@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
 
@@ -88,6 +89,7 @@ async def client(settings: DeskSettings) -> Client:
 async def desk(client: Client, settings: DeskSettings) -> AsyncIterator[DeskClient]:
     """A desk with a worker running in this process."""
     async with build_worker(client, settings):
+        await configure_desk(client, settings)
         yield DeskClient(client, settings)
 
 

@@ -16,6 +16,7 @@ from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from activities.agent import AgentActivities
+from activities.desk import DeskActivities
 from activities.shelf import ShelfActivities
 from activities.worktrees import WorktreeActivities
 from desk.names import SEARCH_ATTRIBUTES
@@ -28,8 +29,9 @@ from workflows.shelf import AddRepo, ListRepos
 WORKFLOWS: Sequence[type] = (CodingJob, RepoEntity, Desk, AddRepo, ListRepos)
 
 
-def activities_for(settings: DeskSettings, address: str) -> list[Callable[..., Any]]:
+def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
     """Every activity of the desk, bound to this host's settings."""
+    address = client.service_client.config.target_host
     shelf = ShelfActivities(settings)
     trees = WorktreeActivities(settings)
     agent = AgentActivities(settings, address)
@@ -40,6 +42,7 @@ def activities_for(settings: DeskSettings, address: str) -> list[Callable[..., A
         trees.integrate,
         trees.release_worktree,
         agent.run_agent,
+        DeskActivities(client).running_jobs,
     ]
 
 
@@ -51,12 +54,11 @@ def build_worker(
     sticky_timeout: timedelta = timedelta(seconds=10),
 ) -> Worker:
     """A worker polling the desk's task queue (or `task_queue`, for tests)."""
-    address = client.service_client.config.target_host
     return Worker(
         client,
         task_queue=task_queue or settings.task_queue,
         workflows=list(WORKFLOWS),
-        activities=activities_for(settings, address),
+        activities=activities_for(client, settings),
         sticky_queue_schedule_to_start_timeout=sticky_timeout,
         graceful_shutdown_timeout=timedelta(seconds=5),
     )

@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
+        JobEnded,
         JobInput,
         JobOutcome,
         JobPhase,
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, repo_workflow_id
     from workflows.policies import AGENT_GRACE, AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT
 
+from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.integration_reply import AwaitsIntegration
 from workflows.repo import RepoEntity
 
@@ -61,7 +63,7 @@ def _cause(error: ActivityError) -> str:
 
 
 @workflow.defn(name="CodingJob")
-class CodingJob(AwaitsIntegration):
+class CodingJob(AwaitsIntegration, AwaitsAdmission):
     """Id `job-<n>`: one coding task on one repository, from worktree to report."""
 
     @workflow.init
@@ -71,10 +73,14 @@ class CodingJob(AwaitsIntegration):
             number=job.number, repo=job.repo, task=job.task, requester=job.requester
         )
         self.integration: IntegrationResult | None = None
+        self.admitted = job.admitted
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
-        report = await self._work()
+        try:
+            report = await self._admitted_work()
+        finally:
+            await self._tell_desk()
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
         self.status.report = report
@@ -85,6 +91,30 @@ class CodingJob(AwaitsIntegration):
     def current(self) -> JobStatus:
         """Where the job is now, and its report once it has one."""
         return self.status
+
+    async def _admitted_work(self) -> JobReport:
+        """Wait for the desk's `admit` when the job starts queued, then work."""
+        if not self.admitted:
+            self._set_phase(JobPhase.QUEUED)
+            try:
+                await workflow.wait_condition(lambda: self.admitted)
+            except asyncio.CancelledError:
+                return self._report(
+                    JobOutcome.CANCELLED, reason="Cancelled while queued: it never ran."
+                )
+        return await self._work()
+
+    async def _tell_desk(self) -> None:
+        """Free this job's slot at its desk, whatever ended the job."""
+        if not self.job.desk_id:
+            return
+        desk = workflow.get_external_workflow_handle(self.job.desk_id)
+        try:
+            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
+        except Exception:  # the desk is gone; a new desk starts with no slots to leak
+            workflow.logger.warning(
+                "The desk %s is gone; job %s ended.", self.job.desk_id, self.job.number
+            )
 
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)

@@ -1,33 +1,186 @@
-"""The `Desk` entity: numbers jobs for the whole desk (admission and the queue come later)."""
+"""The `Desk` entity: job numbers, at most `max_workers` running, a FIFO queue of `max_queued`."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from desk.models import DeskState, TakeNumberInput
+    from activities.desk import DeskActivities
+    from desk.models import (
+        Admission,
+        AdmitInput,
+        DeskLimits,
+        DeskState,
+        JobAdmitted,
+        JobInput,
+        JobPhase,
+        RunningJobsInput,
+    )
+    from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
+
+from workflows.admission import AwaitsAdmission, HearsJobEnds
+from workflows.coding_job import CodingJob
+
+REQUESTER_MEMO = "requester"
+TASK_MEMO = "task"
 
 
 @workflow.defn(name="Desk")
-class Desk:
-    """One long-lived workflow, id `desk`, whose state is the last job number handed out."""
+class Desk(HearsJobEnds):
+    """One long-lived workflow, id `desk`, that admits every job of the desk.
+
+    A job is started (as an abandoned child, so it outlives the desk's continue-as-new) the
+    moment it is admitted: running when a slot is free, else queued and waiting for `admit`.
+    Each job signals `job_ended` whatever ends it; a slot whose job no longer runs (a
+    terminated workflow) is reclaimed by asking Temporal while others wait.
+    """
 
     @workflow.init
     def __init__(self, state: DeskState) -> None:
         self.state = state
+        self.ended: list[int] = []
+        self.starting: set[int] = set()
 
     @workflow.run
     async def run(self, state: DeskState) -> None:
-        await workflow.wait_condition(lambda: workflow.info().is_continue_as_new_suggested())
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        while not self._time_to_continue():
+            try:
+                await workflow.wait_condition(
+                    lambda: bool(self.ended) or self._can_admit() or self._time_to_continue(),
+                    timeout=self._reclaim_wait(),
+                )
+            except TimeoutError:
+                await self._reclaim()
+            await self._settle()
+        await workflow.wait_condition(lambda: workflow.all_handlers_finished())
+        await self._settle()
         workflow.continue_as_new(self.state)
 
     @workflow.update
-    def take_number(self, request: TakeNumberInput) -> int:
-        """Hand out the next job number; numbers count up from 1 and are never reused."""
+    async def admit(self, request: AdmitInput) -> Admission:
+        """Number a job and start it, running or queued; refused when the queue is full."""
         self.state.last_number += 1
-        return self.state.last_number
+        number = self.state.last_number
+        queued = len(self.state.running) >= self.state.limits.max_workers or bool(self.state.queue)
+        (self.state.queue if queued else self.state.running).append(number)
+        self.starting.add(number)
+        job = request.job.model_copy(
+            update={
+                "number": number,
+                "desk_id": workflow.info().workflow_id,
+                "admitted": not queued,
+            }
+        )
+        try:
+            await self._start(job, queued)
+        except WorkflowAlreadyStartedError:
+            self._forget(number)
+            raise ApplicationError(
+                f"A workflow {job_workflow_id(number)} exists already, so job {number} could "
+                "not start; the desk's numbering was reset. Try again: the next number is free.",
+                type="JobExists",
+            ) from None
+        finally:
+            self.starting.discard(number)
+        position = self.state.queue.index(number) + 1 if number in self.state.queue else 0
+        return Admission(
+            number=number,
+            position=position,
+            running=len(self.state.running),
+            queued=len(self.state.queue),
+        )
+
+    @admit.validator
+    def _refuse_when_full(self, request: AdmitInput) -> None:
+        limits = self.state.limits
+        running, waiting = len(self.state.running), len(self.state.queue)
+        if running >= limits.max_workers and waiting >= limits.max_queued:
+            raise ApplicationError(
+                f"The desk is full: {running} jobs run (max_workers {limits.max_workers}) and "
+                f"{waiting} wait (max_queued {limits.max_queued}). Try again when one finishes, "
+                "or cancel one with `codedesk cancel N`.",
+                type="QueueFull",
+            )
+
+    @workflow.update
+    def configure(self, limits: DeskLimits) -> DeskState:
+        """New limits from a starting worker; lowering max_workers never stops a running job."""
+        self.state.limits = limits
+        return self.state
 
     @workflow.query
     def current(self) -> DeskState:
         return self.state
+
+    async def _start(self, job: JobInput, queued: bool) -> None:
+        phase = JobPhase.QUEUED if queued else JobPhase.STARTING
+        await workflow.start_child_workflow(
+            CodingJob.run,
+            job,
+            id=job_workflow_id(job.number),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            search_attributes=TypedSearchAttributes(
+                [
+                    SearchAttributePair(REPO_ATTRIBUTE, job.repo),
+                    SearchAttributePair(PHASE_ATTRIBUTE, phase.value),
+                ]
+            ),
+            memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
+        )
+
+    async def _settle(self) -> None:
+        """Release the slots of ended jobs, then admit from the head of the queue."""
+        while self.ended:
+            self._forget(self.ended.pop(0))
+        while self._can_admit():
+            number = self.state.queue.pop(0)
+            self.state.running.append(number)
+            job = workflow.get_external_workflow_handle(job_workflow_id(number))
+            try:
+                await job.signal(AwaitsAdmission.admit, JobAdmitted(number=number))
+            except Exception:  # the queued job is gone (terminated): its slot goes to the next
+                self._forget(number)
+
+    def _can_admit(self) -> bool:
+        queue = self.state.queue
+        return (
+            bool(queue)
+            and queue[0] not in self.starting
+            and len(self.state.running) < self.state.limits.max_workers
+        )
+
+    def _forget(self, number: int) -> None:
+        for numbers in (self.state.running, self.state.queue):
+            if number in numbers:
+                numbers.remove(number)
+
+    def _reclaim_wait(self) -> timedelta | None:
+        """Check for lost slots only while someone waits for one."""
+        return self.state.limits.reclaim_interval if self.state.queue else None
+
+    async def _reclaim(self) -> None:
+        asked = [number for number in self.state.running if number not in self.starting]
+        try:
+            alive = await workflow.execute_activity_method(
+                DeskActivities.running_jobs,
+                RunningJobsInput(numbers=asked),
+                start_to_close_timeout=timedelta(seconds=30),
+            )
+        except ActivityError:
+            return  # try again at the next interval
+        for number in set(asked) - set(alive.numbers):
+            if number in self.state.running:
+                self.state.running.remove(number)
+                self.state.reclaimed += 1
+                workflow.logger.warning("Reclaimed the slot of job %s: it no longer runs.", number)
+
+    def _time_to_continue(self) -> bool:
+        info = workflow.info()
+        limit = self.state.limits.history_limit
+        too_long = limit > 0 and info.get_current_history_length() > limit
+        return too_long or info.is_continue_as_new_suggested()

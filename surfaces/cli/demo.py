@@ -15,6 +15,7 @@ from surfaces.cli.runner import out
 from surfaces.desk_client import DeskClient
 from surfaces.history import history_lines
 from workers.client import connect, workflow_url
+from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.runtime import read_runtime
 from workers.worker import build_worker, ensure_search_attributes
@@ -37,6 +38,7 @@ async def run_demo(settings: DeskSettings) -> int:
         client = await connect(settings, address)
         await ensure_search_attributes(client)
         async with build_worker(client, settings):
+            await configure_desk(client, settings)
             return await _jobs(DeskClient(client, settings), ui)
     finally:
         if server is not None:

@@ -46,10 +46,18 @@ def task(
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
-        number = await desk.start_job(
+        admission = await desk.submit_job(
             repo, text, agent_command=agent_command, budget=budget, requester=_requester()
         )
-        out.print(f"job {number} started on {repo} (workflow {job_workflow_id(number)})")
+        number = admission.number
+        if admission.position:
+            out.print(
+                f"job {number} queued at position {admission.position} on {repo} "
+                f"({admission.running} running, {admission.queued} waiting; "
+                f"workflow {job_workflow_id(number)})"
+            )
+        else:
+            out.print(f"job {number} started on {repo} (workflow {job_workflow_id(number)})")
         if not wait:
             out.print(
                 f"Follow it with `codedesk watch {number}`; see it with `codedesk show {number}`."

@@ -43,9 +43,10 @@ def jobs_table(rows: list[JobRow]) -> Table:
     for row in rows:
         started = f"{row.started.astimezone():%Y-%m-%d %H:%M:%S}" if row.started else ""
         outcome = row.outcome or ("" if row.status == "running" else row.status)
+        phase = f"queued #{row.position}" if row.position else row.phase
         table.add_row(
             str(row.number),
-            *(escape(cell) for cell in (row.repo, row.phase, outcome, row.requester, started)),
+            *(escape(cell) for cell in (row.repo, phase, outcome, row.requester, started)),
             escape(row.task if len(row.task) <= 60 else row.task[:59] + "…"),
         )
     return table

@@ -6,6 +6,7 @@ Run from the repository's top: `.venv/bin/python -m tests.histories.record`.
 """
 
 import asyncio
+import os
 import tempfile
 from pathlib import Path
 
@@ -71,3 +72,4 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    os._exit(0)  # the SDK can crash at interpreter exit (TEMPORAL-NOTES.md)
