@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import json
 import os
 import shlex
 import subprocess
+import sys
 from collections import deque
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TextIO
 
 from pydantic import BaseModel
 from temporalio import activity
 
+from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
+from desk.agents import HOOK_SETTINGS, claude_hook_settings
 from desk.errors import AgentCommandError
 from desk.models import AgentEnd, AgentResult, RunAgentInput
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
-AGENT_LOG = "agent.log"
 TAIL_LINES = 20
+HOOK_SETTINGS_FILE = "hook-settings.json"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
 
@@ -48,6 +53,17 @@ def agent_argv(command: str, task: str) -> list[str]:
     return [part.replace("{task}", task) for part in parts]
 
 
+def _with_hook_settings(argv: list[str], job_folder: Path) -> list[str]:
+    """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
+    if not any(HOOK_SETTINGS in part for part in argv):
+        return argv
+    hold = f"{shlex.quote(sys.executable)} -m surfaces.cli hold --format claude"
+    path = job_folder / HOOK_SETTINGS_FILE
+    job_folder.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(claude_hook_settings(hold), indent=2))
+    return [part.replace(HOOK_SETTINGS, str(path)) for part in argv]
+
+
 class AgentActivities:
     """Runs agents on this host; `address` is the Temporal address agents' hooks talk to."""
 
@@ -62,13 +78,16 @@ class AgentActivities:
             argv = agent_argv(request.agent_command, request.task)
         info = activity.info()
         log_path = job_dir(self.settings, request.number) / AGENT_LOG
+        argv = _with_hook_settings(argv, log_path.parent)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         killed = await kill_stale_agents(request.worktree)
-        remaining = (request.deadline - datetime.now(UTC)).total_seconds()
+        remaining = None
+        if request.deadline is not None:
+            remaining = (request.deadline - datetime.now(UTC)).total_seconds()
         with log_path.open("a", encoding="utf-8") as log:
             log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
             log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
-            if remaining <= 0:
+            if remaining is not None and remaining <= 0:
                 return AgentResult(
                     end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt
                 )
@@ -153,7 +172,7 @@ async def _supervise(
     process: asyncio.subprocess.Process,
     log: TextIO,
     tail: _Tail,
-    remaining: float,
+    remaining: float | None,
     heartbeat_timeout: timedelta | None,
 ) -> AgentEnd:
     """Copy output to the log, heartbeat, and kill the group on deadline or cancellation."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import git_state, head_sha, lines, porcelain_files, run_git, try_git
 from activities.paths import clone_path, job_dir, worktree_path
@@ -75,24 +76,28 @@ class WorktreeActivities:
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         """After a failure: keep a worktree that holds work, remove one that holds none."""
         with desk_failures():
+            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
+            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
             clone = self._clone(request.repo)
             path = Path(request.worktree.path)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)
-                return ReleaseResult(kept=False)
+                return told
             uncommitted = porcelain_files(path)
             commits, omitted = _commits(path, request.worktree.base, "HEAD", request.report_commits)
             if uncommitted or commits:
-                return ReleaseResult(
-                    kept=True,
-                    commits=commits,
-                    commits_omitted=omitted,
-                    uncommitted=uncommitted[: request.report_files],
-                    git_state=git_state(path),
+                return told.model_copy(
+                    update={
+                        "kept": True,
+                        "commits": commits,
+                        "commits_omitted": omitted,
+                        "uncommitted": uncommitted[: request.report_files],
+                        "git_state": git_state(path),
+                    }
                 )
             _remove_worktree(clone, path)
             _delete_branch(clone, request.worktree.branch)
-            return ReleaseResult(kept=False)
+            return told
 
     def _clone(self, repo: str) -> Path:
         path = clone_path(self.settings, repo)

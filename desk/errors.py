@@ -12,7 +12,9 @@ DeskError
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
 ├── JobNotFoundError        no job with that number
-└── QueueFullError          the desk runs and queues all the jobs it may
+├── QueueFullError          the desk runs and queues all the jobs it may
+├── ApprovalNotFoundError   no open approval matches the id given
+└── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
 these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
@@ -72,6 +74,14 @@ class JobNotFoundError(DeskError):
 
 class QueueFullError(DeskError):
     """The desk's slots and queue are full."""
+
+
+class ApprovalNotFoundError(DeskError):
+    """No open approval matches what was given."""
+
+
+class HoldError(DeskError):
+    """`codedesk hold` cannot decide, so the call may not run."""
 
 
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (

@@ -9,13 +9,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class Payload(BaseModel):
-    """Base of every cross-process model: unknown fields are ignored, not errors."""
-
-    model_config = ConfigDict(extra="ignore")
+from desk.approvals import HeldCall
+from desk.payload import Payload
 
 
 class JobOutcome(StrEnum):
@@ -98,6 +95,14 @@ class JobInput(Payload):
     report_commits: int = 50
     report_files: int = 100
     integration_wait: timedelta = timedelta(hours=1)
+    owners: list[str] = Field(default_factory=list)
+    """Principal ids who may answer the job's approvals."""
+    hold_classes: list[str] = Field(default_factory=list)
+    """Hold classes that wait for a person (empty: all of them)."""
+    hold_tools: list[str] = Field(default_factory=list)
+    """Tools that always wait for a person."""
+    report_held_calls: int = 10
+    report_held_chars: int = 1000
     desk_id: str = ""
     """The `Desk` workflow that admitted the job and is told when it ends (empty: none)."""
     admitted: bool = True
@@ -123,7 +128,8 @@ class RunAgentInput(Payload):
     task: str
     agent_command: str
     worktree: str
-    deadline: datetime
+    deadline: datetime | None = None
+    """A hard stop for the agent; None when the job's own work clock stops it (by cancelling)."""
     output_chars: int = 20_000
 
 
@@ -187,6 +193,10 @@ class ReleaseResult(Payload):
     """What became of a job's worktree after it failed, timed out or was cancelled."""
 
     kept: bool
+    output: str = ""
+    """The tail of the agent's log, for a report whose agent was stopped before it returned."""
+    output_cut: int = 0
+    log_path: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
     uncommitted: list[str] = Field(default_factory=list)
@@ -197,6 +207,7 @@ class ReleaseWorktreeInput(Payload):
     number: int
     repo: str
     worktree: Worktree
+    output_chars: int = 20_000
     report_commits: int = 50
     report_files: int = 100
 
@@ -225,6 +236,9 @@ class JobReport(Payload):
     log_path: str = ""
     git_state: str = ""
     agent_attempts: int = 0
+    held_calls: list[HeldCall] = Field(default_factory=list)
+    """Calls a person declined or withdrew, or that nobody answered."""
+    held_calls_omitted: int = 0
     started_at: datetime | None = None
     finished_at: datetime | None = None
 

@@ -6,14 +6,16 @@ TOML file (`$CODEDESK_CONFIG`, else `./codedesk.toml` when it exists), defaults.
 
 from __future__ import annotations
 
+import getpass
 import os
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -22,10 +24,12 @@ from pydantic_settings import (
 from desk.durations import format_duration, parse_duration
 from desk.errors import DeskError, SettingsError
 from desk.models import DeskLimits
+from desk.policy import HoldClass
 
 ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
 CONFIG_FILE = "codedesk.toml"
+HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
 
 
 def config_file() -> Path | None:
@@ -91,6 +95,32 @@ class DeskSettings(BaseSettings):
         ge=0,
         description="History events before the desk continues as new (0: when Temporal suggests).",
     )
+    owner_id: str = Field(
+        default="",
+        description="Who the CLI answers approvals as; empty means `local:<your user name>`.",
+    )
+    owners: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Principal ids who may answer approvals (comma-separated); empty = owner_id.",
+    )
+    hold_classes: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Hold classes that wait for a person (comma-separated); empty = all four.",
+    )
+    hold_tools: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Agent tools that always wait for a person (comma-separated).",
+    )
+    hold_wait: timedelta = Field(
+        default=timedelta(minutes=10),
+        description="How long `codedesk hold` waits for an answer before refusing the call.",
+    )
+    report_held_calls: int = Field(
+        default=10, ge=1, description="Declined or unanswered calls listed in a report."
+    )
+    report_held_chars: int = Field(
+        default=1000, ge=20, description="Characters of each held call in a report."
+    )
     port: int = Field(
         default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
     )
@@ -102,7 +132,26 @@ class DeskSettings(BaseSettings):
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )
 
-    @field_validator("work_budget", "heartbeat_timeout", "desk_reclaim_interval", mode="before")
+    @field_validator("owners", "hold_classes", "hold_tools", mode="before")
+    @classmethod
+    def _comma_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("hold_classes")
+    @classmethod
+    def _known_classes(cls, value: list[str]) -> list[str]:
+        unknown = sorted(set(value) - set(HOLD_CLASS_NAMES))
+        if unknown:
+            raise ValueError(
+                f"has unknown hold classes {unknown}: use {', '.join(HOLD_CLASS_NAMES)}"
+            )
+        return value
+
+    @field_validator(
+        "work_budget", "heartbeat_timeout", "desk_reclaim_interval", "hold_wait", mode="before"
+    )
     @classmethod
     def _read_duration(cls, value: Any) -> timedelta:
         try:
@@ -146,6 +195,21 @@ class DeskSettings(BaseSettings):
     def shelf_dir(self) -> Path:
         """The shelf directory, always set after validation."""
         return self.shelf if self.shelf is not None else self.home / "shelf"
+
+    @property
+    def owner(self) -> str:
+        """The principal id the CLI answers as."""
+        if self.owner_id:
+            return self.owner_id
+        try:
+            return f"local:{getpass.getuser()}"
+        except (KeyError, OSError):
+            return "local:owner"
+
+    @property
+    def owner_ids(self) -> list[str]:
+        """Who may answer approvals."""
+        return self.owners or [self.owner]
 
     @property
     def desk_limits(self) -> DeskLimits:

@@ -137,6 +137,11 @@ class DeskClient:
             output_chars=self.settings.report_output_chars,
             report_commits=self.settings.report_commits,
             report_files=self.settings.report_files,
+            owners=self.settings.owner_ids,
+            hold_classes=self.settings.hold_classes,
+            hold_tools=self.settings.hold_tools,
+            report_held_calls=self.settings.report_held_calls,
+            report_held_chars=self.settings.report_held_chars,
         )
         try:
             return await self.client.execute_update_with_start_workflow(

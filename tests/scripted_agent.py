@@ -19,6 +19,8 @@ Steps:
     env:PATH                   write the CODEDESK_* environment as a JSON object to PATH
     exit:CODE                  exit with CODE at once
     crash                      kill ourselves with SIGKILL
+    hold:JSON                  ask ``codedesk hold`` about a call (JSON on its stdin); when it
+                               refuses, the next step (the held call) is skipped
 
 An unknown or malformed step prints an error to stderr and exits 2. After the last step the
 agent prints "scripted agent: done" and exits 0.
@@ -126,8 +128,26 @@ def grandchild(arg: str, step: str) -> None:
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
 
 
-def run_step(step: str) -> None:
+def hold(request: str) -> bool:
+    """Ask `codedesk hold` (this Python's) whether the next step may run."""
+    done = subprocess.run(
+        [sys.executable, "-m", "surfaces.cli", "hold"],
+        input=request,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode == 0:
+        say("scripted agent: hold allowed")
+        return True
+    say(f"scripted agent: hold refused ({done.returncode}): {done.stderr.strip()}")
+    return False
+
+
+def run_step(step: str) -> bool:
+    """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
+    if name == "hold":
+        return hold(arg)
     if name == "write":
         write_text(arg, step, "w")
     elif name == "append":
@@ -181,6 +201,7 @@ def run_step(step: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
     else:
         raise StepError(f"unknown step {step!r}")
+    return True
 
 
 def fail(message: str, code: int) -> NoReturn:
@@ -190,9 +211,14 @@ def fail(message: str, code: int) -> NoReturn:
 
 
 def main(argv: list[str]) -> int:
+    skip = False
     for step in argv:
+        if skip:
+            say(f"scripted agent: skipped {step!r} (held)")
+            skip = False
+            continue
         try:
-            run_step(step)
+            skip = not run_step(step)
         except StepError as error:
             fail(str(error), code=2)
     say("scripted agent: done")

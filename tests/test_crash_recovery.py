@@ -87,9 +87,10 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     assert added.returncode == 0, shown(added)
 
     pid_file, runs = tmp_path / "agent.pid", tmp_path / "runs"
+    # Mark first: the test kills the worker as soon as the pid file appears.
     command = agent(
-        f"pidfile:{pid_file}",
         f"mark:{runs}",
+        f"pidfile:{pid_file}",
         "sleep-first:30",
         "write:done.txt=ok",
         "commit:finish",
@@ -133,8 +134,8 @@ async def test_retry_kills_a_grandchild_the_dead_agent_left(
 
     pid_file, grandchild_file = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
     command = agent(
-        f"pidfile:{pid_file}",
         f"grandchild:60:{grandchild_file}",
+        f"pidfile:{pid_file}",
         "sleep-first:30",
         "write:done.txt=ok",
         "commit:finish",

@@ -17,16 +17,18 @@ from temporalio.worker import Worker
 
 from activities.agent import AgentActivities
 from activities.desk import DeskActivities
+from activities.holds import classify_call_activity
 from activities.shelf import ShelfActivities
 from activities.worktrees import WorktreeActivities
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings
+from workflows.approval import Approval
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
 from workflows.repo import RepoEntity
 from workflows.shelf import AddRepo, ListRepos
 
-WORKFLOWS: Sequence[type] = (CodingJob, RepoEntity, Desk, AddRepo, ListRepos)
+WORKFLOWS: Sequence[type] = (CodingJob, RepoEntity, Desk, AddRepo, ListRepos, Approval)
 
 
 def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
@@ -43,6 +45,7 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         trees.release_worktree,
         agent.run_agent,
         DeskActivities(client).running_jobs,
+        classify_call_activity,
     ]
 
 

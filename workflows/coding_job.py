@@ -13,6 +13,7 @@ from temporalio.workflow import ActivityCancellationType, ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.agent import AgentActivities
     from activities.worktrees import WorktreeActivities
+    from desk.approvals import ApprovalOutcome, HeldCall
     from desk.models import (
         AgentEnd,
         AgentResult,
@@ -33,10 +34,12 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, repo_workflow_id
-    from workflows.policies import AGENT_GRACE, AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT
+    from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
+from workflows.holds import HoldsCalls
 from workflows.integration_reply import AwaitsIntegration
+from workflows.job_report import build_report
 from workflows.repo import RepoEntity
 
 WITHDRAW_WAIT = timedelta(minutes=2)
@@ -63,7 +66,7 @@ def _cause(error: ActivityError) -> str:
 
 
 @workflow.defn(name="CodingJob")
-class CodingJob(AwaitsIntegration, AwaitsAdmission):
+class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
     """Id `job-<n>`: one coding task on one repository, from worktree to report."""
 
     @workflow.init
@@ -74,13 +77,19 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
         )
         self.integration: IntegrationResult | None = None
         self.admitted = job.admitted
+        self.held_calls: list[HeldCall] = []
+        self.approvals: dict[str, asyncio.Task[ApprovalOutcome]] = {}
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
         try:
             report = await self._admitted_work()
+            await self.close_open_approvals()
         finally:
             await self._tell_desk()
+        cap = self.job.report_held_calls
+        report.held_calls = self.held_calls[:cap]
+        report.held_calls_omitted = max(0, len(self.held_calls) - cap)
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
         self.status.report = report
@@ -99,8 +108,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             try:
                 await workflow.wait_condition(lambda: self.admitted)
             except asyncio.CancelledError:
-                return self._report(
-                    JobOutcome.CANCELLED, reason="Cancelled while queued: it never ran."
+                return build_report(
+                    self.job, JobOutcome.CANCELLED, reason="Cancelled while queued: it never ran."
                 )
         return await self._work()
 
@@ -127,9 +136,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             )
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
-                return self._report(JobOutcome.CANCELLED, reason="Cancelled before the agent ran.")
+                return build_report(
+                    self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
+                )
             assert isinstance(error, ActivityError)
-            return self._report(JobOutcome.REFUSED, reason=_cause(error))
+            return build_report(self.job, JobOutcome.REFUSED, reason=_cause(error))
         self.status.branch, self.status.worktree = worktree.branch, worktree.path
 
         self._set_phase(JobPhase.WORKING)
@@ -141,7 +152,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             assert isinstance(error, ActivityError)
             reason = f"The agent activity failed: {_cause(error)}"
             return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
-        if agent.end == AgentEnd.TIMED_OUT:
+        if agent is None or agent.end == AgentEnd.TIMED_OUT:
             reason = (
                 f"The agent ran past the work-time budget of {self.job.budget} and was stopped."
             )
@@ -164,7 +175,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
 
         self._set_phase(JobPhase.INTEGRATING)
         result = await self._integrate(worktree)
-        return self._report(
+        return build_report(
+            self.job,
             INTEGRATION_OUTCOMES[result.status],
             reason=result.reason,
             worktree=worktree,
@@ -173,10 +185,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             category="integration" if result.status == IntegrationStatus.FAILED else "",
         )
 
-    async def _run_agent(self, worktree: Worktree) -> AgentResult:
-        # The budget counts from when the agent starts: not the time spent waiting to start.
-        deadline = workflow.now() + self.job.budget
-        return await workflow.execute_activity_method(
+    async def _run_agent(self, worktree: Worktree) -> AgentResult | None:
+        """Run the agent under the job's work clock; None when the budget ran out.
+
+        The clock stands still while a hold waits for a person, so the budget counts only
+        the agent's own working time. When it runs out the activity is cancelled, which kills
+        the agent's process group.
+        """
+        handle = workflow.start_activity_method(
             AgentActivities.run_agent,
             RunAgentInput(
                 number=self.job.number,
@@ -184,15 +200,40 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
                 task=self.job.task,
                 agent_command=self.job.agent_command,
                 worktree=worktree.path,
-                deadline=deadline,
                 output_chars=self.job.output_chars,
             ),
-            start_to_close_timeout=self.job.budget + AGENT_GRACE,
-            schedule_to_close_timeout=self.job.budget + AGENT_GRACE * 3,
+            start_to_close_timeout=self.job.budget + HOLD_ALLOWANCE,
             heartbeat_timeout=self.job.heartbeat_timeout,
             retry_policy=AGENT_RETRY,
             cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         )
+        worked = timedelta(0)
+        out_of_time = False
+        try:
+            while not handle.done() and not out_of_time:
+                if self.waiting_holds:
+                    await workflow.wait_condition(lambda: handle.done() or not self.waiting_holds)
+                    continue
+                began = workflow.now()
+                try:
+                    await workflow.wait_condition(
+                        lambda: handle.done() or self.waiting_holds > 0,
+                        timeout=max(self.job.budget - worked, timedelta(milliseconds=1)),
+                    )
+                except TimeoutError:
+                    out_of_time = True
+                    handle.cancel()
+                worked += workflow.now() - began
+        except asyncio.CancelledError:
+            handle.cancel()
+            await workflow.wait_condition(handle.done)
+            raise
+        try:
+            return await handle
+        except ActivityError as error:
+            if out_of_time and _cancelled(error):
+                return None
+            raise
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
@@ -263,10 +304,19 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
                 worktree=worktree,
                 report_commits=self.job.report_commits,
                 report_files=self.job.report_files,
+                output_chars=self.job.output_chars,
             ),
             start_to_close_timeout=GIT_STEP_TIMEOUT,
             retry_policy=GIT_RETRY,
         )
+        if agent is None and left.log_path:
+            # The agent was stopped before it could report: its log tells what it said.
+            agent = AgentResult(
+                end=AgentEnd.TIMED_OUT,
+                output=left.output,
+                output_cut=left.output_cut,
+                log_path=left.log_path,
+            )
         kept = IntegrationResult(
             status=IntegrationStatus.FAILED,
             commits=left.commits,
@@ -275,7 +325,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             branch_kept=left.kept,
             git_state=left.git_state,
         )
-        return self._report(
+        return build_report(
+            self.job,
             outcome,
             reason=reason,
             worktree=worktree,
@@ -283,46 +334,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission):
             integration=kept,
             category=category,
         )
-
-    def _report(
-        self,
-        outcome: JobOutcome,
-        *,
-        reason: str = "",
-        worktree: Worktree | None = None,
-        agent: AgentResult | None = None,
-        integration: IntegrationResult | None = None,
-        category: str = "",
-    ) -> JobReport:
-        report = JobReport(
-            number=self.job.number,
-            repo=self.job.repo,
-            task=self.job.task,
-            outcome=outcome,
-            reason=reason,
-            failure_category=category,
-        )
-        if worktree is not None:
-            report.branch, report.worktree, report.base = (
-                worktree.branch,
-                worktree.path,
-                worktree.base,
-            )
-        if agent is not None:
-            report.exit_code = agent.exit_code
-            report.output, report.output_cut = agent.output, agent.output_cut
-            report.log_path, report.agent_attempts = agent.log_path, agent.attempts
-        if integration is not None:
-            report.head = integration.head
-            report.commits, report.commits_omitted = (
-                integration.commits,
-                integration.commits_omitted,
-            )
-            report.uncommitted = integration.uncommitted
-            report.conflict_files = integration.conflict_files
-            report.branch_kept = integration.branch_kept
-            report.git_state = integration.git_state
-        return report
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
         self.status.phase = phase

@@ -49,10 +49,15 @@ class Desk(HearsJobEnds):
     @workflow.run
     async def run(self, state: DeskState) -> None:
         while not self._time_to_continue():
+            wait = self._reclaim_wait()
             try:
                 await workflow.wait_condition(
-                    lambda: bool(self.ended) or self._can_admit() or self._time_to_continue(),
-                    timeout=self._reclaim_wait(),
+                    lambda: bool(self.ended)
+                    or self._can_admit()
+                    or self._time_to_continue()
+                    # A job queued while no reclaim timer runs: wake up to start one.
+                    or (wait is None and bool(self.state.queue)),
+                    timeout=wait,
                 )
             except TimeoutError:
                 await self._reclaim()

@@ -11,8 +11,10 @@ from desk.errors import NON_RETRYABLE_ERROR_TYPES
 GIT_STEP_TIMEOUT = timedelta(minutes=5)
 """One git step (worktree add, rebase and fast-forward, cleanup) on a large clone."""
 
-AGENT_GRACE = timedelta(minutes=1)
-"""Slack past the work-time budget for killing the agent and reporting back."""
+HOLD_ALLOWANCE = timedelta(days=7)
+"""How long, beyond its budget, an agent may wait for people's answers before Temporal stops it.
+
+The job's own work clock enforces the budget; this is only the backstop for the activity."""
 
 GIT_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

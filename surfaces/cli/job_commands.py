@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from temporalio.client import WorkflowExecutionStatus
 
-from activities.agent import AGENT_LOG
+from activities.agent_log import AGENT_LOG
 from activities.paths import job_dir
 from desk.durations import parse_duration
 from desk.models import JobOutcome, JobReport

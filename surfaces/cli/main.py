@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from surfaces.cli import job_commands, server_commands
+from surfaces.cli import approval_commands, job_commands, server_commands
 from surfaces.cli.demo import run_demo
 from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
@@ -28,6 +28,11 @@ app.command()(job_commands.show)
 app.command()(job_commands.watch)
 app.command()(job_commands.logs)
 app.command()(job_commands.cancel)
+app.command()(approval_commands.approvals)
+app.command()(approval_commands.approve)
+app.command()(approval_commands.decline)
+app.command()(approval_commands.withdraw)
+app.command()(approval_commands.hold)
 
 
 @app.command()

@@ -1,0 +1,196 @@
+"""Approval payloads, the approval id of a call, and the hold request and answer.
+
+An approval is a structured payload, never pre-rendered prose: each surface renders it as a
+card under its own budget. Identical calls (same scope, tool and canonical input) share one
+approval, because its id carries a digest of the call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from desk.payload import Payload
+
+APPROVAL_ID_PREFIX = "approval-"
+
+
+class Principal(Payload):
+    """Someone who answers: a stable id (`local:alice`, `discord:1234`) and a display name."""
+
+    id: str
+    name: str = ""
+
+
+class FileRef(Payload):
+    """A file a call sends, by path; its size is read when the card is rendered."""
+
+    path: str
+
+
+class ApprovalRequest(Payload):
+    """What a person is asked to approve."""
+
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    title: str = ""
+    action: str = ""
+    parameters: dict[str, Any] | None = None
+    """The tool's parameter JSON Schema, when known: the card is a field list built from it."""
+    files: list[FileRef] = Field(default_factory=list)
+    scope: str
+    """Where the call comes from: a job (`job-7`) or a conversation."""
+    approvers: list[str] = Field(default_factory=list)
+    """Principal ids who may answer; empty means `owners`."""
+    owners: list[str] = Field(default_factory=list)
+    origin: str = ""
+    """The surface that should show the card (`cli`, `discord:<channel>`)."""
+    copy_text: str = ""
+    expires_at: datetime | None = None
+    classes: list[str] = Field(default_factory=list)
+    """Why the call is held (hold classes such as `push`), for the card's footer."""
+
+    def may_answer(self, principal: Principal) -> bool:
+        """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
+        allowed = self.approvers or self.owners
+        return principal.id in allowed
+
+
+class Decision(StrEnum):
+    APPROVE = "approve"
+    DECLINE = "decline"
+
+
+class AnswerInput(Payload):
+    """An approve or decline, from someone, given on some card.
+
+    The `approve` and `decline` signals ignore `decision`; the `answer` update reads it.
+    """
+
+    by: Principal
+    decision: Decision = Decision.APPROVE
+    card_id: str = ""
+
+
+class WithdrawInput(Payload):
+    reason: str = ""
+    by: str = ""
+
+
+class OutcomeKind(StrEnum):
+    APPROVED = "approved"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class ApprovalOutcome(Payload):
+    """How an approval settled; the first answer or withdrawal wins."""
+
+    kind: OutcomeKind
+    approval_id: str
+    by: Principal | None = None
+    card_id: str = ""
+    at: datetime | None = None
+    note: str = ""
+
+
+class AnswerResult(Payload):
+    """Whether an answer counted, and why not when it did not."""
+
+    counted: bool
+    reason: str = ""
+    outcome: ApprovalOutcome | None = None
+
+
+class IgnoredAnswer(Payload):
+    by: Principal
+    decision: Decision
+    reason: str
+    at: datetime | None = None
+
+
+class ApprovalState(Payload):
+    """What the `state` query answers: the request, the outcome once settled, ignored answers."""
+
+    approval_id: str
+    request: ApprovalRequest
+    outcome: ApprovalOutcome | None = None
+    ignored: list[IgnoredAnswer] = Field(default_factory=list)
+    opened_at: datetime | None = None
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no insignificant white space: equal inputs give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def approval_id(scope: str, tool: str, input: dict[str, Any]) -> str:
+    """`approval-<scope>-<digest>`: the digest of the tool and the canonical input."""
+    digest = hashlib.sha256(f"{tool}\0{canonical_json(input)}".encode()).hexdigest()[:16]
+    return f"{APPROVAL_ID_PREFIX}{scope}-{digest}"
+
+
+class HoldVerdict(StrEnum):
+    """The answer `codedesk hold` gets from the job."""
+
+    ALLOWED = "allowed"
+    """Nothing in the call needs a person."""
+    APPROVED = "approved"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+    PENDING = "pending"
+    """Nobody answered within the wait; the approval stays open."""
+
+
+class HoldRequest(Payload):
+    """One tool call an agent's hook asks about."""
+
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    parameters: dict[str, Any] | None = None
+    wait_seconds: float = 600.0
+
+
+class HoldAnswer(Payload):
+    verdict: HoldVerdict
+    reason: str = ""
+    classes: list[str] = Field(default_factory=list)
+    approval_id: str = ""
+    by: str = ""
+
+    @property
+    def may_run(self) -> bool:
+        return self.verdict in (HoldVerdict.ALLOWED, HoldVerdict.APPROVED)
+
+
+class HeldCall(Payload):
+    """A call the report lists: declined, withdrawn, expired or never answered."""
+
+    tool: str
+    summary: str
+    verdict: HoldVerdict
+    approval_id: str = ""
+    note: str = ""
+
+
+class ClassifyInput(Payload):
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    workspace: str
+    hold_classes: list[str] = Field(default_factory=list)
+    hold_tools: list[str] = Field(default_factory=list)
+
+
+class Classification(Payload):
+    """Why a call must wait for a person; empty `classes` means it may run."""
+
+    classes: list[str] = Field(default_factory=list)
+    action: str = ""

@@ -1,0 +1,102 @@
+"""What surfaces ask of approvals: list the open ones, answer one, withdraw one."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.client import (
+    Client,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from desk.approvals import (
+    APPROVAL_ID_PREFIX,
+    AnswerInput,
+    AnswerResult,
+    ApprovalState,
+    Decision,
+    Principal,
+    WithdrawInput,
+)
+from desk.errors import ApprovalNotFoundError
+from workflows.approval import Approval
+
+ANSWER_TIMEOUT = timedelta(seconds=5)
+"""How long an answer waits for a worker before it is sent as a durable signal instead."""
+
+
+class ApprovalsClient:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def open_approvals(self) -> list[ApprovalState]:
+        """Every approval still waiting for an answer, oldest first."""
+        states = []
+        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
+        async for item in self.client.list_workflows(query):
+            handle = self.client.get_workflow_handle_for(Approval.run, item.id)
+            try:
+                states.append(await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT))
+            except (RPCError, WorkflowQueryFailedError):
+                continue  # it settled meanwhile, or no worker answers: listed next time
+        return sorted(
+            states, key=lambda state: state.opened_at.isoformat() if state.opened_at else ""
+        )
+
+    async def resolve(self, given: str) -> str:
+        """The full id of the one open approval whose id starts with `given`."""
+        if given.startswith(APPROVAL_ID_PREFIX) and len(given) > len(APPROVAL_ID_PREFIX) + 16:
+            return given
+        full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
+        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
+        matches = [item.id async for item in self.client.list_workflows(query)]
+        found = [ident for ident in matches if ident.startswith(full) or given in ident]
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ApprovalNotFoundError(
+                f"No open approval matches {given!r}: `codedesk approvals` lists the open ones."
+            )
+        raise ApprovalNotFoundError(
+            f"{given!r} matches {len(found)} open approvals ({', '.join(found[:5])}): "
+            "give more of the id."
+        )
+
+    async def answer(
+        self, ident: str, decision: Decision, by: Principal
+    ) -> tuple[AnswerResult, bool]:
+        """Answer by Update; with no worker in time, by signal. Returns (result, by_signal)."""
+        handle = self.client.get_workflow_handle_for(Approval.run, ident)
+        answer = AnswerInput(by=by, decision=decision, card_id=f"cli:{ident}")
+        try:
+            result = await handle.execute_update(
+                Approval.answer, answer, rpc_timeout=ANSWER_TIMEOUT
+            )
+            return result, False
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            reason = cause.message if isinstance(cause, ApplicationError) else str(error)
+            return AnswerResult(counted=False, reason=reason), False
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
+            await handle.signal(signal, answer)
+            return AnswerResult(counted=False, reason="No worker answered in time."), True
+        except RPCError as error:
+            return AnswerResult(counted=False, reason=_closed(error, ident)), False
+
+    async def withdraw(self, ident: str, reason: str, by: str) -> None:
+        handle = self.client.get_workflow_handle_for(Approval.run, ident)
+        try:
+            await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
+        except RPCError as error:
+            raise ApprovalNotFoundError(_closed(error, ident)) from None
+
+
+def _closed(error: RPCError, ident: str) -> str:
+    if error.status == RPCStatusCode.NOT_FOUND or "completed" in str(error).lower():
+        return f"Approval {ident} is no longer open (or never existed)."
+    return f"Approval {ident} could not be reached: {error}"

@@ -1,0 +1,147 @@
+"""`codedesk approvals|approve|decline|withdraw|hold`: people's answers and the agent's seam."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from enum import StrEnum
+
+import typer
+
+from desk.approvals import ApprovalState, Decision, Principal
+from desk.errors import DeskError, HoldError
+from surfaces.approvals_client import ApprovalsClient
+from surfaces.cards import CardLimits, approval_card
+from surfaces.cli.runner import err, out, run, settings
+from surfaces.hold import ask_job, claude_output, job_from_environment, read_request
+from workers.client import connect
+
+ID = typer.Argument(..., metavar="ID", help="An approval id, or a unique part of one.")
+HOLD_REFUSED = 2
+"""The exit code of a refused hold: Claude Code's PreToolUse contract for "do not run"."""
+
+
+class HoldFormat(StrEnum):
+    PLAIN = "plain"
+    CLAUDE = "claude"
+
+
+def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List open approvals, each as a card rendered for this terminal."""
+    config = settings()
+
+    async def body() -> None:
+        states = await ApprovalsClient(await connect(config)).open_approvals()
+        if as_json:
+            typer.echo(json.dumps([state.model_dump(mode="json") for state in states], indent=2))
+            return
+        if not states:
+            out.print("No open approvals.")
+            return
+        width = shutil.get_terminal_size((100, 24)).columns
+        for state in states:
+            _print_card(state, width)
+
+    run(body())
+
+
+def approve(approval: str = ID) -> None:
+    """Approve an open approval as the local owner."""
+    raise typer.Exit(_answer(approval, Decision.APPROVE))
+
+
+def decline(approval: str = ID) -> None:
+    """Decline an open approval as the local owner."""
+    raise typer.Exit(_answer(approval, Decision.DECLINE))
+
+
+def withdraw(
+    approval: str = ID,
+    reason: str = typer.Option("", "--reason", help="Why it is withdrawn (shown on the card)."),
+) -> None:
+    """Withdraw an open approval for every caller waiting on it."""
+    config = settings()
+
+    async def body() -> None:
+        client = ApprovalsClient(await connect(config))
+        ident = await client.resolve(approval)
+        await client.withdraw(ident, reason, config.owner)
+        out.print(f"Withdrawal of {ident} sent; it counts unless the approval settled first.")
+
+    run(body())
+
+
+FORMAT = typer.Option(
+    HoldFormat.PLAIN, "--format", help="plain: exit 0 or 2; claude: Claude Code hook JSON."
+)
+
+
+def hold(output: HoldFormat = FORMAT) -> None:
+    """Ask the job whether an agent's tool call may run (hook seam; JSON request on stdin)."""
+    try:
+        config = settings()
+        request = read_request(sys.stdin.read(), config.hold_wait)
+        number = job_from_environment()
+
+        async def body() -> None:
+            answer = await ask_job(await connect(config), number, request)
+            if output == HoldFormat.CLAUDE:
+                typer.echo(json.dumps(claude_output(answer)))
+                return
+            if not answer.may_run:
+                raise HoldError(answer.reason or f"The call was {answer.verdict.value}.")
+
+        run(body())
+    except (DeskError, typer.Exit) as refusal:
+        if isinstance(refusal, typer.Exit) and refusal.exit_code == 0:
+            raise
+        message = str(refusal) if isinstance(refusal, DeskError) else "The hold failed."
+        if isinstance(refusal, DeskError):
+            err.print(message, markup=False)
+        raise typer.Exit(HOLD_REFUSED) from None
+
+
+def _answer(given: str, decision: Decision) -> int:
+    config = settings()
+    by = Principal(id=config.owner, name=config.owner.removeprefix("local:"))
+
+    async def body() -> int:
+        client = ApprovalsClient(await connect(config))
+        ident = await client.resolve(given)
+        result, by_signal = await client.answer(ident, decision, by)
+        verb = "approved" if decision == Decision.APPROVE else "declined"
+        if by_signal:
+            out.print(
+                f"No worker answered in time, so your answer to {ident} was sent as a signal: "
+                f"it counts when a worker runs, unless the approval settled first."
+            )
+            return 0
+        if result.counted:
+            out.print(f"{ident}: {verb}.")
+            return 0
+        out.print(f"{ident}: your answer did not count. {result.reason}")
+        return 1
+
+    return run(body())
+
+
+def _print_card(state: ApprovalState, width: int) -> None:
+    request = state.request
+    limits = CardLimits(total_chars=max(400, min(width * 20, 4000)))
+    card = approval_card(
+        request.tool,
+        request.input,
+        action=request.action,
+        parameters=request.parameters,
+        files=[file.path for file in request.files],
+        limits=limits,
+    )
+    held = f" — held: {', '.join(request.classes)}" if request.classes else ""
+    out.print(f"[bold]{state.approval_id}[/]{held}", markup=True)
+    if request.title:
+        out.print(f"  {request.title}", markup=False)
+    for line in card.splitlines():
+        out.print(f"  {line}", markup=False)
+    out.print(f"  approve: codedesk approve {state.approval_id}", markup=False)
+    out.print()

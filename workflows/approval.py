@@ -1,0 +1,117 @@
+"""The `Approval` workflow: one durable wait for a person's approve, decline or withdraw."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from desk.approvals import (
+        AnswerInput,
+        AnswerResult,
+        ApprovalOutcome,
+        ApprovalRequest,
+        ApprovalState,
+        Decision,
+        IgnoredAnswer,
+        OutcomeKind,
+        WithdrawInput,
+    )
+
+IGNORED_MEMO = "ignored"
+
+
+@workflow.defn(name="Approval")
+class Approval:
+    """Id `approval-<scope>-<digest>`; the first answer or withdrawal settles it for good."""
+
+    @workflow.init
+    def __init__(self, request: ApprovalRequest) -> None:
+        self.state = ApprovalState(
+            approval_id=workflow.info().workflow_id,
+            request=request,
+            opened_at=workflow.info().start_time,
+        )
+
+    @workflow.run
+    async def run(self, request: ApprovalRequest) -> ApprovalOutcome:
+        timeout = None
+        if request.expires_at is not None:
+            timeout = max(request.expires_at - workflow.now(), timedelta(0))
+        try:
+            await workflow.wait_condition(lambda: self.state.outcome is not None, timeout=timeout)
+        except TimeoutError:
+            self._settle(OutcomeKind.EXPIRED, note="Nobody answered before the approval expired.")
+        except asyncio.CancelledError:
+            self._settle(OutcomeKind.CANCELLED, note="The approval was cancelled.")
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        assert self.state.outcome is not None
+        return self.state.outcome
+
+    @workflow.signal
+    def approve(self, answer: AnswerInput) -> None:
+        self._answer(Decision.APPROVE, answer)
+
+    @workflow.signal
+    def decline(self, answer: AnswerInput) -> None:
+        self._answer(Decision.DECLINE, answer)
+
+    @workflow.signal
+    def withdraw(self, withdrawal: WithdrawInput) -> None:
+        """Withdraw for every caller; after an answer (or a first withdrawal) it changes nothing."""
+        if self.state.outcome is None:
+            self._settle(OutcomeKind.WITHDRAWN, note=withdrawal.reason)
+
+    @workflow.update
+    def answer(self, answer: AnswerInput) -> AnswerResult:
+        """Approve or decline, and say whether the answer counted."""
+        return self._answer(answer.decision, answer)
+
+    @answer.validator
+    def _still_open(self, answer: AnswerInput) -> None:
+        outcome = self.state.outcome
+        if outcome is not None:
+            raise ApplicationError(
+                f"This approval is no longer open: it was {outcome.kind.value}"
+                + (f" by {outcome.by.name or outcome.by.id}" if outcome.by else "")
+                + ".",
+                type="ApprovalSettled",
+            )
+
+    @workflow.query
+    def current(self) -> ApprovalState:
+        return self.state
+
+    def _answer(self, decision: Decision, answer: AnswerInput) -> AnswerResult:
+        if self.state.outcome is not None:
+            return AnswerResult(
+                counted=False,
+                reason=f"The approval is no longer open: it was {self.state.outcome.kind.value}.",
+                outcome=self.state.outcome,
+            )
+        if not self.state.request.may_answer(answer.by):
+            reason = f"{answer.by.name or answer.by.id} may not answer this approval."
+            self.state.ignored.append(
+                IgnoredAnswer(by=answer.by, decision=decision, reason=reason, at=workflow.now())
+            )
+            # The memo change is an event of its own: the history shows the answer was ignored.
+            workflow.upsert_memo(
+                {IGNORED_MEMO: [item.model_dump(mode="json") for item in self.state.ignored]}
+            )
+            return AnswerResult(counted=False, reason=reason)
+        kind = OutcomeKind.APPROVED if decision == Decision.APPROVE else OutcomeKind.DECLINED
+        self._settle(kind, by=answer, note="")
+        return AnswerResult(counted=True, outcome=self.state.outcome)
+
+    def _settle(self, kind: OutcomeKind, *, by: AnswerInput | None = None, note: str) -> None:
+        self.state.outcome = ApprovalOutcome(
+            kind=kind,
+            approval_id=self.state.approval_id,
+            by=by.by if by else None,
+            card_id=by.card_id if by else "",
+            at=workflow.now(),
+            note=note,
+        )
