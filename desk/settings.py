@@ -21,6 +21,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from desk.agents import PRESETS
 from desk.durations import format_duration, parse_duration
 from desk.errors import DeskError, SettingsError
 from desk.models import DeskLimits
@@ -64,7 +65,7 @@ class DeskSettings(BaseSettings):
         description="Where `repo add` clones from when no --from is given; `{repo}` is owner/repo.",
     )
     agent_command: str = Field(
-        default="claude -p {task}",
+        default=PRESETS["claude"],
         description="The coding agent's command; `{task}` is replaced by the task text.",
     )
     work_budget: timedelta = Field(

@@ -20,3 +20,10 @@ def test_reference_tables_match_the_cli_and_settings() -> None:
 def test_quick_start_has_the_two_commands_and_ci_runs_the_test_one() -> None:
     assert "make demo" in README and "make test" in README
     assert "make test" in (TOP / ".ci" / "run").read_text()
+
+
+def test_every_agent_preset_is_in_the_readme() -> None:
+    from desk.agents import PRESETS
+
+    for name, command in PRESETS.items():
+        assert f"| `{name}` | `{command}` |" in README, name

@@ -12,7 +12,9 @@ from temporalio.client import WorkflowExecutionStatus
 
 from activities.agent_log import AGENT_LOG
 from activities.paths import job_dir
+from desk.agents import PRESETS, preset_command
 from desk.durations import parse_duration
+from desk.errors import AgentCommandError
 from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from surfaces.cli.render import jobs_table, report_lines
@@ -37,6 +39,9 @@ def task(
     agent_command: str = typer.Option(
         None, "--agent-command", help="The agent command for this job ({task} = the task)."
     ),
+    agent_preset: str = typer.Option(
+        None, "--agent", help=f"A preset agent: {', '.join(sorted(PRESETS))}."
+    ),
     timeout: str = typer.Option(
         None, "--timeout", help="Work-time budget, e.g. 10m or 1h (default: the setting)."
     ),
@@ -46,8 +51,11 @@ def task(
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
+        if agent_preset is not None and agent_command is not None:
+            raise AgentCommandError("Give --agent or --agent-command, not both.")
+        command = preset_command(agent_preset) if agent_preset is not None else agent_command
         admission = await desk.submit_job(
-            repo, text, agent_command=agent_command, budget=budget, requester=_requester()
+            repo, text, agent_command=command, budget=budget, requester=_requester()
         )
         number = admission.number
         if admission.position:
