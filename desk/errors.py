@@ -14,7 +14,10 @@ DeskError
 ├── JobNotFoundError        no job with that number
 ├── QueueFullError          the desk runs and queues all the jobs it may
 ├── ApprovalNotFoundError   no open approval matches the id given
-└── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
+├── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
+├── ShaError                not a full commit SHA
+├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed
+└── RepoBusyError           the repository is integrating, reporting or pushing now
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
 these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
@@ -84,6 +87,18 @@ class HoldError(DeskError):
     """`codedesk hold` cannot decide, so the call may not run."""
 
 
+class ShaError(DeskError):
+    """Not a full commit SHA."""
+
+
+class ShipRefusal(DeskError):
+    """The clone or its remote is not fit to report or push; nothing was changed."""
+
+
+class RepoBusyError(DeskError):
+    """The repository's clone is busy with an integration, a report or a push."""
+
+
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
     "SettingsError",
     "RepoNameError",
@@ -93,6 +108,7 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
     "CloneMissingError",
     "GitError",
     "AgentCommandError",
+    "ShipRefusal",
 )
 """Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
 

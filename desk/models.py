@@ -311,14 +311,3 @@ class RunningJobs(Payload):
     """Which of the asked-about jobs still have a running workflow."""
 
     numbers: list[int] = Field(default_factory=list)
-
-
-# The repository entity
-
-
-class RepoState(Payload):
-    """The `Repo` entity's state, carried across continue-as-new."""
-
-    repo: str
-    queue: list[IntegrationRequest] = Field(default_factory=list)
-    integrations: int = 0

@@ -10,6 +10,7 @@ DEFAULT_TASK_QUEUE = "codedesk"
 DESK_WORKFLOW_ID = "desk"
 JOB_ID_PREFIX = "job-"
 REPO_ID_PREFIX = "repo-"
+PUSH_ID_PREFIX = "push-"
 SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
 
@@ -36,6 +37,11 @@ def job_number(workflow_id: str) -> int:
 def repo_workflow_id(repo: str) -> str:
     """The workflow id of the `Repo` entity of `owner/repo`."""
     return f"{REPO_ID_PREFIX}{repo}"
+
+
+def push_workflow_id(repo: str, sha: str) -> str:
+    """The workflow id of the push of `sha` to `owner/repo`: `push-<owner>/<repo>-<sha>`."""
+    return f"{PUSH_ID_PREFIX}{repo}-{sha}"
 
 
 def job_branch(number: int, suffix: int = 0) -> str:

@@ -112,6 +112,10 @@ class DeskSettings(BaseSettings):
         default_factory=list,
         description="Agent tools that always wait for a person (comma-separated).",
     )
+    owner_repos: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Exact owner/repo names whose pushes need no owner's approval (comma list).",
+    )
     hold_wait: timedelta = Field(
         default=timedelta(minutes=10),
         description="How long `codedesk hold` waits for an answer before refusing the call.",
@@ -133,7 +137,7 @@ class DeskSettings(BaseSettings):
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )
 
-    @field_validator("owners", "hold_classes", "hold_tools", mode="before")
+    @field_validator("owners", "hold_classes", "hold_tools", "owner_repos", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):

@@ -20,7 +20,14 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from desk.errors import DeskError, JobNotFoundError, QueueFullError, ShelfError, desk_error
+from desk.errors import (
+    DeskError,
+    JobNotFoundError,
+    QueueFullError,
+    RepoBusyError,
+    ShelfError,
+    desk_error,
+)
 from desk.models import (
     AddRepoInput,
     Admission,
@@ -46,6 +53,7 @@ from desk.names import (
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
+from surfaces.shipping_client import ShippingClient
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
@@ -126,6 +134,11 @@ class DeskClient:
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
+        pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
+        if pushing:
+            raise RepoBusyError(
+                f"A push of {pushing[:12]} to {name} runs now; start the task when it is done."
+            )
         job = JobInput(
             number=0,
             repo=str(name),

@@ -19,6 +19,7 @@ from activities.agent import AgentActivities
 from activities.desk import DeskActivities
 from activities.holds import classify_call_activity
 from activities.shelf import ShelfActivities
+from activities.shipping import ShipActivities
 from activities.worktrees import WorktreeActivities
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings
@@ -27,14 +28,24 @@ from workflows.coding_job import CodingJob
 from workflows.desk import Desk
 from workflows.repo import RepoEntity
 from workflows.shelf import AddRepo, ListRepos
+from workflows.ship import Ship
 
-WORKFLOWS: Sequence[type] = (CodingJob, RepoEntity, Desk, AddRepo, ListRepos, Approval)
+WORKFLOWS: Sequence[type] = (
+    CodingJob,
+    RepoEntity,
+    Desk,
+    AddRepo,
+    ListRepos,
+    Approval,
+    Ship,
+)
 
 
 def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
     """Every activity of the desk, bound to this host's settings."""
     address = client.service_client.config.target_host
     shelf = ShelfActivities(settings)
+    ship = ShipActivities(settings)
     trees = WorktreeActivities(settings)
     agent = AgentActivities(settings, address)
     return [
@@ -46,6 +57,8 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         agent.run_agent,
         DeskActivities(client).running_jobs,
         classify_call_activity,
+        ship.change_report,
+        ship.push,
     ]
 
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, CancelledError, WorkflowAlreadyStartedError
-from temporalio.workflow import ActivityCancellationType, ParentClosePolicy
+from temporalio.exceptions import ActivityError, CancelledError
+from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
     from activities.agent import AgentActivities
@@ -28,19 +28,18 @@ with workflow.unsafe.imports_passed_through():
         JobStatus,
         PrepareWorktreeInput,
         ReleaseWorktreeInput,
-        RepoState,
         RunAgentInput,
         WithdrawIntegration,
         Worktree,
     )
-    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, repo_workflow_id
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE
     from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.holds import HoldsCalls
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
-from workflows.repo import RepoEntity
+from workflows.repo import RepoEntity, repo_entity
 
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
@@ -237,17 +236,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
-        entity_id = repo_workflow_id(self.job.repo)
-        try:
-            await workflow.start_child_workflow(
-                RepoEntity.run,
-                RepoState(repo=self.job.repo),
-                id=entity_id,
-                parent_close_policy=ParentClosePolicy.ABANDON,
-            )
-        except WorkflowAlreadyStartedError:
-            pass  # the entity runs already: the usual case
-        entity = workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
+        entity = await repo_entity(self.job.repo)
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,

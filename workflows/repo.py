@@ -1,46 +1,67 @@
-"""The `Repo` entity: integrations of one clone, one at a time, answered to each job."""
+"""The `Repo` entity: one clone's integrations, change reports and pushes, one at a time."""
 
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
+from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.shipping import ShipActivities
     from activities.worktrees import WorktreeActivities
     from desk.models import (
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
-        RepoState,
         WithdrawIntegration,
+    )
+    from desk.names import repo_workflow_id
+    from desk.repo_state import ReceiptQuery, RepoState
+    from desk.shipping import (
+        ChangeReport,
+        PushInput,
+        PushRequest,
+        PushResult,
+        PushStatus,
+        ReportInput,
     )
     from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT
 
 from workflows.integration_reply import AwaitsIntegration
+from workflows.push_reply import AwaitsPush
 
 
 @workflow.defn(name="Repo")
 class RepoEntity:
-    """Id `repo-<owner>/<repo>`; holds the integration queue of one clone."""
+    """Id `repo-<owner>/<repo>`: nothing changes the clone while something else does.
+
+    Integrations queue and run in order. A change report or a push is refused while an
+    integration, a report or a push runs, and integrations wait while a report or push runs.
+    Agents working in their worktrees are not affected. Receipts of reports are kept durably.
+    """
 
     @workflow.init
     def __init__(self, state: RepoState) -> None:
         self.state = state
         self.running: IntegrationRequest | None = None
+        self.reporting = False
 
     @workflow.run
     async def run(self, state: RepoState) -> None:
         while True:
             await workflow.wait_condition(
-                lambda: bool(self.state.queue) or workflow.info().is_continue_as_new_suggested()
+                lambda: (
+                    self.state.pushing is not None
+                    or self._may_integrate()
+                    or workflow.info().is_continue_as_new_suggested()
+                )
             )
-            if not self.state.queue:
+            if self.state.pushing is not None:
+                await self._push(self.state.pushing)
+            elif self._may_integrate():
+                await self._next_integration()
+            else:
                 break
-            self.running = self.state.queue.pop(0)
-            result = await self._integrate(self.running)
-            self.state.integrations += 1
-            await self._answer(self.running.job_workflow_id, result)
-            self.running = None
         await workflow.wait_condition(workflow.all_handlers_finished)
         workflow.continue_as_new(self.state)
 
@@ -66,33 +87,147 @@ class RepoEntity:
             withdrawn = IntegrationResult(
                 status=IntegrationStatus.WITHDRAWN, reason="The job withdrew before integrating."
             )
-            await self._answer(request.job_workflow_id, withdrawn)
+            await self._answer_job(request.job_workflow_id, withdrawn)
 
-    @workflow.query
-    def queue(self) -> RepoState:
-        return self.state
-
-    async def _integrate(self, request: IntegrationRequest) -> IntegrationResult:
+    @workflow.update
+    async def change_report(self, request: ReportInput) -> ChangeReport:
+        """Describe what a push would ship, and keep it as the receipt of its SHA."""
+        self.reporting = True
         try:
-            return await workflow.execute_activity_method(
-                WorktreeActivities.integrate,
+            report = await workflow.execute_activity_method(
+                ShipActivities.change_report,
                 request,
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
                 retry_policy=GIT_RETRY,
             )
         except ActivityError as error:
+            raise _refusal(error) from None
+        finally:
+            self.reporting = False
+        self.state.keep_receipt(report)
+        return report
+
+    @change_report.validator
+    def _free_for_report(self, request: ReportInput) -> None:
+        busy = self.busy()
+        if busy:
+            raise ApplicationError(
+                f"No report of {self.state.repo} now: {busy}. Try again when it is done.",
+                type="RepoBusy",
+            )
+
+    @workflow.signal
+    async def request_push(self, request: PushRequest) -> None:
+        """Push under the clone's lock; refused at once while anything else changes the clone."""
+        busy = self.busy()
+        if busy:
+            await self._answer_ship(
+                request.ship_workflow_id,
+                _result(request, PushStatus.REFUSED, f"{self.state.repo} is busy: {busy}."),
+            )
+            return
+        self.state.pushing = request
+
+    @workflow.query
+    def current(self) -> RepoState:
+        return self.state
+
+    @workflow.query
+    def receipt(self, query: ReceiptQuery) -> ChangeReport | None:
+        """The kept change report of exactly this SHA, if any."""
+        return self.state.receipts.get(query.sha)
+
+    def busy(self) -> str:
+        """What is changing or reading the clone now, or empty when nothing is."""
+        if self.running is not None:
+            return f"the integration of {self.running.job_workflow_id} is changing the clone"
+        if self.reporting:
+            return "a change report is being made"
+        if self.state.pushing is not None:
+            return f"a push of {self.state.pushing.receipt.head[:12]} runs"
+        return ""
+
+    def _may_integrate(self) -> bool:
+        return bool(self.state.queue) and not self.reporting and self.state.pushing is None
+
+    async def _next_integration(self) -> None:
+        self.running = self.state.queue.pop(0)
+        try:
+            result = await workflow.execute_activity_method(
+                WorktreeActivities.integrate,
+                self.running,
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+            )
+        except ActivityError as error:
             cause = error.cause if error.cause is not None else error
-            return IntegrationResult(
+            result = IntegrationResult(
                 status=IntegrationStatus.FAILED,
                 reason=f"Integration failed: {cause}",
                 branch_kept=True,
             )
+        self.state.integrations += 1
+        await self._answer_job(self.running.job_workflow_id, result)
+        self.running = None
 
-    async def _answer(self, job_workflow_id: str, result: IntegrationResult) -> None:
+    async def _push(self, request: PushRequest) -> None:
+        try:
+            result = await workflow.execute_activity_method(
+                ShipActivities.push,
+                PushInput(receipt=request.receipt),
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+            )
+        except ActivityError as error:
+            result = _result(request, PushStatus.REFUSED, _refusal(error).message)
+        self.state.pushes += 1
+        self.state.pushing = None
+        await self._answer_ship(request.ship_workflow_id, result)
+
+    async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:
         job = workflow.get_external_workflow_handle(job_workflow_id)
         try:
             await job.signal(AwaitsIntegration.integration_finished, result)
         except Exception:  # the job is gone (terminated): nobody waits for this answer
-            workflow.logger.warning(
-                "Job %s is gone; its integration answer is dropped.", job_workflow_id
-            )
+            workflow.logger.warning("Job %s is gone; its answer is dropped.", job_workflow_id)
+
+    async def _answer_ship(self, ship_workflow_id: str, result: PushResult) -> None:
+        ship = workflow.get_external_workflow_handle(ship_workflow_id)
+        try:
+            await ship.signal(AwaitsPush.push_finished, result)
+        except Exception:  # the ship is gone: its result stays in this history
+            workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
+
+
+async def repo_entity(repo: str) -> ExternalWorkflowHandle[RepoEntity]:
+    """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
+    entity_id = repo_workflow_id(repo)
+    try:
+        await workflow.start_child_workflow(
+            RepoEntity.run,
+            RepoState(repo=repo),
+            id=entity_id,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+        )
+    except WorkflowAlreadyStartedError:
+        pass  # it runs already: the usual case
+    return workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
+
+
+def _refusal(error: ActivityError) -> ApplicationError:
+    cause = error.cause
+    if isinstance(cause, ApplicationError):
+        return ApplicationError(cause.message, type=cause.type or "ShipRefusal")
+    return ApplicationError(f"The git step failed: {cause or error}", type="ShipFailed")
+
+
+def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult:
+    receipt = request.receipt
+    return PushResult(
+        status=status,
+        repo=receipt.repo,
+        sha=receipt.head,
+        branch=receipt.default_branch,
+        destination=receipt.destination,
+        reason=reason,
+    )

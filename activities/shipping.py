@@ -1,0 +1,193 @@
+"""Shipping activities: the change report and the push of exactly the reported SHA."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from temporalio import activity
+
+from activities.failures import desk_failures
+from activities.git import head_sha, lines, porcelain_files, run_git, try_git
+from activities.paths import clone_path
+from desk.errors import CloneMissingError, ShipRefusal
+from desk.models import CommitInfo
+from desk.repo_names import check_clone_source
+from desk.settings import DeskSettings
+from desk.shipping import (
+    ChangeReport,
+    FileChange,
+    PushInput,
+    PushResult,
+    PushStatus,
+    ReportInput,
+)
+
+
+class ShipActivities:
+    """Run on the host that owns the shelf, under the repository's `Repo` entity."""
+
+    def __init__(self, settings: DeskSettings) -> None:
+        self.settings = settings
+
+    @activity.defn
+    async def change_report(self, request: ReportInput) -> ChangeReport:
+        """Fetch, check the clone is clean and ahead of origin, and describe what would ship."""
+        with desk_failures():
+            clone = self._clone(request.repo)
+            destination = _destination(clone)
+            run_git(clone, "fetch", "--quiet", "origin")
+            branch = _default_branch(clone)
+            _require_clean(clone)
+            head = head_sha(clone)
+            remote_tip = run_git(clone, "rev-parse", f"refs/remotes/origin/{branch}").strip()
+            missing = _count(clone, f"{head}..{remote_tip}")
+            if missing:
+                raise ShipRefusal(
+                    f"The clone is missing {missing} commit(s) of origin/{branch}: bring them in "
+                    "(git pull --rebase) and report again."
+                )
+            ahead = _count(clone, f"{remote_tip}..{head}")
+            if not ahead:
+                raise ShipRefusal(f"Nothing to ship: the clone is at origin/{branch}.")
+            commits = _commits(clone, remote_tip, head)
+            files = _numstat(clone, remote_tip, head)
+            return ChangeReport(
+                repo=request.repo,
+                head=head,
+                default_branch=branch,
+                destination=destination,
+                remote_tip=remote_tip,
+                commits=commits[: request.max_commits],
+                commits_omitted=max(0, len(commits) - request.max_commits),
+                files=files[: request.max_files],
+                files_omitted=max(0, len(files) - request.max_files),
+                made_at=datetime.now(UTC),
+            )
+
+    @activity.defn
+    async def push(self, request: PushInput) -> PushResult:
+        """Push exactly the reported SHA to the reported branch, never forced, after rechecking.
+
+        Safe to run twice: a remote already at the SHA counts as pushed.
+        """
+        receipt = request.receipt
+        with desk_failures():
+            clone = self._clone(receipt.repo)
+            destination = _destination(clone)
+            ref = f"refs/heads/{receipt.default_branch}"
+            if _remote_tip(clone, ref) == receipt.head:
+                return _pushed(receipt, already=True)
+            run_git(clone, "fetch", "--quiet", "origin")
+            problem = _push_problem(clone, receipt, destination)
+            if problem:
+                raise ShipRefusal(f"{problem} Nothing was pushed.")
+            run_git(clone, "push", "--quiet", "--porcelain", "origin", f"{receipt.head}:{ref}")
+            return _pushed(receipt, already=False)
+
+    def _clone(self, repo: str) -> Path:
+        path = clone_path(self.settings, repo)
+        if not (path / ".git").exists():
+            raise CloneMissingError(
+                f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
+            )
+        return path
+
+
+def _destination(clone: Path) -> str:
+    """The one credential-free push URL of origin; checked before anything is fetched."""
+    urls = lines(run_git(clone, "remote", "get-url", "--push", "--all", "origin"))
+    if len(urls) != 1:
+        raise ShipRefusal(
+            f"origin has {len(urls)} push URLs; codedesk pushes to exactly one. Remove the extra "
+            "pushurl entries."
+        )
+    fetch_urls = lines(run_git(clone, "remote", "get-url", "--all", "origin"))
+    for url in [*urls, *fetch_urls]:
+        check_clone_source(url)
+    return urls[0]
+
+
+def _default_branch(clone: Path) -> str:
+    ok, ref = try_git(clone, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+    if not ok:
+        try_git(clone, "remote", "set-head", "origin", "--auto")
+        ok, ref = try_git(clone, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
+    if not ok or not ref.strip().startswith("refs/remotes/origin/"):
+        raise ShipRefusal(
+            "origin has no default branch (origin/HEAD); set it with "
+            "`git remote set-head origin --auto`."
+        )
+    return ref.strip().removeprefix("refs/remotes/origin/")
+
+
+def _require_clean(clone: Path) -> None:
+    dirty = porcelain_files(clone)
+    if dirty:
+        raise ShipRefusal(
+            f"The clone has uncommitted changes ({', '.join(dirty[:10])}); commit or stash them."
+        )
+
+
+def _commits(clone: Path, base: str, head: str) -> list[CommitInfo]:
+    out = run_git(clone, "log", "--reverse", "--format=%H%x00%s", f"{base}..{head}")
+    return [
+        CommitInfo(sha=sha, subject=subject)
+        for sha, _, subject in (line.partition("\x00") for line in lines(out))
+    ]
+
+
+def _count(clone: Path, span: str) -> int:
+    return int(run_git(clone, "rev-list", "--count", span).strip())
+
+
+def _numstat(clone: Path, base: str, head: str) -> list[FileChange]:
+    changes = []
+    for line in lines(run_git(clone, "diff", "--numstat", f"{base}..{head}")):
+        added, deleted, path = line.split("\t", 2)
+        changes.append(
+            FileChange(
+                path=path,
+                added=int(added) if added.isdigit() else 0,
+                deleted=int(deleted) if deleted.isdigit() else 0,
+            )
+        )
+    return changes
+
+
+def _remote_tip(clone: Path, ref: str) -> str:
+    out = run_git(clone, "ls-remote", "origin", ref).strip()
+    return out.split()[0] if out else ""
+
+
+def _push_problem(clone: Path, receipt: ChangeReport, destination: str) -> str:
+    """Why the reported SHA must not be pushed now, or empty when it may."""
+    if head_sha(clone) != receipt.head:
+        return f"HEAD is no longer {receipt.head}: report again and push the new SHA."
+    if porcelain_files(clone):
+        return "The clone has uncommitted changes."
+    if destination != receipt.destination:
+        return f"The push destination changed from {receipt.destination} to {destination}."
+    if _default_branch(clone) != receipt.default_branch:
+        return f"origin's default branch is no longer {receipt.default_branch}."
+    ok, tip = try_git(clone, "rev-parse", f"refs/remotes/origin/{receipt.default_branch}")
+    if ok:
+        fast_forward, _ = try_git(clone, "merge-base", "--is-ancestor", tip.strip(), receipt.head)
+        if not fast_forward:
+            moved = tip.strip()[:12]
+            return (
+                f"origin/{receipt.default_branch} moved to {moved}, which {receipt.head[:12]} "
+                "does not contain: the push would not be a fast-forward."
+            )
+    return ""
+
+
+def _pushed(receipt: ChangeReport, *, already: bool) -> PushResult:
+    return PushResult(
+        status=PushStatus.PUSHED,
+        repo=receipt.repo,
+        sha=receipt.head,
+        branch=receipt.default_branch,
+        destination=receipt.destination,
+        already=already,
+    )

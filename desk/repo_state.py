@@ -1,0 +1,34 @@
+"""The `Repo` entity's state: integration queue, receipts of change reports, the running push."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from desk.models import IntegrationRequest
+from desk.payload import Payload
+from desk.shipping import ChangeReport, PushRequest
+
+RECEIPTS_KEPT = 20
+"""Change reports a repository keeps; a push needs the receipt of its exact SHA."""
+
+
+class RepoState(Payload):
+    """Carried across continue-as-new, so receipts and queued integrations survive restarts."""
+
+    repo: str
+    queue: list[IntegrationRequest] = Field(default_factory=list)
+    integrations: int = 0
+    receipts: dict[str, ChangeReport] = Field(default_factory=dict)
+    pushing: PushRequest | None = None
+    pushes: int = 0
+
+    def keep_receipt(self, report: ChangeReport) -> None:
+        """Keep `report` as the receipt of its SHA, forgetting the oldest past RECEIPTS_KEPT."""
+        self.receipts.pop(report.head, None)
+        self.receipts[report.head] = report
+        while len(self.receipts) > RECEIPTS_KEPT:
+            self.receipts.pop(next(iter(self.receipts)))
+
+
+class ReceiptQuery(Payload):
+    sha: str

@@ -1,0 +1,116 @@
+"""What surfaces ask of shipping: a change report, a push request, and its result."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
+
+from desk.approvals import approval_id
+from desk.errors import ShipRefusal, desk_error
+from desk.names import push_workflow_id, repo_workflow_id
+from desk.repo_names import parse_repo_name
+from desk.repo_state import ReceiptQuery, RepoState
+from desk.settings import DeskSettings
+from desk.shipping import (
+    PUSH_TOOL,
+    ChangeReport,
+    PushResult,
+    ReportInput,
+    ShipInput,
+    full_sha,
+    push_call,
+)
+from workflows.repo import RepoEntity
+from workflows.ship import Ship
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+
+
+class ShippingClient:
+    def __init__(self, client: Client, settings: DeskSettings) -> None:
+        self.client = client
+        self.settings = settings
+
+    async def change_report(self, repo: str) -> ChangeReport:
+        """Make a change report under the repository's lock; the entity keeps it as a receipt."""
+        name = str(parse_repo_name(repo))
+        start = WithStartWorkflowOperation(
+            RepoEntity.run,
+            RepoState(repo=name),
+            id=repo_workflow_id(name),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            task_queue=self.settings.task_queue,
+        )
+        request = ReportInput(
+            repo=name,
+            max_commits=self.settings.report_commits,
+            max_files=self.settings.report_files,
+        )
+        try:
+            return await self.client.execute_update_with_start_workflow(
+                RepoEntity.change_report, request, start_workflow_operation=start
+            )
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError):
+                kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
+                raise desk_error(kind, cause.message) from None
+            raise ShipRefusal(f"The report failed: {cause or error}") from None
+
+    async def request_push(
+        self, repo: str, sha: str
+    ) -> tuple[WorkflowHandle[Ship, PushResult], str]:
+        """Start the push of exactly `sha`; returns its handle and the approval id it waits on."""
+        name = str(parse_repo_name(repo))
+        sha = full_sha(sha)
+        receipt = await self.receipt(name, sha)
+        owner_repo = name in self.settings.owner_repos
+        handle = await self.client.start_workflow(
+            Ship.run,
+            ShipInput(
+                receipt=receipt,
+                owner_repo=owner_repo,
+                owners=self.settings.owner_ids,
+                requester=self.settings.owner,
+            ),
+            id=push_workflow_id(name, sha),
+            task_queue=self.settings.task_queue,
+            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+        )
+        waits_on = "" if owner_repo else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
+        return handle, waits_on
+
+    async def receipt(self, repo: str, sha: str) -> ChangeReport:
+        """The kept change report of exactly `sha`; without one a push is refused."""
+        try:
+            found = await self.client.get_workflow_handle_for(
+                RepoEntity.run, repo_workflow_id(repo)
+            ).query(RepoEntity.receipt, ReceiptQuery(sha=sha), rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            found = None
+        if found is None:
+            raise ShipRefusal(
+                f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "
+                "and push the SHA it names."
+            )
+        return found
+
+    async def push_running(self, repo: str) -> str:
+        """The SHA a push of `repo` is pushing now, or empty (also when nobody can tell)."""
+        try:
+            state = await self.client.get_workflow_handle_for(
+                RepoEntity.run, repo_workflow_id(repo)
+            ).query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return ""
+        return state.pushing.receipt.head if state.pushing else ""

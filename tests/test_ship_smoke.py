@@ -1,0 +1,42 @@
+"""Shipping end to end: report, push request, an owner's approval, the exact SHA on origin."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from desk.approvals import Decision, Principal
+from desk.models import JobOutcome
+from desk.settings import DeskSettings
+from desk.shipping import PushStatus
+from surfaces.approvals_client import ApprovalsClient
+from surfaces.desk_client import DeskClient
+from surfaces.shipping_client import ShippingClient
+from tests.conftest import agent, git
+
+
+async def test_report_push_approve_ships_exactly_the_reported_sha(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job(
+        "acme/api", "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    assert (await desk.wait(number)).outcome == JobOutcome.INTEGRATED
+    shipping = ShippingClient(desk.client, settings)
+    report = await shipping.change_report("acme/api")
+    assert [c.subject for c in report.commits] == ["greet"]
+    assert report.default_branch == "main"
+    assert [f.path for f in report.files] == ["hello.txt"]
+    handle, approval = await shipping.request_push("acme/api", report.head)
+    approvals = ApprovalsClient(desk.client)
+    for _ in range(100):
+        if any(s.approval_id == approval for s in await approvals.open_approvals()):
+            break
+        await asyncio.sleep(0.1)
+    assert git(origin, "rev-parse", "main") != report.head
+    result, _ = await approvals.answer(approval, Decision.APPROVE, Principal(id=settings.owner))
+    assert result.counted, result
+    pushed = await handle.result()
+    assert pushed.status == PushStatus.PUSHED, pushed
+    assert git(origin, "rev-parse", "main") == report.head
