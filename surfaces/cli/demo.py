@@ -1,4 +1,4 @@
-"""`codedesk demo`: the main job, offline: a sample repository, two jobs, reports and history."""
+"""`codedesk demo`: the main job, offline: a sample repository, two jobs, then shipping them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+from desk.approvals import ApprovalState, Decision, Principal
+from desk.errors import ServerError
 from desk.models import JobOutcome
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
+from desk.shipping import PushStatus
+from surfaces.approvals_client import ApprovalsClient
+from surfaces.cards import approval_card
 from surfaces.cli.render import report_lines
 from surfaces.cli.runner import out
+from surfaces.cli.ship_commands import push_line
+from surfaces.cli.ship_commands import report_lines as ship_report_lines
 from surfaces.desk_client import DeskClient
 from surfaces.history import history_lines
+from surfaces.shipping_client import ShippingClient
 from workers.client import connect, workflow_url
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
@@ -91,15 +99,65 @@ async def _jobs(desk: DeskClient, ui: str) -> int:
     link = workflow_url(ui, settings.namespace, job_workflow_id(first))
     if link:
         out.print(f"\nTemporal UI for job {first}: {link}", markup=False)
-    integrated = all(report.outcome == JobOutcome.INTEGRATED for report in reports)
-    out.print(f"\nThe clone now holds both jobs' commits: `git -C {clone.path} log --oneline`.")
+    if not all(report.outcome == JobOutcome.INTEGRATED for report in reports):
+        return 1
+    shipped = await _ship(desk, repo, origin)
     out.print(
         "\n[bold]With a real agent:[/] `codedesk up` in one terminal, then\n"
-        f'  codedesk task {repo} "your task" --agent-command "claude -p {{task}}" --wait\n'
-        "(any command works as the agent; it runs in the job's worktree and commits its work).",
+        f'  codedesk task {repo} "your task" --agent claude --wait\n'
+        "(any command works as the agent: --agent-command; it runs in the job's worktree and "
+        "commits its work).",
         markup=True,
     )
-    return 0 if integrated else 1
+    return 0 if shipped else 1
+
+
+async def _ship(desk: DeskClient, repo: str, origin: Path) -> bool:
+    """Report, ask to push, show the card, approve it as the demo's owner, and push."""
+    settings = desk.settings
+    shipping = ShippingClient(desk.client, settings)
+    report = await shipping.change_report(repo)
+    out.print("\n[bold]5.[/] The change report (`codedesk report`):", markup=True)
+    for line in ship_report_lines(report):
+        out.print(f"  {line}", markup=False)
+    handle, approval = await shipping.request_push(repo, report.head)
+    out.print(
+        f"\n[bold]6.[/] `codedesk push {repo} {report.head}` waits for an owner. "
+        "The card an owner sees (`codedesk approvals`):",
+        markup=True,
+    )
+    approvals = ApprovalsClient(desk.client)
+    state = await _opened(approvals, approval)
+    card = approval_card(
+        state.request.tool,
+        state.request.input,
+        action=state.request.action,
+        parameters=state.request.parameters,
+    )
+    for line in card.splitlines():
+        out.print(f"  │ {line}", markup=False)
+    owner = Principal(id=settings.owner, name="the demo's owner")
+    out.print(
+        f"\n[bold]7.[/] The demo approves it [bold]as its owner ({settings.owner})[/], through "
+        f"the same path as `codedesk approve {approval}`.",
+        markup=True,
+    )
+    answered, _ = await approvals.answer(approval, Decision.APPROVE, owner)
+    result = await handle.result()
+    out.print(f"  {push_line(result)}", markup=False)
+    shipped = answered.counted and result.status == PushStatus.PUSHED
+    if shipped:
+        out.print(f"\nThe origin has the commits: `git -C {origin} log --oneline main`.")
+    return shipped
+
+
+async def _opened(approvals: ApprovalsClient, approval: str) -> ApprovalState:
+    for _ in range(300):
+        for state in await approvals.open_approvals():
+            if state.approval_id == approval:
+                return state
+        await asyncio.sleep(0.1)
+    raise ServerError(f"The push approval {approval} did not open; is the worker running?")
 
 
 def _sample_origin(home: Path, on_shelf: set[str]) -> tuple[str, Path]:
