@@ -33,6 +33,15 @@ class FileRef(Payload):
     path: str
 
 
+class SurfacePlace(Payload):
+    """Where on a surface something is shown: its task queue and a channel or thread id."""
+
+    queue: str
+    """The task queue of the host that renders this surface (`codedesk-discord`)."""
+    channel: str = ""
+    """The channel or thread (a job's thread) to show it in."""
+
+
 class ApprovalRequest(Payload):
     """What a person is asked to approve."""
 
@@ -49,7 +58,11 @@ class ApprovalRequest(Payload):
     """Principal ids who may answer; empty means `owners`."""
     owners: list[str] = Field(default_factory=list)
     origin: str = ""
-    """The surface that should show the card (`cli`, `discord:<channel>`)."""
+    """The surface the call came from (`cli`, `discord`), for the card's footer."""
+    place: SurfacePlace | None = None
+    """Where a surface shows the card; None: only `codedesk approvals` lists it."""
+    thread_workflow_id: str = ""
+    """A job thread that shows the card in order with its other messages (else posted here)."""
     copy_text: str = ""
     expires_at: datetime | None = None
     classes: list[str] = Field(default_factory=list)

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from desk.approvals import HeldCall
+from desk.approvals import HeldCall, SurfacePlace
 from desk.payload import Payload
 
 
@@ -103,6 +103,8 @@ class JobInput(Payload):
     """Tools that always wait for a person."""
     report_held_calls: int = 10
     report_held_chars: int = 1000
+    place: SurfacePlace | None = None
+    """The chat thread that follows the job (a `/task` from Discord), if any."""
     desk_id: str = ""
     """The `Desk` workflow that admitted the job and is told when it ends (empty: none)."""
     admitted: bool = True

@@ -7,6 +7,8 @@ from temporalio.common import SearchAttributeKey
 from desk.errors import JobNotFoundError
 
 DEFAULT_TASK_QUEUE = "codedesk"
+DISCORD_TASK_QUEUE = "codedesk-discord"
+"""The Discord bot's own task queue: it hosts the surface activities."""
 DESK_WORKFLOW_ID = "desk"
 JOB_ID_PREFIX = "job-"
 REPO_ID_PREFIX = "repo-"

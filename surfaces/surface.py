@@ -1,0 +1,42 @@
+"""The surface contract: what a chat surface (or a fake one in tests) does for the workflows.
+
+A surface renders structured payloads under its own limits. Its host runs
+`activities.surface.SurfaceActivities(surface)` on the surface's task queue.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from desk.surface_models import (
+    CardRef,
+    CloseCard,
+    PostCard,
+    ThreadProgress,
+    ThreadReport,
+    ThreadText,
+)
+
+
+class Surface(Protocol):
+    """Every method is safe to run twice (activities are retried)."""
+
+    async def post_card(self, card: PostCard) -> CardRef:
+        """Show an approval's card with its answer controls; return where it is."""
+        ...
+
+    async def close_card(self, close: CloseCard) -> None:
+        """Turn the card's controls off and show the outcome (and any withdrawal note)."""
+        ...
+
+    async def post_text(self, text: ThreadText) -> None:
+        """Post text to a job's thread as messages of its own."""
+        ...
+
+    async def set_progress(self, progress: ThreadProgress) -> None:
+        """Edit the thread's progress message in place (creating it the first time)."""
+        ...
+
+    async def post_report(self, report: ThreadReport) -> None:
+        """Post the job's report once, then archive the thread."""
+        ...
