@@ -13,6 +13,7 @@ DESK_WORKFLOW_ID = "desk"
 JOB_ID_PREFIX = "job-"
 REPO_ID_PREFIX = "repo-"
 PUSH_ID_PREFIX = "push-"
+OUTBOX_ID_PREFIX = "outbox-"
 SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
 
@@ -44,6 +45,11 @@ def repo_workflow_id(repo: str) -> str:
 def push_workflow_id(repo: str, sha: str) -> str:
     """The workflow id of the push of `sha` to `owner/repo`: `push-<owner>/<repo>-<sha>`."""
     return f"{PUSH_ID_PREFIX}{repo}-{sha}"
+
+
+def outbox_workflow_id(queue: str, channel: str) -> str:
+    """The workflow id of the ordered outbox of one surface channel or thread."""
+    return f"{OUTBOX_ID_PREFIX}{queue}-{channel}"
 
 
 def job_branch(number: int, suffix: int = 0) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from desk.approvals import SurfacePlace
 from desk.errors import ShaError
 from desk.models import CommitInfo
 from desk.payload import Payload
@@ -90,6 +91,8 @@ class ShipInput(Payload):
     owner_repo: bool = False
     owners: list[str] = Field(default_factory=list)
     requester: str = ""
+    place: SurfacePlace | None = None
+    """Where a surface shows the push's approval card (a `/push` from Discord)."""
 
 
 class PushRequest(Payload):

@@ -6,6 +6,8 @@ surface is down is shown when it comes back. Payloads are data; the surface rend
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from pydantic import Field
 
 from desk.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
@@ -36,12 +38,16 @@ class CloseCard(Payload):
 class ThreadText(Payload):
     """Text for a job's thread: a long message of its own (split under the surface's limit)."""
 
+    kind: Literal["text"] = "text"
+
     channel: str
     text: str
 
 
 class ThreadProgress(Payload):
     """Short narration: replaces the text of the thread's one progress message."""
+
+    kind: Literal["progress"] = "progress"
 
     channel: str
     text: str
@@ -50,27 +56,42 @@ class ThreadProgress(Payload):
 class ThreadReport(Payload):
     """The job's final report; after it is posted the thread is archived."""
 
+    kind: Literal["report"] = "report"
+
     channel: str
     report: JobReport
 
 
 class ThreadCard(Payload):
-    """Ask a job's thread to show an approval's card after what was written before it."""
+    """Show an approval's card in the outbox's channel, after what was written before it."""
 
-    approval_workflow_id: str
+    kind: Literal["card"] = "card"
+
+    approval_id: str
     request: ApprovalRequest
 
 
-class CardShown(Payload):
-    card: CardRef
+class CardSettled(Payload):
+    """The approval settled: close its card, or never post it if it is still waiting."""
+
+    kind: Literal["settled"] = "settled"
+
+    approval_id: str
+    request: ApprovalRequest
+    outcome: ApprovalOutcome
 
 
-class ThreadState(Payload):
-    """The `JobThread` workflow's state."""
+OutboxItem = Annotated[
+    ThreadText | ThreadProgress | ThreadReport | ThreadCard | CardSettled,
+    Field(discriminator="kind"),
+]
+
+
+class OutboxState(Payload):
+    """The `Outbox` workflow's state, carried across continue-as-new."""
 
     place: SurfacePlace
-    number: int
-    pending: list[ThreadText | ThreadProgress | ThreadReport | ThreadCard] = Field(
-        default_factory=list
-    )
-    done: bool = False
+    items: list[OutboxItem] = Field(default_factory=list)
+    cards: dict[str, CardRef] = Field(default_factory=dict)
+    """Posted cards still open, by approval id."""
+    reported: bool = False

@@ -20,6 +20,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from desk.approvals import SurfacePlace
 from desk.errors import (
     DeskError,
     JobNotFoundError,
@@ -129,8 +130,12 @@ class DeskClient:
         agent_command: str | None = None,
         budget: timedelta | None = None,
         requester: str = "",
+        place: SurfacePlace | None = None,
     ) -> Admission:
-        """Hand a job to the desk: it runs now or waits in the queue; answered at once."""
+        """Hand a job to the desk: it runs now or waits in the queue; answered at once.
+
+        `place` is a chat thread that follows the job (its progress, cards and report).
+        """
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
@@ -155,6 +160,7 @@ class DeskClient:
             hold_tools=self.settings.hold_tools,
             report_held_calls=self.settings.report_held_calls,
             report_held_chars=self.settings.report_held_chars,
+            place=place,
         )
         try:
             return await self.client.execute_update_with_start_workflow(

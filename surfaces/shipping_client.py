@@ -15,7 +15,7 @@ from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from desk.approvals import approval_id
+from desk.approvals import SurfacePlace, approval_id
 from desk.errors import ShipRefusal, desk_error
 from desk.names import push_workflow_id, repo_workflow_id
 from desk.repo_names import parse_repo_name
@@ -68,7 +68,7 @@ class ShippingClient:
             raise ShipRefusal(f"The report failed: {cause or error}") from None
 
     async def request_push(
-        self, repo: str, sha: str
+        self, repo: str, sha: str, place: SurfacePlace | None = None
     ) -> tuple[WorkflowHandle[Ship, PushResult], str]:
         """Start the push of exactly `sha`; returns its handle and the approval id it waits on."""
         name = str(parse_repo_name(repo))
@@ -82,6 +82,7 @@ class ShippingClient:
                 owner_repo=owner_repo,
                 owners=self.settings.owner_ids,
                 requester=self.settings.owner,
+                place=place,
             ),
             id=push_workflow_id(name, sha),
             task_queue=self.settings.task_queue,

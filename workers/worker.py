@@ -26,6 +26,7 @@ from desk.settings import DeskSettings
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
+from workflows.outbox import Outbox
 from workflows.repo import RepoEntity
 from workflows.shelf import AddRepo, ListRepos
 from workflows.ship import Ship
@@ -38,6 +39,7 @@ WORKFLOWS: Sequence[type] = (
     ListRepos,
     Approval,
     Ship,
+    Outbox,
 )
 
 

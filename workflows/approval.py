@@ -20,6 +20,9 @@ with workflow.unsafe.imports_passed_through():
         OutcomeKind,
         WithdrawInput,
     )
+    from desk.surface_models import CardSettled, ThreadCard
+
+from workflows.outbox import send_to_outbox
 
 IGNORED_MEMO = "ignored"
 
@@ -41,6 +44,11 @@ class Approval:
         timeout = None
         if request.expires_at is not None:
             timeout = max(request.expires_at - workflow.now(), timedelta(0))
+        # A request withdrawn with its start (signal-with-start) is never shown.
+        shown = request.place is not None and self.state.outcome is None
+        if shown and request.place is not None:
+            card = ThreadCard(approval_id=self.state.approval_id, request=request)
+            await send_to_outbox(request.place, card)
         try:
             await workflow.wait_condition(lambda: self.state.outcome is not None, timeout=timeout)
         except TimeoutError:
@@ -49,6 +57,11 @@ class Approval:
             self._settle(OutcomeKind.CANCELLED, note="The approval was cancelled.")
         await workflow.wait_condition(workflow.all_handlers_finished)
         assert self.state.outcome is not None
+        if shown and request.place is not None:
+            settled = CardSettled(
+                approval_id=self.state.approval_id, request=request, outcome=self.state.outcome
+            )
+            await send_to_outbox(request.place, settled)
         return self.state.outcome
 
     @workflow.signal

@@ -33,12 +33,14 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE
+    from desk.surface_models import ThreadProgress, ThreadReport
     from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.holds import HoldsCalls
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
+from workflows.outbox import send_to_outbox
 from workflows.repo import RepoEntity, repo_entity
 
 WITHDRAW_WAIT = timedelta(minutes=2)
@@ -93,6 +95,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         report.finished_at = workflow.now()
         self.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
+        if self.job.place is not None:
+            place = self.job.place
+            await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))
         return report
 
     @workflow.query
@@ -126,6 +131,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)
+        await self._narrate("Cutting a worktree from the clone's HEAD…")
         try:
             worktree = await workflow.execute_activity_method(
                 WorktreeActivities.prepare_worktree,
@@ -143,6 +149,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self.status.branch, self.status.worktree = worktree.branch, worktree.path
 
         self._set_phase(JobPhase.WORKING)
+        await self._narrate(f"The agent works on branch {worktree.branch}…")
         try:
             agent = await self._run_agent(worktree)
         except (ActivityError, asyncio.CancelledError) as error:
@@ -173,6 +180,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             )
 
         self._set_phase(JobPhase.INTEGRATING)
+        await self._narrate("The agent is done; integrating its commits into the clone…")
         result = await self._integrate(worktree)
         return build_report(
             self.job,
@@ -323,6 +331,12 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             integration=kept,
             category=category,
         )
+
+    async def _narrate(self, text: str) -> None:
+        """Short narration for the job's chat thread (one progress message, edited in place)."""
+        if self.job.place is not None:
+            place = self.job.place
+            await send_to_outbox(place, ThreadProgress(channel=place.channel, text=text))
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
         self.status.phase = phase

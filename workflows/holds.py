@@ -91,7 +91,8 @@ class HoldsCalls:
                 parameters=request.parameters,
                 scope=scope,
                 owners=self.job.owners,
-                origin="cli",
+                origin="discord" if self.job.place else "cli",
+                place=self.job.place,
                 classes=found.classes,
             )
             pending = asyncio.create_task(self._ask(ident, ask))

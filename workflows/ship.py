@@ -46,7 +46,8 @@ class Ship(AwaitsPush):
                 action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
                 scope=f"push-{receipt.repo}",
                 owners=request.owners,
-                origin="cli",
+                origin="discord" if request.place else "cli",
+                place=request.place,
                 classes=["push"],
             )
             try:

@@ -1,0 +1,59 @@
+"""A job started from a chat surface is followed in its thread: progress, cards, one report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+
+from temporalio.worker import Worker
+
+from activities.surface import SurfaceActivities
+from desk.approvals import Decision, Principal, SurfacePlace
+from desk.models import JobOutcome
+from desk.settings import DeskSettings
+from surfaces.approvals_client import ApprovalsClient
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent
+from tests.surfaces.fake_surface import FakeSurface
+
+PUSH = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
+
+
+async def test_a_thread_shows_progress_the_card_in_order_and_the_report_once(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    queue = f"fake-surface-{uuid.uuid4().hex[:8]}"
+    surface = FakeSurface()
+    place = SurfacePlace(queue=queue, channel="thread-1")
+    await desk.add_repo("acme/api", str(origin))
+    async with Worker(desk.client, task_queue=queue, activities=SurfaceActivities(surface).all()):
+        admission = await desk.submit_job(
+            "acme/api",
+            "push it",
+            agent_command=agent(f"hold:{PUSH}", "write:a.txt=1", "commit:after the push"),
+            place=place,
+        )
+        for _ in range(200):
+            if surface.cards:
+                break
+            await asyncio.sleep(0.1)
+        [card] = surface.cards.values()
+        assert card.channel == "thread-1" and card.open
+        assert "works on branch" in surface.progress["thread-1"]
+        result, _ = await ApprovalsClient(desk.client).answer(
+            card.approval_id, Decision.APPROVE, Principal(id=settings.owner)
+        )
+        assert result.counted
+        report = await desk.wait(admission.number)
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        for _ in range(100):
+            if surface.reports and not card.open:
+                break
+            await asyncio.sleep(0.1)
+    assert card.footer == "approved"
+    assert surface.reports == [("thread-1", admission.number)]
+    assert "thread-1" in surface.archived
+    kinds = [text.split(" ")[0] for channel, text in surface.posts if channel == "thread-1"]
+    assert kinds == ["card", "report"]

@@ -1,0 +1,177 @@
+"""The `Outbox` workflow: everything shown in one surface channel, in order, durably.
+
+A job's thread and the approval cards shown in it go through one outbox, so a card comes after
+the text written before it; while the surface's host (the bot) is down, the outbox waits and
+shows everything when it comes back. A card settled before it was posted is never posted.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
+from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.surface import SurfaceActivities
+    from desk.approvals import SurfacePlace
+    from desk.names import outbox_workflow_id
+    from desk.surface_models import (
+        CardSettled,
+        CloseCard,
+        OutboxItem,
+        OutboxState,
+        PostCard,
+        ThreadCard,
+        ThreadProgress,
+        ThreadReport,
+        ThreadText,
+    )
+
+SURFACE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=20,
+)
+"""A post that keeps failing is given up (and logged): a chat message never fails a job."""
+SURFACE_STEP = timedelta(minutes=1)
+"""No schedule-to-start timeout is set: while the surface's host is down, a post waits for it."""
+
+
+@workflow.defn(name="Outbox")
+class Outbox:
+    """Id `outbox-<queue>-<channel>`: posts, edits and cards of one channel, one at a time."""
+
+    @workflow.init
+    def __init__(self, state: OutboxState) -> None:
+        self.state = state
+
+    @workflow.run
+    async def run(self, state: OutboxState) -> None:
+        while True:
+            await workflow.wait_condition(
+                lambda: (
+                    bool(self.state.items)
+                    or self._finished()
+                    or workflow.info().is_continue_as_new_suggested()
+                )
+            )
+            if not self.state.items:
+                break
+            await self._show(self.state.items.pop(0))
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        if not self._finished():
+            workflow.continue_as_new(self.state)
+
+    @workflow.signal
+    def enqueue(self, item: OutboxItem) -> None:
+        """Show `item` after everything enqueued before it; a settlement skips a waiting card."""
+        if isinstance(item, CardSettled):
+            waiting = [
+                queued
+                for queued in self.state.items
+                if isinstance(queued, ThreadCard) and queued.approval_id == item.approval_id
+            ]
+            if waiting and item.approval_id not in self.state.cards:
+                self.state.items = [queued for queued in self.state.items if queued not in waiting]
+                return
+        self.state.items.append(item)
+
+    @workflow.query
+    def current(self) -> OutboxState:
+        return self.state
+
+    def _finished(self) -> bool:
+        """A job's thread is done once its report is posted and none of its cards is open."""
+        return self.state.reported and not self.state.cards and not self.state.items
+
+    async def _show(self, item: OutboxItem) -> None:
+        surface = SurfaceActivities
+        try:
+            if isinstance(item, ThreadCard):
+                ref = await workflow.execute_activity_method(
+                    surface.post_card,
+                    PostCard(
+                        approval_id=item.approval_id,
+                        request=item.request,
+                        channel=self.state.place.channel,
+                    ),
+                    task_queue=self.state.place.queue,
+                    start_to_close_timeout=SURFACE_STEP,
+                    retry_policy=SURFACE_RETRY,
+                )
+                self.state.cards[item.approval_id] = ref
+            elif isinstance(item, CardSettled):
+                card = self.state.cards.pop(item.approval_id, None)
+                if card is not None:
+                    await workflow.execute_activity_method(
+                        surface.close_card,
+                        CloseCard(
+                            approval_id=item.approval_id,
+                            card=card,
+                            request=item.request,
+                            outcome=item.outcome,
+                        ),
+                        task_queue=self.state.place.queue,
+                        start_to_close_timeout=SURFACE_STEP,
+                        retry_policy=SURFACE_RETRY,
+                    )
+            elif isinstance(item, ThreadText):
+                await workflow.execute_activity_method(
+                    surface.post_text,
+                    item,
+                    task_queue=self.state.place.queue,
+                    start_to_close_timeout=SURFACE_STEP,
+                    retry_policy=SURFACE_RETRY,
+                )
+            elif isinstance(item, ThreadProgress):
+                await workflow.execute_activity_method(
+                    surface.set_progress,
+                    item,
+                    task_queue=self.state.place.queue,
+                    start_to_close_timeout=SURFACE_STEP,
+                    retry_policy=SURFACE_RETRY,
+                )
+            elif isinstance(item, ThreadReport):
+                await workflow.execute_activity_method(
+                    surface.post_report,
+                    item,
+                    task_queue=self.state.place.queue,
+                    start_to_close_timeout=SURFACE_STEP,
+                    retry_policy=SURFACE_RETRY,
+                )
+                self.state.reported = True
+        except ActivityError as error:
+            workflow.logger.warning(
+                "Outbox %s gave up on %s: %s", self.state.place, item.kind, error
+            )
+
+
+async def send_to_outbox(place: SurfacePlace, item: OutboxItem) -> None:
+    """From a workflow: hand `item` to the place's outbox, starting the outbox if need be.
+
+    Never raises: a chat surface that cannot be reached must not fail a job or an approval.
+    """
+    try:
+        outbox = await _outbox(place)
+        await outbox.signal(Outbox.enqueue, item)
+    except Exception as error:  # the outbox just finished: a late message has nowhere to go
+        workflow.logger.warning(
+            "Could not hand %s to the outbox of %s: %s", item.kind, place, error
+        )
+
+
+async def _outbox(place: SurfacePlace) -> ExternalWorkflowHandle[Outbox]:
+    ident = outbox_workflow_id(place.queue, place.channel)
+    try:
+        await workflow.start_child_workflow(
+            Outbox.run,
+            OutboxState(place=place),
+            id=ident,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+        )
+    except WorkflowAlreadyStartedError:
+        pass
+    return workflow.get_external_workflow_handle_for(Outbox.run, ident)
