@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from temporalio import activity
 
@@ -23,6 +26,9 @@ from desk.shipping import (
     ReportInput,
 )
 
+T = TypeVar("T")
+A = TypeVar("A")
+
 
 class ShipActivities:
     """Run on the host that owns the shelf, under the repository's `Repo` entity."""
@@ -33,6 +39,17 @@ class ShipActivities:
     @activity.defn
     async def change_report(self, request: ReportInput) -> ChangeReport:
         """Fetch, check the clone is clean and ahead of origin, and describe what would ship."""
+        return await _off_the_loop(self._change_report, request)
+
+    @activity.defn
+    async def push(self, request: PushInput) -> PushResult:
+        """Push exactly the reported SHA to the reported branch, never forced, after rechecking.
+
+        Safe to run twice: a remote already at the SHA counts as pushed.
+        """
+        return await _off_the_loop(self._push, request)
+
+    def _change_report(self, request: ReportInput) -> ChangeReport:
         with desk_failures():
             clone = self._clone(request.repo)
             destination = _destination(clone)
@@ -65,21 +82,22 @@ class ShipActivities:
                 made_at=datetime.now(UTC),
             )
 
-    @activity.defn
-    async def push(self, request: PushInput) -> PushResult:
-        """Push exactly the reported SHA to the reported branch, never forced, after rechecking.
-
-        Safe to run twice: a remote already at the SHA counts as pushed.
-        """
+    def _push(self, request: PushInput) -> PushResult:
         receipt = request.receipt
         with desk_failures():
             clone = self._clone(receipt.repo)
             destination = _destination(clone)
+            # Before the "already pushed" check: another remote having the SHA is no push.
+            if destination != receipt.destination:
+                raise ShipRefusal(
+                    f"The push destination changed from {receipt.destination} to "
+                    f"{destination}. Nothing was pushed."
+                )
             ref = f"refs/heads/{receipt.default_branch}"
             if _remote_tip(clone, ref) == receipt.head:
                 return _pushed(receipt, already=True)
             run_git(clone, "fetch", "--quiet", "origin")
-            problem = _push_problem(clone, receipt, destination)
+            problem = _push_problem(clone, receipt)
             if problem:
                 raise ShipRefusal(f"{problem} Nothing was pushed.")
             run_git(clone, "push", "--quiet", "--porcelain", "origin", f"{receipt.head}:{ref}")
@@ -92,6 +110,23 @@ class ShipActivities:
                 f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
             )
         return path
+
+
+async def _off_the_loop(step: Callable[[A], T], request: A) -> T:
+    """Run a blocking git step in a thread, heartbeating meanwhile.
+
+    On the event loop, a slow fetch or push would stall every workflow and query of the worker
+    (a push would then look like no push at all to `push_running`), and a crashed worker's push
+    could only be retried after its start-to-close timeout instead of its heartbeat timeout.
+    """
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / 3 if timeout else 5.0
+    work = asyncio.ensure_future(asyncio.to_thread(step, request))
+    while True:
+        done, _ = await asyncio.wait({work}, timeout=every)
+        if done:
+            return work.result()
+        activity.heartbeat()
 
 
 def _destination(clone: Path) -> str:
@@ -109,6 +144,13 @@ def _destination(clone: Path) -> str:
 
 
 def _default_branch(clone: Path) -> str:
+    """origin's default branch as the remote names it now (origin/HEAD in the clone may be stale:
+    `git fetch` does not update it)."""
+    ok, out = try_git(clone, "ls-remote", "--symref", "origin", "HEAD")
+    for line in lines(out) if ok else []:
+        target, _, name = line.partition("\t")
+        if name == "HEAD" and target.startswith("ref: refs/heads/"):
+            return target.removeprefix("ref: refs/heads/")
     ok, ref = try_git(clone, "symbolic-ref", "--quiet", "refs/remotes/origin/HEAD")
     if not ok:
         try_git(clone, "remote", "set-head", "origin", "--auto")
@@ -160,14 +202,12 @@ def _remote_tip(clone: Path, ref: str) -> str:
     return out.split()[0] if out else ""
 
 
-def _push_problem(clone: Path, receipt: ChangeReport, destination: str) -> str:
+def _push_problem(clone: Path, receipt: ChangeReport) -> str:
     """Why the reported SHA must not be pushed now, or empty when it may."""
     if head_sha(clone) != receipt.head:
         return f"HEAD is no longer {receipt.head}: report again and push the new SHA."
     if porcelain_files(clone):
         return "The clone has uncommitted changes."
-    if destination != receipt.destination:
-        return f"The push destination changed from {receipt.destination} to {destination}."
     if _default_branch(clone) != receipt.default_branch:
         return f"origin's default branch is no longer {receipt.default_branch}."
     ok, tip = try_git(clone, "rev-parse", f"refs/remotes/origin/{receipt.default_branch}")

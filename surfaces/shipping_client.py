@@ -12,11 +12,11 @@ from temporalio.client import (
     WorkflowUpdateFailedError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import SurfacePlace, approval_id
-from desk.errors import ShipRefusal, desk_error
+from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
 from desk.names import push_workflow_id, repo_workflow_id
 from desk.repo_names import parse_repo_name
 from desk.repo_state import ReceiptQuery, RepoState
@@ -75,19 +75,26 @@ class ShippingClient:
         sha = full_sha(sha)
         receipt = await self.receipt(name, sha)
         owner_repo = name in self.settings.owner_repos
-        handle = await self.client.start_workflow(
-            Ship.run,
-            ShipInput(
-                receipt=receipt,
-                owner_repo=owner_repo,
-                owners=self.settings.owner_ids,
-                requester=self.settings.owner,
-                place=place,
-            ),
-            id=push_workflow_id(name, sha),
-            task_queue=self.settings.task_queue,
-            id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
-        )
+        ident = push_workflow_id(name, sha)
+        try:
+            handle = await self.client.start_workflow(
+                Ship.run,
+                ShipInput(
+                    receipt=receipt,
+                    owner_repo=owner_repo,
+                    owners=self.settings.owner_ids,
+                    requester=self.settings.owner,
+                    place=place,
+                ),
+                id=ident,
+                task_queue=self.settings.task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            raise RepoBusyError(
+                f"A push of {sha} to {name} was already requested and has not finished "
+                f"(workflow {ident}): answer its approval (`codedesk approvals`) or wait for it."
+            ) from None
         waits_on = "" if owner_repo else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
         return handle, waits_on
 
@@ -97,8 +104,15 @@ class ShippingClient:
             found = await self.client.get_workflow_handle_for(
                 RepoEntity.run, repo_workflow_id(repo)
             ).query(RepoEntity.receipt, ReceiptQuery(sha=sha), rpc_timeout=QUERY_TIMEOUT)
-        except (RPCError, WorkflowQueryFailedError):
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise ServerError(
+                    f"The receipts of {repo} could not be read ({error}); is a worker running "
+                    "(`codedesk up`)? Nothing was pushed."
+                ) from None
             found = None
+        except WorkflowQueryFailedError as error:
+            raise ServerError(f"The receipts of {repo} could not be read: {error}.") from None
         if found is None:
             raise ShipRefusal(
                 f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "

@@ -11,6 +11,10 @@ from desk.errors import NON_RETRYABLE_ERROR_TYPES
 GIT_STEP_TIMEOUT = timedelta(minutes=5)
 """One git step (worktree add, rebase and fast-forward, cleanup) on a large clone."""
 
+PUSH_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""A push heartbeats while git runs: a crashed worker's push is retried this soon, and the retry
+sees the remote already at the SHA instead of waiting out GIT_STEP_TIMEOUT."""
+
 HOLD_ALLOWANCE = timedelta(days=7)
 """How long, beyond its budget, an agent may wait for people's answers before Temporal stops it.
 

@@ -1,0 +1,158 @@
+"""Shipping through crashes: a worker killed mid-push pushes once; receipts outlive the server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from desk.approvals import Decision
+from desk.names import push_workflow_id, repo_workflow_id
+from desk.repo_state import RepoState
+from desk.settings import DeskSettings, load_settings
+from desk.shipping import PushStatus
+from surfaces.desk_client import DeskClient
+from surfaces.shipping_client import ShippingClient
+from tests.conftest import git
+from tests.test_cli import CODEDESK, cli_env, settings_env
+from tests.test_shipping import answer, commit, refs, slow_origin, until
+from workers.client import connect
+from workers.devserver import DevServer, free_port
+from workflows.repo import RepoEntity
+
+REPO = "acme/api"
+
+StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[StartWorker]:
+    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
+        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
+        process = subprocess.Popen(
+            [CODEDESK, "worker"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+async def kill(process: subprocess.Popen[bytes]) -> None:
+    os.kill(process.pid, signal.SIGKILL)
+    await asyncio.to_thread(process.wait, 10)
+
+
+async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, workers: StartWorker
+) -> None:
+    env = settings_env(settings)
+    first = workers(env)
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))
+    clone = settings.shelf_dir / "acme" / "api"
+    head = commit(clone, "a.txt", "a\n", "ship me")
+    shipping = ShippingClient(client, settings)
+    await shipping.change_report(REPO)
+
+    # The origin records each push, then holds `git push` open until the gate opens: the SHA is
+    # on the remote while the push activity has not returned, so the workflow cannot know yet.
+    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
+    slow_origin(origin, marker, gate)
+    handle, approval = await shipping.request_push(REPO, head)
+    await answer(client, approval, Decision.APPROVE, settings.owner)
+    await until(marker.exists, 30, "the push to reach the origin")
+    assert git(origin, "rev-parse", "main") == head
+    await kill(first)
+    gate.touch()  # let the orphaned git (the dead worker's child) finish
+
+    workers(env)
+    result = await asyncio.wait_for(handle.result(), timeout=75)
+    assert result.status == PushStatus.PUSHED, result
+    assert result.already, "the retried push must find the remote at the SHA, not push again"
+    assert (result.sha, result.branch, result.approval_id) == (head, "main", approval)
+    assert marker.read_text().splitlines() == ["pushed"], "pushed more than once"
+    assert refs(origin) == {"refs/heads/main": head, "HEAD": "refs/heads/main"}
+    described = await handle.describe()
+    assert described.status == WorkflowExecutionStatus.COMPLETED
+    entity = client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(REPO))
+    state: RepoState = await entity.query(RepoEntity.current)
+    assert state.pushing is None and state.pushes == 1, state
+    assert (await entity.describe()).status == WorkflowExecutionStatus.RUNNING
+
+
+@pytest.fixture
+async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
+    """A dev server of this test's own (it is restarted); every one started is stopped."""
+    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
+    await servers[0].start()
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+async def test_a_receipt_survives_a_server_restart(
+    own_server: list[DevServer], origin: Path, tmp_path: Path, workers: StartWorker
+) -> None:
+    server = own_server[0]
+    home = tmp_path / "home"
+    env = cli_env(
+        CODEDESK_HOME=str(home),
+        CODEDESK_TEMPORAL_ADDRESS=server.address,
+        CODEDESK_HEARTBEAT_TIMEOUT="2s",
+    )
+    config = load_settings(home=home, temporal_address=server.address)
+    worker = workers(env)
+    client = await connect(config)
+    await DeskClient(client, config).add_repo(REPO, str(origin))
+    head = commit(config.shelf_dir / "acme" / "api", "a.txt", "a\n", "ship me")
+    report = await ShippingClient(client, config).change_report(REPO)
+    assert report.head == head
+
+    # Nothing in memory survives: the worker and the server both go.
+    await kill(worker)
+    server.stop()
+    again = DevServer(server.home, server.port, server.ui_port, headless=True)
+    own_server.append(again)
+    await again.start()
+    workers(env)
+
+    client = await connect(config)
+    entity = client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(REPO))
+
+    async def answered() -> bool:
+        try:
+            await entity.query(RepoEntity.current)
+        except Exception:
+            return False
+        return True
+
+    await until(answered, 30, "the Repo entity to answer on the new worker")
+    shipping = ShippingClient(client, config)
+    assert await shipping.receipt(REPO, head) == report
+    handle, approval = await shipping.request_push(REPO, head)
+    assert handle.id == push_workflow_id(REPO, head)
+    await answer(client, approval, Decision.APPROVE, config.owner)
+    result = await asyncio.wait_for(handle.result(), timeout=60)
+    assert result.status == PushStatus.PUSHED and not result.already, result
+    assert git(origin, "rev-parse", "main") == head
