@@ -135,6 +135,8 @@ class AgentActivities:
                 "CODEDESK_WORKTREE": request.worktree,
                 "CODEDESK_TEMPORAL_ADDRESS": self.address,
                 "CODEDESK_NAMESPACE": self.settings.namespace,
+                # The hook's `codedesk hold` waits as long as the desk says, not its default.
+                "CODEDESK_HOLD_WAIT": str(self.settings.hold_wait.total_seconds()),
                 "CODEDESK_ATTEMPT": str(attempt),
                 "CODEDESK_INTERRUPTED": "1" if attempt > 1 else "0",
             }

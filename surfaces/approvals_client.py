@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from temporalio.client import (
@@ -25,6 +26,9 @@ from desk.approvals import (
 from desk.errors import ApprovalNotFoundError
 from workflows.approval import Approval
 
+FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
+"""A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
+
 ANSWER_TIMEOUT = timedelta(seconds=5)
 """How long an answer waits for a worker before it is sent as a durable signal instead."""
 
@@ -40,24 +44,29 @@ class ApprovalsClient:
         async for item in self.client.list_workflows(query):
             handle = self.client.get_workflow_handle_for(Approval.run, item.id)
             try:
-                states.append(await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT))
+                state = await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
             except (RPCError, WorkflowQueryFailedError):
                 continue  # it settled meanwhile, or no worker answers: listed next time
+            # Visibility lags: one settled already (withdrawn with its start) is never shown.
+            if state.outcome is None:
+                states.append(state)
         return sorted(
             states, key=lambda state: state.opened_at.isoformat() if state.opened_at else ""
         )
 
     async def resolve(self, given: str) -> str:
         """The full id of the one open approval whose id starts with `given`."""
-        if given.startswith(APPROVAL_ID_PREFIX) and len(given) > len(APPROVAL_ID_PREFIX) + 16:
-            return given
         full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
         query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
         matches = [item.id async for item in self.client.list_workflows(query)]
+        if full in matches:
+            return full
         found = [ident for ident in matches if ident.startswith(full) or given in ident]
         if len(found) == 1:
             return found[0]
         if not found:
+            if FULL_ID.fullmatch(full):
+                return full  # a whole id, settled: answering it says it no longer counts
             raise ApprovalNotFoundError(
                 f"No open approval matches {given!r}: `codedesk approvals` lists the open ones."
             )

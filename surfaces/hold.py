@@ -50,8 +50,12 @@ def read_request(text: str, wait: timedelta) -> HoldRequest:
         jsonschema.validate(document, HOLD_REQUEST_SCHEMA)
     except jsonschema.ValidationError as error:
         where = "/".join(str(part) for part in error.absolute_path) or "the request"
+        problem = error.message
+        if error.validator == "anyOf" and not error.absolute_path:
+            # jsonschema's own words ("not valid under any of the given schemas") name no field.
+            problem = "it names no tool: give `tool` (or Claude Code's `tool_name`)"
         raise HoldError(
-            f"The hold request is malformed at {where}: {error.message}; the call may not run."
+            f"The hold request is malformed at {where}: {problem}; the call may not run."
         ) from None
     return HoldRequest(
         tool=document.get("tool") or document["tool_name"],

@@ -104,7 +104,11 @@ class HoldsCalls:
         except TimeoutError:
             return HoldAnswer(
                 verdict=HoldVerdict.PENDING,
-                reason=f"Nobody has answered approval {ident} yet; it stays open.",
+                reason=(
+                    f"Nobody has answered approval {ident} yet; it stays open. Do not work "
+                    "around it: carry on without the call, or ask again later (the same call "
+                    "joins this approval)."
+                ),
                 classes=found.classes,
                 approval_id=ident,
             )
@@ -149,11 +153,11 @@ class HoldsCalls:
         self, request: HoldRequest, action: str, verdict: HoldVerdict, ident: str, note: str
     ) -> None:
         summary = (action or f"{request.tool} {request.input}")[: self.job.report_held_chars]
-        self.held_calls.append(
-            HeldCall(
-                tool=request.tool, summary=summary, verdict=verdict, approval_id=ident, note=note
-            )
+        call = HeldCall(
+            tool=request.tool, summary=summary, verdict=verdict, approval_id=ident, note=note
         )
+        if call not in self.held_calls:  # two holds that joined one approval are one call
+            self.held_calls.append(call)
 
     async def close_open_approvals(self) -> None:
         """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
@@ -174,3 +178,6 @@ class HoldsCalls:
                     note="Nobody answered before the job ended.",
                 )
             )
+        # Holds still waiting get their (withdrawn) answer before the job closes, so no hook is
+        # left with an update the closed job can no longer answer.
+        await workflow.wait_condition(workflow.all_handlers_finished)

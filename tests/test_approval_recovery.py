@@ -1,0 +1,253 @@
+"""An open approval survives a SIGKILLed worker and a restarted server: it is durable state."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.api.enums.v1 import EventType, PendingActivityState
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from desk.approvals import OutcomeKind, approval_id
+from desk.models import JobOutcome, JobReport
+from desk.names import job_workflow_id
+from desk.settings import DeskSettings
+from surfaces.approvals_client import ApprovalsClient
+from tests.conftest import agent, git
+from tests.test_cli import (
+    CODEDESK,
+    cli_env,
+    pid_dead,
+    read_pid,
+    run_cli,
+    settings_env,
+    shown,
+    started_number,
+    until,
+)
+from workers.devserver import DevServer, free_port
+from workflows.approval import Approval
+
+REPO = "acme/api"
+PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}
+PUSH: dict[str, Any] = {"tool": "Bash", "input": PUSH_INPUT}
+
+StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
+    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
+        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
+        process = subprocess.Popen(
+            [CODEDESK, "worker"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def hold_agent(tmp_path: Path) -> str:
+    """Hold a push, then do the work the push stood for; pid and marks for the test to follow."""
+    return agent(
+        f"mark:{tmp_path / 'runs'}",
+        f"pidfile:{tmp_path / 'agent.pid'}",
+        "hold:" + json.dumps(PUSH),
+        "write:pushed.txt=yes",
+        "commit:after the push",
+    )
+
+
+async def open_approval(client: Client, seconds: float = 40) -> str:
+    """The one open approval (a query: it needs a live worker)."""
+    approvals = ApprovalsClient(client)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while loop.time() < deadline:
+        found = [state.approval_id for state in await approvals.open_approvals()]
+        if found:
+            [ident] = found
+            return ident
+        await asyncio.sleep(0.2)
+    raise AssertionError("no approval opened")
+
+
+async def holds_joined(client: Client, number: int, runs: Path, steady: float = 3.0) -> int:
+    """Wait until every agent attempt's hold waits on the approval; return the attempts.
+
+    A retried agent asks again. Approving before its hold has joined the open approval would
+    settle it first, and the retry would then (rightly) open a new one nobody answers.
+    """
+    handle = client.get_workflow_handle(job_workflow_id(number))
+    loop = asyncio.get_running_loop()
+    deadline, since, last = loop.time() + 45, None, None
+    while loop.time() < deadline:
+        described = await handle.describe()
+        agents = [
+            item
+            for item in described.raw_description.pending_activities
+            if item.activity_type.name == "run_agent"
+            and item.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+        ]
+        attempts = agents[0].attempt if agents else 0
+        marked = len(runs.read_text().splitlines()) if runs.exists() else 0
+        events = [event async for event in handle.fetch_history_events()]
+        classify = {
+            event.event_id
+            for event in events
+            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+            and event.activity_task_scheduled_event_attributes.activity_type.name == "classify_call"
+        }
+        done = [
+            index
+            for index, event in enumerate(events)
+            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+            and event.activity_task_completed_event_attributes.scheduled_event_id in classify
+        ]
+        tasks = [
+            index
+            for index, event in enumerate(events)
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+        ]
+        joined = len([index for index in done if tasks and index < tasks[-1]])
+        state = (attempts, marked, joined)
+        if attempts and attempts == marked == joined:
+            if state != last:
+                since, last = loop.time(), state
+            elif since is not None and loop.time() - since >= steady:
+                return attempts
+        else:
+            since, last = None, None
+        await asyncio.sleep(0.3)
+    raise AssertionError(f"the agent's holds never settled: {last}")
+
+
+async def report_of(client: Client, number: int, tmp_path: Path) -> JobReport:
+    """The job's report; on a timeout, what the job's history and agent log say, to see why."""
+    handle = client.get_workflow_handle(job_workflow_id(number), result_type=JobReport)
+    try:
+        return await asyncio.wait_for(handle.result(), timeout=60)
+    except TimeoutError:
+        kinds = [
+            EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+            async for event in handle.fetch_history_events()
+        ]
+        logs = [path.read_text() for path in tmp_path.glob("home/jobs/*/agent.log")]
+        raise AssertionError(
+            f"job {number} did not end: history {kinds}, agent log {logs}"
+        ) from None
+
+
+async def test_an_open_approval_survives_a_sigkilled_worker(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    env = settings_env(settings)
+    first = start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    started = await run_cli(
+        env, "task", REPO, "push", "--agent-command", hold_agent(tmp_path), cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    ident = await open_approval(client)
+    assert ident == approval_id(f"job-{number}", "Bash", PUSH_INPUT)
+    agent_pid = await until(lambda: read_pid(tmp_path / "agent.pid"), 10, "the agent's pid")
+
+    os.kill(first.pid, signal.SIGKILL)
+    await asyncio.to_thread(first.wait, 10)
+    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    start_worker(env)
+
+    # The agent runs again on the new worker and asks again: the identical call joins the
+    # approval that stayed open, so there is still exactly one.
+    assert await holds_joined(client, number, tmp_path / "runs") == 2
+    assert await open_approval(client) == ident
+
+    approved = await run_cli(env, "approve", ident, cwd=tmp_path)
+    assert approved.returncode == 0, shown(approved)
+    report = await report_of(client, number, tmp_path)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.agent_attempts == 2, report
+    clone = settings.shelf_dir / "acme" / "api"
+    assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
+    outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
+    assert outcome.kind == OutcomeKind.APPROVED
+    listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
+    assert len(listing) == 1  # one approval, asked twice
+
+
+@pytest.fixture
+async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
+    """A dev server of this test's own (it is restarted); every one started is stopped."""
+    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
+    await servers[0].start()
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+async def test_an_open_approval_survives_a_server_restart(
+    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    server = own_server[0]
+    env = cli_env(
+        CODEDESK_HOME=str(tmp_path / "home"),
+        CODEDESK_TEMPORAL_ADDRESS=server.address,
+        CODEDESK_HEARTBEAT_TIMEOUT="2s",
+    )
+    start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    started = await run_cli(
+        env, "task", REPO, "push", "--agent-command", hold_agent(tmp_path), cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    first = await Client.connect(server.address, data_converter=pydantic_data_converter)
+    ident = await open_approval(first)
+
+    server.stop()
+    again = DevServer(server.home, server.port, server.ui_port, headless=True)
+    own_server.append(again)
+    await again.start()
+
+    client = await Client.connect(again.address, data_converter=pydantic_data_converter)
+    assert await open_approval(client) == ident
+    # The agent may have lost its heartbeat while the server was down and run again.
+    await holds_joined(client, number, tmp_path / "runs")
+    approved = await run_cli(env, "approve", ident, cwd=tmp_path)
+    assert approved.returncode == 0, shown(approved)
+
+    report = await report_of(client, number, tmp_path)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert "hold allowed" in report.output, report.output
+    clone = tmp_path / "home" / "shelf" / "acme" / "api"
+    assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
+    outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
+    assert outcome.kind == OutcomeKind.APPROVED
+    listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
+    assert len(listing) == 1  # the approval opened before the restart is the one answered
