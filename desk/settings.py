@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -31,6 +31,8 @@ ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
 CONFIG_FILE = "codedesk.toml"
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
+SECRET_SETTINGS = frozenset({"discord_token"})
+"""Settings whose values are never shown, not even in an error about them."""
 
 
 def config_file() -> Path | None:
@@ -136,12 +138,52 @@ class DeskSettings(BaseSettings):
     ui_port: int = Field(
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )
+    discord_token: SecretStr = Field(
+        default=SecretStr(""),
+        description="The Discord bot's token: give it in the environment; never logged or shown.",
+    )
+    discord_owner_ids: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Discord user ids who may use the bot's commands (comma-separated).",
+    )
+    discord_owner_role_ids: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Discord role ids whose members may use the bot's commands (comma list).",
+    )
+    discord_guild_ids: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Discord servers (guild ids) `codedesk discord --sync` registers commands in.",
+    )
+    discord_progress_interval: timedelta = Field(
+        default=timedelta(seconds=5),
+        description="At most one edit of a job thread's progress message per this interval.",
+    )
 
-    @field_validator("owners", "hold_classes", "hold_tools", "owner_repos", mode="before")
+    @field_validator(
+        "owners",
+        "hold_classes",
+        "hold_tools",
+        "owner_repos",
+        "discord_owner_ids",
+        "discord_owner_role_ids",
+        "discord_guild_ids",
+        mode="before",
+    )
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("discord_owner_ids", "discord_owner_role_ids", "discord_guild_ids")
+    @classmethod
+    def _snowflakes(cls, value: list[str]) -> list[str]:
+        bad = [item for item in value if not item.isdigit()]
+        if bad:
+            raise ValueError(
+                f"has ids that are not Discord ids {bad}: use the numbers Discord's "
+                "developer mode copies (right-click, Copy ID)"
+            )
         return value
 
     @field_validator("hold_classes")
@@ -155,7 +197,12 @@ class DeskSettings(BaseSettings):
         return value
 
     @field_validator(
-        "work_budget", "heartbeat_timeout", "desk_reclaim_interval", "hold_wait", mode="before"
+        "work_budget",
+        "heartbeat_timeout",
+        "desk_reclaim_interval",
+        "hold_wait",
+        "discord_progress_interval",
+        mode="before",
     )
     @classmethod
     def _read_duration(cls, value: Any) -> timedelta:
@@ -213,8 +260,10 @@ class DeskSettings(BaseSettings):
 
     @property
     def owner_ids(self) -> list[str]:
-        """Who may answer approvals."""
-        return self.owners or [self.owner]
+        """Who may answer approvals: the owners (or the CLI's owner) and the Discord owners."""
+        ids = self.owners or [self.owner]
+        discord = [f"discord:{user}" for user in self.discord_owner_ids]
+        return list(dict.fromkeys([*ids, *discord]))
 
     @property
     def desk_limits(self) -> DeskLimits:
@@ -266,9 +315,8 @@ def _describe(error: ValidationError) -> str:
     for item in error.errors():
         name = ".".join(str(part) for part in item["loc"]) or "settings"
         message = str(item["msg"]).removeprefix("Value error, ")
-        problems.append(
-            f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {item['input']!r})"
-        )
+        got = "(a secret: not shown)" if name in SECRET_SETTINGS else repr(item["input"])
+        problems.append(f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {got})")
     return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
 
 
@@ -276,7 +324,11 @@ def settings_table() -> list[tuple[str, str, str, str]]:
     """(name, environment variable, default, meaning) for each setting: the README's table."""
     rows = []
     for name, field in DeskSettings.model_fields.items():
-        default = field.default
+        default = field.get_default(call_default_factory=True)
+        if isinstance(default, SecretStr):
+            default = default.get_secret_value()
+        if isinstance(default, list):
+            default = ",".join(default)
         if isinstance(default, timedelta):
             shown = format_duration(default)
         elif default is None:

@@ -24,7 +24,7 @@ from workers.devserver import temporal_binary
 from workers.worker import build_worker
 
 SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
-NAMESPACES = 150
+NAMESPACES = 300
 _namespace_numbers = itertools.count(1)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 
@@ -35,9 +35,16 @@ async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Eve
 
 
 async def serve_up(
-    settings: DeskSettings, say: Callable[[str], None], *, headless: bool = False
+    settings: DeskSettings,
+    say: Callable[[str], None],
+    *,
+    headless: bool = False,
+    also: Callable[[Client, asyncio.Event], Awaitable[None]] | None = None,
 ) -> None:
-    """`codedesk up`: the embedded server (unless an address is set) and a worker."""
+    """`codedesk up`: the embedded server (unless an address is set) and a worker.
+
+    `also` runs beside the worker until the same stop (the Discord bot, when configured).
+    """
     stop = stop_on_signals()
     server: DevServer | None = None
     if settings.temporal_address:
@@ -62,7 +69,10 @@ async def serve_up(
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
         say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
-        await serve_worker(client, settings, stop)
+        if also is None:
+            await serve_worker(client, settings, stop)
+        else:
+            await asyncio.gather(serve_worker(client, settings, stop), also(client, stop))
         say("Stopping: the worker drained; stopping the server.")
     finally:
         if server is not None:

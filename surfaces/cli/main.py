@@ -7,7 +7,13 @@ import sys
 
 import typer
 
-from surfaces.cli import approval_commands, job_commands, server_commands, ship_commands
+from surfaces.cli import (
+    approval_commands,
+    discord_commands,
+    job_commands,
+    server_commands,
+    ship_commands,
+)
 from surfaces.cli.demo import run_demo
 from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
@@ -35,6 +41,7 @@ app.command()(approval_commands.withdraw)
 app.command()(approval_commands.hold)
 app.command()(ship_commands.report)
 app.command()(ship_commands.push)
+app.command(name="discord")(discord_commands.discord_bot)
 
 
 @app.command()

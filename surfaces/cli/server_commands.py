@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from surfaces.cli.discord_commands import bot_beside
 from surfaces.cli.runner import out, run, settings
 from workers.client import connect
 from workers.host import serve_up, serve_worker, stop_on_signals
@@ -18,9 +19,13 @@ def up(
     ),
     headless: bool = typer.Option(False, "--headless", help="Start the server without its UI."),
 ) -> None:
-    """Start the embedded Temporal server (unless CODEDESK_TEMPORAL_ADDRESS is set) and a worker."""
+    """Start the embedded Temporal server (unless CODEDESK_TEMPORAL_ADDRESS is set) and a worker.
+
+    With CODEDESK_DISCORD_TOKEN set, the Discord bot runs beside them.
+    """
     config = settings(port=port, ui_port=ui_port)
-    run(serve_up(config, out.print, headless=headless))
+    also = bot_beside(config) if config.discord_token.get_secret_value() else None
+    run(serve_up(config, out.print, headless=headless, also=also))
 
 
 def worker() -> None:

@@ -20,7 +20,15 @@ from tests.surfaces.fake_surface import FakeSurface
 CODEDESK = Path(sys.executable).parent / "codedesk"
 
 
+STRANGER = Principal(id="someone:else", name="a stranger")
+
+
 class SurfaceDriver(Protocol):
+    owner: Principal
+    """Who may answer on this surface (the approvals' owner)."""
+    stranger: Principal
+    """Someone on this surface who may not answer."""
+
     def place(self) -> SurfacePlace | None:
         """Where approvals for this surface are shown (None: the surface lists them itself)."""
         ...
@@ -39,8 +47,9 @@ class SurfaceDriver(Protocol):
 
 
 class FakeDriver:
-    def __init__(self, surface: FakeSurface, queue: str, client: Client) -> None:
+    def __init__(self, surface: FakeSurface, queue: str, client: Client, owner: str) -> None:
         self.surface, self.queue, self.approvals = surface, queue, ApprovalsClient(client)
+        self.owner, self.stranger = Principal(id=owner), STRANGER
 
     def place(self) -> SurfacePlace | None:
         return SurfacePlace(queue=self.queue, channel="c1")
@@ -64,6 +73,7 @@ class CliDriver:
     def __init__(self, settings: DeskSettings, client: Client) -> None:
         self.settings, self.client = settings, client
         self.seen: set[str] = set()
+        self.owner, self.stranger = Principal(id=settings.owner), STRANGER
 
     def place(self) -> SurfacePlace | None:
         return None

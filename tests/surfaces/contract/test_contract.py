@@ -20,17 +20,15 @@ from desk.approvals import (
     ApprovalRequest,
     Decision,
     OutcomeKind,
-    Principal,
     WithdrawInput,
     approval_id,
 )
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
+from tests.surfaces.discord_driver import discord_driver, discord_settings
 from tests.surfaces.fake_surface import FakeSurface
 from workflows.approval import Approval
-
-STRANGER = Principal(id="someone:else", name="a stranger")
 
 
 async def until(check: Callable[[], Awaitable[bool]], what: str, within: float = 15) -> None:
@@ -41,17 +39,21 @@ async def until(check: Callable[[], Awaitable[bool]], what: str, within: float =
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.fixture(params=["fake", "cli"])
+@pytest.fixture(params=["fake", "cli", "discord"])
 async def driver(
     request: pytest.FixtureRequest, desk: DeskClient, settings: DeskSettings
 ) -> AsyncIterator[SurfaceDriver]:
+    queue = f"surface-{uuid.uuid4().hex[:8]}"
     if request.param == "cli":
         yield CliDriver(settings, desk.client)
-        return
-    queue = f"fake-surface-{uuid.uuid4().hex[:8]}"
-    surface = FakeSurface()
-    async with Worker(desk.client, task_queue=queue, activities=SurfaceActivities(surface).all()):
-        yield FakeDriver(surface, queue, desk.client)
+    elif request.param == "discord":
+        async with discord_driver(desk.client, discord_settings(settings), queue) as driver:
+            yield driver
+    else:
+        surface = FakeSurface()
+        activities = SurfaceActivities(surface).all()
+        async with Worker(desk.client, task_queue=queue, activities=activities):
+            yield FakeDriver(surface, queue, desk.client, settings.owner)
 
 
 async def open_card(
@@ -64,7 +66,7 @@ async def open_card(
         tool="Bash",
         input=call,
         scope=scope,
-        owners=[settings.owner],
+        owners=[driver.owner.id],
         place=driver.place(),
         title="A contract card",
     )
@@ -92,7 +94,7 @@ async def test_a_card_opens_and_resolves_as_answered(
 ) -> None:
     ident = await open_card(desk.client, settings, driver)
     await until(lambda: driver.shown(ident), "the card to show")
-    told = await driver.press(ident, decision, Principal(id=settings.owner))
+    told = await driver.press(ident, decision, driver.owner)
     assert told == "counted", told
     expected = OutcomeKind.APPROVED if decision == Decision.APPROVE else OutcomeKind.DECLINED
     assert (await outcome_of(desk.client, ident)).kind == expected
@@ -125,10 +127,10 @@ async def test_an_answer_first_stays_answered(
 ) -> None:
     ident = await open_card(desk.client, settings, driver)
     await until(lambda: driver.shown(ident), "the card to show")
-    assert await driver.press(ident, Decision.APPROVE, Principal(id=settings.owner)) == "counted"
+    assert await driver.press(ident, Decision.APPROVE, driver.owner) == "counted"
     handle = desk.client.get_workflow_handle_for(Approval.run, ident)
     outcome = await handle.result()
-    late = await driver.press(ident, Decision.DECLINE, Principal(id=settings.owner))
+    late = await driver.press(ident, Decision.DECLINE, driver.owner)
     assert late != "counted"
     assert outcome.kind == OutcomeKind.APPROVED
     assert (await handle.result()).kind == OutcomeKind.APPROVED
@@ -150,9 +152,9 @@ async def test_a_strangers_answer_leaves_the_card_open(
 ) -> None:
     ident = await open_card(desk.client, settings, driver)
     await until(lambda: driver.shown(ident), "the card to show")
-    told = await driver.press(ident, Decision.APPROVE, STRANGER)
+    told = await driver.press(ident, Decision.APPROVE, driver.stranger)
     assert told != "counted"
     assert await driver.shown(ident)
     state = await desk.client.get_workflow_handle_for(Approval.run, ident).query(Approval.current)
     assert state.outcome is None
-    assert [ignored.by.id for ignored in state.ignored] == [STRANGER.id]
+    assert len(state.ignored) == 1 and state.ignored[0].by.id != driver.owner.id

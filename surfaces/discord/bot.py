@@ -1,0 +1,124 @@
+"""The bot process: a discord.py client that is also the Temporal worker of its own surface.
+
+One event loop runs both: the gateway connection (commands, button presses) and a worker on
+the bot's task queue (`codedesk-discord`) hosting `SurfaceActivities(DiscordSurface(...))`.
+The worker starts once the client has logged in (Discord's HTTP API is usable), so an
+activity never runs against a client without a token; a card requested while the bot was
+down waits in its outbox and is posted when the worker polls again. Commands are synced to
+the configured guilds only when asked (`codedesk discord --sync`), never at every start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+import discord
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.surface import SurfaceActivities
+from desk.errors import DeskError, SettingsError
+from desk.settings import DeskSettings
+from surfaces.discord.buttons import AnswerButton
+from surfaces.discord.commands import CodedeskTree, install
+from surfaces.discord.services import Services
+from surfaces.discord.surface import DiscordSurface
+
+log = logging.getLogger(__name__)
+
+INTENTS = discord.Intents(guilds=True)
+"""Slash commands and buttons need no privileged intent; `guilds` keeps roles and threads known."""
+NO_TOKEN = (
+    "No Discord token: set CODEDESK_DISCORD_TOKEN in the bot's environment to its token "
+    "(Discord Developer Portal → your application → Bot → Reset Token)."
+)
+
+
+class CodedeskBot(discord.Client):
+    """The codedesk bot: slash commands, approval buttons, and the surface's worker."""
+
+    def __init__(
+        self, services: Services, *, sync: bool = False, host_activities: bool = True
+    ) -> None:
+        super().__init__(intents=INTENTS, allowed_mentions=discord.AllowedMentions.none())
+        self.codedesk = services
+        self.tree = CodedeskTree(self)
+        install(self.tree)
+        interval = services.settings.discord_progress_interval.total_seconds()
+        self.surface = DiscordSurface(self, progress_interval=interval)
+        self.sync_on_start = sync
+        self.host_activities = host_activities
+        self.worker: Worker | None = None
+        self.worker_task: asyncio.Task[None] | None = None
+        self.worker_error: BaseException | None = None
+
+    async def setup_hook(self) -> None:
+        """After login: buttons from any earlier run, commands (if asked), the worker."""
+        self.add_dynamic_items(AnswerButton)
+        if self.sync_on_start:
+            await self.sync_commands()
+        if self.host_activities:
+            self.worker = Worker(
+                self.codedesk.temporal,
+                task_queue=self.codedesk.queue,
+                activities=SurfaceActivities(self.surface).all(),
+                graceful_shutdown_timeout=timedelta(seconds=5),
+            )
+            self.worker_task = asyncio.create_task(self.worker.run(), name="codedesk-surface")
+            self.worker_task.add_done_callback(self._worker_ended)
+            log.info("Hosting the Discord surface on task queue %r.", self.codedesk.queue)
+
+    async def sync_commands(self) -> list[int]:
+        """Register the slash commands in each configured guild (instant, unlike global)."""
+        guilds = [int(guild) for guild in self.codedesk.settings.discord_guild_ids]
+        if not guilds:
+            log.warning("No guild ids (CODEDESK_DISCORD_GUILD_IDS): no commands were synced.")
+        for guild_id in guilds:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("Synced %d commands to guild %s.", len(synced), guild_id)
+        return guilds
+
+    def _worker_ended(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled() or task.exception() is None:
+            return
+        self.worker_error = task.exception()
+        log.error("The surface worker stopped: %s; closing the bot.", self.worker_error)
+        asyncio.get_running_loop().create_task(self.close())
+
+    async def close(self) -> None:
+        self.codedesk.close()
+        if self.worker is not None and self.worker_task is not None:
+            if not self.worker_task.done():
+                await self.worker.shutdown()
+        await super().close()
+
+
+async def serve_bot(
+    temporal: Client, settings: DeskSettings, stop: asyncio.Event, *, sync: bool = False
+) -> None:
+    """Run the bot until `stop` is set; a refused token or a dead worker is a DeskError."""
+    token = settings.discord_token.get_secret_value()
+    if not token:
+        raise SettingsError(NO_TOKEN)
+    bot = CodedeskBot(Services(settings, temporal), sync=sync)
+    async with bot:
+        running = asyncio.create_task(bot.start(token), name="codedesk-discord")
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        await bot.close()
+        try:
+            await running
+        except discord.LoginFailure:
+            raise DeskError(
+                "Discord refused the token in CODEDESK_DISCORD_TOKEN: reset it in the "
+                "Developer Portal and set the new one."
+            ) from None
+        except (discord.DiscordException, OSError) as error:
+            raise DeskError(f"The Discord bot could not run: {error}") from None
+    if bot.worker_error is not None:
+        raise DeskError(f"The Discord surface's worker stopped: {bot.worker_error}")

@@ -1,0 +1,46 @@
+"""Sending to Discord: no mentions ever, stable nonces, and which failures are worth a retry.
+
+A failure Discord may get over (a 5xx, a rate limit discord.py gave up on, a dropped
+connection) is raised, so the activity fails and Temporal retries it. A failure that a retry
+cannot fix (403 missing permissions, 404 a deleted channel or message, 400 a refused payload)
+is logged and swallowed: a chat message must never fail a job or an approval, and a retry
+would only repeat it. Sends carry a nonce derived from what is sent (and, inside an activity,
+from the activity), which Discord enforces for a few minutes, so a retried send whose first
+attempt got through does not post twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import discord
+from temporalio import activity
+
+log = logging.getLogger("surfaces.discord")
+
+NO_MENTIONS = discord.AllowedMentions.none()
+ARCHIVED_THREAD = 50083
+"""Discord's error code for an edit in an archived thread."""
+NONCE_CHARS = 25
+
+
+def retryable(error: discord.HTTPException) -> bool:
+    return error.status >= 500 or error.status == 429
+
+
+def give_up(error: discord.HTTPException, what: str) -> None:
+    """Re-raise a failure worth retrying; log any other and carry on."""
+    if retryable(error):
+        raise error
+    log.warning("Could not %s (%s %s): %s", what, error.status, error.code, error.text)
+
+
+def nonce(*parts: str) -> str:
+    """A nonce for one send: the same for every attempt of the same activity and part."""
+    scope: tuple[str, ...] = ()
+    if activity.in_activity():
+        info = activity.info()
+        scope = (info.workflow_id or "", info.workflow_run_id or "", info.activity_id)
+    text = "\0".join((*scope, *parts))
+    return hashlib.sha256(text.encode()).hexdigest()[:NONCE_CHARS]

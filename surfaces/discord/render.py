@@ -1,0 +1,116 @@
+"""Approval cards and the progress message as Discord embeds, within Discord's limits.
+
+The card's body is the card renderer's markdown (`surfaces.cards.approval_card`) under a
+budget that fits an embed's description; everything else on it (title, fields, footer) is
+escaped here. A closed card keeps its body and shows the outcome as its footer.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from desk.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind
+from surfaces.cards import CardLimits, approval_card
+from surfaces.discord.text import code, cut, line, plain, sanitize
+
+CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
+"""An embed's description holds 4,096 characters; the rest of the card needs the difference."""
+TITLE_CHARS = 256
+DESCRIPTION_CHARS = 4096
+FIELD_CHARS = 1024
+FOOTER_CHARS = 2048
+PROGRESS_CHARS = 1500
+"""Short narration: the progress message keeps the last this many characters."""
+PROGRESS_FOOTER = "codedesk · progress"
+"""Marks the bot's one progress message in a thread, so it is found again after a restart."""
+
+OPEN_COLOUR = discord.Colour.orange()
+OUTCOME_COLOUR = {
+    OutcomeKind.APPROVED: discord.Colour.green(),
+    OutcomeKind.DECLINED: discord.Colour.red(),
+}
+SETTLED_COLOUR = discord.Colour.light_grey()
+
+
+def card_embed(
+    approval_id: str, request: ApprovalRequest, outcome: ApprovalOutcome | None = None
+) -> discord.Embed:
+    """The card of an approval: open (no outcome) or closed with the outcome as its footer."""
+    body = approval_card(
+        request.tool,
+        request.input,
+        action=request.action,
+        parameters=request.parameters,
+        files=[file.path for file in request.files],
+        limits=CARD_LIMITS,
+    )
+    embed = discord.Embed(
+        title=cut(plain(request.title), TITLE_CHARS) if request.title.strip() else None,
+        description=cut(body, DESCRIPTION_CHARS),
+        colour=OPEN_COLOUR,
+    )
+    if request.classes:
+        held = ", ".join(code(name) for name in request.classes)
+        embed.add_field(name="Held because", value=cut(held, FIELD_CHARS), inline=True)
+    if request.scope:
+        embed.add_field(name="From", value=cut(code(request.scope), FIELD_CHARS), inline=True)
+    if request.expires_at is not None:
+        expires = discord.utils.format_dt(request.expires_at, "R")
+        embed.add_field(name="Expires", value=expires, inline=True)
+    embed.set_footer(text=cut(line(approval_id), FOOTER_CHARS))
+    if outcome is not None:
+        settle(embed, approval_id, outcome)
+    return embed
+
+
+def settle(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> discord.Embed:
+    """Mark a card's embed closed: the outcome's colour, and the outcome as its footer."""
+    embed.colour = OUTCOME_COLOUR.get(outcome.kind, SETTLED_COLOUR)
+    embed.set_footer(text=cut(f"{line(outcome_text(outcome))} · {line(approval_id)}", FOOTER_CHARS))
+    return embed
+
+
+def closed_copy(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> discord.Embed:
+    """A closed copy of a card already shown (what a press on a settled card turns it into)."""
+    return settle(discord.Embed.from_dict(embed.to_dict()), approval_id, outcome)
+
+
+def inactive_copy(embed: discord.Embed, approval_id: str) -> discord.Embed:
+    """A copy of a card whose approval is gone and whose outcome is not known."""
+    copy = discord.Embed.from_dict(embed.to_dict())
+    copy.colour = SETTLED_COLOUR
+    footer = f"No longer active · {line(approval_id)}" if approval_id else "No longer active"
+    copy.set_footer(text=cut(footer, FOOTER_CHARS))
+    return copy
+
+
+def outcome_text(outcome: ApprovalOutcome) -> str:
+    """`Approved by alice (discord:1)`, `Withdrawn: the job has ended.`, …"""
+    words = {
+        OutcomeKind.APPROVED: "Approved",
+        OutcomeKind.DECLINED: "Declined",
+        OutcomeKind.WITHDRAWN: "Withdrawn",
+        OutcomeKind.EXPIRED: "Expired",
+        OutcomeKind.CANCELLED: "Cancelled",
+    }
+    text = words.get(outcome.kind, outcome.kind.value.capitalize())
+    if outcome.by is not None:
+        who = outcome.by.name or outcome.by.id
+        text += f" by {who}" + (f" ({outcome.by.id})" if outcome.by.name else "")
+    if outcome.note:
+        text += f": {outcome.note}"
+    return text
+
+
+def progress_embed(text: str) -> discord.Embed:
+    """The thread's one progress message: the latest narration (its end, when long)."""
+    shown = text.strip() or "…"
+    if len(shown) > PROGRESS_CHARS:
+        shown = "…" + shown[-(PROGRESS_CHARS - 1) :]
+    embed = discord.Embed(description=cut(sanitize(shown), DESCRIPTION_CHARS))
+    embed.set_footer(text=PROGRESS_FOOTER)
+    return embed
+
+
+def is_progress(embeds: list[discord.Embed]) -> bool:
+    return any(embed.footer.text == PROGRESS_FOOTER for embed in embeds)

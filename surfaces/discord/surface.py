@@ -1,0 +1,197 @@
+"""`DiscordSurface`: the `Surface` protocol over a discord.py client (cards, threads, reports).
+
+Its methods run as activities on the bot's task queue (`activities.surface.SurfaceActivities`)
+and are safe to run twice: a card already in the channel is found again by its buttons' custom
+id, a report by its heading, the progress message by its footer, and every send carries a
+stable nonce. Failures follow `delivery.py`: retryable ones raise (Temporal retries the
+activity), others are logged and the method returns, so a chat message never fails a job. A
+card that could not be posted is returned with an empty message id, and closing it is a no-op.
+Every send and edit turns mentions off.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+import discord
+
+from desk.approvals import Decision
+from desk.surface_models import (
+    CardRef,
+    CloseCard,
+    PostCard,
+    ThreadProgress,
+    ThreadReport,
+    ThreadText,
+)
+from surfaces.discord.buttons import card_view
+from surfaces.discord.custom_ids import CardKey
+from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
+from surfaces.discord.progress import ProgressBoards
+from surfaces.discord.render import card_embed
+from surfaces.discord.replies import report_text
+from surfaces.discord.text import sanitize, split_message
+
+log = logging.getLogger(__name__)
+
+
+class DiscordSurface:
+    """Implements `surfaces.surface.Surface` for one logged-in discord.py client."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        progress_interval: float = 5.0,
+        history_limit: int = 50,
+    ) -> None:
+        self.client = client
+        self.history_limit = history_limit
+        self.progress = ProgressBoards(
+            client, interval=progress_interval, history_limit=history_limit
+        )
+
+    async def post_card(self, card: PostCard) -> CardRef:
+        none = CardRef(channel=card.channel, message="")
+        channel_id = _channel_id(card.channel)
+        if channel_id is None:
+            return none
+        channel = self.client.get_partial_messageable(channel_id)
+        key = CardKey.of(card.approval_id)
+        wanted = {key.custom_id(decision) for decision in Decision}
+        try:
+            found = await self._find(channel, lambda message: bool(_custom_ids(message) & wanted))
+            if found is None:
+                message = await channel.send(
+                    embed=card_embed(card.approval_id, card.request),
+                    view=card_view(card.approval_id),
+                    nonce=nonce("card", card.approval_id, card.channel),
+                    allowed_mentions=NO_MENTIONS,
+                )
+                found = message.id
+        except discord.HTTPException as error:
+            give_up(error, f"post the card of {card.approval_id} in {card.channel}")
+            return none
+        return CardRef(channel=card.channel, message=str(found))
+
+    async def close_card(self, close: CloseCard) -> None:
+        channel_id = _channel_id(close.card.channel)
+        if channel_id is None or not close.card.message.isdigit():
+            return  # never posted: nothing to close
+        message = self.client.get_partial_messageable(channel_id).get_partial_message(
+            int(close.card.message)
+        )
+        embed = card_embed(close.approval_id, close.request, close.outcome)
+        view = card_view(close.approval_id, disabled=True)
+
+        async def edit() -> None:
+            await message.edit(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
+
+        try:
+            await self._in_open_thread(channel_id, edit)
+        except discord.HTTPException as error:
+            give_up(error, f"close the card of {close.approval_id}")
+
+    async def post_text(self, text: ThreadText) -> None:
+        channel_id = _channel_id(text.channel)
+        if channel_id is None:
+            return
+        channel = self.client.get_partial_messageable(channel_id)
+        try:
+            for index, chunk in enumerate(split_message(sanitize(text.text))):
+                await channel.send(
+                    chunk,
+                    nonce=nonce("text", text.channel, text.text, str(index)),
+                    allowed_mentions=NO_MENTIONS,
+                )
+        except discord.HTTPException as error:
+            give_up(error, f"post text in {text.channel}")
+
+    async def set_progress(self, progress: ThreadProgress) -> None:
+        channel_id = _channel_id(progress.channel)
+        if channel_id is not None:
+            await self.progress.set(channel_id, progress.text)
+
+    async def post_report(self, report: ThreadReport) -> None:
+        channel_id = _channel_id(report.channel)
+        if channel_id is None:
+            return
+        await self.progress.settle(channel_id)
+        channel = self.client.get_partial_messageable(channel_id)
+        heading = f"## Job {report.report.number} on "
+        try:
+            posted = await self._find(
+                channel, lambda message: (message.content or "").startswith(heading)
+            )
+            if posted is None:
+                number = str(report.report.number)
+                for index, chunk in enumerate(split_message(report_text(report.report))):
+                    await channel.send(
+                        chunk,
+                        nonce=nonce("report", report.channel, number, str(index)),
+                        allowed_mentions=NO_MENTIONS,
+                    )
+            thread = await self._thread(channel_id)
+            if thread is not None and not thread.archived:
+                await thread.edit(archived=True)
+        except discord.HTTPException as error:
+            give_up(error, f"post the report of job {report.report.number}")
+
+    async def _find(
+        self,
+        channel: discord.PartialMessageable,
+        wanted: Callable[[discord.Message], bool],
+    ) -> int | None:
+        """A message of this bot among the channel's last ones that is `wanted`."""
+        me = self.client.user
+        if me is None:
+            return None
+        try:
+            async for message in channel.history(limit=self.history_limit):
+                if message.author.id == me.id and wanted(message):
+                    return message.id
+        except discord.HTTPException as error:
+            give_up(error, f"read the history of {channel.id}")
+        return None
+
+    async def _thread(self, channel_id: int) -> discord.Thread | None:
+        try:
+            channel = await self.client.fetch_channel(channel_id)
+        except discord.NotFound:
+            return None
+        return channel if isinstance(channel, discord.Thread) else None
+
+    async def _in_open_thread(self, channel_id: int, edit: Callable[[], Awaitable[None]]) -> None:
+        """Run an edit; in an archived thread, unarchive it, edit, and archive it again."""
+        try:
+            await edit()
+            return
+        except discord.HTTPException as error:
+            if error.code != ARCHIVED_THREAD:
+                raise
+        thread = await self._thread(channel_id)
+        if thread is None:
+            return
+        await thread.edit(archived=False)
+        try:
+            await edit()
+        finally:
+            await thread.edit(archived=True)
+
+
+def _channel_id(channel: str) -> int | None:
+    if channel.isdigit():
+        return int(channel)
+    log.warning("Channel %r is not a Discord channel id; nothing was shown there.", channel)
+    return None
+
+
+def _custom_ids(message: discord.Message) -> set[str]:
+    ids: set[str] = set()
+    for row in message.components:
+        for child in getattr(row, "children", []):
+            custom_id = getattr(child, "custom_id", None)
+            if isinstance(custom_id, str):
+                ids.add(custom_id)
+    return ids

@@ -1,0 +1,492 @@
+"""An offline Discord for the bot's tests: discord.py's own objects over a fake HTTP layer.
+
+`FakeDiscord` keeps channels, threads and messages in memory and answers the REST calls the
+bot makes, through discord.py's real `HTTPClient` (its `request` replaced) and its real
+webhook adapter (interaction responses and follow-ups; its `request` replaced too). Every
+request is recorded as `Sent`, so a test can read exactly what the bot sent. Interactions are
+raw INTERACTION_CREATE payloads (`press`, `command`), fed to the client by
+`tests.surfaces.discord_driver.deliver`. Nothing logs in to Discord: `login` is answered here.
+
+This touches discord.py internals (pinned: discord.py==2.7.1 in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import discord
+from discord.http import HTTPClient, Route
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from desk.approvals import Decision
+from surfaces.discord.custom_ids import CardKey
+
+BOT_ID = 900
+GUILD_ID = 100
+OWNER_ID = 1001
+STRANGER_ID = 666
+OWNER_ROLE_ID = 4242
+
+
+@dataclass
+class Sent:
+    """One request the bot made: method, concrete path, JSON body and query parameters."""
+
+    method: str
+    path: str
+    json: dict[str, Any] | None
+    params: dict[str, Any] | None = None
+
+
+def _user(user_id: int, name: str, *, bot: bool = False) -> dict[str, Any]:
+    return {
+        "id": str(user_id),
+        "username": name,
+        "discriminator": "0",
+        "global_name": name,
+        "avatar": None,
+        "bot": bot,
+    }
+
+
+BOT_USER = _user(BOT_ID, "codedesk", bot=True)
+
+
+class DiscordError(Exception):
+    def __init__(self, status: int, code: int, message: str) -> None:
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass
+class FakeDiscord:
+    """A tiny Discord: one guild, its channels and threads, messages, and a request log."""
+
+    channels: dict[int, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[int, dict[str, Any]] = field(default_factory=dict)
+    sent: list[Sent] = field(default_factory=list)
+    failures: list[tuple[str, str, int, int]] = field(default_factory=list)
+    """(method, path regex, status, code): the next request that matches fails so, once."""
+    synced: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ids: Iterator[int] = field(default_factory=lambda: itertools.count(10_000))
+    nonces: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def next_id(self) -> int:
+        return next(self.ids)
+
+    # The guild's places
+
+    def text_channel(self, name: str = "general") -> int:
+        ident = self.next_id()
+        self.channels[ident] = {
+            "id": str(ident),
+            "type": 0,
+            "guild_id": str(GUILD_ID),
+            "name": name,
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+        }
+        return ident
+
+    def thread(
+        self, parent: int, *, name: str = "thread", archived: bool = False, ident: int = 0
+    ) -> int:
+        ident = ident or self.next_id()
+        self.channels[ident] = {
+            "id": str(ident),
+            "type": 11,
+            "guild_id": str(GUILD_ID),
+            "parent_id": str(parent),
+            "owner_id": str(BOT_ID),
+            "name": name,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "message_count": 0,
+            "member_count": 1,
+            "flags": 0,
+            "thread_metadata": {
+                "archived": archived,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": _now(),
+                "locked": False,
+            },
+        }
+        return ident
+
+    def archived(self, channel: int) -> bool:
+        return bool(self.channels[channel]["thread_metadata"]["archived"])
+
+    def in_channel(self, channel: int) -> list[dict[str, Any]]:
+        """The channel's messages, oldest first (ephemeral ones are not in any channel)."""
+        return [
+            m
+            for m in self.messages.values()
+            if m["channel_id"] == str(channel) and not m["flags"] & 64
+        ]
+
+    def message(self, channel: int, *, author: dict[str, Any] = BOT_USER, **fields: Any) -> int:
+        ident = self.next_id()
+        self.messages[ident] = {
+            "id": str(ident),
+            "channel_id": str(channel),
+            "author": author,
+            "content": "",
+            "timestamp": _now(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+            "components": [],
+            **fields,
+        }
+        return ident
+
+    # What the bot sent
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [sent.json for sent in self.sent if sent.json is not None]
+
+    def message_bodies(self) -> list[dict[str, Any]]:
+        """Every body that creates or edits a message (content, embeds or components)."""
+        bodies = []
+        for body in self.bodies():
+            if not isinstance(body, dict):
+                continue  # a command sync sends a list
+            inner = body.get("data") if "type" in body and "data" in body else body
+            if isinstance(inner, dict) and {"content", "embeds", "components"} & set(inner):
+                bodies.append(inner)
+        return bodies
+
+    def card(self, approval_id: str) -> dict[str, Any] | None:
+        """The (last) message carrying this approval's buttons."""
+        wanted = {CardKey.of(approval_id).custom_id(decision) for decision in Decision}
+        found = None
+        for message in self.messages.values():
+            if wanted & set(custom_ids(message)):
+                found = message
+        return found
+
+    def told(self, token: str) -> list[str]:
+        """What the person who made the interaction `token` was told, in order."""
+        return [m["content"] for m in self.messages.values() if m.get("_token") == token]
+
+    # Interactions, as the gateway delivers them
+
+    def _interaction(
+        self, kind: int, user: int, channel: int, data: dict[str, Any], roles: Iterable[int]
+    ) -> dict[str, Any]:
+        ident = self.next_id()
+        token = f"token-{ident}"
+        self.tokens[token] = {"channel": channel, "message": None, "id": ident}
+        return {
+            "id": str(ident),
+            "application_id": str(BOT_ID),
+            "type": kind,
+            "data": data,
+            "guild_id": str(GUILD_ID),
+            "channel_id": str(channel),
+            "channel": self.channels[channel],
+            "member": {
+                "user": _user(user, f"user{user}"),
+                "roles": [str(role) for role in roles],
+                "joined_at": _now(),
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+                "permissions": "2147483647",
+            },
+            "token": token,
+            "version": 1,
+            "app_permissions": "2147483647",
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "authorizing_integration_owners": {"0": str(GUILD_ID)},
+            "context": 0,
+            "attachment_size_limit": 8_388_608,
+        }
+
+    def press(
+        self, message_id: int, custom_id: str, user: int, *, roles: Iterable[int] = ()
+    ) -> dict[str, Any]:
+        message = self.messages[message_id]
+        channel = int(message["channel_id"])
+        payload = self._interaction(
+            3, user, channel, {"custom_id": custom_id, "component_type": 2}, roles
+        )
+        payload["message"] = _public(message)
+        self.tokens[payload["token"]]["message"] = message_id
+        return payload
+
+    def command(
+        self,
+        name: str,
+        user: int,
+        channel: int,
+        *,
+        roles: Iterable[int] = (),
+        autocomplete: bool = False,
+        **options: Any,
+    ) -> dict[str, Any]:
+        listed = []
+        for key, value in options.items():
+            kind = 4 if isinstance(value, int) else 3
+            listed.append({"name": key, "type": kind, "value": value})
+        if autocomplete and listed:
+            listed[0]["focused"] = True
+        data = {"id": "1", "name": name, "type": 1, "options": listed, "guild_id": str(GUILD_ID)}
+        return self._interaction(4 if autocomplete else 2, user, channel, data, roles)
+
+    # The REST API
+
+    def answer(self, method: str, path: str, body: dict[str, Any] | None, params: Any) -> Any:
+        self.sent.append(Sent(method, path, body, params))
+        for failure in list(self.failures):
+            if failure[0] == method and re.fullmatch(failure[1], path):
+                self.failures.remove(failure)
+                raise DiscordError(failure[2], failure[3], "injected failure")
+        for pattern, handler in self._routes():
+            found = re.fullmatch(pattern, f"{method} {path}")
+            if found:
+                return handler(body or {}, params or {}, *map(_int_or_str, found.groups()))
+        raise DiscordError(404, 0, f"no fake route for {method} {path}")
+
+    def _routes(self) -> list[tuple[str, Any]]:
+        return [
+            (r"GET /users/@me", lambda b, p: BOT_USER),
+            (r"GET /oauth2/applications/@me", lambda b, p: _application()),
+            (r"POST /channels/(\d+)/messages", self._create),
+            (r"GET /channels/(\d+)/messages", self._history),
+            (r"GET /channels/(\d+)/messages/(\d+)", self._get_message),
+            (r"PATCH /channels/(\d+)/messages/(\d+)", self._edit),
+            (r"GET /channels/(\d+)", self._get_channel),
+            (r"PATCH /channels/(\d+)", self._edit_channel),
+            (r"POST /channels/(\d+)/messages/(\d+)/threads", self._start_thread),
+            (r"PUT /applications/(\d+)/guilds/(\d+)/commands", self._sync),
+            (r"POST /interactions/(\d+)/([^/]+)/callback", self._callback),
+            (r"(?:GET|PATCH) /webhooks/(\d+)/([^/]+)/messages/@original", self._original),
+            (r"POST /webhooks/(\d+)/([^/]+)", self._followup),
+        ]
+
+    def _channel(self, channel: int) -> dict[str, Any]:
+        if channel not in self.channels:
+            raise DiscordError(404, 10003, "Unknown Channel")
+        return self.channels[channel]
+
+    def _create(self, body: dict[str, Any], params: Any, channel: int) -> dict[str, Any]:
+        data = self._channel(channel)
+        nonce = body.get("nonce")
+        if nonce and body.get("enforce_nonce") and (channel, nonce) in self.nonces:
+            return _public(self.messages[self.nonces[(channel, nonce)]])
+        if data.get("thread_metadata", {}).get("archived"):
+            data["thread_metadata"]["archived"] = False  # a post unarchives an open thread
+        fields = {k: body[k] for k in ("content", "embeds", "components") if body.get(k)}
+        ident = self.message(channel, **fields)
+        if nonce:
+            self.nonces[(channel, nonce)] = ident
+        return _public(self.messages[ident])
+
+    def _history(self, body: Any, params: dict[str, Any], channel: int) -> list[dict[str, Any]]:
+        self._channel(channel)
+        newest_first = list(reversed(self.in_channel(channel)))
+        return [_public(m) for m in newest_first[: int(params.get("limit", 50))]]
+
+    def _get_message(self, body: Any, params: Any, channel: int, ident: int) -> dict[str, Any]:
+        if ident not in self.messages:
+            raise DiscordError(404, 10008, "Unknown Message")
+        return _public(self.messages[ident])
+
+    def _edit(self, body: dict[str, Any], params: Any, channel: int, ident: int) -> Any:
+        data = self._channel(channel)
+        if ident not in self.messages:
+            raise DiscordError(404, 10008, "Unknown Message")
+        if data.get("thread_metadata", {}).get("archived"):
+            raise DiscordError(400, 50083, "Thread is archived")
+        return self._apply(ident, body)
+
+    def _apply(self, ident: int, body: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages[ident]
+        for key in ("content", "embeds", "components"):
+            if key in body:
+                message[key] = body[key] or ("" if key == "content" else [])
+        message["edited_timestamp"] = _now()
+        return _public(message)
+
+    def _get_channel(self, body: Any, params: Any, channel: int) -> dict[str, Any]:
+        return self._channel(channel)
+
+    def _edit_channel(self, body: dict[str, Any], params: Any, channel: int) -> dict[str, Any]:
+        data = self._channel(channel)
+        if "archived" in body:
+            data["thread_metadata"]["archived"] = body["archived"]
+        if "name" in body:
+            data["name"] = body["name"]
+        return data
+
+    def _start_thread(self, body: dict[str, Any], params: Any, channel: int, ident: int) -> Any:
+        self._channel(channel)
+        return self.channels[self.thread(channel, name=body["name"], ident=ident)]
+
+    def _sync(self, body: list[dict[str, Any]], params: Any, app: int, guild: int) -> Any:
+        self.synced[guild] = body
+        return [{**cmd, "id": str(self.next_id()), "application_id": str(app)} for cmd in body]
+
+    def _callback(self, body: dict[str, Any], params: Any, ident: int, token: str) -> Any:
+        state = self.tokens[token]
+        kind, data = body["type"], body.get("data") or {}
+        message_id: int | None = None
+        if kind in (4, 5):  # a message (4), or the "thinking…" placeholder of a deferral (5)
+            fields = {k: data[k] for k in ("content", "embeds", "components") if data.get(k)}
+            message_id = self.message(
+                state["channel"], flags=data.get("flags", 0), _token=token, **fields
+            )
+            state["original"] = message_id
+            state["placeholder"] = kind == 5
+        elif kind in (6, 7):  # the component's own message is the original response
+            state["original"] = message_id = state["message"]
+            if kind == 7:
+                self._apply(state["message"], data)
+        answer: dict[str, Any] = {
+            "interaction": {
+                "id": str(ident),
+                "type": 2,
+                "response_message_id": str(message_id) if message_id else None,
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool(data.get("flags", 0) & 64),
+            }
+        }
+        if message_id is not None:
+            answer["resource"] = {"type": kind, "message": _public(self.messages[message_id])}
+        return answer
+
+    def _original(self, body: dict[str, Any], params: Any, app: int, token: str) -> Any:
+        ident = self.tokens[token].get("original")
+        if ident is None:
+            raise DiscordError(404, 10015, "Unknown Webhook")
+        return self._apply(ident, body) if body else _public(self.messages[ident])
+
+    def _followup(self, body: dict[str, Any], params: Any, app: int, token: str) -> Any:
+        state = self.tokens[token]
+        if state.pop("placeholder", False):  # the first follow-up replaces "thinking…"
+            return self._apply(state["original"], body)
+        fields = {k: body[k] for k in ("content", "embeds", "components") if body.get(k)}
+        ident = self.message(state["channel"], flags=body.get("flags", 0), _token=token, **fields)
+        return _public(self.messages[ident])
+
+    # Wiring a client to it
+
+    def install(self, client: discord.Client) -> None:
+        http = FakeHTTP(self, client.loop)
+        client.http = http
+        client._connection.http = http
+        tree = getattr(client, "tree", None)
+        if tree is not None:
+            tree._http = http  # the command tree keeps the client's HTTP client
+        async_context.set(FakeAdapter(self))
+
+
+class FakeHTTP(HTTPClient):
+    """discord.py's HTTP client with its one way out answered by `FakeDiscord`."""
+
+    def __init__(self, fake: FakeDiscord, loop: Any) -> None:
+        super().__init__(loop)
+        self.fake = fake
+
+    async def static_login(self, token: str) -> Any:
+        self.token = token
+        return await self.request(Route("GET", "/users/@me"))
+
+    async def request(self, route: Route, *, files: Any = None, form: Any = None, **kw: Any) -> Any:
+        await asyncio.sleep(0)  # a real request yields to the loop
+        path = route.url.removeprefix(Route.BASE)
+        try:
+            return self.fake.answer(route.method, path, kw.get("json"), kw.get("params"))
+        except DiscordError as error:
+            raise _http_error(error) from None
+
+
+class FakeAdapter(AsyncWebhookAdapter):
+    """discord.py's webhook adapter (interaction responses, follow-ups) answered by the fake."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+        self.fake = fake
+
+    async def request(self, route: Route, session: Any, **kw: Any) -> Any:
+        await asyncio.sleep(0)
+        path = route.url.removeprefix(Route.BASE)
+        try:
+            return self.fake.answer(route.method, path, kw.get("payload"), kw.get("params"))
+        except DiscordError as error:
+            raise _http_error(error) from None
+
+
+def _http_error(error: DiscordError) -> discord.HTTPException:
+    response = SimpleNamespace(status=error.status, reason="fake")
+    data = {"code": error.code, "message": error.message}
+    kind: type[discord.HTTPException] = discord.HTTPException
+    if error.status == 403:
+        kind = discord.Forbidden
+    elif error.status == 404:
+        kind = discord.NotFound
+    elif error.status >= 500:
+        kind = discord.DiscordServerError
+    return kind(response, data)
+
+
+def _public(message: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if not k.startswith("_")}
+
+
+def _application() -> dict[str, Any]:
+    return {
+        "id": str(BOT_ID),
+        "name": "codedesk",
+        "icon": None,
+        "description": "",
+        "bot_public": False,
+        "bot_require_code_grant": False,
+        "verify_key": "0" * 64,
+        "owner": _user(OWNER_ID, "owner"),
+        "flags": 0,
+    }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _int_or_str(value: str) -> int | str:
+    return int(value) if value.isdigit() else value
+
+
+def custom_ids(message: dict[str, Any]) -> list[str]:
+    return [
+        child["custom_id"]
+        for row in message.get("components", [])
+        for child in row.get("components", [])
+        if "custom_id" in child
+    ]
+
+
+def enabled(message: dict[str, Any]) -> bool:
+    children = [child for row in message["components"] for child in row["components"]]
+    return bool(children) and not any(child.get("disabled") for child in children)
