@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
@@ -59,6 +60,12 @@ from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.shelf import AddRepo, ListRepos
+
+ADMIT_ATTEMPTS = 6
+"""Tries of the desk's admit update while the desk is between runs (3 s of waits in all)."""
+
+DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
+"""How the server says the desk cannot take an update just now (a task being retried)."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -163,14 +170,34 @@ class DeskClient:
             place=place,
         )
         try:
-            return await self.client.execute_update_with_start_workflow(
-                Desk.admit, AdmitInput(job=job), start_workflow_operation=desk_start(self.settings)
-            )
+            return await self._admit(AdmitInput(job=job))
         except WorkflowUpdateFailedError as error:
             cause = error.cause
             if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
                 raise QueueFullError(cause.message) from None
             raise DeskError(f"The desk refused the job: {cause or error}") from None
+
+    async def _admit(self, request: AdmitInput) -> Admission:
+        """Ask the desk to admit, again while it is between runs (the update was not applied).
+
+        While the desk continues as new, a signal that lands during that workflow task makes
+        the server reject the task, and for that moment it refuses updates as "Workflow Task
+        in failed state": a submission made then is tried again rather than failed.
+        """
+        update_id = str(uuid.uuid4())  # the same update on each try: never admitted twice
+        for attempt in range(1, ADMIT_ATTEMPTS + 1):
+            try:
+                return await self.client.execute_update_with_start_workflow(
+                    Desk.admit,
+                    request,
+                    id=update_id,
+                    start_workflow_operation=desk_start(self.settings),
+                )
+            except RPCError as error:
+                if attempt == ADMIT_ATTEMPTS or error.status not in DESK_BUSY:
+                    raise
+            await asyncio.sleep(0.2 * attempt)
+        raise AssertionError("unreachable")
 
     async def start_job(
         self,

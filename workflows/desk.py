@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
@@ -51,19 +52,17 @@ class Desk(HearsJobEnds):
         while not self._time_to_continue():
             wait = self._reclaim_wait()
             try:
-                await workflow.wait_condition(
-                    lambda: bool(self.ended)
-                    or self._can_admit()
-                    or self._time_to_continue()
-                    # A job queued while no reclaim timer runs: wake up to start one.
-                    or (wait is None and bool(self.state.queue)),
-                    timeout=wait,
-                )
+                await workflow.wait_condition(partial(self._wakes, wait is not None), timeout=wait)
             except TimeoutError:
                 await self._reclaim()
             await self._settle()
-        await workflow.wait_condition(lambda: workflow.all_handlers_finished())
-        await self._settle()
+        # Drain before continuing: a job can end (job_ended) or ask (admit) while the last
+        # admissions are signalled, and `ended` is not carried to the next run.
+        while True:
+            await workflow.wait_condition(lambda: workflow.all_handlers_finished())
+            await self._settle()
+            if not self.ended and workflow.all_handlers_finished():
+                break
         workflow.continue_as_new(self.state)
 
     @workflow.update
@@ -150,6 +149,19 @@ class Desk(HearsJobEnds):
                 await job.signal(AwaitsAdmission.admit, JobAdmitted(number=number))
             except Exception:  # the queued job is gone (terminated): its slot goes to the next
                 self._forget(number)
+
+    def _wakes(self, reclaim_timer: bool) -> bool:
+        """Something to settle, or time to continue as new, or a reclaim timer to start.
+
+        The reclaim timer is set when the wait begins: a job queued while none runs must wake
+        the loop, or a slot held by a terminated job is never reclaimed.
+        """
+        return (
+            bool(self.ended)
+            or self._can_admit()
+            or self._time_to_continue()
+            or (not reclaim_timer and bool(self.state.queue))
+        )
 
     def _can_admit(self) -> bool:
         queue = self.state.queue

@@ -1,0 +1,171 @@
+"""The desk's queue survives a SIGKILLed worker and a restarted server: in order, each job once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from desk.models import JobOutcome
+from desk.settings import DeskSettings, load_settings
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent
+from tests.test_cli import CODEDESK, cli_env, pid_dead, read_pid, settings_env, until
+from tests.test_desk_queue import (
+    REPO,
+    admitted_order,
+    desk_state,
+    eventually,
+    marked,
+    marks,
+    settled,
+    wait_all,
+)
+from workers.devserver import DevServer, free_port
+
+StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
+    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
+        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
+        process = subprocess.Popen(
+            [CODEDESK, "worker"],
+            env=env,
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    settings = settings.model_copy(update={"max_workers": 1})
+    env = settings_env(settings, CODEDESK_MAX_WORKERS="1")
+    first = start_worker(env)
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))
+
+    log, pid_file = tmp_path / "marks", tmp_path / "agent.pid"
+    running = await desk.submit_job(
+        REPO,
+        "interrupted",
+        agent_command=agent(f"pidfile:{pid_file}", f"mark:{log}", "sleep-first:30"),
+    )
+    await marked(log, 1)
+    queued = [
+        await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
+        for n in range(3)
+    ]
+    assert [a.position for a in queued] == [1, 2, 3]
+
+    agent_pid = await until(lambda: read_pid(pid_file), 10, "the agent's pid file")
+    os.kill(first.pid, signal.SIGKILL)
+    await asyncio.to_thread(first.wait, 10)
+    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    start_worker(env)
+
+    numbers = [running.number] + [a.number for a in queued]
+    reports = await wait_all(desk, numbers, seconds=75)
+    assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 4, [r.reason for r in reports]
+    assert reports[0].agent_attempts == 2
+    assert [r.agent_attempts for r in reports[1:]] == [1, 1, 1]
+    # The interrupted job ran again (told so); each queued job ran once, in order, after it.
+    assert marks(log) == [running.number] * 2 + numbers[1:]
+    assert log.read_text().splitlines()[1] == f"run {running.number} interrupted=1"
+    assert await admitted_order(client, numbers[1:]) == numbers[1:]
+    final = await settled(desk, seconds=30)
+    assert (final.last_number, final.reclaimed) == (4, 0)
+
+
+@pytest.fixture
+async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
+    """A dev server of this test's own (it is restarted); every one started is stopped."""
+    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
+    await servers[0].start()
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+async def test_the_queue_survives_a_server_restart(
+    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    server = own_server[0]
+    home = tmp_path / "home"
+    env = cli_env(
+        CODEDESK_HOME=str(home),
+        CODEDESK_TEMPORAL_ADDRESS=server.address,
+        CODEDESK_HEARTBEAT_TIMEOUT="2s",
+        CODEDESK_MAX_WORKERS="1",
+    )
+    settings = load_settings(
+        home=home, temporal_address=server.address, heartbeat_timeout="2s", max_workers=1
+    )
+    start_worker(env)
+    client = await Client.connect(server.address, data_converter=pydantic_data_converter)
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))
+
+    log = tmp_path / "marks"
+    running = await desk.submit_job(
+        REPO, "holds the slot", agent_command=agent(f"mark:{log}", "sleep-first:8")
+    )
+    await marked(log, 1)
+    queued = [
+        await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
+        for n in range(2)
+    ]
+    assert [a.position for a in queued] == [1, 2]
+
+    server.stop()
+    again = DevServer(server.home, server.port, server.ui_port, headless=True)
+    own_server.append(again)
+    await again.start()
+
+    client = await Client.connect(again.address, data_converter=pydantic_data_converter)
+    desk = DeskClient(client, settings)
+
+    async def answer() -> object:
+        return await desk.desk_state()
+
+    await eventually(answer, lambda state: state is not None, 30, "the desk to answer")
+    numbers = [running.number] + [a.number for a in queued]
+    state = await desk_state(desk)
+    print(f"after the restart: {state}")
+    assert state.last_number == 3
+    unfinished = state.running + state.queue  # those not finished yet, still in order
+    assert unfinished == numbers[len(numbers) - len(unfinished) :], state
+    reports = await wait_all(desk, numbers, seconds=75)
+    assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 3, [r.reason for r in reports]
+    ran = marks(log)
+    # The slot holder may have been retried across the restart; the queued ones ran once each,
+    # in order, after it had first started.
+    assert [n for n in ran if n != running.number] == numbers[1:], ran
+    assert ran[0] == running.number
+    assert await admitted_order(client, numbers[1:]) == numbers[1:]
+    final = await settled(desk, seconds=30)
+    assert (final.last_number, final.reclaimed) == (3, 0)
