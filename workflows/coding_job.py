@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, CancelledError
+from temporalio.exceptions import ActivityError, CancelledError, FailureError
 from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
@@ -83,11 +83,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
+        # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
+        # and no workflow call may run then. A failure still frees the desk's slot.
         try:
             report = await self._admitted_work()
             await self.close_open_approvals()
-        finally:
+        except FailureError:
             await self._tell_desk()
+            raise
+        await self._tell_desk()
         cap = self.job.report_held_calls
         report.held_calls = self.held_calls[:cap]
         report.held_calls_omitted = max(0, len(self.held_calls) - cap)

@@ -6,25 +6,41 @@ Run from the repository's top: `.venv/bin/python -m tests.histories.record`.
 """
 
 import asyncio
+import json
 import os
 import tempfile
 from pathlib import Path
 
+from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
 
-from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, repo_workflow_id
-from desk.settings import load_settings
+from activities.surface import SurfaceActivities
+from desk.approvals import Decision, Principal, SurfacePlace
+from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, outbox_workflow_id, repo_workflow_id
+from desk.settings import DeskSettings, load_settings
+from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from surfaces.shipping_client import ShippingClient
 from tests.conftest import agent, make_origin
+from tests.surfaces.fake_surface import FakeSurface
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
 
+IDS = "workflow_ids.json"
+"""Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""
 
-def keep(path: Path, text: str) -> None:
+
+def keep(path: Path, history: WorkflowHistory) -> None:
     """Write a new recording; an existing one stays as it was recorded."""
-    if not path.exists():
-        path.write_text(text)
+    if path.exists():
+        return
+    path.write_text(history.to_json())
+    ids_file = path.parent / IDS
+    ids = json.loads(ids_file.read_text()) if ids_file.exists() else {}
+    ids[path.stem] = history.workflow_id
+    ids_file.write_text(json.dumps(ids, indent=2, sort_keys=True) + "\n")
 
 
 async def main() -> None:
@@ -62,12 +78,56 @@ async def main() -> None:
             (n3, "coding_job_cancelled"),
         ):
             h = await desk.job(n).fetch_history()
-            keep(out / f"{name}.json", h.to_json())
+            keep(out / f"{name}.json", h)
+        await record_holds_and_shipping(desk, settings, out)
         h = await env.client.get_workflow_handle(repo_workflow_id("acme/api")).fetch_history()
-        keep(out / "repo_entity.json", h.to_json())
+        keep(out / "repo_entity.json", h)
         h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
-        keep(out / "desk.json", h.to_json())
+        keep(out / "desk.json", h)
     await env.shutdown()
+
+
+async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, out: Path) -> None:
+    """A job from a (fake) chat thread whose hold is approved, then a report and a push."""
+    queue = "rec-surface"
+    place = SurfacePlace(queue=queue, channel="thread-1")
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
+    approvals = ApprovalsClient(desk.client)
+    owner = Principal(id=settings.owner)
+    surface = SurfaceActivities(FakeSurface()).all()
+    async with Worker(desk.client, task_queue=queue, activities=surface):
+        admission = await desk.submit_job(
+            "acme/api",
+            "held",
+            agent_command=agent(f"hold:{push}", "write:b.txt=2", "commit:b"),
+            place=place,
+        )
+        ident = await _first_open(approvals)
+        await approvals.answer(ident, Decision.APPROVE, owner)
+        await desk.wait(admission.number)
+        h = await desk.job(admission.number).fetch_history()
+        keep(out / "coding_job_hold_approved.json", h)
+        h = await desk.client.get_workflow_handle(ident).fetch_history()
+        keep(out / "approval_approved.json", h)
+        shipping = ShippingClient(desk.client, settings)
+        report = await shipping.change_report("acme/api")
+        handle, approval = await shipping.request_push("acme/api", report.head)
+        await _first_open(approvals)
+        await approvals.answer(approval, Decision.APPROVE, owner)
+        await handle.result()
+        keep(out / "ship_pushed.json", await handle.fetch_history())
+        await asyncio.sleep(1)
+        outbox = desk.client.get_workflow_handle(outbox_workflow_id(queue, "thread-1"))
+        keep(out / "outbox_thread.json", await outbox.fetch_history())
+
+
+async def _first_open(approvals: ApprovalsClient) -> str:
+    for _ in range(300):
+        states = await approvals.open_approvals()
+        if states:
+            return states[0].approval_id
+        await asyncio.sleep(0.1)
+    raise RuntimeError("no approval opened")
 
 
 if __name__ == "__main__":
