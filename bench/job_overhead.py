@@ -16,32 +16,21 @@ non-zero unless every codedesk job was integrated into the clone.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import traceback
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from desk.errors import ServerError
+from common import IDENTITY, arguments, exit_with, git, isolate, make_origin, running_desk
+
 from desk.models import JobOutcome, JobReport
-from desk.settings import load_settings
 from surfaces.desk_client import DeskClient
-from workers.client import connect
-from workers.devserver import DevServer, free_port
-from workers.worker import build_worker
 
 REPO = "bench/overhead"
-IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")
-# The same options codedesk's host-side git uses, so both sides run the same git.
-SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 AGENT = """\
 import os, subprocess
@@ -85,75 +74,25 @@ class Outcome:
         return not self.problems
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *SAFE, *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.strip()}")
-    return done.stdout.strip()
-
-
-def make_origin(root: Path) -> Path:
-    """A bare origin with one commit on `main`."""
-    seed = root / "seed"
-    seed.mkdir(parents=True)
-    (seed / "README.md").write_text("# bench\n")
-    git(seed, "init", "--quiet", "--initial-branch=main")
-    git(seed, "add", "-A")
-    git(seed, *IDENTITY, "commit", "--quiet", "-m", "initial")
-    origin = root / "origin.git"
-    git(root, "clone", "--quiet", "--bare", str(seed), str(origin))
-    return origin
-
-
-async def start_server(home: Path, attempts: int = 3) -> DevServer:
-    """A headless dev server on free ports; tries new ports if another process took them."""
-    for attempt in range(1, attempts + 1):
-        server = DevServer(home, free_port(), free_port(), headless=True)
-        try:
-            await server.start()
-            return server
-        except ServerError as error:
-            if attempt == attempts:
-                raise
-            print(f"bench: retrying the server on other ports ({error})", file=sys.stderr)
-    raise AssertionError("unreachable")
-
-
 async def bench_codedesk(
     root: Path, origin: Path, jobs: int
 ) -> tuple[Figures, list[JobReport], int]:
     """N codedesk jobs one after another; returns their times, reports and new commit count."""
     agent = root / "agent.py"
     agent.write_text(AGENT)
-    home = root / "home"
-    server = await start_server(home)
-    try:
-        settings = load_settings(
-            home=home,
-            shelf=home / "shelf",
-            temporal_address=server.address,
-            namespace="default",
-            task_queue=f"bench-{uuid.uuid4().hex[:8]}",
-            agent_command=f"{sys.executable} {agent}",
-        )
-        client = await connect(settings)
-        async with build_worker(client, settings):
-            desk = DeskClient(client, settings)
-            clone = Path((await desk.add_repo(REPO, str(origin))).path)
-            before = int(git(clone, "rev-list", "--count", "HEAD"))
-            figures, reports = Figures(), []
-            for index in range(jobs):
-                started = time.perf_counter()
-                number = await desk.start_job(REPO, f"bench file {index}")
-                report = await desk.wait(number)
-                figures.runs_ms.append((time.perf_counter() - started) * 1000)
-                reports.append(report)
-            added = int(git(clone, "rev-list", "--count", "HEAD")) - before
-        return figures, reports, added
-    finally:
-        server.stop()
+    async with running_desk(root / "home", f"{sys.executable} {agent}") as (client, settings):
+        desk = DeskClient(client, settings)
+        clone = Path((await desk.add_repo(REPO, str(origin))).path)
+        before = int(git(clone, "rev-list", "--count", "HEAD"))
+        figures, reports = Figures(), []
+        for index in range(jobs):
+            started = time.perf_counter()
+            number = await desk.start_job(REPO, f"bench file {index}")
+            report = await desk.wait(number)
+            figures.runs_ms.append((time.perf_counter() - started) * 1000)
+            reports.append(report)
+        added = int(git(clone, "rev-list", "--count", "HEAD")) - before
+    return figures, reports, added
 
 
 def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
@@ -182,11 +121,7 @@ def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
 async def run(jobs: int) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
-        # The bench's settings are its own: no CODEDESK_* variable or codedesk.toml leaks in.
-        for name in [name for name in os.environ if name.startswith("CODEDESK_")]:
-            del os.environ[name]
-        (root / "codedesk.toml").write_text("")
-        os.environ["CODEDESK_CONFIG"] = str(root / "codedesk.toml")
+        isolate(root)
         origin = make_origin(root / "origin")
         codedesk, reports, added = await bench_codedesk(root, origin, jobs)
         raw = bench_raw_git(root, origin, jobs)
@@ -219,12 +154,7 @@ def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=20, help="jobs on each side (default 20)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
-    if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
+    args = arguments(__doc__, "jobs on each side (default 20)")
     outcome = asyncio.run(run(args.jobs))
     figures = summary(outcome, args.jobs)
     if args.json:
@@ -244,15 +174,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except SystemExit as stop:  # argparse's usage errors and --help
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
-    except Exception:
-        traceback.print_exc()
-        code = 1
-    # The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300); leave
-    # with os._exit after flushing so a finished run never reports a crash code.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_with(main)

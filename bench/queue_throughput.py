@@ -19,21 +19,17 @@ non-zero unless every job ended `nothing` and every desk job number was used onc
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import traceback
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common import arguments, exit_with, isolate, make_origin, running_desk
 from temporalio.client import Client
 from temporalio.runtime import (
     LogForwardingConfig,
@@ -43,22 +39,17 @@ from temporalio.runtime import (
     TelemetryFilter,
 )
 
-from desk.errors import ServerError
 from desk.models import JobInput, JobOutcome, JobReport
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings, load_settings
+from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from workers.client import connect
 from workers.desk_entity import configure_desk
-from workers.devserver import DevServer, free_port
-from workers.worker import build_worker
 from workflows.coding_job import CodingJob
 
 REPO = "bench/queue"
 WIDTHS = (1, 2, 4)
 DIRECT_NUMBERS = 1_000_000
 """Direct jobs are numbered from here, far from the desk's own numbers."""
-IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")
 
 
 @dataclass
@@ -79,41 +70,6 @@ def noop_agent() -> str:
     """An agent that does nothing and exits 0, as cheap a process as the host has."""
     found = shutil.which("true")
     return found if found else f"{sys.executable} -c pass"
-
-
-def make_origin(root: Path) -> Path:
-    """A bare origin with one commit on `main`."""
-    seed = root / "seed"
-    seed.mkdir(parents=True)
-    (seed / "README.md").write_text("# bench\n")
-    for args in (
-        ("init", "--quiet", "--initial-branch=main"),
-        ("add", "-A"),
-        (*IDENTITY, "commit", "--quiet", "-m", "initial"),
-    ):
-        subprocess.run(["git", *args], cwd=seed, check=True, capture_output=True)
-    origin = root / "origin.git"
-    subprocess.run(
-        ["git", "clone", "--quiet", "--bare", str(seed), str(origin)],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-    return origin
-
-
-async def start_server(home: Path, attempts: int = 3) -> DevServer:
-    """A headless dev server on free ports; tries new ports if another process took them."""
-    for attempt in range(1, attempts + 1):
-        server = DevServer(home, free_port(), free_port(), headless=True)
-        try:
-            await server.start()
-            return server
-        except ServerError as error:
-            if attempt == attempts:
-                raise
-            print(f"bench: retrying the server on other ports ({error})", file=sys.stderr)
-    raise AssertionError("unreachable")
 
 
 async def through_desk(
@@ -171,35 +127,17 @@ async def direct(client: Client, settings: DeskSettings, jobs: int) -> Row:
 async def run(jobs: int) -> tuple[list[Row], list[str]]:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
-        # The bench's settings are its own: no CODEDESK_* variable or codedesk.toml leaks in.
-        for name in [name for name in os.environ if name.startswith("CODEDESK_")]:
-            del os.environ[name]
-        (root / "codedesk.toml").write_text("")
-        os.environ["CODEDESK_CONFIG"] = str(root / "codedesk.toml")
+        isolate(root)
         origin = make_origin(root / "origin")
-        home = root / "home"
-        server = await start_server(home)
-        try:
-            settings = load_settings(
-                home=home,
-                shelf=home / "shelf",
-                temporal_address=server.address,
-                namespace="default",
-                task_queue=f"bench-{uuid.uuid4().hex[:8]}",
-                agent_command=noop_agent(),
-            )
-            client = await connect(settings)
-            async with build_worker(client, settings):
-                await configure_desk(client, settings)
-                await DeskClient(client, settings).add_repo(REPO, str(origin))
-                rows, numbers = [], []
-                for width in WIDTHS:
-                    row, used = await through_desk(client, settings, width, jobs)
-                    rows.append(row)
-                    numbers += used
-                rows.append(await direct(client, settings, jobs))
-        finally:
-            server.stop()
+        async with running_desk(root / "home", noop_agent()) as (client, settings):
+            await configure_desk(client, settings)
+            await DeskClient(client, settings).add_repo(REPO, str(origin))
+            rows, numbers = [], []
+            for width in WIDTHS:
+                row, used = await through_desk(client, settings, width, jobs)
+                rows.append(row)
+                numbers += used
+            rows.append(await direct(client, settings, jobs))
     problems = [
         f"{row.mode} (max_workers {row.max_workers}): {row.outcomes.count(outcome)} jobs "
         f"ended {outcome}, not nothing"
@@ -267,12 +205,7 @@ def core_logs_to_stderr() -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=20, help="jobs in each row (default 20)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
-    if args.jobs < 1:
-        parser.error("--jobs must be at least 1")
+    args = arguments(__doc__, "jobs in each row (default 20)")
     core_logs_to_stderr()
     rows, problems = asyncio.run(run(args.jobs))
     figures = summary(rows, problems, args.jobs)
@@ -283,15 +216,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        code = main()
-    except SystemExit as stop:  # argparse's usage errors and --help
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
-    except Exception:
-        traceback.print_exc()
-        code = 1
-    # The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300); leave
-    # with os._exit after flushing so a finished run never reports a crash code.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_with(main)

@@ -23,6 +23,8 @@ from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
 
+pytest_plugins = ["tests.processes"]
+
 SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
 NAMESPACES = 300
 _namespace_numbers = itertools.count(1)

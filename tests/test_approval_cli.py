@@ -21,8 +21,7 @@ from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.hold import read_request
-from tests.conftest import agent, git
-from tests.test_cli import (
+from tests.cli_helpers import (
     CODEDESK,
     assert_refused,
     cli_env,
@@ -30,6 +29,7 @@ from tests.test_cli import (
     settings_env,
     shown,
 )
+from tests.conftest import agent, git
 from workers.devserver import free_port
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob

@@ -6,12 +6,9 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
-from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -21,9 +18,7 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
-from tests.conftest import agent, git
-from tests.test_cli import (
-    CODEDESK,
+from tests.cli_helpers import (
     cli_env,
     pid_dead,
     read_pid,
@@ -33,41 +28,14 @@ from tests.test_cli import (
     started_number,
     until,
 )
-from workers.devserver import DevServer, free_port
+from tests.conftest import agent, git
+from tests.processes import StartWorker
+from workers.devserver import DevServer
 from workflows.approval import Approval
 
 REPO = "acme/api"
 PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}
 PUSH: dict[str, Any] = {"tool": "Bash", "input": PUSH_INPUT}
-
-StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
-
-
-@pytest.fixture
-def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
-    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
-        process = subprocess.Popen(
-            [CODEDESK, "worker"],
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 def hold_agent(tmp_path: Path) -> str:
@@ -198,16 +166,6 @@ async def test_an_open_approval_survives_a_sigkilled_worker(
     assert outcome.kind == OutcomeKind.APPROVED
     listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
     assert len(listing) == 1  # one approval, asked twice
-
-
-@pytest.fixture
-async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
-    """A dev server of this test's own (it is restarted); every one started is stopped."""
-    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
-    await servers[0].start()
-    yield servers
-    for server in servers:
-        server.stop()
 
 
 async def test_an_open_approval_survives_a_server_restart(

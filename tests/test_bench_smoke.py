@@ -1,18 +1,58 @@
-"""The job-overhead bench runs end to end and reports its figures (never its speed)."""
+"""Each bench runs end to end and reports its figures (never its speed)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-BENCH = Path(__file__).parent.parent / "bench" / "job_overhead.py"
+import pytest
+
+BENCH = Path(__file__).parent.parent / "bench"
 
 
-def test_job_overhead_bench_runs_and_reports_figures(tmp_path: Path) -> None:
+def job_overhead_figures(figures: dict[str, Any]) -> None:
+    assert figures["integrated"] == 2
+    assert figures["outcomes"] == ["integrated", "integrated"]
+    for key in ("codedesk_median_ms", "raw_git_median_ms", "ratio"):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert len(figures["codedesk_runs_ms"]) == len(figures["raw_git_runs_ms"]) == 2
+
+
+def queue_throughput_figures(figures: dict[str, Any]) -> None:
+    rows = figures["rows"]
+    assert [(row["mode"], row["max_workers"]) for row in rows] == [
+        ("desk", 1),
+        ("desk", 2),
+        ("desk", 4),
+        ("direct", None),
+    ]
+    for row in rows:
+        assert row["outcomes"] == {"nothing": 2}, row
+        for key in ("seconds", "jobs_per_minute"):
+            assert isinstance(row[key], int | float) and row[key] > 0, (row, key)
+    assert figures["direct_jobs_per_minute"] == rows[-1]["jobs_per_minute"]
+    assert set(figures["ratios"]) == {"1", "2", "4"}
+    for ratio in figures["ratios"].values():
+        assert isinstance(ratio, int | float) and ratio > 0
+
+
+@pytest.mark.parametrize(
+    ("script", "check"),
+    [
+        ("job_overhead.py", job_overhead_figures),
+        ("queue_throughput.py", queue_throughput_figures),
+    ],
+    ids=["job_overhead", "queue_throughput"],
+)
+def test_bench_runs_and_reports_figures(
+    script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path
+) -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--jobs", "2", "--json"],
+        [sys.executable, str(BENCH / script), "--jobs", "2", "--json"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -23,8 +63,4 @@ def test_job_overhead_bench_runs_and_reports_figures(tmp_path: Path) -> None:
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
     assert figures["jobs"] == 2
-    assert figures["integrated"] == 2
-    assert figures["outcomes"] == ["integrated", "integrated"]
-    for key in ("codedesk_median_ms", "raw_git_median_ms", "ratio"):
-        assert isinstance(figures[key], int | float) and figures[key] > 0, key
-    assert len(figures["codedesk_runs_ms"]) == len(figures["raw_git_runs_ms"]) == 2
+    check(figures)

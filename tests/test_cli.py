@@ -4,112 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import subprocess
-import sys
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
+from tests.cli_helpers import (
+    Cli,
+    assert_refused,
+    cli_env,
+    pid_dead,
+    read_pid,
+    run_cli,
+    settings_env,
+    shown,
+    started_number,
+    until,
+)
 from tests.conftest import agent, git
 
-CODEDESK = str(Path(sys.executable).parent / "codedesk")
 REPO = "acme/api"
-
-Cli = Callable[..., Awaitable[subprocess.CompletedProcess[str]]]
-
-
-def cli_env(**values: str) -> dict[str, str]:
-    """This process's environment without any CODEDESK_* variable, plus `values`."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")}
-    env.update(values)
-    return env
-
-
-def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
-    """The environment under which the console script sees the same desk as `settings`."""
-    env = cli_env(
-        CODEDESK_HOME=str(settings.home),
-        CODEDESK_TEMPORAL_ADDRESS=settings.temporal_address,
-        CODEDESK_NAMESPACE=settings.namespace,
-        CODEDESK_TASK_QUEUE=settings.task_queue,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-    )
-    env.update(extra)
-    return env
-
-
-async def run_cli(
-    env: dict[str, str], *args: str, cwd: Path, timeout: float = 90
-) -> subprocess.CompletedProcess[str]:
-    """Run the real console script in a thread, so an in-process worker keeps working."""
-    return await asyncio.to_thread(
-        subprocess.run,
-        [CODEDESK, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
-def shown(result: subprocess.CompletedProcess[str]) -> str:
-    return f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
-
-
-def assert_refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
-    """A refusal: non-zero, one line on stderr with each of `words`, no traceback."""
-    assert result.returncode != 0, shown(result)
-    assert result.returncode not in (134, 139), shown(result)
-    assert "Traceback" not in result.stderr + result.stdout, shown(result)
-    reason = result.stderr.strip()
-    assert reason.count("\n") == 0, shown(result)
-    for word in words:
-        assert word in reason, shown(result)
-    return reason
-
-
-def started_number(result: subprocess.CompletedProcess[str]) -> int:
-    found = re.search(r"^job (\d+) started", result.stdout, re.MULTILINE)
-    assert found, shown(result)
-    return int(found.group(1))
-
-
-def pid_dead(pid: int) -> bool:
-    """Gone, or a zombie waiting to be reaped (it can do nothing any more)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
-
-
-async def until(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
-    """Poll `predicate` until it returns something truthy; fail naming `what`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.1)
-
-
-def read_pid(path: Path) -> int | None:
-    try:
-        text = path.read_text().strip()
-    except OSError:
-        return None
-    return int(text) if text else None
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
-import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
@@ -18,9 +16,7 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.conftest import agent, git
-from tests.test_cli import (
-    CODEDESK,
+from tests.cli_helpers import (
     cli_env,
     pid_dead,
     read_pid,
@@ -30,38 +26,11 @@ from tests.test_cli import (
     started_number,
     until,
 )
-from workers.devserver import DevServer, free_port
+from tests.conftest import agent, git
+from tests.processes import StartWorker
+from workers.devserver import DevServer
 
 REPO = "acme/api"
-
-StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
-
-
-@pytest.fixture
-def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
-    """Start `codedesk worker` subprocesses in their own sessions; kill leftovers at the end."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
-        process = subprocess.Popen(
-            [CODEDESK, "worker"],
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 async def wait_report(client: Client, settings: DeskSettings, number: int) -> JobReport:
@@ -164,16 +133,6 @@ async def test_retry_kills_a_grandchild_the_dead_agent_left(
     finally:
         if not pid_dead(grandchild):  # only when the test failed: do not leak a sleeper
             os.kill(grandchild, signal.SIGKILL)
-
-
-@pytest.fixture
-async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
-    """A dev server of this test's own (it is restarted); every one started is stopped."""
-    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
-    await servers[0].start()
-    yield servers
-    for server in servers:
-        server.stop()
 
 
 async def test_job_survives_a_server_restart(

@@ -21,8 +21,8 @@ from desk.models import DeskState, JobOutcome, JobReport
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient, JobRow
+from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
-from tests.test_cli import assert_refused, run_cli, settings_env, shown, started_number
 from workers.desk_entity import configure_desk
 
 REPO = "acme/api"

@@ -5,19 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
-import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from tests.cli_helpers import cli_env, pid_dead, read_pid, settings_env, until
 from tests.conftest import agent
-from tests.test_cli import CODEDESK, cli_env, pid_dead, read_pid, settings_env, until
+from tests.processes import StartWorker
 from tests.test_desk_queue import (
     REPO,
     admitted_order,
@@ -28,36 +26,7 @@ from tests.test_desk_queue import (
     settled,
     wait_all,
 )
-from workers.devserver import DevServer, free_port
-
-StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
-
-
-@pytest.fixture
-def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
-    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
-        process = subprocess.Popen(
-            [CODEDESK, "worker"],
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
+from workers.devserver import DevServer
 
 
 async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
@@ -99,16 +68,6 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
     final = await settled(desk, seconds=30)
     assert (final.last_number, final.reclaimed) == (4, 0)
-
-
-@pytest.fixture
-async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
-    """A dev server of this test's own (it is restarted); every one started is stopped."""
-    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
-    await servers[0].start()
-    yield servers
-    for server in servers:
-        server.stop()
 
 
 async def test_the_queue_survives_a_server_restart(

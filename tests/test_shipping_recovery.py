@@ -6,10 +6,8 @@ import asyncio
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
-import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from desk.approvals import Decision
@@ -19,43 +17,15 @@ from desk.settings import DeskSettings, load_settings
 from desk.shipping import PushStatus
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
+from tests.cli_helpers import cli_env, settings_env
 from tests.conftest import git
-from tests.test_cli import CODEDESK, cli_env, settings_env
+from tests.processes import StartWorker
 from tests.test_shipping import answer, commit, refs, slow_origin, until
 from workers.client import connect
-from workers.devserver import DevServer, free_port
+from workers.devserver import DevServer
 from workflows.repo import RepoEntity
 
 REPO = "acme/api"
-
-StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
-
-
-@pytest.fixture
-def workers(tmp_path: Path) -> Iterator[StartWorker]:
-    """`codedesk worker` subprocesses in their own sessions; leftovers are killed at the end."""
-    started: list[subprocess.Popen[bytes]] = []
-
-    def start(env: dict[str, str]) -> subprocess.Popen[bytes]:
-        log = (tmp_path / f"worker-{len(started) + 1}.log").open("wb")
-        process = subprocess.Popen(
-            [CODEDESK, "worker"],
-            env=env,
-            cwd=tmp_path,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.kill(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
 
 
 async def kill(process: subprocess.Popen[bytes]) -> None:
@@ -64,10 +34,10 @@ async def kill(process: subprocess.Popen[bytes]) -> None:
 
 
 async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, workers: StartWorker
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
 ) -> None:
     env = settings_env(settings)
-    first = workers(env)
+    first = start_worker(env)
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))
     clone = settings.shelf_dir / "acme" / "api"
@@ -86,7 +56,7 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     await kill(first)
     gate.touch()  # let the orphaned git (the dead worker's child) finish
 
-    workers(env)
+    start_worker(env)
     result = await asyncio.wait_for(handle.result(), timeout=75)
     assert result.status == PushStatus.PUSHED, result
     assert result.already, "the retried push must find the remote at the SHA, not push again"
@@ -101,18 +71,8 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     assert (await entity.describe()).status == WorkflowExecutionStatus.RUNNING
 
 
-@pytest.fixture
-async def own_server(tmp_path: Path) -> AsyncIterator[list[DevServer]]:
-    """A dev server of this test's own (it is restarted); every one started is stopped."""
-    servers = [DevServer(tmp_path / "server", free_port(), free_port(), headless=True)]
-    await servers[0].start()
-    yield servers
-    for server in servers:
-        server.stop()
-
-
 async def test_a_receipt_survives_a_server_restart(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, workers: StartWorker
+    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
 ) -> None:
     server = own_server[0]
     home = tmp_path / "home"
@@ -122,7 +82,7 @@ async def test_a_receipt_survives_a_server_restart(
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
     )
     config = load_settings(home=home, temporal_address=server.address)
-    worker = workers(env)
+    worker = start_worker(env)
     client = await connect(config)
     await DeskClient(client, config).add_repo(REPO, str(origin))
     head = commit(config.shelf_dir / "acme" / "api", "a.txt", "a\n", "ship me")
@@ -135,7 +95,7 @@ async def test_a_receipt_survives_a_server_restart(
     again = DevServer(server.home, server.port, server.ui_port, headless=True)
     own_server.append(again)
     await again.start()
-    workers(env)
+    start_worker(env)
 
     client = await connect(config)
     entity = client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(REPO))

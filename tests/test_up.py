@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import agent, git
-from tests.test_cli import (
+from tests.cli_helpers import (
     CODEDESK,
     assert_refused,
     cli_env,
@@ -23,6 +22,7 @@ from tests.test_cli import (
     started_number,
     until,
 )
+from tests.conftest import agent, git
 from workers.devserver import DB_FILE, free_port, port_is_free
 from workers.runtime import RUNTIME_FILE
 

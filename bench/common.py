@@ -1,0 +1,125 @@
+"""What the bench scripts share: their command line, a private environment, a bare origin, a
+dev server with a worker, and how a script exits.
+
+The scripts import it as `common`: run as `python bench/<script>.py`, Python puts this folder
+first on `sys.path`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import traceback
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import NoReturn
+
+from temporalio.client import Client
+
+from desk.errors import ServerError
+from desk.settings import DeskSettings, load_settings
+from workers.client import connect
+from workers.devserver import DevServer, free_port
+from workers.worker import build_worker
+
+IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")
+# The same options codedesk's host-side git uses, so both sides run the same git.
+SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+def arguments(doc: str | None, jobs_help: str) -> argparse.Namespace:
+    """`--jobs N` (at least 1, default 20) and `--json`; the usage line is `doc`'s first line."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=20, help=jobs_help)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    return args
+
+
+def isolate(root: Path) -> None:
+    """The bench's settings are its own: no CODEDESK_* variable or codedesk.toml leaks in."""
+    for name in [name for name in os.environ if name.startswith("CODEDESK_")]:
+        del os.environ[name]
+    (root / "codedesk.toml").write_text("")
+    os.environ["CODEDESK_CONFIG"] = str(root / "codedesk.toml")
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *SAFE, *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+def make_origin(root: Path) -> Path:
+    """A bare origin with one commit on `main`."""
+    seed = root / "seed"
+    seed.mkdir(parents=True)
+    (seed / "README.md").write_text("# bench\n")
+    git(seed, "init", "--quiet", "--initial-branch=main")
+    git(seed, "add", "-A")
+    git(seed, *IDENTITY, "commit", "--quiet", "-m", "initial")
+    origin = root / "origin.git"
+    git(root, "clone", "--quiet", "--bare", str(seed), str(origin))
+    return origin
+
+
+async def start_server(home: Path, attempts: int = 3) -> DevServer:
+    """A headless dev server on free ports; tries new ports if another process took them."""
+    for attempt in range(1, attempts + 1):
+        server = DevServer(home, free_port(), free_port(), headless=True)
+        try:
+            await server.start()
+            return server
+        except ServerError as error:
+            if attempt == attempts:
+                raise
+            print(f"bench: retrying the server on other ports ({error})", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+@asynccontextmanager
+async def running_desk(
+    home: Path, agent_command: str
+) -> AsyncIterator[tuple[Client, DeskSettings]]:
+    """A dev server in `home`, settings on a fresh task queue running `agent_command`, and an
+    in-process worker; the worker stops on leaving, then the server."""
+    server = await start_server(home)
+    try:
+        settings = load_settings(
+            home=home,
+            shelf=home / "shelf",
+            temporal_address=server.address,
+            namespace="default",
+            task_queue=f"bench-{uuid.uuid4().hex[:8]}",
+            agent_command=agent_command,
+        )
+        client = await connect(settings)
+        async with build_worker(client, settings):
+            yield client, settings
+    finally:
+        server.stop()
+
+
+def exit_with(main: Callable[[], int]) -> NoReturn:
+    """Run `main` and leave with its exit code, 1 on an exception."""
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse's usage errors and --help
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+    except Exception:
+        traceback.print_exc()
+        code = 1
+    # The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300); leave
+    # with os._exit after flushing so a finished run never reports a crash code.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
