@@ -7,7 +7,9 @@ shows everything when it comes back. A card settled before it was posted is neve
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -36,6 +38,9 @@ SURFACE_RETRY = RetryPolicy(
     maximum_attempts=20,
 )
 """A post that keeps failing is given up (and logged): a chat message never fails a job."""
+A = TypeVar("A")
+R = TypeVar("R")
+
 SURFACE_STEP = timedelta(minutes=1)
 """No schedule-to-start timeout is set: while the surface's host is down, a post waits for it."""
 
@@ -91,22 +96,19 @@ class Outbox:
         surface = SurfaceActivities
         try:
             if isinstance(item, ThreadCard):
-                ref = await workflow.execute_activity_method(
+                ref = await self._on_surface(
                     surface.post_card,
                     PostCard(
                         approval_id=item.approval_id,
                         request=item.request,
                         channel=self.state.place.channel,
                     ),
-                    task_queue=self.state.place.queue,
-                    start_to_close_timeout=SURFACE_STEP,
-                    retry_policy=SURFACE_RETRY,
                 )
                 self.state.cards[item.approval_id] = ref
             elif isinstance(item, CardSettled):
                 card = self.state.cards.pop(item.approval_id, None)
                 if card is not None:
-                    await workflow.execute_activity_method(
+                    await self._on_surface(
                         surface.close_card,
                         CloseCard(
                             approval_id=item.approval_id,
@@ -114,39 +116,28 @@ class Outbox:
                             request=item.request,
                             outcome=item.outcome,
                         ),
-                        task_queue=self.state.place.queue,
-                        start_to_close_timeout=SURFACE_STEP,
-                        retry_policy=SURFACE_RETRY,
                     )
             elif isinstance(item, ThreadText):
-                await workflow.execute_activity_method(
-                    surface.post_text,
-                    item,
-                    task_queue=self.state.place.queue,
-                    start_to_close_timeout=SURFACE_STEP,
-                    retry_policy=SURFACE_RETRY,
-                )
+                await self._on_surface(surface.post_text, item)
             elif isinstance(item, ThreadProgress):
-                await workflow.execute_activity_method(
-                    surface.set_progress,
-                    item,
-                    task_queue=self.state.place.queue,
-                    start_to_close_timeout=SURFACE_STEP,
-                    retry_policy=SURFACE_RETRY,
-                )
+                await self._on_surface(surface.set_progress, item)
             elif isinstance(item, ThreadReport):
-                await workflow.execute_activity_method(
-                    surface.post_report,
-                    item,
-                    task_queue=self.state.place.queue,
-                    start_to_close_timeout=SURFACE_STEP,
-                    retry_policy=SURFACE_RETRY,
-                )
+                await self._on_surface(surface.post_report, item)
                 self.state.reported = True
         except ActivityError as error:
             workflow.logger.warning(
                 "Outbox %s gave up on %s: %s", self.state.place, item.kind, error
             )
+
+    async def _on_surface(self, step: Callable[[SurfaceActivities, A], Awaitable[R]], arg: A) -> R:
+        """Run one surface activity on the place's queue, waiting for its host if it is down."""
+        return await workflow.execute_activity_method(
+            step,
+            arg,
+            task_queue=self.state.place.queue,
+            start_to_close_timeout=SURFACE_STEP,
+            retry_policy=SURFACE_RETRY,
+        )
 
 
 async def send_to_outbox(place: SurfacePlace, item: OutboxItem) -> None:
