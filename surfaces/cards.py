@@ -8,40 +8,26 @@ limit, a terminal). The renderer is pure apart from one ``os.stat`` per listed f
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-ZWSP = "\u200b"
+from surfaces.card_text import (
+    LINE_BREAK,
+    code,
+    escape,
+    fenced,
+    invisible,
+    quote,
+    span,
+    to_json,
+)
+
 INLINE_MAX = 100
 """A string longer than this goes in a fenced block, where long text wraps and reads well."""
-
-# Characters that show nothing or change how their neighbours show: controls, format
-# characters (zero-width, bidi, BOM, soft hyphen, tags), line and paragraph separators,
-# variation selectors and blank fillers. A test checks the categories against unicodedata.
-_FORMAT = (
-    "\u00ad\u034f\u061c\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u180b-\u180f"
-    "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff"
-    "\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"
-)
-_HIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
-# json.dumps already escapes C0 controls inside strings; the newlines left are its indent.
-_JSON_HIDDEN = re.compile(f"[\x7f-\x9f{_FORMAT}]")
-# Bidi controls reorder what a person reads ("Trojan source"), so they are always spelled out.
-_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_UNSAFE_INLINE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_BIDI}]")
-_UNSAFE_BLOCK = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI}]")
-_LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029\x85]")
-_MARKDOWN = re.compile(r"([\\`*_~|<>\[\]()#&])")
-# A zero-width space after '@' stops @everyone/@here and e-mail autolinks; one inside '://'
-# and 'www.' stops URL autolinks, which an escape alone does not stop in every renderer.
-_LINKY = re.compile(r"(?<=@)|(?<=:)(?=//)|(?i:(?<=www)(?=\.))")
 
 
 @dataclass(frozen=True)
@@ -156,10 +142,10 @@ def approval_card(
         props = None
 
     def whole(cap: int | None) -> str:
-        return _fenced(_code(_json(_cut_tree(input, cap), indent=2)), "json")
+        return fenced(code(to_json(_cut_tree(input, cap), indent=2)), "json")
 
     layout = _Layout(
-        title=f"**Approve {_span(tool)}?**",
+        title=f"**Approve {span(tool)}?**",
         action=_value_piece("", action, line_start=True) if action else None,
         fields=_fields(input, props),
         json_object=props is None and isinstance(input, Mapping),
@@ -175,7 +161,7 @@ def _fields(input: Any, props: Mapping[str, Any] | None) -> list[_Piece]:
     if not isinstance(input, Mapping):
         return []
     if props is None:
-        return [_Piece(partial(_entry, k, v), _longest(v), _span(str(k))) for k, v in input.items()]
+        return [_Piece(partial(_entry, k, v), _longest(v), span(str(k))) for k, v in input.items()]
     fields = []
     for name, prop in props.items():
         # Membership in the mapping itself: own keys only, nothing looked up on an object.
@@ -183,21 +169,21 @@ def _fields(input: Any, props: Mapping[str, Any] | None) -> list[_Piece]:
             continue
         schema = prop if isinstance(prop, Mapping) else {}
         title = schema.get("title")
-        label = title if isinstance(title, str) and not _invisible(title) else str(name)
-        head = "**" + _escape(_quote(label) if _invisible(label) else label) + "**"
+        label = title if isinstance(title, str) and not invisible(title) else str(name)
+        head = "**" + escape(quote(label) if invisible(label) else label) + "**"
         value = input[name]
         fixed = isinstance(value, str) and _in_enum(value, schema)
-        fields.append(_value_piece(head, value, fixed=fixed, listed=_span(label)))
+        fields.append(_value_piece(head, value, fixed=fixed, listed=span(label)))
     for key, value in input.items():
         if key not in props:
             # Code format, so an undeclared argument cannot pass for a declared label.
-            fields.append(_value_piece(_span(str(key)), value, listed=_span(str(key))))
+            fields.append(_value_piece(span(str(key)), value, listed=span(str(key))))
     return fields
 
 
 def _entry(key: Any, value: Any, cap: int | None) -> str:
-    text = _json({key: _cut_tree(value, cap)}, indent=2)
-    return _code(text[2:-2])  # the entry without the object's braces
+    text = to_json({key: _cut_tree(value, cap)}, indent=2)
+    return code(text[2:-2])  # the entry without the object's braces
 
 
 def _in_enum(value: str, schema: Mapping[str, Any]) -> bool:
@@ -231,9 +217,9 @@ def _value_piece(
 
 def _shape(value: Any, fixed: bool) -> str:
     if isinstance(value, str):
-        if _invisible(value):
+        if invisible(value):
             return "quoted"
-        if _LINE_BREAK.search(value) or (len(value) > INLINE_MAX and not fixed):
+        if LINE_BREAK.search(value) or (len(value) > INLINE_MAX and not fixed):
             return "block"
         return "inline"
     if value is None or isinstance(value, bool | int | float):
@@ -245,18 +231,18 @@ def _shape(value: Any, fixed: bool) -> str:
 
 def _draw(value: Any, cap: int | None, shape: str, line_start: bool) -> str:
     if shape == "scalar":
-        return _json(value)
+        return to_json(value)
     if shape == "joined":
         kinds = ["inline" if isinstance(item, str) else "scalar" for item in value]
         return ", ".join(_draw(item, cap, kinds[i], False) for i, item in enumerate(value))
     if shape == "json":
-        return _fenced(_code(_json(_cut_tree(value, cap))), "json")
+        return fenced(code(to_json(_cut_tree(value, cap))), "json")
     kept, mark = _cut(value, cap)
     if shape == "quoted":
-        return _span(kept) + mark
+        return span(kept) + mark
     if shape == "block":
-        return _fenced(_code(kept + mark))
-    return _escape(kept, line_start=line_start) + mark
+        return fenced(code(kept + mark))
+    return escape(kept, line_start=line_start) + mark
 
 
 def _joinable(items: Sequence[Any]) -> bool:
@@ -265,7 +251,7 @@ def _joinable(items: Sequence[Any]) -> bool:
         return False
     for item in items:
         if isinstance(item, str):
-            if _invisible(item) or ", " in item or _LINE_BREAK.search(item):
+            if invisible(item) or ", " in item or LINE_BREAK.search(item):
                 return False
         elif not (item is None or isinstance(item, bool | int | float)):
             return False
@@ -366,7 +352,7 @@ def _notice(dropped: list[_Piece], room: int) -> str | None:
 
 def _file_line(path: str | os.PathLike[str]) -> str:
     """A file the call sends, by path and size now: the person sees what leaves, not its bytes."""
-    shown = f"- {_span(os.fsdecode(path))}"
+    shown = f"- {span(os.fsdecode(path))}"
     try:
         info = os.stat(path)
     except (FileNotFoundError, NotADirectoryError, ValueError):
@@ -380,70 +366,3 @@ def _file_line(path: str | os.PathLike[str]) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _invisible(s: str) -> bool:
-    """Whether a string shows nothing: empty, white space, zero-width or other hidden chars."""
-    return not _HIDDEN.sub("", s).strip()
-
-
-def _escape_char(c: str) -> str:
-    return json.dumps(c)[1:-1]  # \t, \n, \u200b, or a surrogate pair: JSON's own spelling
-
-
-def _spell_out(s: str, unsafe: re.Pattern[str]) -> str:
-    return unsafe.sub(lambda m: _escape_char(m.group()), s)
-
-
-def _quote(s: str) -> str:
-    """A string that shows nothing, written out quoted with every hidden character escaped."""
-    return '"' + "".join(c if c == " " else _escape_char(c) for c in s) + '"'
-
-
-def _escape(s: str, *, line_start: bool = False) -> str:
-    """Plain text that formats nothing, links nowhere and mentions no one, on one line."""
-    s = _MARKDOWN.sub(r"\\\1", _spell_out(s, _UNSAFE_INLINE))
-    if line_start:
-        # At a line's start these open a list, a heading underline or a numbered list.
-        s = re.sub(r"^(?=[-+=])", r"\\", s)
-        s = re.sub(r"^(\d+)\.", r"\1\\.", s)
-    return _LINKY.sub(ZWSP, s)
-
-
-def _break_runs(s: str, longest: int) -> str:
-    """Split backtick runs longer than ``longest`` with zero-width spaces."""
-
-    def split(m: re.Match[str]) -> str:
-        run = m.group()
-        return ZWSP.join(run[i : i + longest] for i in range(0, len(run), longest))
-
-    return re.sub(f"`{{{longest + 1},}}", split, s)
-
-
-def _span(s: str) -> str:
-    """Inline code for a name, path or quoted string: shown literally, never formatted."""
-    text = _quote(s) if _invisible(s) else _spell_out(s, _UNSAFE_INLINE)
-    text = _break_runs(text.replace("@", "@" + ZWSP), 1)
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
-
-
-def _code(s: str) -> str:
-    """Text for a fenced block: its line breaks kept, nothing in it able to close the block.
-
-    Backtick runs are split to at most two with zero-width spaces, so the three-backtick
-    fence is longer than any run inside: CommonMark needs that, and Discord ends a block at
-    the first triple backtick whatever the opening fence.
-    """
-    text = _spell_out(_LINE_BREAK.sub("\n", s), _UNSAFE_BLOCK).replace("@", "@" + ZWSP)
-    return _break_runs(text, 2)
-
-
-def _fenced(code: str, lang: str = "") -> str:
-    return f"```{lang}\n{code}\n```"
-
-
-def _json(value: Any, indent: int | None = None) -> str:
-    """JSON on which hidden characters are escaped, so every character in it can be seen."""
-    separators = None if indent else (",", ":")
-    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators, default=str)
-    return _spell_out(text, _JSON_HIDDEN)

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from surfaces.cards import INLINE_MAX, ZWSP, CardLimits, approval_card
+from surfaces.card_text import ZWSP
+from surfaces.cards import INLINE_MAX, CardLimits, approval_card
 
 Z = ZWSP
 TITLE = "**Approve `T`?**"
@@ -292,13 +293,13 @@ def test_strings_that_show_nothing_are_quoted(v: str, expected: str) -> None:
 
 
 def test_hidden_characters_cover_every_control_and_format_character() -> None:
-    from surfaces import cards
+    from surfaces import card_text
 
     hidden = {"Cc", "Cf", "Zl", "Zp"}
     missed = [
         hex(code)
         for code in range(sys.maxunicode + 1)
-        if unicodedata.category(chr(code)) in hidden and not cards._HIDDEN.match(chr(code))
+        if unicodedata.category(chr(code)) in hidden and not card_text.HIDDEN.match(chr(code))
     ]
     assert missed == []
 

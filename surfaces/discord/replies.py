@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from desk.approvals import ApprovalState
 from desk.models import CloneInfo, JobReport, JobStatus
 from desk.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.cards import _code
+from surfaces import card_text
 from surfaces.desk_client import JobRow
 from surfaces.discord.text import code, cut, plain
 
@@ -20,7 +20,7 @@ TASK_CHARS = 80
 
 
 def fenced(text: str, lang: str = "text") -> str:
-    return f"```{lang}\n{_code(text.rstrip())}\n```"
+    return f"```{lang}\n{card_text.code(text.rstrip())}\n```"
 
 
 def report_text(report: JobReport) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surfaces.cards import _UNSAFE_BLOCK, _UNSAFE_INLINE, ZWSP, _escape, _span, _spell_out
+from surfaces import card_text
+from surfaces.card_text import UNSAFE_BLOCK, UNSAFE_INLINE, ZWSP, spell_out
 
 MESSAGE_CHARS = 2000
 """Discord's limit on a message's content."""
@@ -26,17 +27,17 @@ _LINKY = re.compile(r"(?<=@)|(?<=:)(?=//)|(?i:(?<=www)(?=\.))")
 
 def plain(text: str) -> str:
     """One line of escaped text: formats nothing, links nowhere, mentions no one."""
-    return _escape(text)
+    return card_text.escape(text)
 
 
 def code(text: str) -> str:
     """Inline code for a name, a path or a branch: shown literally."""
-    return _span(text)
+    return card_text.span(text)
 
 
 def line(text: str) -> str:
     """Text for a place that renders no markdown (an embed footer, an author name)."""
-    return _spell_out(" ".join(text.split()), _UNSAFE_INLINE).replace("@", "@" + ZWSP)
+    return spell_out(" ".join(text.split()), UNSAFE_INLINE).replace("@", "@" + ZWSP)
 
 
 def cut(text: str, limit: int) -> str:
@@ -53,7 +54,7 @@ def sanitize(text: str) -> str:
     """
     out: list[str] = []
     fence: str | None = None
-    for raw in _spell_out(text.replace("\r\n", "\n"), _UNSAFE_BLOCK).split("\n"):
+    for raw in spell_out(text.replace("\r\n", "\n"), UNSAFE_BLOCK).split("\n"):
         if fence is not None:
             out.append(raw)
             if _closes(raw, fence):
