@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import json
 import os
 import shlex
 import subprocess
-import sys
 from collections import deque
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,19 +14,22 @@ from typing import TextIO
 
 from pydantic import BaseModel
 from temporalio import activity
+from temporalio.client import Client
 
 from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
+from activities.hold_channel import ChannelRules, HoldChannel, serve_holds
+from activities.hook_settings import write_claude_hook_settings
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, claude_hook_settings
+from desk.agents import HOOK_SETTINGS
 from desk.errors import AgentCommandError
+from desk.hold_protocol import SOCKET_ENV, SOCKET_NAME
 from desk.models import AgentEnd, AgentResult, RunAgentInput
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
 TAIL_LINES = 20
-HOOK_SETTINGS_FILE = "hook-settings.json"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
 
@@ -38,6 +39,7 @@ class AgentHeartbeat(BaseModel):
 
     pgid: int
     last_lines: list[str]
+    tool_calls: int = 0
 
 
 def agent_argv(command: str, task: str) -> list[str]:
@@ -53,23 +55,20 @@ def agent_argv(command: str, task: str) -> list[str]:
     return [part.replace("{task}", task) for part in parts]
 
 
-def _with_hook_settings(argv: list[str], job_folder: Path) -> list[str]:
+def _with_hook_settings(argv: list[str], job_folder: Path, settings: DeskSettings) -> list[str]:
     """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
     if not any(HOOK_SETTINGS in part for part in argv):
         return argv
-    hold = f"{shlex.quote(sys.executable)} -m surfaces.cli hold --format claude"
-    path = job_folder / HOOK_SETTINGS_FILE
-    job_folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(claude_hook_settings(hold), indent=2))
+    path = write_claude_hook_settings(job_folder, settings.hold_wait, settings.hook_timeout)
     return [part.replace(HOOK_SETTINGS, str(path)) for part in argv]
 
 
 class AgentActivities:
-    """Runs agents on this host; `address` is the Temporal address agents' hooks talk to."""
+    """Runs agents on this host; `client` is how their hold channel asks their job."""
 
-    def __init__(self, settings: DeskSettings, address: str) -> None:
+    def __init__(self, settings: DeskSettings, client: Client) -> None:
         self.settings = settings
-        self.address = address
+        self.client = client
 
     @activity.defn
     async def run_agent(self, request: RunAgentInput) -> AgentResult:
@@ -78,51 +77,73 @@ class AgentActivities:
             argv = agent_argv(request.agent_command, request.task)
         info = activity.info()
         log_path = job_dir(self.settings, request.number) / AGENT_LOG
-        argv = _with_hook_settings(argv, log_path.parent)
+        with desk_failures():
+            argv = _with_hook_settings(argv, log_path.parent, self.settings)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         killed = await kill_stale_agents(request.worktree)
         remaining = None
         if request.deadline is not None:
             remaining = (request.deadline - datetime.now(UTC)).total_seconds()
-        with log_path.open("a", encoding="utf-8") as log:
-            log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
-            log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
-            if remaining is not None and remaining <= 0:
-                return AgentResult(
-                    end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt
+        socket_path = log_path.parent / SOCKET_NAME
+        async with serve_holds(socket_path, request.number, self.client, self._rules(request)) as (
+            channel
+        ):
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
+                if remaining is not None and remaining <= 0:
+                    return AgentResult(
+                        end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt
+                    )
+                try:
+                    process = await asyncio.create_subprocess_exec(
+                        *argv,
+                        cwd=request.worktree,
+                        env=self._environment(request, info.attempt, socket_path),
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                        preexec_fn=die_with_parent,
+                    )
+                except OSError as error:
+                    log.write(f"codedesk: could not start {argv[0]!r}: {error}\n")
+                    why = error.strerror
+                    return AgentResult(
+                        end=AgentEnd.NOT_STARTED,
+                        exit_code=NOT_FOUND_EXIT,
+                        reason=f"The agent command {argv[0]!r} could not be started: {why}.",
+                        log_path=str(log_path),
+                        attempts=info.attempt,
+                    )
+                channel.watch(process.pid)
+                tail = _Tail(request.output_chars)
+                end = await _supervise(
+                    process, log, tail, remaining, info.heartbeat_timeout, channel
                 )
-            try:
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=request.worktree,
-                    env=self._environment(request, info.attempt),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    preexec_fn=die_with_parent,
-                )
-            except OSError as error:
-                log.write(f"codedesk: could not start {argv[0]!r}: {error}\n")
-                return AgentResult(
-                    end=AgentEnd.NOT_STARTED,
-                    exit_code=NOT_FOUND_EXIT,
-                    reason=f"The agent command {argv[0]!r} could not be started: {error.strerror}.",
-                    log_path=str(log_path),
-                    attempts=info.attempt,
-                )
-            tail = _Tail(request.output_chars)
-            end = await _supervise(process, log, tail, remaining, info.heartbeat_timeout)
-        return AgentResult(
-            end=end,
-            exit_code=process.returncode,
-            output=scrub(tail.text()),
-            output_cut=tail.cut,
-            log_path=str(log_path),
-            attempts=info.attempt,
+            return AgentResult(
+                end=end,
+                exit_code=process.returncode,
+                output=scrub(tail.text()),
+                output_cut=tail.cut,
+                log_path=str(log_path),
+                attempts=info.attempt,
+                tool_calls=channel.calls,
+            )
+
+    def _rules(self, request: RunAgentInput) -> ChannelRules:
+        return ChannelRules(
+            worktree=request.worktree,
+            hold_classes=tuple(request.hold_classes or self.settings.hold_classes),
+            hold_tools=tuple(request.hold_tools or self.settings.hold_tools),
+            wait=self.settings.hold_wait,
+            preview_chars=self.settings.hold_preview_chars,
+            max_request_bytes=self.settings.hold_request_bytes,
         )
 
-    def _environment(self, request: RunAgentInput, attempt: int) -> dict[str, str]:
+    def _environment(
+        self, request: RunAgentInput, attempt: int, socket_path: Path
+    ) -> dict[str, str]:
         # The agent gets none of codedesk's own settings (a future token among them).
         env = {
             name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")
@@ -133,10 +154,8 @@ class AgentActivities:
                 "CODEDESK_JOB": str(request.number),
                 "CODEDESK_REPO": request.repo,
                 "CODEDESK_WORKTREE": request.worktree,
-                "CODEDESK_TEMPORAL_ADDRESS": self.address,
-                "CODEDESK_NAMESPACE": self.settings.namespace,
-                # The hook's `codedesk hold` waits as long as the desk says, not its default.
-                "CODEDESK_HOLD_WAIT": str(self.settings.hold_wait.total_seconds()),
+                # The hook reaches its own job through this socket only: no Temporal address.
+                SOCKET_ENV: str(socket_path),
                 "CODEDESK_ATTEMPT": str(attempt),
                 "CODEDESK_INTERRUPTED": "1" if attempt > 1 else "0",
             }
@@ -176,6 +195,7 @@ async def _supervise(
     tail: _Tail,
     remaining: float | None,
     heartbeat_timeout: timedelta | None,
+    channel: HoldChannel,
 ) -> AgentEnd:
     """Copy output to the log, heartbeat, and kill the group on deadline or cancellation."""
     assert process.stdout is not None
@@ -211,7 +231,11 @@ async def _supervise(
     async def beat() -> None:
         while True:
             activity.heartbeat(
-                AgentHeartbeat(pgid=process.pid, last_lines=[scrub(x) for x in tail.lines])
+                AgentHeartbeat(
+                    pgid=process.pid,
+                    last_lines=[scrub(x) for x in tail.lines],
+                    tool_calls=channel.calls,
+                )
             )
             await asyncio.sleep(every)
 

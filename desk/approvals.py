@@ -7,14 +7,13 @@ approval, because its id carries a digest of the call.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
 
+from desk.hold_rules import call_digest
 from desk.payload import Payload
 
 APPROVAL_ID_PREFIX = "approval-"
@@ -67,6 +66,10 @@ class ApprovalRequest(Payload):
     expires_at: datetime | None = None
     classes: list[str] = Field(default_factory=list)
     """Why the call is held (hold classes such as `push`), for the card's footer."""
+    input_digest: str = ""
+    """The SHA-256 of the call's full input when `input` is only a bounded preview of it."""
+    input_bytes: int = 0
+    """The size of the call's full input (its canonical JSON) when `input` is a preview."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
@@ -139,15 +142,14 @@ class ApprovalState(Payload):
     opened_at: datetime | None = None
 
 
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no insignificant white space: equal inputs give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def approval_id(scope: str, tool: str, input: dict[str, Any]) -> str:
     """`approval-<scope>-<digest>`: the digest of the tool and the canonical input."""
-    digest = hashlib.sha256(f"{tool}\0{canonical_json(input)}".encode()).hexdigest()[:16]
-    return f"{APPROVAL_ID_PREFIX}{scope}-{digest}"
+    return approval_id_of_digest(scope, call_digest(tool, input))
+
+
+def approval_id_of_digest(scope: str, digest: str) -> str:
+    """`approval-<scope>-<digest>` from a call's digest (`desk.hold_rules.call_digest`)."""
+    return f"{APPROVAL_ID_PREFIX}{scope}-{digest[:16]}"
 
 
 class HoldVerdict(StrEnum):
@@ -163,13 +165,35 @@ class HoldVerdict(StrEnum):
     """Nobody answered within the wait; the approval stays open."""
 
 
+class CallSummary(Payload):
+    """A held call as the worker's hold channel read it on its full input: bounded, so a hold
+    never carries megabytes into the job's history."""
+
+    digest: str
+    """`desk.hold_rules.call_digest` of the tool and the full input: identical calls share it."""
+    input_bytes: int = 0
+    classes: list[str] = Field(default_factory=list)
+    action: str = ""
+
+
 class HoldRequest(Payload):
-    """One tool call an agent's hook asks about."""
+    """One tool call an agent's hook asks about.
+
+    From the hold channel, `summary` is set: the call is classified already and `input` is a
+    bounded preview. Without it (an older caller), the job classifies `input` itself.
+    """
 
     tool: str
     input: dict[str, Any] = Field(default_factory=dict)
     parameters: dict[str, Any] | None = None
     wait_seconds: float = 600.0
+    summary: CallSummary | None = None
+
+
+class AgentWorked(Payload):
+    """The agent kept working beside a waiting hold for `seconds`: that time counts as work."""
+
+    seconds: float
 
 
 class HoldAnswer(Payload):
@@ -185,7 +209,7 @@ class HoldAnswer(Payload):
 
 
 class HeldCall(Payload):
-    """A call the report lists: declined, withdrawn, expired or never answered."""
+    """A call the report lists: declined, withdrawn, expired, never answered or approved late."""
 
     tool: str
     summary: str

@@ -130,6 +130,8 @@ class RunAgentInput(Payload):
     task: str
     agent_command: str
     worktree: str
+    hold_classes: list[str] = Field(default_factory=list)
+    hold_tools: list[str] = Field(default_factory=list)
     deadline: datetime | None = None
     """A hard stop for the agent; None when the job's own work clock stops it (by cancelling)."""
     output_chars: int = 20_000
@@ -151,6 +153,8 @@ class AgentResult(Payload):
     log_path: str = ""
     attempts: int = 1
     reason: str = ""
+    tool_calls: int = 0
+    """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
 
 
 class IntegrationStatus(StrEnum):
@@ -238,6 +242,8 @@ class JobReport(Payload):
     log_path: str = ""
     git_state: str = ""
     agent_attempts: int = 0
+    tool_calls: int = 0
+    """Tool calls the agent's hook reported in its last attempt."""
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0

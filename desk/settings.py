@@ -24,6 +24,7 @@ from pydantic_settings import (
 from desk.agents import PRESETS
 from desk.durations import format_duration, parse_duration
 from desk.errors import DeskError, SettingsError
+from desk.hold_protocol import HOOK_MARGIN_SECONDS
 from desk.models import DeskLimits
 from desk.policy import HoldClass
 
@@ -122,6 +123,20 @@ class DeskSettings(BaseSettings):
         default=timedelta(minutes=10),
         description="How long `codedesk hold` waits for an answer before refusing the call.",
     )
+    hook_timeout: timedelta = Field(
+        default=timedelta(minutes=11),
+        description="The agent's hook timeout (Claude Code's); must exceed hold_wait by 30s.",
+    )
+    hold_preview_chars: int = Field(
+        default=2000,
+        ge=100,
+        description="Characters of a held call's input its approval card shows (a preview).",
+    )
+    hold_request_bytes: int = Field(
+        default=8 << 20,
+        ge=1024,
+        description="Largest held call (bytes of JSON) the hold channel takes; larger: refused.",
+    )
     report_held_calls: int = Field(
         default=10, ge=1, description="Declined or unanswered calls listed in a report."
     )
@@ -201,6 +216,7 @@ class DeskSettings(BaseSettings):
         "heartbeat_timeout",
         "desk_reclaim_interval",
         "hold_wait",
+        "hook_timeout",
         "discord_progress_interval",
         mode="before",
     )
@@ -236,6 +252,20 @@ class DeskSettings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             raise ValueError("must not be empty: name a directory, or unset it for the default")
         return value
+
+    @model_validator(mode="after")
+    def _hold_wait_fits_the_hook(self) -> DeskSettings:
+        # A hook that times out does not block: the call would run unapproved.
+        margin = timedelta(seconds=HOOK_MARGIN_SECONDS)
+        if self.hold_wait + margin > self.hook_timeout:
+            raise ValueError(
+                f"hold_wait (CODEDESK_HOLD_WAIT, {format_duration(self.hold_wait)}) does not fit "
+                f"in the agent's hook timeout (CODEDESK_HOOK_TIMEOUT, "
+                f"{format_duration(self.hook_timeout)}) with {HOOK_MARGIN_SECONDS}s to spare: a "
+                "hook that times out lets the call run, so codedesk starts no job like this. "
+                "Shorten the wait or lengthen the hook timeout"
+            )
+        return self
 
     @model_validator(mode="after")
     def _expand_paths(self) -> DeskSettings:
@@ -313,8 +343,11 @@ def load_settings(**overrides: Any) -> DeskSettings:
 def _describe(error: ValidationError) -> str:
     problems = []
     for item in error.errors():
-        name = ".".join(str(part) for part in item["loc"]) or "settings"
+        name = ".".join(str(part) for part in item["loc"])
         message = str(item["msg"]).removeprefix("Value error, ")
+        if not name:  # a rule across settings names them itself
+            problems.append(message)
+            continue
         got = "(a secret: not shown)" if name in SECRET_SETTINGS else repr(item["input"])
         problems.append(f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {got})")
     return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."

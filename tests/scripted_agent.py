@@ -19,8 +19,12 @@ Steps:
     env:PATH                   write the CODEDESK_* environment as a JSON object to PATH
     exit:CODE                  exit with CODE at once
     crash                      kill ourselves with SIGKILL
-    hold:JSON                  ask ``codedesk hold`` about a call (JSON on its stdin); when it
+    hold:JSON                  ask the hold hook about a call (JSON on its stdin), run as an
+                               agent CLI runs it (``python -I -m surfaces.hook``); when it
                                refuses, the next step (the held call) is skipped
+    hold-bg:JSON               the same, left running in the background (not waited for)
+    hooks:N:JSON               ask the hook about the same call N times; print how many ran
+    busy:SECONDS               use the CPU for SECONDS of CPU time (busy work)
 
 An unknown or malformed step prints an error to stderr and exits 2. After the last step the
 agent prints "scripted agent: done" and exits 0.
@@ -128,14 +132,12 @@ def grandchild(arg: str, step: str) -> None:
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
 
 
+HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
+
+
 def hold(request: str) -> bool:
-    """Ask `codedesk hold` (this Python's) whether the next step may run."""
-    done = subprocess.run(
-        [sys.executable, "-m", "surfaces.cli", "hold"],
-        input=request,
-        capture_output=True,
-        text=True,
-    )
+    """Ask the hold hook (this Python's) whether the next step may run."""
+    done = subprocess.run(HOOK, input=request, capture_output=True, text=True)
     if done.returncode == 0:
         say("scripted agent: hold allowed")
         return True
@@ -143,12 +145,47 @@ def hold(request: str) -> bool:
     return False
 
 
+def hold_in_background(request: str) -> None:
+    hook = subprocess.Popen(
+        HOOK, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    assert hook.stdin is not None
+    hook.stdin.write(request.encode())
+    hook.stdin.close()
+    hook.returncode = 0  # not waited for: mark it reaped so Popen does not warn
+    say("scripted agent: hold in the background")
+
+
+def many_holds(arg: str, step: str) -> None:
+    count, sep, request = arg.partition(":")
+    if not sep:
+        raise StepError(f"step {step!r} needs N:JSON")
+    ran = sum(
+        subprocess.run(HOOK, input=request, capture_output=True, text=True).returncode == 0
+        for _ in range(int(number(count, step, int)))
+    )
+    say(f"scripted agent: {ran} of {count} hooked calls allowed")
+
+
+def busy(seconds: float) -> None:
+    say(f"scripted agent: busy for {seconds:g}s of CPU")
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
 def run_step(step: str) -> bool:
     """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
     if name == "hold":
         return hold(arg)
-    if name == "write":
+    if name == "hold-bg":
+        hold_in_background(arg)
+    elif name == "hooks":
+        many_holds(arg, step)
+    elif name == "busy":
+        busy(number(arg, step))
+    elif name == "write":
         write_text(arg, step, "w")
     elif name == "append":
         write_text(arg, step, "a")

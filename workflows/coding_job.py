@@ -13,7 +13,6 @@ from temporalio.workflow import ActivityCancellationType
 with workflow.unsafe.imports_passed_through():
     from activities.agent import AgentActivities
     from activities.worktrees import WorktreeActivities
-    from desk.approvals import ApprovalOutcome, HeldCall
     from desk.models import (
         AgentEnd,
         AgentResult,
@@ -78,8 +77,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         )
         self.integration: IntegrationResult | None = None
         self.admitted = job.admitted
-        self.held_calls: list[HeldCall] = []
-        self.approvals: dict[str, asyncio.Task[ApprovalOutcome]] = {}
+        self.init_holds()
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
@@ -200,8 +198,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         """Run the agent under the job's work clock; None when the budget ran out.
 
         The clock stands still while a hold waits for a person, so the budget counts only
-        the agent's own working time. When it runs out the activity is cancelled, which kills
-        the agent's process group.
+        the agent's own working time; time the agent kept working beside a waiting hold is
+        signalled by the hold channel (`agent_worked`) and counts. When the budget runs out
+        the activity is cancelled, which kills the agent's process group.
         """
         handle = workflow.start_activity_method(
             AgentActivities.run_agent,
@@ -212,6 +211,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                 agent_command=self.job.agent_command,
                 worktree=worktree.path,
                 output_chars=self.job.output_chars,
+                hold_classes=self.job.hold_classes,
+                hold_tools=self.job.hold_tools,
             ),
             start_to_close_timeout=self.job.budget + HOLD_ALLOWANCE,
             heartbeat_timeout=self.job.heartbeat_timeout,
@@ -222,13 +223,28 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         out_of_time = False
         try:
             while not handle.done() and not out_of_time:
+                worked += self.take_worked_beside_holds()
+                if worked >= self.job.budget:
+                    out_of_time = True
+                    handle.cancel()
+                    break
                 if self.waiting_holds:
-                    await workflow.wait_condition(lambda: handle.done() or not self.waiting_holds)
+                    await workflow.wait_condition(
+                        lambda: (
+                            handle.done()
+                            or not self.waiting_holds
+                            or bool(self.worked_beside_holds)
+                        )
+                    )
                     continue
                 began = workflow.now()
                 try:
                     await workflow.wait_condition(
-                        lambda: handle.done() or self.waiting_holds > 0,
+                        lambda: (
+                            handle.done()
+                            or self.waiting_holds > 0
+                            or bool(self.worked_beside_holds)
+                        ),
                         timeout=max(self.job.budget - worked, timedelta(milliseconds=1)),
                     )
                 except TimeoutError:

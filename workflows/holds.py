@@ -12,6 +12,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.holds import classify_call_activity
     from desk.approvals import (
+        AgentWorked,
         ApprovalOutcome,
         ApprovalRequest,
         ClassifyInput,
@@ -22,12 +23,18 @@ with workflow.unsafe.imports_passed_through():
         OutcomeKind,
         WithdrawInput,
         approval_id,
+        approval_id_of_digest,
     )
     from desk.models import JobInput, JobPhase, JobStatus
 
 from workflows.approval import Approval
 
 CLASSIFY_TIMEOUT = timedelta(seconds=30)
+LATE_APPROVALS_PATCH = "late-approvals-count-once"
+LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
+LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
+MAX_WORKED = timedelta(hours=1)
+"""The most one `agent_worked` signal may charge (a bound on a confused or hostile sender)."""
 DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
 VERDICTS = {
     OutcomeKind.APPROVED: HoldVerdict.APPROVED,
@@ -42,7 +49,11 @@ class HoldsCalls:
     """Mixed into `CodingJob`: the `hold` update, and the count of holds waiting for a person.
 
     While any hold waits, the job's work clock stands still, so the work-time budget never
-    counts time spent waiting for a person.
+    counts time spent waiting for a person; the hold channel signals `agent_worked` for the
+    time the agent kept working beside a waiting hold, and that time counts.
+
+    An approval approved after every hook waiting on it gave up is honoured once, by the next
+    identical call, and listed in the report as approved late.
     """
 
     job: JobInput
@@ -50,6 +61,33 @@ class HoldsCalls:
     waiting_holds: int = 0
     held_calls: list[HeldCall]
     approvals: dict[str, asyncio.Task[ApprovalOutcome]]
+    hold_waiters: dict[str, int]
+    """How many holds wait on each approval now."""
+    late_approvals: dict[str, ApprovalOutcome]
+    """Approvals approved when no hold waited on them, not yet used by an identical call."""
+    held_actions: dict[str, tuple[str, str]]
+    """Each approval's tool and one-line action, for the report."""
+    worked_beside_holds: timedelta
+
+    def init_holds(self) -> None:
+        """The holds' state of a new job (called from the workflow's __init__)."""
+        self.held_calls = []
+        self.approvals = {}
+        self.hold_waiters = {}
+        self.late_approvals = {}
+        self.held_actions = {}
+        self.worked_beside_holds = timedelta(0)
+
+    @workflow.signal
+    def agent_worked(self, worked: AgentWorked) -> None:
+        """The agent kept working beside a waiting hold: that time counts against the budget."""
+        seconds = worked.seconds if 0 < worked.seconds < MAX_WORKED.total_seconds() else 0
+        self.worked_beside_holds += timedelta(seconds=seconds)
+
+    def take_worked_beside_holds(self) -> timedelta:
+        """The working time signalled since the last call, which the work clock now counts."""
+        worked, self.worked_beside_holds = self.worked_beside_holds, timedelta(0)
+        return worked
 
     @workflow.update
     async def hold(self, request: HoldRequest) -> HoldAnswer:
@@ -66,37 +104,52 @@ class HoldsCalls:
             self.waiting_holds -= 1
 
     async def _hold(self, request: HoldRequest) -> HoldAnswer:
-        found = await workflow.execute_activity(
-            classify_call_activity,
-            ClassifyInput(
-                tool=request.tool,
-                input=request.input,
-                workspace=self.status.worktree,
-                hold_classes=self.job.hold_classes,
-                hold_tools=self.job.hold_tools,
-            ),
-            start_to_close_timeout=CLASSIFY_TIMEOUT,
-        )
-        if not found.classes:
-            return HoldAnswer(verdict=HoldVerdict.ALLOWED)
         scope = workflow.info().workflow_id
-        ident = approval_id(scope, request.tool, request.input)
+        summary = request.summary
+        if summary is not None:  # the hold channel classified the call on its full input
+            classes, action = summary.classes, summary.action
+            ident = approval_id_of_digest(scope, summary.digest)
+        else:
+            found = await workflow.execute_activity(
+                classify_call_activity,
+                ClassifyInput(
+                    tool=request.tool,
+                    input=request.input,
+                    workspace=self.status.worktree,
+                    hold_classes=self.job.hold_classes,
+                    hold_tools=self.job.hold_tools,
+                ),
+                start_to_close_timeout=CLASSIFY_TIMEOUT,
+            )
+            classes, action = found.classes, found.action
+            ident = approval_id(scope, request.tool, request.input)
+        if not classes:
+            return HoldAnswer(verdict=HoldVerdict.ALLOWED)
+        self.held_actions.setdefault(ident, (request.tool, action))
+        late = self.late_approvals.get(ident)
+        if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
+            del self.late_approvals[ident]
+            self._record(request.tool, action, HoldVerdict.APPROVED, ident, LATE_USED_NOTE)
+            return self._verdict(request.tool, action, classes, late)
         pending = self.approvals.get(ident)
         if pending is None or pending.done():
             ask = ApprovalRequest(
                 tool=request.tool,
                 input=request.input,
                 title=f"Job {self.job.number} on {self.job.repo} wants to run {request.tool}",
-                action=found.action,
+                action=action,
                 parameters=request.parameters,
                 scope=scope,
                 owners=self.job.owners,
                 origin="discord" if self.job.place else "cli",
                 place=self.job.place,
-                classes=found.classes,
+                classes=classes,
+                input_digest=summary.digest if summary else "",
+                input_bytes=summary.input_bytes if summary else 0,
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.approvals[ident] = pending
+        self.hold_waiters[ident] = self.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
                 pending.done, timeout=timedelta(seconds=max(request.wait_seconds, 0))
@@ -109,10 +162,12 @@ class HoldsCalls:
                     "around it: carry on without the call, or ask again later (the same call "
                     "joins this approval)."
                 ),
-                classes=found.classes,
+                classes=classes,
                 approval_id=ident,
             )
-        return self._verdict(request, found.action, found.classes, pending.result())
+        finally:
+            self.hold_waiters[ident] -= 1
+        return self._verdict(request.tool, action, classes, pending.result())
 
     async def _ask(self, ident: str, ask: ApprovalRequest) -> ApprovalOutcome:
         try:
@@ -122,15 +177,21 @@ class HoldsCalls:
                 id=ident,
                 parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
             )
-            return await handle
+            outcome = await handle
         except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
             # Fail closed: an approval that cannot be asked or did not settle is no approval.
             return ApprovalOutcome(
                 kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {error}"
             )
+        if outcome.kind == OutcomeKind.APPROVED and not self.hold_waiters.get(ident):
+            # Every hook waiting on it gave up: the next identical call may use it, once.
+            self.late_approvals[ident] = outcome
+            tool, action = self.held_actions.get(ident, (ask.tool, ask.action))
+            self._record(tool, action, HoldVerdict.APPROVED, ident, LATE_NOTE)
+        return outcome
 
     def _verdict(
-        self, request: HoldRequest, action: str, classes: list[str], outcome: ApprovalOutcome
+        self, tool: str, action: str, classes: list[str], outcome: ApprovalOutcome
     ) -> HoldAnswer:
         verdict = VERDICTS[outcome.kind]
         by = outcome.by.name or outcome.by.id if outcome.by else ""
@@ -140,7 +201,7 @@ class HoldsCalls:
             )
         said = f"{verdict.value} by {by}" if by else verdict.value
         note = f" ({outcome.note})" if outcome.note else ""
-        self._record(request, action, verdict, outcome.approval_id, outcome.note)
+        self._record(tool, action, verdict, outcome.approval_id, outcome.note)
         return HoldAnswer(
             verdict=verdict,
             reason=f"This call was {said}{note}. {DO_NOT_RETRY}",
@@ -149,15 +210,15 @@ class HoldsCalls:
             by=by,
         )
 
-    def _record(
-        self, request: HoldRequest, action: str, verdict: HoldVerdict, ident: str, note: str
-    ) -> None:
-        summary = (action or f"{request.tool} {request.input}")[: self.job.report_held_chars]
-        call = HeldCall(
-            tool=request.tool, summary=summary, verdict=verdict, approval_id=ident, note=note
-        )
-        if call not in self.held_calls:  # two holds that joined one approval are one call
-            self.held_calls.append(call)
+    def _record(self, tool: str, action: str, verdict: HoldVerdict, ident: str, note: str) -> None:
+        """List a call in the report: one entry per call, its latest word kept."""
+        summary = (action or tool)[: self.job.report_held_chars]
+        call = HeldCall(tool=tool, summary=summary, verdict=verdict, approval_id=ident, note=note)
+        for index, listed in enumerate(self.held_calls):
+            if listed.approval_id == ident:  # holds that joined one approval are one call
+                self.held_calls[index] = call
+                return
+        self.held_calls.append(call)
 
     async def close_open_approvals(self) -> None:
         """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
@@ -169,14 +230,9 @@ class HoldsCalls:
                 await child.signal(Approval.withdraw, WithdrawInput(reason="The job has ended."))
             except Exception:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
                 workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
-            self.held_calls.append(
-                HeldCall(
-                    tool="",
-                    summary=f"approval {ident}",
-                    verdict=HoldVerdict.PENDING,
-                    approval_id=ident,
-                    note="Nobody answered before the job ended.",
-                )
+            tool, action = self.held_actions.get(ident, ("", f"approval {ident}"))
+            self._record(
+                tool, action, HoldVerdict.PENDING, ident, "Nobody answered before the job ended."
             )
         # Holds still waiting get their (withdrawn) answer before the job closes, so no hook is
         # left with an update the closed job can no longer answer.

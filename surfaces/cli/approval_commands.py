@@ -10,16 +10,13 @@ from enum import StrEnum
 import typer
 
 from desk.approvals import ApprovalState, Decision, Principal
-from desk.errors import DeskError, HoldError
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.cards import CardLimits, approval_card
-from surfaces.cli.runner import err, out, run, settings
-from surfaces.hold import ask_job, claude_output, job_from_environment, read_request
+from surfaces.cli.runner import out, refuse_inside_a_job, run, settings
+from surfaces.hook import main as hook_main
 from workers.client import connect
 
 ID = typer.Argument(..., metavar="ID", help="An approval id, or a unique part of one.")
-HOLD_REFUSED = 2
-"""The exit code of a refused hold: Claude Code's PreToolUse contract for "do not run"."""
 
 
 class HoldFormat(StrEnum):
@@ -48,11 +45,13 @@ def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON."))
 
 def approve(approval: str = ID) -> None:
     """Approve an open approval as the local owner."""
+    refuse_inside_a_job("approve")
     raise typer.Exit(_answer(approval, Decision.APPROVE))
 
 
 def decline(approval: str = ID) -> None:
     """Decline an open approval as the local owner."""
+    refuse_inside_a_job("decline")
     raise typer.Exit(_answer(approval, Decision.DECLINE))
 
 
@@ -61,6 +60,7 @@ def withdraw(
     reason: str = typer.Option("", "--reason", help="Why it is withdrawn (shown on the card)."),
 ) -> None:
     """Withdraw an open approval for every caller waiting on it."""
+    refuse_inside_a_job("withdraw")
     config = settings()
 
     async def body() -> None:
@@ -73,33 +73,13 @@ def withdraw(
 
 
 FORMAT = typer.Option(
-    HoldFormat.PLAIN, "--format", help="plain: exit 0 or 2; claude: Claude Code hook JSON."
+    HoldFormat.PLAIN, "--format", help="plain: exit 0 or 2; claude: also Claude Code hook JSON."
 )
 
 
 def hold(output: HoldFormat = FORMAT) -> None:
     """Ask the job whether an agent's tool call may run (hook seam; JSON request on stdin)."""
-    try:
-        config = settings()
-        request = read_request(sys.stdin.read(), config.hold_wait)
-        number = job_from_environment()
-
-        async def body() -> None:
-            answer = await ask_job(await connect(config), number, request)
-            if output == HoldFormat.CLAUDE:
-                typer.echo(json.dumps(claude_output(answer)))
-                return
-            if not answer.may_run:
-                raise HoldError(answer.reason or f"The call was {answer.verdict.value}.")
-
-        run(body())
-    except (DeskError, typer.Exit) as refusal:
-        if isinstance(refusal, typer.Exit) and refusal.exit_code == 0:
-            raise
-        message = str(refusal) if isinstance(refusal, DeskError) else "The hold failed."
-        if isinstance(refusal, DeskError):
-            err.print(message, markup=False)
-        raise typer.Exit(HOLD_REFUSED) from None
+    raise typer.Exit(hook_main(["--format", output.value], sys.stdin.buffer))
 
 
 def _answer(given: str, decision: Decision) -> int:

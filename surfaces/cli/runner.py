@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -24,6 +25,15 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line reason to stderr and return the Exit to raise."""
     err.print(f"[bold red]error:[/] {message}", markup=True)
     return typer.Exit(code)
+
+
+def refuse_inside_a_job(command: str) -> None:
+    """Answering or shipping is a person's act: never from inside a job (an agent's shell)."""
+    if os.environ.get("CODEDESK_JOB"):
+        raise fail(
+            f"`codedesk {command}` does not run inside a codedesk job (CODEDESK_JOB is set): an "
+            "agent may ask for a hold, never answer one or ship. Run it from your own shell."
+        )
 
 
 def run(body: Coroutine[Any, Any, T]) -> T:

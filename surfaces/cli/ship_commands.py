@@ -7,7 +7,7 @@ import json
 import typer
 
 from desk.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.cli.runner import out, run, settings
+from surfaces.cli.runner import out, refuse_inside_a_job, run, settings
 from surfaces.shipping_client import ShippingClient
 from workers.client import connect
 
@@ -16,6 +16,7 @@ REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf
 
 def report(repo: str = REPO, as_json: bool = typer.Option(False, "--json")) -> None:
     """Fetch, check and describe what a push of the clone's HEAD would ship (keeps a receipt)."""
+    refuse_inside_a_job("report")
     config = settings()
 
     async def body() -> None:
@@ -37,6 +38,7 @@ def push(
     as_json: bool = typer.Option(False, "--json", help="With --wait: print the result as JSON."),
 ) -> None:
     """Ask to push exactly SHA to the default branch; an owner approves it first."""
+    refuse_inside_a_job("push")
     config = settings()
 
     async def body() -> int:

@@ -1,0 +1,47 @@
+"""Claude Code's settings file for a job: its PreToolUse hook runs codedesk's hold hook.
+
+The hook runs by absolute interpreter path, isolated (`-I`: no working directory, no user site,
+no PYTHON* variables), so a worktree's own `desk/` or `workflows/` package is never imported.
+`|| exit 2` turns an interpreter that cannot even start into a refusal, and the hook's
+`timeout` is longer than the hold wait, so Claude Code never times the hook out (a timed-out
+hook does not block: the call would run).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+from desk.agents import claude_hook_settings
+from desk.errors import AgentCommandError
+from desk.hold_protocol import HOOK_MARGIN_SECONDS
+
+HOOK_SETTINGS_FILE = "hook-settings.json"
+
+
+def hook_command(python: str = sys.executable, form: str = "claude") -> str:
+    """The shell command an agent CLI runs as its hook: fails closed even if Python cannot."""
+    return f"{shlex.quote(python)} -I -m surfaces.hook --format {form} || exit 2"
+
+
+def write_claude_hook_settings(
+    job_folder: Path, hold_wait: timedelta, hook_timeout: timedelta, python: str = sys.executable
+) -> Path:
+    """Write `<job_folder>/hook-settings.json`; refuse a hold wait that does not fit."""
+    if hold_wait + timedelta(seconds=HOOK_MARGIN_SECONDS) > hook_timeout:
+        raise AgentCommandError(
+            f"The hold wait ({hold_wait}, CODEDESK_HOLD_WAIT) does not fit in the agent's hook "
+            f"timeout ({hook_timeout}, CODEDESK_HOOK_TIMEOUT) with {HOOK_MARGIN_SECONDS}s to "
+            "spare; a timed-out hook lets the call run. Shorten the wait or lengthen the timeout."
+        )
+    settings = claude_hook_settings(hook_command(python))
+    for entry in settings["hooks"]["PreToolUse"]:
+        for hook in entry["hooks"]:
+            hook["timeout"] = int(hook_timeout.total_seconds())
+    job_folder.mkdir(parents=True, exist_ok=True)
+    path = job_folder / HOOK_SETTINGS_FILE
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    return path

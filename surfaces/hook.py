@@ -1,0 +1,251 @@
+"""The agent's hold hook, `<python> -I -m surfaces.hook [--format claude]`: it fails closed.
+
+It reads one tool call on stdin (codedesk's `{"tool", "input"}` or Claude Code's PreToolUse
+`{"tool_name", "tool_input"}`), as bytes. A call the rules hold nothing for is answered here
+(exit 0, no decision, so the agent CLI's own permission rules still apply) and tallied to the
+job's hold channel; a held call is sent over the channel and waits for a person. Anything it
+cannot decide (odd bytes, a bad config, no channel, no answer in time, a crash, a signal) is a
+refusal with its reason: exit 2 with the reason on stderr, and with `--format claude` also
+Claude Code's deny JSON on stdout. The exit code is only ever 0 or 2.
+
+Standard library and the pure rule modules only, imported lazily so that even a failing import
+is a refusal; `-I` keeps the worktree's own packages out of `sys.path`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any, BinaryIO
+
+ALLOWED = 0
+REFUSED = 2
+PLAIN = "plain"
+CLAUDE = "claude"
+MAX_STDIN_BYTES = 64 << 20
+MAX_CONFIG_BYTES = 1 << 20
+MAX_ANSWER_BYTES = 1 << 20
+MAX_JOB_DIGITS = 12
+SIGNALS = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGALRM", "SIGUSR1", "SIGUSR2")
+NOT_RUN = "the call may not run"
+
+
+class Refusal(Exception):
+    """A reason the call may not run."""
+
+
+def main(argv: list[str] | None = None, stdin: BinaryIO | None = None) -> int:
+    """Answer one hook call; returns 0 (may run) or 2 (refused). Never raises."""
+    form = CLAUDE
+    try:
+        form = _form(sys.argv[1:] if argv is None else argv)
+        _refuse_on_signals(form)
+        return _decide(form, stdin if stdin is not None else sys.stdin.buffer)
+    except Refusal as refusal:
+        return _refuse(form, str(refusal))
+    except BaseException as error:  # noqa: BLE001 - every failure is a refusal, never a pass
+        name = type(error).__name__
+        return _refuse(form, f"codedesk's hold hook failed ({name}: {error}); {NOT_RUN}.")
+
+
+def _form(argv: list[str]) -> str:
+    if argv in ([], ["--format", PLAIN], [f"--format={PLAIN}"]):
+        return PLAIN
+    if argv in (["--format", CLAUDE], [f"--format={CLAUDE}"]):
+        return CLAUDE
+    raise Refusal(f"codedesk's hold hook was given unknown arguments {argv!r}; {NOT_RUN}.")
+
+
+def _decide(form: str, stdin: BinaryIO) -> int:
+    from desk.hold_protocol import HOLD, TALLY
+
+    job = _job()
+    socket_path, config = _config(job)
+    document = _request(stdin.read(MAX_STDIN_BYTES + 1))
+    tool = document.get("tool", document.get("tool_name"))
+    if not isinstance(tool, str) or not tool:
+        raise Refusal(
+            f"The hold request names no tool: give `tool` (or Claude Code's `tool_name`); "
+            f"{NOT_RUN}."
+        )
+    call = document["input"] if "input" in document else document.get("tool_input", {})
+
+    from desk.hold_rules import classify
+
+    verdict = classify(tool, call, config.worktree, config.hold_classes, config.hold_tools)
+    if not verdict.classes:
+        _tally(socket_path, job, tool, TALLY)
+        return ALLOWED
+    message = {"kind": HOLD, "job": job, "tool": tool, "input": call}
+    if isinstance(document.get("parameters"), dict):
+        message["parameters"] = document["parameters"]
+    line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+    if len(line) > config.max_request_bytes:
+        raise Refusal(
+            f"This {tool} call is held ({', '.join(verdict.classes)}) and its input is "
+            f"{len(line)} bytes, more than the {config.max_request_bytes} a hold may carry "
+            f"(CODEDESK_HOLD_REQUEST_BYTES); {NOT_RUN}. Make the call smaller."
+        )
+    answer = _ask(socket_path, line, config.wait_seconds, job)
+    return _answered(form, answer)
+
+
+def _job() -> int:
+    from desk.hold_protocol import JOB_ENV
+
+    text = os.environ.get(JOB_ENV, "")
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_JOB_DIGITS and int(text)):
+        raise Refusal(
+            f"{JOB_ENV} is not set to a job number ({text[:20]!r}), so there is no job to ask; "
+            f"the hold hook runs inside a codedesk job, and {NOT_RUN}."
+        )
+    return int(text)
+
+
+def _config(job: int) -> tuple[Path, Any]:
+    from desk.hold_protocol import CONFIG_NAME, SOCKET_ENV, HookConfig
+
+    given = os.environ.get(SOCKET_ENV, "")
+    if not given.startswith("/"):
+        raise Refusal(f"{SOCKET_ENV} names no hold channel of job {job}; {NOT_RUN}.")
+    socket_path = Path(given)
+    try:
+        with open(socket_path.parent / CONFIG_NAME, "rb") as handle:
+            config = HookConfig.from_json(json.loads(handle.read(MAX_CONFIG_BYTES)))
+    except (OSError, ValueError, RecursionError) as error:
+        raise Refusal(
+            f"The hold hook cannot read job {job}'s hook config ({error}); {NOT_RUN}."
+        ) from None
+    if config.job != job:
+        raise Refusal(f"The hook config is job {config.job}'s, not job {job}'s; {NOT_RUN}.")
+    return socket_path, config
+
+
+def _request(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_STDIN_BYTES:
+        raise Refusal(f"The hold request is larger than {MAX_STDIN_BYTES} bytes; {NOT_RUN}.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Refusal(f"The hold request is not UTF-8 ({error.reason}); {NOT_RUN}.") from None
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise Refusal(f"The hold request is not JSON ({str(error)[:200]}); {NOT_RUN}.") from None
+    try:
+        json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        raise Refusal(f"The hold request is not valid Unicode text; {NOT_RUN}.") from None
+    if not isinstance(document, dict):
+        raise Refusal(f"The hold request is not a JSON object; {NOT_RUN}.")
+    return document
+
+
+def _tally(socket_path: Path, job: int, tool: str, kind: str) -> None:
+    """Tell the channel one call ran, without waiting: a lost tally costs only a count."""
+    from desk.hold_protocol import connect
+
+    try:
+        channel = connect(socket_path, blocking=False)
+    except OSError:
+        return
+    try:
+        channel.send(json.dumps({"kind": kind, "job": job, "tool": tool[:100]}).encode() + b"\n")
+    except OSError:
+        pass
+    finally:
+        channel.close()
+
+
+def _ask(socket_path: Path, line: bytes, wait: float, job: int) -> dict[str, Any]:
+    from desk.hold_protocol import ANSWER_SLACK_SECONDS, connect
+
+    deadline = wait + ANSWER_SLACK_SECONDS
+    signal.alarm(int(deadline) + 5)  # a last resort behind the socket's own timeout
+    try:
+        channel = connect(socket_path)
+    except OSError as error:
+        raise Refusal(
+            f"Job {job}'s hold channel cannot be reached ({error.strerror or error}): is the "
+            f"job still running? {NOT_RUN[0].upper()}{NOT_RUN[1:]}."
+        ) from None
+    with channel:
+        channel.settimeout(deadline)
+        try:
+            channel.sendall(line)
+            received = b""
+            while b"\n" not in received and len(received) <= MAX_ANSWER_BYTES:
+                chunk = channel.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except TimeoutError:
+            raise Refusal(f"Job {job} did not answer within {deadline:g} s; {NOT_RUN}.") from None
+        except OSError as error:
+            raise Refusal(f"Job {job}'s hold channel failed ({error}); {NOT_RUN}.") from None
+    try:
+        answer = json.loads(received.split(b"\n", 1)[0].decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise Refusal(f"Job {job} gave no readable answer; {NOT_RUN}.") from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("verdict"), str):
+        raise Refusal(f"Job {job} gave no readable answer; {NOT_RUN}.")
+    return answer
+
+
+def _answered(form: str, answer: dict[str, Any]) -> int:
+    verdict = answer["verdict"]
+    reason = answer.get("reason") if isinstance(answer.get("reason"), str) else ""
+    if verdict == "allowed":
+        return ALLOWED
+    if verdict == "approved":
+        by = answer.get("by") if isinstance(answer.get("by"), str) else ""
+        ident = answer.get("approval_id") if isinstance(answer.get("approval_id"), str) else ""
+        said = f"Approved by {by or 'an owner'} in codedesk ({ident})."
+        if form == CLAUDE:
+            _write(sys.stdout.fileno(), json.dumps(_claude("allow", said)) + "\n")
+        return ALLOWED
+    return _refuse(form, reason or f"codedesk: this call was {verdict}; {NOT_RUN}.")
+
+
+def _claude(decision: str, reason: str) -> dict[str, Any]:
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def _refuse(form: str, reason: str) -> int:
+    """Exit 2 blocks in every agent CLI; Claude Code also gets its deny JSON."""
+    if form == CLAUDE:
+        _write(sys.stdout.fileno(), json.dumps(_claude("deny", reason)) + "\n")
+    _write(sys.stderr.fileno(), reason + "\n")
+    return REFUSED
+
+
+def _write(fd: int, text: str) -> None:
+    data = text.encode("utf-8", "backslashreplace")
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    except OSError:
+        pass  # nobody reads it; the exit code still says what happened
+
+
+def _refuse_on_signals(form: str) -> None:
+    def refused(number: int, _frame: object) -> None:
+        name = signal.Signals(number).name
+        _refuse(form, f"codedesk's hold hook was stopped by {name}; {NOT_RUN}.")
+        os._exit(REFUSED)
+
+    for name in SIGNALS:
+        signal.signal(getattr(signal, name), refused)
+
+
+if __name__ == "__main__":
+    os._exit(main())
