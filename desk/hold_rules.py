@@ -7,7 +7,6 @@ worker runs the same rules again on the call's full input before it asks the job
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shlex
 from collections.abc import Iterable, Mapping
@@ -103,6 +102,8 @@ def canonical_json(value: Any) -> str:
 
 def call_digest(tool: str, input: Any) -> str:
     """The SHA-256 of the tool and its canonical input: identical calls share it."""
+    import hashlib  # here, not at the top: the hook's fast path never needs it
+
     text = f"{tool}\0{canonical_json(input)}"
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 

@@ -25,6 +25,7 @@ Steps:
     hold-bg:JSON               the same, left running in the background (not waited for)
     hooks:N:JSON               ask the hook about the same call N times; print how many ran
     busy:SECONDS               use the CPU for SECONDS of CPU time (busy work)
+    wait-file:PATH             wait until PATH exists (at most two minutes), then go on
 
 An unknown or malformed step prints an error to stderr and exits 2. After the last step the
 agent prints "scripted agent: done" and exits 0.
@@ -174,6 +175,17 @@ def busy(seconds: float) -> None:
         pass
 
 
+def wait_for_file(arg: str, step: str) -> None:
+    if not arg:
+        raise StepError(f"step {step!r} needs a PATH")
+    say(f"scripted agent: waiting for {arg}")
+    for _ in range(1200):
+        if Path(arg).exists():
+            return
+        time.sleep(0.1)
+    fail(f"{arg} never appeared", code=1)
+
+
 def run_step(step: str) -> bool:
     """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
@@ -185,6 +197,8 @@ def run_step(step: str) -> bool:
         many_holds(arg, step)
     elif name == "busy":
         busy(number(arg, step))
+    elif name == "wait-file":
+        wait_for_file(arg, step)
     elif name == "write":
         write_text(arg, step, "w")
     elif name == "append":

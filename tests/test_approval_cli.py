@@ -7,20 +7,18 @@ import json
 import shlex
 import subprocess
 import sys
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from temporalio.client import Client
 
 from desk.agents import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
 from desk.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
-from desk.errors import HoldError
 from desk.models import JobOutcome, JobPhase
-from desk.settings import DeskSettings
+from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from surfaces.hold import read_request
 from tests.cli_helpers import (
     CODEDESK,
     assert_refused,
@@ -30,7 +28,8 @@ from tests.cli_helpers import (
     shown,
 )
 from tests.conftest import agent, git
-from workers.devserver import free_port
+from workers.desk_entity import configure_desk
+from workers.worker import build_worker
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob
 
@@ -192,101 +191,7 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
 
     await desk.cancel(number)
     report = await asyncio.wait_for(desk.wait(number), timeout=30)
-    assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2
-
-
-# `codedesk hold` fails closed.
-
-
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("{not json", ["not JSON", "may not run"]),
-        ("[1, 2]", ["malformed", "not of type 'object'"]),
-        ('{"input": {"command": "ls"}}', ["malformed", "names no tool", "tool_name"]),
-        ('{"tool": "Bash", "input": "ls"}', ["malformed at input", "object"]),
-        ('{"tool": ""}', ["malformed at tool"]),
-        ('{"tool_name": 3}', ["malformed at tool_name"]),
-    ],
-)
-def test_a_malformed_hold_request_is_refused_with_its_reason(text: str, words: list[str]) -> None:
-    with pytest.raises(HoldError) as refused:
-        read_request(text, timedelta(seconds=5))
-    for word in words:
-        assert word in str(refused.value)
-
-
-def test_both_request_forms_read_alike() -> None:
-    ours = read_request(json.dumps(PUSH), timedelta(seconds=7))
-    claude = read_request(
-        json.dumps({"tool_name": "Bash", "tool_input": PUSH_INPUT, "session_id": "s"}),
-        timedelta(seconds=7),
-    )
-    assert ours == claude
-    assert ours.tool == "Bash" and ours.input == PUSH_INPUT and ours.wait_seconds == 7
-
-
-async def test_hold_refuses_malformed_json_and_a_missing_job(
-    env: dict[str, str], tmp_path: Path
-) -> None:
-    malformed = await run_hold({**env, "CODEDESK_JOB": "1"}, "{not json", cwd=tmp_path)
-    assert malformed.returncode == 2, shown(malformed)
-    assert malformed.stdout == "" and "not JSON" in malformed.stderr, shown(malformed)
-    no_job = await run_hold(env, json.dumps(PUSH), "--format", "claude", cwd=tmp_path)
-    assert no_job.returncode == 2, shown(no_job)
-    assert no_job.stdout == "" and "CODEDESK_JOB is not set" in no_job.stderr, shown(no_job)
-
-
-async def test_hold_refuses_for_a_job_that_does_not_exist(
-    desk: DeskClient, env: dict[str, str], tmp_path: Path
-) -> None:
-    harmless = {"tool": "Bash", "input": {"command": "git status"}}
-    done = await run_hold({**env, "CODEDESK_JOB": "987"}, json.dumps(harmless), cwd=tmp_path)
-    assert done.returncode == 2, shown(done)
-    assert "Job 987 is not running" in done.stderr, shown(done)
-    assert "Traceback" not in done.stderr
-
-
-async def test_hold_refuses_when_the_server_is_unreachable(tmp_path: Path) -> None:
-    env = cli_env(
-        CODEDESK_HOME=str(tmp_path / "home"),
-        CODEDESK_TEMPORAL_ADDRESS=f"127.0.0.1:{free_port()}",
-        CODEDESK_JOB="1",
-    )
-    harmless = {"tool": "Bash", "input": {"command": "git status"}}
-    done = await run_hold(env, json.dumps(harmless), cwd=tmp_path)
-    assert done.returncode == 2, shown(done)
-    assert "Cannot reach the Temporal server" in done.stderr, shown(done)
-
-
-async def test_hold_against_a_running_job(
-    desk: DeskClient, env: dict[str, str], origin: Path, tmp_path: Path
-) -> None:
-    await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "sleep", agent_command=agent("sleep:30"))
-    await working(desk, number)
-    job_env = {**env, "CODEDESK_JOB": str(number), "CODEDESK_HOLD_WAIT": "1s"}
-    # Claude Code's PreToolUse input, extra fields and all.
-    claude_status = {
-        "session_id": "abc",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "git status", "description": "Show status"},
-    }
-    claude_push = {**claude_status, "tool_input": PUSH_INPUT}
-
-    allowed = await run_hold(job_env, json.dumps(claude_status), cwd=tmp_path)
-    assert allowed.returncode == 0, shown(allowed)
-    refused = await run_hold(job_env, json.dumps(claude_push), cwd=tmp_path)
-    assert refused.returncode == 2, shown(refused)
-    assert "Nobody has answered approval" in refused.stderr, shown(refused)
-
-    ident = approval_id(f"job-{number}", "Bash", PUSH_INPUT)
-    assert ident in refused.stderr
-
-    await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
-    assert [call.approval_id for call in report.held_calls] == [ident]
+    assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2, report.held_calls
 
 
 # The Claude Code preset. The claude CLI is not installed here: check what it would be given.
@@ -308,53 +213,67 @@ def test_claude_preset_and_hook_settings() -> None:
 
 
 async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path
 ) -> None:
-    await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(
-        REPO, "hooked", agent_command=agent("say:settings at {hook_settings}", "sleep:30")
-    )
-    await working(desk, number)
-    path = settings.jobs_dir / str(number) / "hook-settings.json"
-    for _ in range(100):
-        if path.exists():
-            break
-        await asyncio.sleep(0.1)
-    document = json.loads(path.read_text())
-    [entry] = document["hooks"]["PreToolUse"]
-    assert entry["matcher"] == HELD_TOOLS_MATCHER
-    [hook] = entry["hooks"]
-    assert hook["type"] == "command"
-    argv = shlex.split(hook["command"])
-    assert argv == [sys.executable, "-m", "surfaces.cli", "hold", "--format", "claude"]
+    short = load_settings(**{**settings.model_dump(), "hold_wait": "1s"})
+    async with build_worker(client, short):
+        await configure_desk(client, short)
+        desk = DeskClient(client, short)
+        await desk.add_repo(REPO, str(origin))
+        env_file, go_on = tmp_path / "agent-env.json", tmp_path / "go-on"
+        steps = (f"env:{env_file}", "say:settings at {hook_settings}", f"wait-file:{go_on}")
+        number = await desk.start_job(REPO, "hooked", agent_command=agent(*steps))
+        await working(desk, number)
+        path = short.jobs_dir / str(number) / "hook-settings.json"
+        for _ in range(100):
+            if path.exists() and env_file.exists():
+                break
+            await asyncio.sleep(0.1)
+        document = json.loads(path.read_text())
+        [entry] = document["hooks"]["PreToolUse"]
+        assert entry["matcher"] == HELD_TOOLS_MATCHER
+        [hook] = entry["hooks"]
+        assert hook["type"] == "command"
+        assert hook["timeout"] > short.hold_wait.total_seconds() + 15
+        assert shlex.split(hook["command"])[:4] == [sys.executable, "-I", "-m", "surfaces.hook"]
 
-    # Run the hook as Claude Code would, with the environment the job gives its agent.
-    hook_env = cli_env(
-        CODEDESK_JOB=str(number),
-        CODEDESK_TEMPORAL_ADDRESS=settings.temporal_address,
-        CODEDESK_NAMESPACE=settings.namespace,
-        CODEDESK_HOLD_WAIT="0.5s",
-    )
-    for tool_input, decision in [
-        ({"command": "git status"}, "allow"),
-        ({"command": "git push --force origin main"}, "deny"),
-    ]:
-        given = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": tool_input}
-        done = await asyncio.to_thread(
-            subprocess.run,
-            argv,
-            input=json.dumps(given),
-            env=hook_env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, shown(done)
-        answer = json.loads(done.stdout)["hookSpecificOutput"]
-        assert answer["permissionDecision"] == decision, shown(done)
+        # The agent's environment names its job and its hold channel, and no Temporal server.
+        agent_env = json.loads(env_file.read_text())
+        assert agent_env["CODEDESK_JOB"] == str(number)
+        assert "CODEDESK_TEMPORAL_ADDRESS" not in agent_env
+        assert "CODEDESK_NAMESPACE" not in agent_env
+        socket_path = Path(agent_env["CODEDESK_HOLD_SOCKET"])
+        assert socket_path.parent == short.jobs_dir / str(number)
+        assert socket_path.stat().st_mode & 0o777 == 0o600
 
-    await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
-    assert f"settings at {path}" in report.output
+        # Run the hook as Claude Code would: through the shell, with the agent's environment.
+        hook_env = cli_env(**agent_env)
+        for tool_input, code, decision in [
+            ({"command": "git status"}, 0, None),
+            ({"command": "git push --force origin main"}, 2, "deny"),
+        ]:
+            given = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": tool_input}
+            done = await asyncio.to_thread(
+                subprocess.run,
+                ["sh", "-c", hook["command"]],
+                input=json.dumps(given),
+                env=hook_env,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == code, shown(done)
+            if decision is None:
+                assert done.stdout == "", shown(done)  # no "allow": Claude Code's rules apply
+                continue
+            answer = json.loads(done.stdout)["hookSpecificOutput"]
+            assert answer["permissionDecision"] == decision, shown(done)
+            assert "Nobody has answered approval" in answer["permissionDecisionReason"]
+
+        go_on.touch()
+        report = await asyncio.wait_for(desk.wait(number), timeout=30)
+        assert f"settings at {path}" in report.output
+        assert report.tool_calls == 2  # one answered by the hook, one held
+        assert not socket_path.exists()
