@@ -191,7 +191,9 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
 
     await desk.cancel(number)
     report = await asyncio.wait_for(desk.wait(number), timeout=30)
-    assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2, report.held_calls
+    assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2, (
+        report.held_calls
+    )
 
 
 # The Claude Code preset. The claude CLI is not installed here: check what it would be given.

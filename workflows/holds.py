@@ -67,6 +67,10 @@ class HoldsCalls:
     """Approvals approved when no hold waited on them, not yet used by an identical call."""
     held_actions: dict[str, tuple[str, str]]
     """Each approval's tool and one-line action, for the report."""
+    approval_rounds: dict[str, int]
+    """How many times each approval id was asked (a settled one is asked anew)."""
+    held_entries: dict[tuple[str, int], int]
+    """Where each asked approval is listed in `held_calls`: one entry per call."""
     worked_beside_holds: timedelta
 
     def init_holds(self) -> None:
@@ -76,6 +80,8 @@ class HoldsCalls:
         self.hold_waiters = {}
         self.late_approvals = {}
         self.held_actions = {}
+        self.approval_rounds = {}
+        self.held_entries = {}
         self.worked_beside_holds = timedelta(0)
 
     @workflow.signal
@@ -149,6 +155,7 @@ class HoldsCalls:
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.approvals[ident] = pending
+            self.approval_rounds[ident] = self.approval_rounds.get(ident, 0) + 1
         self.hold_waiters[ident] = self.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
@@ -211,14 +218,20 @@ class HoldsCalls:
         )
 
     def _record(self, tool: str, action: str, verdict: HoldVerdict, ident: str, note: str) -> None:
-        """List a call in the report: one entry per call, its latest word kept."""
+        """List a call in the report: one entry per asked approval, its latest word kept.
+
+        Holds that joined one approval are one call; a call cancelled while it waits is
+        listed once, not once as unanswered and again as withdrawn.
+        """
         summary = (action or tool)[: self.job.report_held_chars]
         call = HeldCall(tool=tool, summary=summary, verdict=verdict, approval_id=ident, note=note)
-        for index, listed in enumerate(self.held_calls):
-            if listed.approval_id == ident:  # holds that joined one approval are one call
-                self.held_calls[index] = call
-                return
-        self.held_calls.append(call)
+        key = (ident, self.approval_rounds.get(ident, 0))
+        index = self.held_entries.get(key)
+        if index is None:
+            self.held_entries[key] = len(self.held_calls)
+            self.held_calls.append(call)
+        else:
+            self.held_calls[index] = call
 
     async def close_open_approvals(self) -> None:
         """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
