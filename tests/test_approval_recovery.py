@@ -83,24 +83,14 @@ async def holds_joined(client: Client, number: int, runs: Path, steady: float = 
         attempts = agents[0].attempt if agents else 0
         marked = len(runs.read_text().splitlines()) if runs.exists() else 0
         events = [event async for event in handle.fetch_history_events()]
-        classify = {
-            event.event_id
+        # A hold has joined once the job accepted its `hold` Update: the hold channel asks by
+        # Update, and the job starts or joins the approval in the task that accepts it.
+        accepted = [
+            event.workflow_execution_update_accepted_event_attributes.accepted_request.input
             for event in events
-            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-            and event.activity_task_scheduled_event_attributes.activity_type.name == "classify_call"
-        }
-        done = [
-            index
-            for index, event in enumerate(events)
-            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
-            and event.activity_task_completed_event_attributes.scheduled_event_id in classify
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
         ]
-        tasks = [
-            index
-            for index, event in enumerate(events)
-            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
-        ]
-        joined = len([index for index in done if tasks and index < tasks[-1]])
+        joined = sum(1 for update in accepted if update.name == "hold")
         state = (attempts, marked, joined)
         if attempts and attempts == marked == joined:
             if state != last:
