@@ -36,7 +36,7 @@ from desk.hold_protocol import (
     HOLD,
     TALLY,
     HookConfig,
-    reachable,
+    Reachable,
 )
 from desk.hold_rules import call_digest, canonical_json, classify, preview
 from desk.names import job_workflow_id
@@ -243,7 +243,7 @@ async def serve_holds(
         socket_path.unlink()  # a crashed attempt's socket
     write_hook_config(socket_path.parent, number, rules)
     channel = HoldChannel(number, client, rules)
-    with reachable(socket_path) as address:
+    with Reachable(str(socket_path)) as address:
         server = await asyncio.start_unix_server(
             channel.serve, path=address, limit=rules.max_request_bytes, backlog=512
         )

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never imports typing
+if TYPE_CHECKING:
+    from typing import Any
 
 SOCKET_NAME = "hold.sock"
 CONFIG_NAME = "hold.json"
@@ -37,16 +36,24 @@ UNIX_PATH_MAX = 100
 """Unix socket paths longer than this (the kernel's limit is 107 bytes) go through /proc."""
 
 
-@dataclass(frozen=True)
 class HookConfig:
     """What the hook needs to decide locally, written per job by the worker."""
 
-    job: int
-    worktree: str
-    hold_classes: tuple[str, ...]
-    hold_tools: tuple[str, ...]
-    wait_seconds: float
-    max_request_bytes: int
+    def __init__(
+        self,
+        job: int,
+        worktree: str,
+        hold_classes: tuple[str, ...],
+        hold_tools: tuple[str, ...],
+        wait_seconds: float,
+        max_request_bytes: int,
+    ) -> None:
+        self.job = job
+        self.worktree = worktree
+        self.hold_classes = hold_classes
+        self.hold_tools = hold_tools
+        self.wait_seconds = wait_seconds
+        self.max_request_bytes = max_request_bytes
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,28 +99,35 @@ def _words(value: Any, name: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-@contextmanager
-def reachable(path: Path) -> Iterator[str]:
-    """A path to give bind() or connect() for `path`, however long `path` is.
+class Reachable:
+    """`with Reachable(path) as address`: a path bind() or connect() take, however long `path`.
 
-    A long path goes through the folder's descriptor (`/proc/self/fd/N/name`).
+    A long path goes through its folder's descriptor (`/proc/self/fd/N/name`).
     """
-    if len(os.fsencode(path)) <= UNIX_PATH_MAX:
-        yield str(path)
-        return
-    folder = os.open(path.parent, os.O_PATH | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{folder}/{path.name}"
-    finally:
-        os.close(folder)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.folder = -1
+
+    def __enter__(self) -> str:
+        if len(os.fsencode(self.path)) <= UNIX_PATH_MAX:
+            return self.path
+        head, name = os.path.split(self.path)
+        self.folder = os.open(head, os.O_PATH | os.O_DIRECTORY)
+        return f"/proc/self/fd/{self.folder}/{name}"
+
+    def __exit__(self, *_: object) -> None:
+        if self.folder >= 0:
+            os.close(self.folder)
+            self.folder = -1
 
 
-def connect(path: Path, *, blocking: bool = True) -> socket.socket:
+def connect(path: str, *, blocking: bool = True) -> socket.socket:
     """A connected Unix stream socket to the hold channel at `path`."""
     channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         channel.setblocking(blocking)
-        with reachable(path) as address:
+        with Reachable(path) as address:
             channel.connect(address)
     except BaseException:
         channel.close()

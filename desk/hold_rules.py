@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from desk.policy import HoldClass, shell_hold_classes
 from desk.policy_paths import Workspace, realpath
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never imports typing
+if TYPE_CHECKING:
+    from typing import Any
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "Shell", "run_shell_command", "exec"})
 """Tools whose input carries a shell `command` (Claude Code's Bash and its kin)."""
@@ -34,12 +36,14 @@ UNREADABLE = "unreadable"
 DEFAULT_HOLD_CLASSES = tuple(hold.value for hold in HoldClass)
 
 
-@dataclass(frozen=True)
 class Verdict:
     """Why a call must wait for a person (empty `classes`: it may run), and a one-line action."""
 
-    classes: tuple[str, ...]
-    action: str
+    __slots__ = ("classes", "action")
+
+    def __init__(self, classes: tuple[str, ...], action: str) -> None:
+        self.classes = classes
+        self.action = action
 
 
 def classify(

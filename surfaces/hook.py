@@ -18,8 +18,12 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
-from typing import Any, BinaryIO
+
+TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never imports typing
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+    from desk.hold_protocol import HookConfig
 
 ALLOWED = 0
 REFUSED = 2
@@ -105,15 +109,15 @@ def _job() -> int:
     return int(text)
 
 
-def _config(job: int) -> tuple[Path, Any]:
+def _config(job: int) -> tuple[str, HookConfig]:
     from desk.hold_protocol import CONFIG_NAME, SOCKET_ENV, HookConfig
 
     given = os.environ.get(SOCKET_ENV, "")
     if not given.startswith("/"):
         raise Refusal(f"{SOCKET_ENV} names no hold channel of job {job}; {NOT_RUN}.")
-    socket_path = Path(given)
+    socket_path = given
     try:
-        with open(socket_path.parent / CONFIG_NAME, "rb") as handle:
+        with open(os.path.join(os.path.dirname(given), CONFIG_NAME), "rb") as handle:
             config = HookConfig.from_json(json.loads(handle.read(MAX_CONFIG_BYTES)))
     except (OSError, ValueError, RecursionError) as error:
         raise Refusal(
@@ -144,7 +148,7 @@ def _request(data: bytes) -> dict[str, Any]:
     return document
 
 
-def _tally(socket_path: Path, job: int, tool: str, kind: str) -> None:
+def _tally(socket_path: str, job: int, tool: str, kind: str) -> None:
     """Tell the channel one call ran, without waiting: a lost tally costs only a count."""
     from desk.hold_protocol import connect
 
@@ -160,7 +164,7 @@ def _tally(socket_path: Path, job: int, tool: str, kind: str) -> None:
         channel.close()
 
 
-def _ask(socket_path: Path, line: bytes, wait: float, job: int) -> dict[str, Any]:
+def _ask(socket_path: str, line: bytes, wait: float, job: int) -> dict[str, Any]:
     from desk.hold_protocol import ANSWER_SLACK_SECONDS, connect
 
     deadline = wait + ANSWER_SLACK_SECONDS

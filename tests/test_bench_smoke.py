@@ -40,13 +40,27 @@ def queue_throughput_figures(figures: dict[str, Any]) -> None:
         assert isinstance(ratio, int | float) and ratio > 0
 
 
+def hold_latency_figures(figures: dict[str, Any]) -> None:
+    for key in (
+        "bare_start_p50_ms",
+        "harmless_hook_p50_ms",
+        "bare_update_p50_ms",
+        "held_unblock_p50_ms",
+        "held_over_update_ratio",
+    ):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert figures["tool_calls_counted"] == 4  # two harmless and two held calls
+    assert len(figures["runs_ms"]["harmless"]) == len(figures["runs_ms"]["held"]) == 2
+
+
 @pytest.mark.parametrize(
     ("script", "check"),
     [
         ("job_overhead.py", job_overhead_figures),
         ("queue_throughput.py", queue_throughput_figures),
+        ("hold_latency.py", hold_latency_figures),
     ],
-    ids=["job_overhead", "queue_throughput"],
+    ids=["job_overhead", "queue_throughput", "hold_latency"],
 )
 def test_bench_runs_and_reports_figures(
     script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path

@@ -16,7 +16,7 @@ import pytest
 from temporalio.client import Client
 
 from desk.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
-from desk.hold_protocol import reachable
+from desk.hold_protocol import Reachable
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
@@ -184,7 +184,7 @@ async def test_the_channel_answers_only_its_own_jobs_holds(
 
     def exchange(message: bytes) -> dict[str, Any]:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
-            with reachable(job.socket) as address:
+            with Reachable(str(job.socket)) as address:
                 channel.connect(address)
             try:
                 channel.sendall(message)

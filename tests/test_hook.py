@@ -21,7 +21,7 @@ import pytest
 
 from activities.hold_channel import ChannelRules, write_hook_config
 from activities.hook_settings import hook_command, write_claude_hook_settings
-from desk.hold_protocol import SOCKET_NAME, reachable
+from desk.hold_protocol import SOCKET_NAME, Reachable
 from desk.hold_rules import UNREADABLE, classify, preview
 from tests.cli_helpers import CODEDESK, cli_env, shown
 
@@ -170,7 +170,7 @@ def test_unknown_arguments_are_a_refusal(job: dict[str, str]) -> None:
 def test_a_signal_while_a_hold_waits_is_a_refusal(job: dict[str, str]) -> None:
     path = Path(job["CODEDESK_HOLD_SOCKET"])
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    with reachable(path) as address:
+    with Reachable(str(path)) as address:
         silent.bind(address)
     silent.listen()
     try:
