@@ -1,4 +1,4 @@
-"""CPU time of a process group, read from /proc: how the hold channel tells work from waiting."""
+"""CPU time of a process tree, read from /proc: how the hold channel tells work from waiting."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ from pathlib import Path
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU seconds used by the live members of group `pgid` and their reaped children."""
-    ticks = 0
+def tree_cpu_seconds(root: int) -> float:
+    """CPU seconds used by process `root`, its live descendants and the children they reaped.
+
+    A tree, not a process group: an agent in a sandbox (a new session) is still a descendant.
+    """
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -20,6 +24,16 @@ def group_cpu_seconds(pgid: int) -> float:
             continue  # it exited meanwhile
         # The command name may hold spaces and parentheses: fields start after the last ')'.
         fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 14 and fields[2] == str(pgid):
-            ticks += sum(int(value) for value in fields[11:15])
-    return ticks / TICKS
+        if len(fields) > 14:
+            pid = int(entry.name)
+            parents[pid] = int(fields[1])
+            ticks[pid] = sum(int(value) for value in fields[11:15])
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        total += ticks.get(pid, 0)
+        pending.extend(children.get(pid, ()))
+    return total / TICKS

@@ -5,7 +5,7 @@ a Temporal address. The channel answers hold requests of that one job and nothin
 reads each held call again on its full input (the shell rule), then asks the job by the
 `hold` Update with a bounded summary (a digest, sizes, a capped preview), so no call carries
 megabytes into the job's history. It counts the calls the hook tallies, and while a hold
-waits it watches the agent's process group: time the agent kept working beside a waiting
+waits it watches the agent's process tree: time the agent kept working beside a waiting
 hold is signalled to the job, so that time counts against the work budget.
 """
 
@@ -28,7 +28,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.cpu import group_cpu_seconds
+from activities.cpu import tree_cpu_seconds
 from desk.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.hold_protocol import (
     ANSWER_SLACK_SECONDS,
@@ -73,12 +73,12 @@ class HoldChannel:
         self.rules = rules
         self.calls = 0
         self.waiting = 0
-        self.pgid: int | None = None
+        self.agent: int | None = None
         self.busy_seconds = 0.0
 
-    def watch(self, pgid: int) -> None:
-        """Watch this process group's CPU time while holds wait (the agent's group)."""
-        self.pgid = pgid
+    def watch(self, pid: int) -> None:
+        """Watch the CPU time of this process and its descendants (the agent) while holds wait."""
+        self.agent = pid
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -186,10 +186,10 @@ class HoldChannel:
         reported = asyncio.get_running_loop().time()
         while True:
             await asyncio.sleep(SAMPLE_SECONDS)
-            if self.pgid is None or not self.waiting:
+            if self.agent is None or not self.waiting:
                 last = None
             else:
-                used = await asyncio.to_thread(group_cpu_seconds, self.pgid)
+                used = await asyncio.to_thread(tree_cpu_seconds, self.agent)
                 if last is not None and used - last > BUSY_SHARE * SAMPLE_SECONDS:
                     self.busy_seconds += SAMPLE_SECONDS
                 last = used

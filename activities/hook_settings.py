@@ -10,6 +10,7 @@ hook does not block: the call would run).
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import sys
 from datetime import timedelta
@@ -28,10 +29,19 @@ def hook_command(python: str = sys.executable, form: str = "claude") -> str:
 
 
 def write_claude_hook_settings(
-    job_folder: Path, hold_wait: timedelta, hook_timeout: timedelta, python: str = sys.executable
+    job_folder: Path,
+    hold_wait: timedelta,
+    hook_timeout: timedelta | None = None,
+    python: str = sys.executable,
 ) -> Path:
-    """Write `<job_folder>/hook-settings.json`; refuse a hold wait that does not fit."""
-    if hold_wait + timedelta(seconds=HOOK_MARGIN_SECONDS) > hook_timeout:
+    """Write `<job_folder>/hook-settings.json`; refuse a hold wait that does not fit.
+
+    `hook_timeout` is CODEDESK_HOOK_TIMEOUT; None gives the hold wait plus the margin.
+    """
+    margin = timedelta(seconds=HOOK_MARGIN_SECONDS)
+    if hook_timeout is None:
+        hook_timeout = hold_wait + margin
+    if hold_wait + margin > hook_timeout:
         raise AgentCommandError(
             f"The hold wait ({hold_wait}, CODEDESK_HOLD_WAIT) does not fit in the agent's hook "
             f"timeout ({hook_timeout}, CODEDESK_HOOK_TIMEOUT) with {HOOK_MARGIN_SECONDS}s to "
@@ -40,7 +50,7 @@ def write_claude_hook_settings(
     settings = claude_hook_settings(hook_command(python))
     for entry in settings["hooks"]["PreToolUse"]:
         for hook in entry["hooks"]:
-            hook["timeout"] = int(hook_timeout.total_seconds())
+            hook["timeout"] = math.ceil(hook_timeout.total_seconds())
     job_folder.mkdir(parents=True, exist_ok=True)
     path = job_folder / HOOK_SETTINGS_FILE
     path.write_text(json.dumps(settings, indent=2) + "\n")

@@ -85,6 +85,7 @@ async def main() -> None:
         h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
         keep(out / "desk.json", h)
     await env.shutdown()
+    await record_late_approval(tmp, out)
 
 
 async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, out: Path) -> None:
@@ -119,6 +120,46 @@ async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, ou
         await asyncio.sleep(1)
         outbox = desk.client.get_workflow_handle(outbox_workflow_id(queue, "thread-1"))
         keep(out / "outbox_thread.json", await outbox.fetch_history())
+
+
+async def record_late_approval(tmp: Path, out: Path) -> None:
+    """Holds through the hold channel: one gives up, is approved late, and the same call uses it.
+
+    A server of its own, so that its desk's worker has a short hold wait.
+    """
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(),
+        data_converter=pydantic_data_converter,
+        search_attributes=SEARCH_ATTRIBUTES,
+        ui=False,
+    )
+    client = env.client
+    settings = load_settings(
+        home=tmp / "late-home",
+        temporal_address=client.service_client.config.target_host,
+        task_queue="rec-late",
+        heartbeat_timeout="2s",
+        hold_wait="1s",
+    )
+    origin = make_origin(tmp / "late" / "acme" / "late.git")
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
+    go_on = tmp / "late-go-on"
+    steps = (f"hold:{push}", "say:gave up", f"wait-file:{go_on}", f"hold:{push}", "commit:c")
+    async with build_worker(client, settings):
+        desk = DeskClient(client, settings)
+        await desk.add_repo("acme/late", str(origin))
+        number = await desk.start_job("acme/late", "late", agent_command=agent(*steps))
+        approvals = ApprovalsClient(client)
+        ident = await _first_open(approvals)
+        log = settings.jobs_dir / str(number) / "agent.log"
+        while "hold refused" not in (log.read_text() if log.exists() else ""):
+            await asyncio.sleep(0.1)
+        await approvals.answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+        await client.get_workflow_handle(ident).result()
+        go_on.touch()
+        await desk.wait(number)
+        keep(out / "coding_job_hold_late_approved.json", await desk.job(number).fetch_history())
+    await env.shutdown()
 
 
 async def _first_open(approvals: ApprovalsClient) -> str:
