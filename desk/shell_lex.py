@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 _META = frozenset(" \t\n;&|()<>")
 _CONTROL = ("&&", "||", ";;&", ";;", ";&", "|&", "&", "|", ";", "(", ")", "\n")
@@ -14,26 +13,48 @@ _FLAT = re.compile(
     r"(?P<redir>\d*(?:&>>|&>|>>|>&|<<<|<<|<&|<>|>|<))|(?P<op>&&|\|\||[;&|()\n`])"
     r"|(?P<word>[^\s;&|()<>`]+)"
 )
+_ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r"}
+_ANSI |= {"t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_NUMBER = re.compile(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}")
+_RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([^\d\\])\.\.([^\d\\])")
+MAX_BRACE_WORDS = 256
+"""A brace expansion making more words than this is left as one unresolvable word."""
 
 
-@dataclass
 class Token:
     """A word, a control operator or a redirection operator."""
 
-    kind: str  # "word", "op" or "redir"
-    text: str  # a word's source text, or the operator
-    value: str = ""  # a word with its quotes removed
-    subs: list[str] = field(default_factory=list)  # command substitutions inside the word
-    heredoc: str | None = None  # the body, on the delimiter word of a here-document
+    __slots__ = ("kind", "text", "value", "subs", "heredoc", "process")
+
+    def __init__(
+        self,
+        kind: str,
+        text: str,
+        value: str = "",
+        subs: list[str] | None = None,
+        heredoc: str | None = None,
+        process: bool = False,
+    ) -> None:
+        self.kind = kind  # "word", "op" or "redir"
+        self.text = text  # a word's source text, or the operator
+        self.value = value  # a word with its quotes removed
+        self.subs = subs if subs is not None else []  # command substitutions inside the word
+        self.heredoc = heredoc  # the body, on the delimiter word of a here-document
+        self.process = process  # a process substitution `<( )`: `subs` is its one command
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind!r}, {self.text!r}, {self.value!r})"
 
 
-@dataclass
 class SimpleCommand:
     """One simple command: its words, its redirections and the control operator that ends it."""
 
-    words: list[Token]
-    redirs: list[tuple[str, Token]]  # (operator, target word)
-    end: str  # ";" after the last command of the text
+    __slots__ = ("words", "redirs", "end")
+
+    def __init__(self, words: list[Token], redirs: list[tuple[str, Token]], end: str) -> None:
+        self.words = words
+        self.redirs = redirs  # (operator, target word)
+        self.end = end  # ";" after the last command of the text
 
     @property
     def argv(self) -> list[str]:
@@ -46,7 +67,8 @@ def lex(text: str) -> list[Token]:
 
     Never raises on bad input: from an unclosed quote on, the rest is read with `flat_tokens`,
     once in place and once as a command of its own. Comments are dropped; process substitutions
-    `<( )` and `>( )` become words with no text whose substitution is the inner text.
+    `<( )` and `>( )` become words with no text whose substitution is the inner text. Brace
+    expansion (`{push,pull}`, `{1..3}`) makes one word per alternative, as the shell does.
     """
     toks: list[Token] = []
     heredocs: list[tuple[Token, bool]] = []
@@ -61,7 +83,7 @@ def lex(text: str) -> list[Token]:
             i = len(text) if j < 0 else j
         elif c in "<>" and text.startswith("(", i + 1):  # process substitution
             inner, i = _close_paren(text, i + 2)
-            toks.append(Token("word", "", "", [inner]))
+            toks.append(Token("word", "", "", [inner], process=True))
         elif m := _REDIR.match(text, i):
             toks.append(Token("redir", m.group(1)))
             delimiter_of, i = m.group(1), m.end()
@@ -74,9 +96,12 @@ def lex(text: str) -> list[Token]:
         else:
             raw, subs, i, broken = _word(text, i)
             if raw or subs:
-                toks.append(Token("word", raw, _unquote(raw), subs))
                 if delimiter_of in ("<<", "<<-"):
+                    toks.append(Token("word", raw, unquote(raw), subs))
                     heredocs.append((toks[-1], delimiter_of == "<<-"))
+                else:
+                    alternatives = expand_braces(raw)
+                    toks += [Token("word", w, unquote(w), subs) for w in alternatives]
             if broken:  # An open quote: read the rest plainly, once in place and once alone.
                 rest = flat_tokens(text[i:])
                 return [*toks, *rest, Token("op", ";"), *rest]
@@ -130,11 +155,137 @@ def split_words(text: str) -> list[str]:
         return text.split()
 
 
-def _unquote(raw: str) -> str:
-    try:
-        return "".join(shlex.split(raw))
-    except ValueError:
-        return re.sub(r"[\"'\\]", "", raw)
+def unquote(raw: str) -> str:
+    """A word's value: quotes removed, `$'...'` escapes decoded, expansions left as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            out.append(raw[i + 1 : i + 2])
+            i += 2
+        elif c == "'":
+            j = raw.find("'", i + 1)
+            j = len(raw) if j < 0 else j
+            out.append(raw[i + 1 : j])
+            i = j + 1
+        elif raw.startswith("$'", i):
+            text, i = _ansi_c(raw, i + 2)
+            out.append(text)
+        elif c == '"' or raw.startswith('$"', i):
+            i += 1 if c == '"' else 2
+            while i < len(raw) and raw[i] != '"':
+                if raw[i] == "\\" and raw[i + 1 : i + 2] in ('"', "\\", "$", "`", "\n"):
+                    i += 1
+                out.append(raw[i : i + 1])
+                i += 1
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def expand_braces(raw: str) -> list[str]:
+    """The words an unquoted brace expansion makes of a word's source, as the shell expands it.
+
+    More than `MAX_BRACE_WORDS` words, and the word is returned as it is (it still reads as
+    unresolvable: it has braces and commas in it).
+    """
+    words = _braces(raw, MAX_BRACE_WORDS)
+    return [raw] if words is None else words
+
+
+def _braces(raw: str, budget: int) -> list[str] | None:
+    found = _brace_group(raw)
+    if found is None:
+        return [raw]
+    start, end, alternatives = found
+    words: list[str] = []
+    for alternative in alternatives:
+        more = _braces(raw[:start] + alternative + raw[end + 1 :], budget - len(words))
+        if more is None or len(words) + len(more) > budget:
+            return None
+        words += more
+    return words
+
+
+def _brace_group(raw: str) -> tuple[int, int, list[str]] | None:
+    """The first unquoted `{a,b}` or `{x..y}` in a word: its start, its end, its alternatives."""
+    opens: list[tuple[int, list[int]]] = []  # each open brace, with its top-level commas
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'" or raw.startswith("$'", i):
+            i = _skip_quote(raw, i + (c != "'"), "'")
+            continue
+        if c == '"':
+            i = _skip_quote(raw, i, '"')
+            continue
+        if raw.startswith("${", i):
+            j = raw.find("}", i)
+            i = len(raw) if j < 0 else j + 1
+            continue
+        if c == "{":
+            opens.append((i, []))
+        elif c == "," and opens:
+            opens[-1][1].append(i)
+        elif c == "}" and opens:
+            start, commas = opens.pop()
+            if commas:
+                cuts = [start, *commas, i]
+                return start, i, [raw[a + 1 : b] for a, b in zip(cuts, cuts[1:], strict=False)]
+            if (items := _range(raw[start + 1 : i])) is not None:
+                return start, i, items
+        i += 1
+    return None
+
+
+def _range(inner: str) -> list[str] | None:
+    m = _RANGE.fullmatch(inner)
+    if m is None:
+        return None
+    if m.group(4):
+        a, b = ord(m.group(4)), ord(m.group(5))
+        return [chr(n) for n in range(a, b + (1 if b >= a else -1), 1 if b >= a else -1)]
+    a, b, step = int(m.group(1)), int(m.group(2)), abs(int(m.group(3) or 1)) or 1
+    if abs(b - a) // step >= MAX_BRACE_WORDS:
+        return [str(a), str(b)]  # too many to list: the ends stand for them all
+    return [str(n) for n in range(a, b + (1 if b >= a else -1), step if b >= a else -step)]
+
+
+def _skip_quote(s: str, i: int, quote: str) -> int:
+    """The end of a quoted string whose opening quote is at `i`."""
+    j = i + 1
+    while j < len(s) and s[j] != quote:
+        j += 2 if s[j] == "\\" and (quote == '"' or s[i - 1 : i] == "$") else 1
+    return j + 1
+
+
+def _ansi_c(raw: str, i: int) -> tuple[str, int]:
+    """Decode a `$'...'` string whose text starts at `i`; return it and where it ends."""
+    out: list[str] = []
+    while i < len(raw) and raw[i] != "'":
+        if raw[i] != "\\":
+            out.append(raw[i])
+            i += 1
+            continue
+        nxt = raw[i + 1 : i + 2]
+        if m := _ANSI_NUMBER.match(raw, i + 1):
+            digits = m.group()
+            number = int(digits, 8) if digits[0].isdigit() else int(digits[1:], 16)
+            out.append(chr(min(number, 0x10FFFF)))
+            i = m.end()
+        elif nxt == "c" and i + 2 < len(raw):
+            out.append(chr(ord(raw[i + 2]) & 0x1F))
+            i += 3
+        else:
+            out.append(_ANSI.get(nxt, "\\" + nxt))
+            i += 2
+    return "".join(out), i + 1
 
 
 def _close_tick(s: str, i: int) -> tuple[str, int]:
@@ -201,11 +352,11 @@ def _word(s: str, i: int) -> tuple[str, list[str], int, bool]:
         c = s[i]
         if c == "\\":
             i += 2
-        elif c == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
+        elif c == "'" or s.startswith("$'", i):
+            j = _skip_quote(s, i + (c != "'"), "'")
+            if j > len(s):
                 return s[start:i], subs, i + 1, True
-            i = j + 1
+            i = j
         elif c == '"':
             quoted, j, closed = _dquote(s, i + 1)
             subs += quoted

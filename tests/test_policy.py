@@ -393,7 +393,7 @@ def test_deep_bash_c_nesting_is_still_read(workspace: Path, levels: int) -> None
 
 
 def test_deep_substitution_nesting_is_still_read(workspace: Path) -> None:
-    command = "echo " + "$(" * 300 + "git push" + ")" * 300
+    command = "echo " + "$(echo " * 300 + "$(git push)" + ")" * 300
     assert classes(command, workspace) == {PUSH}
 
 
