@@ -96,8 +96,8 @@ def unwrap(name: str, args: list[str]) -> Findings:
         rest = rest[2:]
     if name == "xargs" and rest:
         repl = next(iter(option_values(opts, "-I")), "{}" if names & {"-i", "--replace"} else None)
-        # What xargs adds comes from stdin, so it is a word this rule cannot resolve.
-        rest = [w.replace(repl, "$xargs") for w in rest] if repl else [*rest, "$xargs"]
+        # What xargs adds comes from stdin: a word, or a part of a script, this cannot resolve.
+        rest = [w.replace(repl, "`$xargs`") for w in rest] if repl else [*rest, "`$xargs`"]
     if rest:
         found.commands.append(rest)
     # An option this table does not know may take a value: read each later word as a command.

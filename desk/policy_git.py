@@ -225,7 +225,7 @@ def _writers(
         script = [a for a in rest[rest.index("foreach") + 1 :] if not a.startswith("-")]
         found.scripts.append(" ".join(script))
     elif sub == "bisect" and verb == "run":
-        found.commands.append(operands[1:])
+        found.commands.append(rest[rest.index("run") + 1 :])
     elif sub in ("rebase", "difftool", "grep"):
         found.scripts += _exec_values(sub, rest)
     return found

@@ -212,8 +212,28 @@ def _braces(raw: str, budget: int) -> list[str] | None:
 
 def _brace_group(raw: str) -> tuple[int, int, list[str]] | None:
     """The first unquoted `{a,b}` or `{x..y}` in a word: its start, its end, its alternatives."""
-    opens: list[tuple[int, list[int]]] = []  # each open brace, with its top-level commas
     i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            i += 2
+        elif c == "'" or raw.startswith("$'", i):
+            i = _skip_quote(raw, i + (c != "'"), "'")
+        elif c == '"':
+            i = _skip_quote(raw, i, '"')
+        elif raw.startswith("${", i):
+            j = raw.find("}", i)
+            i = len(raw) if j < 0 else j + 1
+        elif c == "{" and (group := _brace_close(raw, i)) is not None:
+            return group
+        else:
+            i += 1
+    return None
+
+
+def _brace_close(raw: str, start: int) -> tuple[int, int, list[str]] | None:
+    """The group opened at `start`, if it closes and has a comma or a range at its top level."""
+    depth, cuts, i = 0, [start], start
     while i < len(raw):
         c = raw[i]
         if c == "\\":
@@ -225,21 +245,15 @@ def _brace_group(raw: str) -> tuple[int, int, list[str]] | None:
         if c == '"':
             i = _skip_quote(raw, i, '"')
             continue
-        if raw.startswith("${", i):
-            j = raw.find("}", i)
-            i = len(raw) if j < 0 else j + 1
-            continue
-        if c == "{":
-            opens.append((i, []))
-        elif c == "," and opens:
-            opens[-1][1].append(i)
-        elif c == "}" and opens:
-            start, commas = opens.pop()
-            if commas:
-                cuts = [start, *commas, i]
+        depth += (c == "{") - (c == "}")
+        if c == "," and depth == 1:
+            cuts.append(i)
+        if depth == 0:
+            if len(cuts) > 1:
+                cuts.append(i)
                 return start, i, [raw[a + 1 : b] for a, b in zip(cuts, cuts[1:], strict=False)]
-            if (items := _range(raw[start + 1 : i])) is not None:
-                return start, i, items
+            items = _range(raw[start + 1 : i])
+            return None if items is None else (start, i, items)
         i += 1
     return None
 
