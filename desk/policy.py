@@ -84,6 +84,8 @@ _GIVE_UP_DEPTH = 64
 _MAX_COMMANDS = 4000  # commands read for one call, guesses included; past it, hold for everything
 _MAX_DIRS = 4  # directories a command may run in (a `cd` that may fail); past it, unknown
 _UNKNOWN = "\0unknown"  # the output of a program this cannot know
+_INSIDE_PATHS = "\0paths"  # the output of a program listing paths under the workspace
+_LISTERS = re.compile(r"-[a-zA-Z]*[lL][a-zA-Z]*|--files(-with(out)?-matches?)?|--name-only")
 _WRITE_REDIRS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?\+?=")
 _RESERVED = frozenset(
@@ -186,8 +188,28 @@ class _Scan:
             elif op == "<":
                 stdin = self.streams.get(tok.value, "")  # a file: a script as `bash FILE` reads
         argv = cmd.argv
-        self.output = _output(argv, stdin)
+        self.output = _INSIDE_PATHS if self._lists_inside(argv, cwd) else _output(argv, stdin)
         return self.command(argv, cwd, depth, stdin)
+
+    def _lists_inside(self, argv: list[str], cwd: str | None) -> bool:
+        """Whether a command prints only paths under the workspace (for `| xargs` to use)."""
+        name, args = (os.path.basename(argv[0]), argv[1:]) if argv else ("", [])
+        operands = [a for a in args if not a.startswith("-")]
+        if name == "find":
+            ends = next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
+            operands = args[:ends] or ["."]
+            follows = {"-L", "-H", "-follow"} & set(args)
+            listing = not follows and not {"-exec", "-execdir", "-printf", "-fprint"} & set(args)
+        elif name in ("grep", "egrep", "rg", "git"):
+            listing = any(_LISTERS.fullmatch(a) for a in args)
+            if name == "git":
+                listing = operands[:1] == ["ls-files"] or (
+                    operands[:1] in (["diff"], ["grep"]) and listing
+                )
+                operands = operands[1:]
+        else:
+            listing = name in ("ls", "fd", "fdfind")
+        return listing and all(self.ws.place(a, cwd) != Place.OUTSIDE for a in operands)
 
     def _output_of(self, text: str) -> str:
         """What a substituted command writes: known for `echo` and `printf`, else unknown."""
@@ -223,7 +245,8 @@ class _Scan:
             self.unresolved = True  # the shell makes the program's name: it may be anything
             return cwd
         if name in WRAPPERS:
-            self.apply(unwrap(name, args), cwd, depth, stdin, env)
+            item = "xargs-item" if stdin == _INSIDE_PATHS else "`$xargs`"
+            self.apply(unwrap(name, args, item), cwd, depth, stdin, env)
             return cwd
         if name in ("cd", "pushd"):
             return self.cd(args, cwd)

@@ -72,8 +72,11 @@ _OWNER_READS = frozenset(
 )
 
 
-def unwrap(name: str, args: list[str]) -> Findings:
-    """The command a wrapper runs; where its options are unknown, guesses at each reading."""
+def unwrap(name: str, args: list[str], item: str = "`$xargs`") -> Findings:
+    """The command a wrapper runs; where its options are unknown, guesses at each reading.
+
+    `item` stands for what `xargs` reads: by default a word this cannot resolve.
+    """
     short, long, before = WRAPPERS[name]
     found = Findings(*([PRIVILEGED] if name in ESCALATE else []))
     opts, rest = _leading_options(args, short, long)
@@ -96,8 +99,10 @@ def unwrap(name: str, args: list[str]) -> Findings:
         rest = rest[2:]
     if name == "xargs" and rest:
         repl = next(iter(option_values(opts, "-I")), "{}" if names & {"-i", "--replace"} else None)
-        # What xargs adds comes from stdin: a word, or a part of a script, this cannot resolve.
-        rest = [w.replace(repl, "`$xargs`") for w in rest] if repl else [*rest, "`$xargs`"]
+        if repl:  # put into a word, it may be part of a script: it is never resolved there
+            rest = [item if w == repl else w.replace(repl, "`$xargs`") for w in rest]
+        else:
+            rest = [*rest, item]
     if rest:
         found.commands.append(rest)
     # An option this table does not know may take a value: read each later word as a command.
