@@ -42,27 +42,33 @@ from desk.shell_lex import lex as _lex
 __all__ = ["HoldClass", "argv_hold_classes", "shell_hold_classes"]
 
 
-def shell_hold_classes(command: str, workspace: str) -> frozenset[HoldClass]:
+def shell_hold_classes(
+    command: str, workspace: str, cwd: str | None = None
+) -> frozenset[HoldClass]:
     """Return the hold classes of a shell command run in `workspace`.
 
-    Relative paths are relative to the workspace (an absolute path). Never raises: text that does
+    Relative paths are relative to `cwd` (default: the workspace, an absolute path; a relative
+    `cwd` is relative to the workspace). Never raises: text that does
     not parse (an unbalanced quote, a stray parenthesis) is analysed as far as it can be, and the
     rest is split on white space. Nesting deeper than any real command holds for every class.
     """
     try:
         scan = _Scan(Workspace(realpath(workspace)))
+        start = os.path.join(scan.ws.root, cwd or "")
         try:
-            scan.text(command, scan.ws.root, 0)
+            scan.text(command, start, 0)
         except _TooDeepError:
             raise
         except Exception:  # A parser bug must not let a command through unread: read it plainly.
-            scan.tokens(_flat_tokens(command), scan.ws.root, _MAX_DEPTH + 1)
+            scan.tokens(_flat_tokens(command), start, _MAX_DEPTH + 1)
         return scan.classes()
     except Exception:
         return frozenset(HoldClass)
 
 
-def argv_hold_classes(argv: Sequence[object], workspace: str) -> frozenset[HoldClass]:
+def argv_hold_classes(
+    argv: Sequence[object], workspace: str, cwd: str | None = None
+) -> frozenset[HoldClass]:
     """Return the hold classes of a command given as an argument list (Codex's `command`).
 
     An argument list whose program is a shell with `-c` runs its script (`["bash", "-lc",
@@ -73,7 +79,8 @@ def argv_hold_classes(argv: Sequence[object], workspace: str) -> frozenset[HoldC
         return frozenset(HoldClass)
     try:
         scan = _Scan(Workspace(realpath(workspace)))
-        scan.command([str(word) for word in argv], scan.ws.root, 0, None)
+        start = os.path.join(scan.ws.root, cwd or "")
+        scan.command([str(word) for word in argv], start, 0, None)
         return scan.classes()
     except Exception:
         return frozenset(HoldClass)
