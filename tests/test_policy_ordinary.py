@@ -87,6 +87,6 @@ def test_the_readme_states_how_many_ordinary_commands_are_held(tmp_path: Path) -
         "git diff > /tmp/change.patch": {HoldClass.OUTSIDE_WORKSPACE},
     }
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    figure = re.search(r"holds (\d+) of the (\d+) ordinary agent commands", readme)
+    figure = re.search(r"holds\s+(\d+)\s+of\s+the\s+(\d+)\s+ordinary\s+agent\s+commands", readme)
     assert figure is not None, "README: say how many ordinary agent commands the rule holds"
     assert (int(figure[1]), int(figure[2])) == (len(held), len(commands))
