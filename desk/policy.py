@@ -283,10 +283,6 @@ class _Scan:
             opts, _ = getopt(args, "cslg", frozenset({"--command", "--shell", "--login"}))
             for script in (v for o, v in opts if o in ("-c", "--command") and v):
                 self.text(script, cwd, depth + 1)
-        elif name in ("chmod", "chown", "chgrp"):
-            self.chmod(name, args, cwd)
-        elif name == "find":
-            self.find(args, cwd, depth)
         elif name in ("python", "python3") or re.fullmatch(r"python3\.\d+", name):
             if (cli := python_module(args)) is not None:
                 self.command(list(cli[0:1]) + cli[1], cwd, depth + 1, stdin)
@@ -325,6 +321,10 @@ class _Scan:
                 self.found.add(HoldClass.DESTRUCTIVE)
         for link, target in found.links:  # after its own writes: the link is made by them
             self.ws.made_link(link, target, cwd)
+        for path in found.modes:
+            if self.ws.place(path, cwd) == Place.OUTSIDE:
+                system = is_system(path, cwd)
+                self.found.add(HoldClass.PRIVILEGED if system else HoldClass.OUTSIDE_WORKSPACE)
         for repo in found.repos:
             if self.ws.place(repo, cwd) == Place.OUTSIDE:
                 self.found.add(HoldClass.OUTSIDE_WORKSPACE)
@@ -380,43 +380,6 @@ class _Scan:
             self.unresolved = True  # a shell fed by a program: what it runs cannot be known
         elif script is not None:
             self.text(script, cwd, depth + 1)
-
-    def chmod(self, name: str, args: list[str], cwd: str | None) -> None:
-        if name == "chmod":  # "-x" and "-rw" are modes, not options
-            args = [a[1:] if re.fullmatch(r"-[rwxXst]+", a) else a for a in args]
-        opts, operands = getopt(args)
-        targets = operands if any(o.startswith("--reference") for o, _ in opts) else operands[1:]
-        for target in targets:
-            if self.ws.place(target, cwd) == Place.OUTSIDE:
-                system = is_system(target, cwd)
-                self.found.add(HoldClass.PRIVILEGED if system else HoldClass.OUTSIDE_WORKSPACE)
-
-    def find(self, args: list[str], cwd: str | None, depth: int) -> None:
-        i = 0
-        while i < len(args) and args[i][:2] in ("-H", "-L", "-P", "-D", "-O"):
-            i += 2 if args[i] == "-D" else 1
-        starts: list[str] = []
-        while i < len(args) and not args[i].startswith(("-", "(", "!", ")")):
-            starts.append(args[i])
-            i += 1
-        starts, expr = starts or ["."], args[i:]
-        found = Findings()
-        if "-delete" in expr:  # it deletes what it finds under each start, not the start
-            found.removes += [(start.rstrip("/") + "/_", False) for start in starts]
-        k = 0
-        while k < len(expr):
-            if expr[k] in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(expr):
-                found.write(expr[k + 1])
-            if expr[k] in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = k + 1
-                while end < len(expr) and expr[end] not in (";", "+"):
-                    end += 1
-                for start in starts:  # {} is something found under the start
-                    path = start.rstrip("/") + "/{}"
-                    found.commands.append([w.replace("{}", path) for w in expr[k + 1 : end]])
-                k = end
-            k += 1
-        self.apply(found, cwd, depth, None)
 
     def write(self, path: str, cwd: str | None, *, follow: bool = True) -> None:
         if self.ws.writes_outside(path, cwd, follow=follow):

@@ -19,9 +19,11 @@ class Findings:
 
     `classes` hold as they are; `writes` are paths written (outside the workspace: held),
     `removes` paths removed by force (not strictly inside: destructive), `repos` repositories a
-    git command writes (outside: held); `scripts` are shell text and `commands` argument lists it
-    runs, read in turn; `guesses` are argument lists that may be commands (the rule counts only
-    what they surely do); `unresolved` says the rule cannot tell what the command runs.
+    git command writes (outside: held), `modes` paths whose mode or owner changes (outside:
+    held, privileged for system paths), `links` symlinks made; `scripts` are shell text and
+    `commands` argument lists it runs, read in turn; `guesses` are argument lists that may be
+    commands (the rule counts only what they surely do); `unresolved` says the rule cannot tell
+    what the command runs.
     """
 
     __slots__ = (
@@ -29,6 +31,7 @@ class Findings:
         "writes",
         "removes",
         "repos",
+        "modes",
         "links",
         "scripts",
         "commands",
@@ -41,6 +44,7 @@ class Findings:
         self.writes: list[tuple[str, bool]] = []  # (path, whether a final symlink is followed)
         self.removes: list[tuple[str, bool]] = []
         self.repos: list[str] = []
+        self.modes: list[str] = []  # paths whose owner or mode changes
         self.links: list[tuple[str, str]] = []  # (link, target) of symlinks made
         self.scripts: list[str] = []
         self.commands: list[list[str]] = []
@@ -61,6 +65,7 @@ class Findings:
         self.writes += other.writes
         self.removes += other.removes
         self.repos += other.repos
+        self.modes += other.modes
         self.links += other.links
         self.scripts += other.scripts
         self.commands += other.commands

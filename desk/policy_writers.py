@@ -231,6 +231,43 @@ def _compress(name: str, args: list[str]) -> Findings:
     return Findings().write(*operands, *option_values(opts, "-o"))
 
 
+def _chmod(name: str, args: list[str]) -> Findings:
+    if name == "chmod":  # "-x" and "-rw" are modes, not options
+        args = [a[1:] if re.fullmatch(r"-[rwxXst]+", a) else a for a in args]
+    opts, operands = getopt(args)
+    found = Findings()
+    found.modes += operands if any(o.startswith("--reference") for o, _ in opts) else operands[1:]
+    return found
+
+
+def _find(name: str, args: list[str]) -> Findings:
+    i = 0
+    while i < len(args) and args[i][:2] in ("-H", "-L", "-P", "-D", "-O"):
+        i += 2 if args[i] == "-D" else 1
+    starts: list[str] = []
+    while i < len(args) and not args[i].startswith(("-", "(", "!", ")")):
+        starts.append(args[i])
+        i += 1
+    starts, expr = starts or ["."], args[i:]
+    found = Findings()
+    if "-delete" in expr:  # it deletes what it finds under each start, not the start
+        found.removes += [(start.rstrip("/") + "/_", False) for start in starts]
+    k = 0
+    while k < len(expr):
+        if expr[k] in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(expr):
+            found.write(expr[k + 1])
+        if expr[k] in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = k + 1
+            while end < len(expr) and expr[end] not in (";", "+"):
+                end += 1
+            for start in starts:  # {} is something found under the start
+                path = start.rstrip("/") + "/{}"
+                found.commands.append([w.replace("{}", path) for w in expr[k + 1 : end]])
+            k = end
+        k += 1
+    return found
+
+
 _READERS: dict[str, Callable[[str, list[str]], Findings]] = {
     "cp": _copy,
     "mv": _copy,
@@ -254,6 +291,10 @@ _READERS: dict[str, Callable[[str, list[str]], Findings]] = {
     "tar": _tar,
     "unzip": _unzip,
     "zip": _zip,
+    "chmod": _chmod,
+    "chown": _chmod,
+    "chgrp": _chmod,
+    "find": _find,
 } | {name: _compress for name in _COMPRESSORS}
 
 
