@@ -29,7 +29,7 @@ from desk.policy_commands import (
     unwrap,
 )
 from desk.policy_findings import Findings, HoldClass
-from desk.policy_forge import curl, gh, wget
+from desk.policy_forge import curl, forge_cli, gh, wget
 from desk.policy_git import git
 from desk.policy_paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
 from desk.policy_writers import file_tool
@@ -111,7 +111,7 @@ _KNOWN = (
     frozenset(
         """git gh curl wget rm rmdir unlink shred cp mv ln install touch mkdir truncate tee dd sed
     perl ruby sort rsync scp tar unzip zip chmod chown chgrp find eval su codedesk temporal tctl
-    crontab python python3 systemctl""".split()
+    crontab python python3 systemctl hub glab tea""".split()
     )
     | WRAPPERS.keys()
     | _SHELLS
@@ -256,7 +256,8 @@ class _Scan:
             self.apply(unwrap(name, args, item), cwd, depth, stdin, env)
             return cwd
         if name in ("cd", "pushd"):
-            return self.cd(args, cwd)
+            searched = "CDPATH" in env or "CDPATH" in self.exported
+            return None if searched else self.cd(args, cwd)
         if name == "popd":
             return None
         if name == "set":
@@ -267,9 +268,11 @@ class _Scan:
             self.exported.update(
                 {m.group(1): a[m.end() :] for a in args if (m := _ASSIGN.match(a))}
             )
-        elif name == "git" or name.startswith("git-"):
+        elif name in ("git", "hub") or name.startswith("git-"):
             self.apply(
-                git(args if name == "git" else [name[4:], *args], {**self.exported, **env}),
+                git(
+                    args if name in ("git", "hub") else [name[4:], *args], {**self.exported, **env}
+                ),
                 cwd,
                 depth,
                 stdin,
@@ -292,8 +295,8 @@ class _Scan:
             self.apply(found, cwd, depth, stdin)
         elif name in ("curl", "wget"):
             self.apply(curl(args) if name == "curl" else wget(args), cwd, depth, stdin)
-        elif name == "gh":
-            self.apply(gh(args), cwd, depth, stdin)
+        elif name in ("gh", "glab", "tea"):
+            self.apply(gh(args) if name == "gh" else forge_cli(args), cwd, depth, stdin)
         elif name not in _PLAIN:
             # A program this does not know may run its arguments (an unknown wrapper).
             guesses = Findings()
@@ -376,7 +379,7 @@ class _Scan:
             script = self.streams.get(operands[0])  # a file is not read: `<( )` is
         elif script is None:
             script = stdin
-        if script == _UNKNOWN:
+        if script in (_UNKNOWN, _INSIDE_PATHS):
             self.unresolved = True  # a shell fed by a program: what it runs cannot be known
         elif script is not None:
             self.text(script, cwd, depth + 1)

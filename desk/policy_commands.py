@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from desk.policy_findings import Findings, HoldClass
 from desk.policy_paths import UNRESOLVED, getopt, has_option, option_values
@@ -59,6 +60,7 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
     "caffeinate": ("tw", frozenset(), 0),
     "coproc": ("", frozenset(), 0),
 }
+_SHELL_NAMES = ("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "eval", "xargs")
 ESCALATE = frozenset({"sudo", "doas", "pkexec", "runuser", "chroot", "nsenter", "setpriv"})
 SCRIPT_RUNNERS = frozenset({"watch", "trap", "sg", "script", "parallel", "alias"})
 _PRIVILEGED = frozenset(
@@ -97,6 +99,15 @@ def unwrap(name: str, args: list[str], item: str = "`$xargs`") -> Findings:
     rest = rest[before:]
     if name == "coproc" and rest[1:2] == ["{"]:
         rest = rest[2:]
+    if (
+        name == "xargs"
+        and rest
+        and (
+            rest[0] in ("{}", *option_values(opts, "-I"))
+            or (os.path.basename(rest[0]) in (*WRAPPERS, *_SHELL_NAMES))
+        )
+    ):
+        item = "`$xargs`"  # a listed path run as a program or a script: anything may run
     if name == "xargs" and rest:
         repl = next(iter(option_values(opts, "-I")), "{}" if names & {"-i", "--replace"} else None)
         if repl:  # put into a word, it may be part of a script: it is never resolved there
@@ -209,8 +220,8 @@ def python_module(args: list[str]) -> tuple[str, list[str]] | None:
         if a in ("-m", "-c") or (a.startswith("-m") and len(a) > 2):
             module = a[2:] or (args[i + 1] if i + 1 < len(args) else "")
             rest = args[i + (1 if a[2:] else 2) :]
-            if a == "-c":
-                return None
+            if a == "-c":  # the CLI called from code
+                return ("codedesk", [module]) if re.search("surfaces|codedesk", module) else None
             if module.startswith("surfaces.cli") or UNRESOLVED.search(module):
                 return "codedesk", rest
             return None

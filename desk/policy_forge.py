@@ -81,6 +81,17 @@ def gh(args: list[str]) -> Findings:
     return found.add(PUSH)
 
 
+def forge_cli(args: list[str]) -> Findings:
+    """GitLab's `glab` and Gitea's `tea`: reads pass, anything else changes the forge."""
+    words = [a for a in args if not a.startswith("-")]
+    verb = words[1] if len(words) > 1 else ""
+    if not words or words[0] in ("help", "version", "auth") or verb in _GH_READS or not verb:
+        return Findings(PRIVILEGED) if words[:1] == ["auth"] else Findings()
+    if UNRESOLVED.search(" ".join(words[:2])):
+        return unresolved()
+    return Findings(PUSH, DESTRUCTIVE) if verb in _GH_DELETES else Findings(PUSH)
+
+
 def _gh_api_writes(args: list[str]) -> bool:
     """`gh api` with a method other than GET, or a GraphQL mutation."""
     method, fields = None, []

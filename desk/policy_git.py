@@ -21,12 +21,13 @@ _COMMAND_KEY = re.compile(
     r"|pager\..+|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver"
     r"|filter\..+\.(clean|smudge|process)|credential\.(.+\.)?helper|gpg(\..+)?\.program"
     r"|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack|proxy)|sendemail\..+"
-    r"|alias\..+|core\.hookspath|include\.path|includeif\..+"
+    r"|alias\..+"
 )
 _COMMAND_ENV = frozenset(
     "GIT_SSH_COMMAND GIT_SSH GIT_PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR GIT_ASKPASS"
-    " GIT_EXTERNAL_DIFF GIT_PROXY_COMMAND".split()
+    " GIT_EXTERNAL_DIFF GIT_PROXY_COMMAND PAGER EDITOR VISUAL SSH_ASKPASS".split()
 )
+_INCLUDES = re.compile(r"include\.path|includeif\..+|core\.hookspath")
 _UNREADABLE_ENV = re.compile(r"GIT_CONFIG_(PARAMETERS|COUNT|KEY_\d+|VALUE_\d+)|GIT_EXEC_PATH")
 _SENDS = frozenset({"push", "send-pack", "http-push", "send-email", "imap-send"})
 _LOCAL = frozenset(
@@ -86,10 +87,12 @@ def git(args: list[str], env: dict[str, str]) -> Findings:
         elif name == "--exec-path" and eq:
             return unresolved()
         i += 1 if eq or a not in _GLOBAL_VALUES else 2
-    if repo:
-        found.repos.append(repo)
+    if repo or not found.repos:  # the repository in the directory git runs in, by default
+        found.repos.append(repo or ".")
     for key, given in config.items():
-        if _COMMAND_KEY.fullmatch(key) and not key.startswith("alias."):
+        if _INCLUDES.fullmatch(key) and given != "/dev/null":
+            found.unresolved = True  # another config file, or hooks: what runs cannot be known
+        elif _COMMAND_KEY.fullmatch(key) and not key.startswith("alias."):
             if given is None:
                 found.unresolved = True
             else:
@@ -270,7 +273,7 @@ def _config(rest: list[str]) -> Findings:
         return found.add(OUTSIDE)
     files = option_values(opts, "-f", "--file")
     found.write(*files)
-    if not files and _COMMAND_KEY.fullmatch(key.lower()):
+    if not files and (_COMMAND_KEY.fullmatch(key.lower()) or _INCLUDES.fullmatch(key.lower())):
         found.add(OUTSIDE)  # the clone's config: it changes what every job's git runs
     if has_option(opts, "-e", "--edit") or verb == "edit":
         found.add(OUTSIDE)

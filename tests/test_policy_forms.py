@@ -232,6 +232,24 @@ HIDDEN = rows(
     ("env-chdir", "env --chdir=/tmp git push", PUSH),
     ("sudo-long-user", "sudo --user root git push", both(PUSH, PRIVILEGED)),
     ("exported-git-dir", "export GIT_DIR={out}/.git; git commit -m x", OUTSIDE),
+    ("pager-env", "PAGER='git push' git log", PUSH),
+    ("include-path", "git -c include.path=../8/evil.cfg log", ALL),
+    ("hooks-path", "git -c core.hooksPath=hooks commit -m x", ALL),
+    ("hooks-path-off", "git -c core.hooksPath=/dev/null commit -m x", NONE),
+    ("config-hooks-path", "git config core.hooksPath .githooks", OUTSIDE),
+    ("hub", "hub push origin main", PUSH),
+    ("glab-merge", "glab mr merge 3", PUSH),
+    ("glab-view", "glab mr view 3", NONE),
+    ("listed-paths-to-shell", "ls | sh", ALL),
+    ("listed-paths-as-scripts", "find . -name '*.sh' | xargs -I{} sh -c {}", ALL),
+    ("listed-paths-as-program", "git ls-files | xargs -I{} {} push", ALL),
+    ("listed-paths-as-git-subcommand", "ls | xargs git", ALL),
+    ("listed-paths-as-arguments", "git ls-files '*.py' | xargs ruff check", NONE),
+    (
+        "python-c-cli",
+        "python -c 'from surfaces.cli.main import main; main()' approve x",
+        PRIVILEGED,
+    ),
 )
 
 # Issue 9, point 9: paths that depend on an earlier step of the same command.
@@ -248,6 +266,10 @@ SEQUENCES = rows(
     ("symlink-relative-then-cp", "ln -sf .. up && cp out.txt up/stolen", OUTSIDE),
     ("symlink-into-dir", "mkdir d && ln -s {out} d && touch d/outside/x", OUTSIDE),
     ("symlink-inside-is-fine", "ln -s src s && echo hi > s/file", NONE),
+    ("cdpath", "CDPATH=.. cd 8 && rm -rf src", DESTRUCTIVE),
+    ("cd-outside-then-commit", "cd ../8 && git commit -am x", OUTSIDE),
+    ("cd-variable-then-commit", "cd $TARGET && git commit -am x", OUTSIDE),
+    ("cd-outside-then-log", "cd ../8 && git log -1", NONE),
 )
 
 OWNER = rows(
