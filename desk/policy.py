@@ -29,7 +29,7 @@ from desk.policy_commands import (
     unwrap,
 )
 from desk.policy_findings import Findings, HoldClass
-from desk.policy_forge import curl, forge_cli, gh, wget
+from desk.policy_forge import curl, forge_cli, gh, httpie, wget
 from desk.policy_git import git
 from desk.policy_paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
 from desk.policy_writers import file_tool
@@ -38,6 +38,7 @@ from desk.shell_lex import SimpleCommand, Token, simple_commands
 # Bound here, not called through the module, so that tests can make the lexer fail.
 from desk.shell_lex import flat_tokens as _flat_tokens
 from desk.shell_lex import lex as _lex
+from desk.shell_words import decode_escapes
 
 __all__ = ["HoldClass", "argv_hold_classes", "shell_hold_classes"]
 
@@ -293,8 +294,9 @@ class _Scan:
             self.apply(script_runner(name, args), cwd, depth, stdin)
         elif (found := file_tool(name, args) or owner_tool(name, args)) is not None:
             self.apply(found, cwd, depth, stdin)
-        elif name in ("curl", "wget"):
-            self.apply(curl(args) if name == "curl" else wget(args), cwd, depth, stdin)
+        elif name in ("curl", "wget", "http", "https", "xh"):
+            web = curl if name == "curl" else wget if name == "wget" else httpie
+            self.apply(web(args), cwd, depth, stdin)
         elif name in ("gh", "glab", "tea"):
             self.apply(gh(args) if name == "gh" else forge_cli(args), cwd, depth, stdin)
         elif name not in _PLAIN:
@@ -375,7 +377,7 @@ class _Scan:
         if script is None and has_c and operands:
             # Read plainly, the quotes are gone, so the script is all the words that are left.
             script = operands[0] if depth <= _MAX_DEPTH else " ".join(operands)
-        elif script is None and operands:
+        elif script is None and operands and operands[0] != "-":
             script = self.streams.get(operands[0])  # a file is not read: `<( )` is
         elif script is None:
             script = stdin
@@ -390,12 +392,17 @@ class _Scan:
 
 
 def _output(argv: list[str], stdin: str | None) -> str:
-    """What a command writes to a pipe: `echo`'s and `printf`'s words, `cat`'s input."""
+    """What a command writes to a pipe: `echo`'s and `printf`'s words, `cat`'s input.
+
+    Escapes may or may not be decoded (`echo -e`, a `printf` format): both readings are kept.
+    """
     name = os.path.basename(argv[0]) if argv else ""
     if name == "echo":
-        return " ".join(a for a in argv[1:] if a not in ("-n", "-e", "-E"))
+        words = " ".join(a for a in argv[1:] if a not in ("-n", "-e", "-E"))
+        return f"{words}\n{decode_escapes(words)}"
     if name == "printf":  # the format and each argument on a line of their own
-        return "\n".join(argv[1:])
+        words = "\n".join(argv[1:])
+        return f"{words}\n{decode_escapes(words)}"
     if name == "cat" and all(a == "-" for a in argv[1:]) and stdin is not None:
         return stdin
     return _UNKNOWN

@@ -145,7 +145,7 @@ def script_runner(name: str, args: list[str]) -> Findings:
     """Commands that run a string as shell text: `watch`, `trap`, `sg`, `script -c`, `alias`."""
     found = Findings()
     if name == "watch":
-        rest = _leading_options(args, "nd", frozenset({"--interval", "--differences"}))[1]
+        rest = _leading_options(args, "nq", frozenset({"--interval", "--equexit"}))[1]
         found.scripts.append(" ".join(rest))
     elif name == "trap":
         operands = getopt(args)[1]

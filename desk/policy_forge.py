@@ -151,6 +151,18 @@ def wget(args: list[str]) -> Findings:
     return found
 
 
+def httpie(args: list[str]) -> Findings:
+    """HTTPie (`http`, `https`, `xh`): a method other than GET, or data items, to a forge."""
+    operands = [a for a in args if not a.startswith("-")]
+    method = operands[0].upper() if operands and operands[0].isalpha() else ""
+    urls = operands[1:2] if method else operands[:1]
+    items = operands[2:] if method else operands[1:]
+    sends = any(re.search(r"^[^=:]*(=|:=|@)", a) and "==" not in a for a in items)
+    if (method not in ("", "GET", "HEAD") or sends) and _to_forge(urls):
+        return Findings(PUSH)
+    return Findings()
+
+
 def _to_forge(urls: list[str]) -> bool:
     """Whether a request goes to a forge's API, or to a URL the shell makes (it may)."""
     return any(_FORGE.search(url) or UNRESOLVED.search(url) for url in urls) or not urls

@@ -59,6 +59,12 @@ class Workspace:
             return Place.OUTSIDE
         parts = path.split("/")
         at = next((k for k, p in enumerate(parts) if _GLOB.search(p)), None)
+        if at is not None and ".." in parts[at + 1 :]:  # `*/../..`: each match is one directory
+            return self.place(
+                "/".join(p if k < at or not _GLOB.search(p) else "_" for k, p in enumerate(parts)),
+                cwd,
+                follow=follow,
+            )
         if at is not None:
             parent = realpath("/".join(parts[:at]) or "/")
             # `*` or `.*` right at the root means everything in the workspace; `*.log` does not.

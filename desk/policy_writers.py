@@ -51,7 +51,8 @@ def _copy(name: str, args: list[str]) -> Findings:
     if name == "ln" and not dests and operands:
         dests = ["."]
     found.write(*dests)
-    if name == "ln" and has_option(opts, "-s", "--symbolic"):
+    symbolic = has_option(opts, "-s", "--symbolic") and name in ("ln", "cp")
+    if symbolic or has_option(opts, "--symbolic-link"):
         for dest in dests:
             for source in sources or operands:
                 found.links.append((os.path.join(dest, os.path.basename(source)), source))
@@ -135,7 +136,7 @@ def _perl(name: str, args: list[str]) -> Findings:
                 has_script = True
                 i += k == len(a)
                 break
-            if ch in "IMmxCdDlF0V":  # these take the rest of the word as their value
+            if ch in "IMmxCdDFV":  # these take the rest of the word as their value
                 break
         i += 1
     operands = args[i + (i < len(args) and args[i] == "--") :]
@@ -231,6 +232,24 @@ def _compress(name: str, args: list[str]) -> Findings:
     return Findings().write(*operands, *option_values(opts, "-o"))
 
 
+def _awk(name: str, args: list[str]) -> Findings:
+    """`gawk -i inplace` edits the files after its program."""
+    opts, operands = getopt(args, "fvFiebEl", frozenset({"--file", "--include", "--source"}))
+    if "inplace" not in option_values(opts, "-i", "--include"):
+        return Findings()
+    has_program = has_option(opts, "-f", "--file", "-e", "--source", "-E")
+    return Findings().write(*(operands if has_program else operands[1:]))
+
+
+def _editor(name: str, args: list[str]) -> Findings:
+    """Editors write the files they open; a command given to run may run anything."""
+    opts, operands = getopt(args, "cStTuiwWsr", frozenset({"--cmd", "--eval"}))
+    found = Findings().write(*(a for a in operands if not a.startswith("+")))
+    commands = [*option_values(opts, "-c", "--cmd", "--eval"), *(a for a in args if a[:1] == "+")]
+    found.unresolved = any("!" in c or "system" in c or "shell" in c for c in commands)
+    return found
+
+
 def _chmod(name: str, args: list[str]) -> Findings:
     if name == "chmod":  # "-x" and "-rw" are modes, not options
         args = [a[1:] if re.fullmatch(r"-[rwxXst]+", a) else a for a in args]
@@ -268,34 +287,40 @@ def _find(name: str, args: list[str]) -> Findings:
     return found
 
 
-_READERS: dict[str, Callable[[str, list[str]], Findings]] = {
-    "cp": _copy,
-    "mv": _copy,
-    "install": _copy,
-    "ln": _copy,
-    "touch": _operands(*_TOUCH),
-    "mkdir": _operands("m", frozenset({"--mode", "--context"})),
-    "truncate": _operands("sr", frozenset({"--size", "--reference"})),
-    "tee": _operands("", frozenset()),
-    "rmdir": _operands("", frozenset()),
-    "unlink": _rm,
-    "rm": _rm,
-    "shred": _shred,
-    "dd": _dd,
-    "sed": _sed,
-    "perl": _perl,
-    "ruby": _perl,
-    "sort": _sort,
-    "rsync": _rsync_or_scp,
-    "scp": _rsync_or_scp,
-    "tar": _tar,
-    "unzip": _unzip,
-    "zip": _zip,
-    "chmod": _chmod,
-    "chown": _chmod,
-    "chgrp": _chmod,
-    "find": _find,
-} | {name: _compress for name in _COMPRESSORS}
+_READERS: dict[str, Callable[[str, list[str]], Findings]] = (
+    {
+        "cp": _copy,
+        "mv": _copy,
+        "install": _copy,
+        "ln": _copy,
+        "touch": _operands(*_TOUCH),
+        "mkdir": _operands("m", frozenset({"--mode", "--context"})),
+        "truncate": _operands("sr", frozenset({"--size", "--reference"})),
+        "tee": _operands("", frozenset()),
+        "rmdir": _operands("", frozenset()),
+        "unlink": _rm,
+        "rm": _rm,
+        "shred": _shred,
+        "dd": _dd,
+        "sed": _sed,
+        "perl": _perl,
+        "ruby": _perl,
+        "sort": _sort,
+        "rsync": _rsync_or_scp,
+        "scp": _rsync_or_scp,
+        "tar": _tar,
+        "unzip": _unzip,
+        "zip": _zip,
+        "chmod": _chmod,
+        "chown": _chmod,
+        "chgrp": _chmod,
+        "find": _find,
+        "awk": _awk,
+        "gawk": _awk,
+    }
+    | {name: _editor for name in ("ed", "ex", "vi", "vim", "nvim", "nano", "emacs")}
+    | {name: _compress for name in _COMPRESSORS}
+)
 
 
 def file_tool(name: str, args: list[str]) -> Findings | None:

@@ -232,9 +232,9 @@ def _word(s: str, i: int) -> tuple[str, list[str], int, bool]:
         elif s.startswith("$(", i):
             inner, i = _close_paren(s, i + 2)
             subs.append(inner)
-        elif s.startswith("${", i):
-            j = s.find("}", i)
-            i = len(s) if j < 0 else j + 1
+        elif s.startswith("${", i):  # a parameter expansion: `${x:-$(git push)}` runs its inside
+            quoted, i, _ = _dquote(s, i + 2, closing="}")
+            subs += quoted
         else:
             i += 1
     return s[start:i], subs, i, False

@@ -136,10 +136,15 @@ def skip_quote(s: str, i: int, quote: str) -> int:
     return j + 1
 
 
-def _ansi_c(raw: str, i: int) -> tuple[str, int]:
+def decode_escapes(text: str) -> str:
+    """Decode backslash escapes as `echo -e`, `printf` and `$'...'` do (`\\x70` is `p`)."""
+    return _ansi_c(text, 0, stop="")[0]
+
+
+def _ansi_c(raw: str, i: int, stop: str = "'") -> tuple[str, int]:
     """Decode a `$'...'` string whose text starts at `i`; return it and where it ends."""
     out: list[str] = []
-    while i < len(raw) and raw[i] != "'":
+    while i < len(raw) and raw[i] != stop:
         if raw[i] != "\\":
             out.append(raw[i])
             i += 1
@@ -148,7 +153,7 @@ def _ansi_c(raw: str, i: int) -> tuple[str, int]:
         if m := _ANSI_NUMBER.match(raw, i + 1):
             digits = m.group()
             number = int(digits, 8) if digits[0].isdigit() else int(digits[1:], 16)
-            out.append(chr(min(number, 0x10FFFF)))
+            out.append(chr(min(number, 0x10FFFF)) if number < 0xD800 or number > 0xDFFF else "?")
             i = m.end()
         elif nxt == "c" and i + 2 < len(raw):
             out.append(chr(ord(raw[i + 2]) & 0x1F))
