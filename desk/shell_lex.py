@@ -11,6 +11,8 @@ from desk.shell_words import expand_braces, skip_quote, unquote
 _META = frozenset(" \t\n;&|()<>")
 _CONTROL = ("&&", "||", ";;&", ";;", ";&", "|&", "&", "|", ";", "(", ")", "\n")
 _REDIR = re.compile(r"\d*(&>>|&>|>>|>\||>&|<<<|<<-|<<|<&|<>|>|<)")
+_PLAIN_RUN = re.compile(r"[^\s;&|()<>\\'\"`$]+")
+_PLAIN_QUOTED = re.compile(r"[^\\\"`$}]+")
 _FLAT = re.compile(
     r"(?P<redir>\d*(?:&>>|&>|>>|>&|<<<|<<|<&|<>|>|<))|(?P<op>&&|\|\||[;&|()\n`])"
     r"|(?P<word>[^\s;&|()<>`]+)"
@@ -168,6 +170,10 @@ def _dquote(s: str, i: int, closing: str = '"') -> tuple[list[str], int, bool]:
     """Substitutions in a double-quoted string opened before `i`, its end, and if it closed."""
     subs: list[str] = []
     while i < len(s):
+        if plain := _PLAIN_QUOTED.match(s, i):
+            i = plain.end()
+        if i >= len(s):
+            break
         if s[i] == "\\":
             i += 2
         elif s[i] == closing:
@@ -213,7 +219,9 @@ def _word(s: str, i: int) -> tuple[str, list[str], int, bool]:
     start, subs = i, list[str]()
     while i < len(s) and s[i] not in _META:
         c = s[i]
-        if c == "\\":
+        if plain := _PLAIN_RUN.match(s, i):  # most of a word: no quote, escape or expansion
+            i = plain.end()
+        elif c == "\\":
             i += 2
         elif c == "'" or s.startswith("$'", i):
             j = skip_quote(s, i + (c != "'"), "'")

@@ -8,12 +8,16 @@ _ANSI = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "
 _ANSI |= {"t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
 _ANSI_NUMBER = re.compile(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}")
 _RANGE = re.compile(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([^\d\\])\.\.([^\d\\])")
+_DQ_RUN = re.compile(r'[^"\\\\]+')
+_QUOTES = re.compile(r"[\\'\"]")
 MAX_BRACE_WORDS = 256
 """A brace expansion making more words than this is left as one unresolvable word."""
 
 
 def unquote(raw: str) -> str:
     """A word's value: quotes removed, `$'...'` escapes decoded, expansions left as written."""
+    if not _QUOTES.search(raw):
+        return raw
     out: list[str] = []
     i = 0
     while i < len(raw):
@@ -32,6 +36,10 @@ def unquote(raw: str) -> str:
         elif c == '"' or raw.startswith('$"', i):
             i += 1 if c == '"' else 2
             while i < len(raw) and raw[i] != '"':
+                if run := _DQ_RUN.match(raw, i):
+                    out.append(run.group())
+                    i = run.end()
+                    continue
                 if raw[i] == "\\" and raw[i + 1 : i + 2] in ('"', "\\", "$", "`", "\n"):
                     i += 1
                 out.append(raw[i : i + 1])
@@ -69,6 +77,8 @@ def _braces(raw: str, budget: int) -> list[str] | None:
 
 def _brace_group(raw: str) -> tuple[int, int, list[str]] | None:
     """The first unquoted `{a,b}` or `{x..y}` in a word: its start, its end, its alternatives."""
+    if "{" not in raw or "}" not in raw:
+        return None
     i = 0
     while i < len(raw):
         c = raw[i]
@@ -138,7 +148,7 @@ def skip_quote(s: str, i: int, quote: str) -> int:
 
 def decode_escapes(text: str) -> str:
     """Decode backslash escapes as `echo -e`, `printf` and `$'...'` do (`\\x70` is `p`)."""
-    return _ansi_c(text, 0, stop="")[0]
+    return _ansi_c(text, 0, stop="")[0] if "\\" in text else text
 
 
 def _ansi_c(raw: str, i: int, stop: str = "'") -> tuple[str, int]:
