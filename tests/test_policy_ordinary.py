@@ -63,6 +63,12 @@ ORDINARY = [
     "curl -X POST localhost:8000/api/items -d '{}'",
     "gh pr view 12 && gh run list --limit 5",
     "diff -u <(sort a.txt) <(sort b.txt)",
+    "git commit -m \"$(cat <<'EOF'\nFix the parser\n\nCo-Authored-By: agent\nEOF\n)\"",
+    "git -c user.name=agent -c user.email=agent@example.com commit -m 'Fix'",
+    "grep -rl foo . | xargs -r sed -i 's/foo/bar/g'",
+    "find . -name '*.py' -print0 | xargs -0 ruff format",
+    "cat ../other/README.md && ls ..",
+    "make install PREFIX=./dist",
 ]
 
 
