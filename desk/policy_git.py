@@ -109,9 +109,13 @@ def git(args: list[str], env: dict[str, str]) -> Findings:
             return found
         expanded = split_words(alias) or [""]
         sub, rest = expanded[0], [*expanded[1:], *rest]
-    found.scripts += [
-        a[5:] for a in rest if a.startswith("ext::")
-    ]  # a transport that runs a command
+    # A transport that runs a command, and the program run on the other side of a local remote.
+    found.scripts += [a[5:] for a in rest if a.startswith("ext::")]
+    for k, a in enumerate(rest):
+        if a.startswith(("--upload-pack=", "--receive-pack=", "--exec=")):
+            found.scripts.append(a.partition("=")[2])
+        elif a in ("--upload-pack", "--receive-pack") and k + 1 < len(rest):
+            found.scripts.append(rest[k + 1])
     if sub in _SENDS or sub in _READS:
         found.repos = []  # another repository is read, or pushed from: that is not a write
     if sub in _SENDS:

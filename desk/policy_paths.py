@@ -68,7 +68,8 @@ class Workspace:
         if at is not None:
             parent = realpath("/".join(parts[:at]) or "/")
             # `*` or `.*` right at the root means everything in the workspace; `*.log` does not.
-            everything = re.fullmatch(r"[*?.]+", parts[at]) and not any(parts[at + 1 :])
+            pattern = re.sub(r"\[[^]]*\]", "?", parts[at])  # `.[!.]*` matches `.git` too
+            everything = re.fullmatch(r"[*?.]+", pattern) and not any(parts[at + 1 :])
             if parent == self.root and everything:
                 return Place.ROOT
             return Place.INSIDE if self._holds(parent) else Place.OUTSIDE

@@ -31,6 +31,10 @@ _TAR_VALUES = frozenset(
     " --volno-file --rsh-command --rmt-command --suffix --exclude --newer-mtime".split()
 )
 _TAR_OLD_VALUES = "fCbKNTVXLgFHI"
+_FIND_NOT_TESTS = frozenset(
+    "-delete -depth -d -xdev -mount -print -print0 -ignore_readdir_race -noleaf -maxdepth"
+    " -mindepth -follow -daystart".split()
+)
 
 
 def remote(path: str) -> bool:
@@ -269,8 +273,9 @@ def _find(name: str, args: list[str]) -> Findings:
         i += 1
     starts, expr = starts or ["."], args[i:]
     found = Findings()
-    if "-delete" in expr:  # it deletes what it finds under each start, not the start
-        found.removes += [(start.rstrip("/") + "/_", False) for start in starts]
+    if "-delete" in expr:  # it deletes what it finds under each start (all of it, unfiltered)
+        filtered = any(a.startswith("-") and a not in _FIND_NOT_TESTS for a in expr)
+        found.removes += [(s if not filtered else s.rstrip("/") + "/_", False) for s in starts]
     k = 0
     while k < len(expr):
         if expr[k] in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(expr):
