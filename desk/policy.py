@@ -51,8 +51,11 @@ def shell_hold_classes(
     Relative paths are relative to `cwd` (default: the workspace, an absolute path; a relative
     `cwd` is relative to the workspace). Never raises: text that does
     not parse (an unbalanced quote, a stray parenthesis) is analysed as far as it can be, and the
-    rest is split on white space. Nesting deeper than any real command holds for every class.
+    rest is split on white space. Nesting deeper than any real command, or a workspace that is
+    not an absolute path, holds for every class.
     """
+    if not os.path.isabs(workspace):  # relative to what? Not a question to guess at
+        return frozenset(HoldClass)
     try:
         scan = _Scan(Workspace(realpath(workspace)))
         start = os.path.join(scan.ws.root, cwd or "")
@@ -76,7 +79,7 @@ def argv_hold_classes(
     "git push"]`); any other is the command itself, with no shell in between. An empty list, or
     one with anything but strings in it, is not a command this can read: held for every class.
     """
-    if not argv or not all(isinstance(word, str) for word in argv):
+    if not argv or not all(isinstance(word, str) for word in argv) or not os.path.isabs(workspace):
         return frozenset(HoldClass)
     try:
         scan = _Scan(Workspace(realpath(workspace)))

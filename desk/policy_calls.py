@@ -62,7 +62,10 @@ def call_hold_classes(
     elif tool in WRITE_TOOLS:
         path = _text(input, "file_path", "path", "notebook_path")
         action = f"Write {path}"
-        if not path or Workspace(realpath(workspace)).writes_outside(path, workspace):
+        inside = os.path.isabs(workspace) and not Workspace(realpath(workspace)).writes_outside(
+            path, workspace
+        )
+        if not path or not inside:
             held.add(HoldClass.OUTSIDE_WORKSPACE.value)
     wanted = set(hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS}
     return sorted(held & wanted), action

@@ -64,6 +64,13 @@ def test_settings_choose_classes_and_tools(tmp_path: Path) -> None:
     assert call_hold_classes("Bash", {"command": 1}, str(tmp_path), ["push"])[0] == ["push"]
 
 
+@pytest.mark.parametrize("workspace", ["", "relative/ws"])
+def test_a_workspace_that_is_not_absolute_holds_everything(workspace: str) -> None:
+    assert call_hold_classes("Bash", {"command": "ls"}, workspace)[0] == EVERY
+    assert call_hold_classes("shell", {"command": ["ls"]}, workspace)[0] == EVERY
+    assert call_hold_classes("Write", {"file_path": "x"}, workspace)[0] == ["outside_workspace"]
+
+
 def test_the_action_names_the_command(tmp_path: Path) -> None:
     assert call_hold_classes("Bash", {"command": "git push"}, str(tmp_path))[1] == "Run: git push"
     codex = {"command": ["bash", "-lc", "git push origin"]}
