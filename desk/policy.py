@@ -10,8 +10,9 @@ in a variable), it holds the call: for every class when the program itself is un
 `outside_workspace` for a path. What a script, a Makefile or an interpreter does inside is not
 seen. The standard library only: the agent's hook imports this on every tool call.
 
-The lexer is `desk.shell_lex`; paths `desk.policy_paths`; the tables `desk.policy_commands`,
-`desk.policy_writers`, `desk.policy_git` and `desk.policy_forge`.
+The lexer is `desk.shell_lex` (words: `desk.shell_words`); paths `desk.policy_paths`; pipes
+`desk.policy_pipes`; the tables `desk.policy_commands`, `desk.policy_writers`, `desk.policy_git`
+and `desk.policy_forge`; what they report `desk.policy_findings`.
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from desk.policy_findings import Findings, HoldClass
 from desk.policy_forge import curl, forge_cli, gh, httpie, wget
 from desk.policy_git import git
 from desk.policy_paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
+from desk.policy_pipes import INSIDE_PATHS, UNKNOWN, lists_inside, output
 from desk.policy_writers import file_tool
 from desk.shell_lex import SimpleCommand, Token, simple_commands
 
 # Bound here, not called through the module, so that tests can make the lexer fail.
 from desk.shell_lex import flat_tokens as _flat_tokens
 from desk.shell_lex import lex as _lex
-from desk.shell_words import decode_escapes
 
 __all__ = ["HoldClass", "argv_hold_classes", "shell_hold_classes"]
 
@@ -94,9 +95,6 @@ _MAX_DEPTH = 8  # nesting (bash -c, $( ), eval) lexed in full; deeper text is sp
 _GIVE_UP_DEPTH = 64
 _MAX_COMMANDS = 4000  # commands read for one call, guesses included; past it, hold for everything
 _MAX_DIRS = 4  # directories a command may run in (a `cd` that may fail); past it, unknown
-_UNKNOWN = "\0unknown"  # the output of a program this cannot know
-_INSIDE_PATHS = "\0paths"  # the output of a program listing paths under the workspace
-_LISTERS = re.compile(r"-[a-zA-Z]*[lL][a-zA-Z]*|--files(-with(out)?-matches?)?|--name-only")
 _WRITE_REDIRS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?\+?=")
 _RESERVED = frozenset(
@@ -138,7 +136,7 @@ class _Scan:
         self.commands_read = 0
         self.exported: dict[str, str] = {}
         self.streams: dict[str, str] = {}  # process substitution -> what it outputs
-        self.output = _UNKNOWN  # what the last command wrote to a pipe
+        self.output = UNKNOWN  # what the last command wrote to a pipe
 
     def classes(self) -> frozenset[HoldClass]:
         return frozenset(HoldClass) if self.unresolved else frozenset(self.found)
@@ -199,35 +197,15 @@ class _Scan:
             elif op == "<":
                 stdin = self.streams.get(tok.value, "")  # a file: a script as `bash FILE` reads
         argv = cmd.argv
-        self.output = _INSIDE_PATHS if self._lists_inside(argv, cwd) else _output(argv, stdin)
+        self.output = INSIDE_PATHS if lists_inside(self.ws, argv, cwd) else output(argv, stdin)
         return self.command(argv, cwd, depth, stdin)
-
-    def _lists_inside(self, argv: list[str], cwd: str | None) -> bool:
-        """Whether a command prints only paths under the workspace (for `| xargs` to use)."""
-        name, args = (os.path.basename(argv[0]), argv[1:]) if argv else ("", [])
-        operands = [a for a in args if not a.startswith("-")]
-        if name == "find":
-            ends = next((k for k, a in enumerate(args) if a.startswith(("-", "(", "!"))), len(args))
-            operands = args[:ends] or ["."]
-            follows = {"-L", "-H", "-follow"} & set(args)
-            listing = not follows and not {"-exec", "-execdir", "-printf", "-fprint"} & set(args)
-        elif name in ("grep", "egrep", "rg", "git"):
-            listing = any(_LISTERS.fullmatch(a) for a in args)
-            if name == "git":
-                listing = operands[:1] == ["ls-files"] or (
-                    operands[:1] in (["diff"], ["grep"]) and listing
-                )
-                operands = operands[1:]
-        else:
-            listing = name in ("ls", "fd", "fdfind")
-        return listing and all(self.ws.place(a, cwd) != Place.OUTSIDE for a in operands)
 
     def _output_of(self, text: str) -> str:
         """What a substituted command writes: known for `echo` and `printf`, else unknown."""
         commands = list(simple_commands(_lex(text)))
         if len(commands) == 1:
-            return _output(commands[0].argv, None)
-        return _UNKNOWN
+            return output(commands[0].argv, None)
+        return UNKNOWN
 
     def command(
         self,
@@ -256,7 +234,7 @@ class _Scan:
             self.unresolved = True  # the shell makes the program's name: it may be anything
             return cwd
         if name in WRAPPERS:
-            item = "xargs-item" if stdin == _INSIDE_PATHS else "`$xargs`"
+            item = "xargs-item" if stdin == INSIDE_PATHS else "`$xargs`"
             self.apply(unwrap(name, args, item), cwd, depth, stdin, env)
             return cwd
         if name in ("cd", "pushd"):
@@ -384,7 +362,7 @@ class _Scan:
             script = self.streams.get(operands[0])  # a file is not read: `<( )` is
         elif script is None:
             script = stdin
-        if script in (_UNKNOWN, _INSIDE_PATHS):
+        if script in (UNKNOWN, INSIDE_PATHS):
             self.unresolved = True  # a shell fed by a program: what it runs cannot be known
         elif script is not None:
             self.text(script, cwd, depth + 1)
@@ -392,20 +370,3 @@ class _Scan:
     def write(self, path: str, cwd: str | None, *, follow: bool = True) -> None:
         if self.ws.writes_outside(path, cwd, follow=follow):
             self.found.add(HoldClass.OUTSIDE_WORKSPACE)
-
-
-def _output(argv: list[str], stdin: str | None) -> str:
-    """What a command writes to a pipe: `echo`'s and `printf`'s words, `cat`'s input.
-
-    Escapes may or may not be decoded (`echo -e`, a `printf` format): both readings are kept.
-    """
-    name = os.path.basename(argv[0]) if argv else ""
-    if name == "echo":
-        words = " ".join(a for a in argv[1:] if a not in ("-n", "-e", "-E"))
-        return f"{words}\n{decode_escapes(words)}"
-    if name == "printf":  # the format and each argument on a line of their own
-        words = "\n".join(argv[1:])
-        return f"{words}\n{decode_escapes(words)}"
-    if name == "cat" and all(a == "-" for a in argv[1:]) and stdin is not None:
-        return stdin
-    return _UNKNOWN
