@@ -95,6 +95,8 @@ _MAX_DEPTH = 8  # nesting (bash -c, $( ), eval) lexed in full; deeper text is sp
 _GIVE_UP_DEPTH = 64
 _MAX_COMMANDS = 4000  # commands read for one call, guesses included; past it, hold for everything
 _MAX_DIRS = 4  # directories a command may run in (a `cd` that may fail); past it, unknown
+_ALIAS = re.compile(r"([^=\s/$`]+)=")
+_STDIN = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 _WRITE_REDIRS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^]]*\])?\+?=")
 _RESERVED = frozenset(
@@ -136,6 +138,7 @@ class _Scan:
         self.commands_read = 0
         self.exported: dict[str, str] = {}
         self.streams: dict[str, str] = {}  # process substitution -> what it outputs
+        self.aliases: dict[str, str] = {}
         self.output = UNKNOWN  # what the last command wrote to a pipe
 
     def classes(self) -> frozenset[HoldClass]:
@@ -196,6 +199,8 @@ class _Scan:
                 stdin = tok.heredoc
             elif op == "<":
                 stdin = self.streams.get(tok.value, "")  # a file: a script as `bash FILE` reads
+            elif op == "<&" and tok.value != "-":
+                stdin = UNKNOWN  # another descriptor: whatever was put there
         argv = cmd.argv
         self.output = INSIDE_PATHS if lists_inside(self.ws, argv, cwd) else output(argv, stdin)
         return self.command(argv, cwd, depth, stdin)
@@ -227,6 +232,13 @@ class _Scan:
             self.exported.update(env)  # `X=1` alone sets it for the rest of the command
             return cwd
         program, args = argv[0], argv[1:]
+        if program in self.aliases:  # an alias the same command defined; not within itself
+            value = self.aliases.pop(program)
+            try:
+                self.text(" ".join([value, *args]), cwd, depth + 1)
+            finally:
+                self.aliases[program] = value
+            return cwd
         name = os.path.basename(program)
         if program not in ("[", "[[") and (
             UNRESOLVED.search(program) or re.search(r"[*?[{]", program)
@@ -246,6 +258,8 @@ class _Scan:
             self.errexit |= any(re.fullmatch(r"-[a-zA-Z]*e[a-zA-Z]*", a) for a in args) or (
                 "errexit" in args
             )
+        elif name == "alias":
+            self.aliases |= {m[1]: a[m.end() :] for a in args if (m := _ALIAS.match(a))}
         elif name in ("export", "declare", "typeset", "local", "readonly"):
             self.exported.update(
                 {m.group(1): a[m.end() :] for a in args if (m := _ASSIGN.match(a))}
@@ -339,7 +353,7 @@ class _Scan:
         self, name: str, args: list[str], cwd: str | None, depth: int, stdin: str | None
     ) -> None:
         """`bash -c SCRIPT`, or a shell reading a script from a pipe, a here-document or `<( )`."""
-        i, has_c, script = 0, False, None
+        i, has_c, has_s, script = 0, False, False, None
         while i < len(args) and name not in ("source", "."):
             a = args[i]
             if a == "--":
@@ -353,12 +367,13 @@ class _Scan:
                 has_c = True
             elif not (a.startswith(("-", "+")) and len(a) > 1):
                 break
+            has_s |= a[:1] == "-" and a[1:2] != "-" and "s" in a  # `-s`: the script is stdin
             i += 1
         operands = args[i:]
         if script is None and has_c and operands:
             # Read plainly, the quotes are gone, so the script is all the words that are left.
             script = operands[0] if depth <= _MAX_DEPTH else " ".join(operands)
-        elif script is None and operands and operands[0] != "-":
+        elif script is None and operands and operands[0] not in _STDIN and not has_s:
             script = self.streams.get(operands[0])  # a file is not read: `<( )` is
         elif script is None:
             script = stdin

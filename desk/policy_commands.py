@@ -62,7 +62,7 @@ WRAPPERS: dict[str, tuple[str, frozenset[str], int]] = {
 }
 _SHELL_NAMES = ("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "eval", "xargs")
 ESCALATE = frozenset({"sudo", "doas", "pkexec", "runuser", "chroot", "nsenter", "setpriv"})
-SCRIPT_RUNNERS = frozenset({"watch", "trap", "sg", "script", "parallel", "alias"})
+SCRIPT_RUNNERS = frozenset({"watch", "trap", "sg", "script", "parallel"})
 _PRIVILEGED = frozenset(
     """su sudoedit visudo vipw vigr mount umount reboot shutdown poweroff halt init telinit
     modprobe insmod rmmod useradd userdel usermod groupadd groupdel passwd chpasswd setcap
@@ -142,7 +142,7 @@ def _leading_options(
 
 
 def script_runner(name: str, args: list[str]) -> Findings:
-    """Commands that run a string as shell text: `watch`, `trap`, `sg`, `script -c`, `alias`."""
+    """Commands that run a string as shell text: `watch`, `trap`, `sg`, `script -c`, `parallel`."""
     found = Findings()
     if name == "watch":
         rest = _leading_options(args, "nq", frozenset({"--interval", "--equexit"}))[1]
@@ -150,8 +150,6 @@ def script_runner(name: str, args: list[str]) -> Findings:
     elif name == "trap":
         operands = getopt(args)[1]
         found.scripts += operands[:1]
-    elif name == "alias":
-        found.scripts += [a.partition("=")[2] for a in args if "=" in a]
     elif name == "sg":
         operands = getopt(args, "c")[1]
         found.scripts += option_values(getopt(args, "c")[0], "-c") or operands[1:2]
