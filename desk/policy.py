@@ -34,7 +34,7 @@ from desk.policy_forge import curl, forge_cli, gh, httpie, wget
 from desk.policy_git import git
 from desk.policy_paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
 from desk.policy_pipes import INSIDE_PATHS, UNKNOWN, lists_inside, output
-from desk.policy_writers import file_tool
+from desk.policy_writers import file_tool, patched_files
 from desk.shell_lex import SimpleCommand, Token, simple_commands
 
 # Bound here, not called through the module, so that tests can make the lexer fail.
@@ -285,6 +285,8 @@ class _Scan:
         elif name in ("python", "python3") or re.fullmatch(r"python3\.\d+", name):
             if (cli := python_module(args)) is not None:
                 self.command(list(cli[0:1]) + cli[1], cwd, depth + 1, stdin)
+        elif name in ("apply_patch", "applypatch"):  # Codex's patch tool, run as a command
+            self.apply(patched_files(args[0] if args else stdin), cwd, depth, stdin)
         elif name in SCRIPT_RUNNERS:
             self.apply(script_runner(name, args), cwd, depth, stdin)
         elif (found := file_tool(name, args) or owner_tool(name, args)) is not None:

@@ -31,6 +31,7 @@ _TAR_VALUES = frozenset(
     " --volno-file --rsh-command --rmt-command --suffix --exclude --newer-mtime".split()
 )
 _TAR_OLD_VALUES = "fCbKNTVXLgFHI"
+_PATCH_FILE = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+)$", re.M)
 _FIND_NOT_TESTS = frozenset(
     "-delete -depth -d -xdev -mount -print -print0 -ignore_readdir_race -noleaf -maxdepth"
     " -mindepth -follow -daystart".split()
@@ -251,6 +252,16 @@ def _editor(name: str, args: list[str]) -> Findings:
     found = Findings().write(*(a for a in operands if not a.startswith("+")))
     commands = [*option_values(opts, "-c", "--cmd", "--eval"), *(a for a in args if a[:1] == "+")]
     found.unresolved = any("!" in c or "system" in c or "shell" in c for c in commands)
+    return found
+
+
+def patched_files(patch: str | None) -> Findings:
+    """The files a Codex patch (`*** Update File: PATH`) adds, changes, deletes or moves to."""
+    if patch is None or "\0" in patch:  # no patch, or one a program makes: paths unknown
+        return Findings().write("$patch")
+    found = Findings()
+    for m in _PATCH_FILE.finditer(patch):
+        found.write(m.group(2).strip(), follow=m.group(1) != "Delete")
     return found
 
 

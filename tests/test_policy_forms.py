@@ -377,6 +377,26 @@ def test_owner_and_privileged_tools(
         pytest.param(["ls", "-la"], NONE, id="harmless"),
         pytest.param(["bash", "-lc", "pytest -q"], NONE, id="bash-lc-harmless"),
         pytest.param(["env", "X=1", "git", "push"], {PUSH}, id="env-argv"),
+        pytest.param(
+            ["apply_patch", "*** Begin Patch\n*** Add File: ../8/x\n+hi\n*** End Patch\n"],
+            {OUTSIDE},
+            id="codex-patch-outside",
+        ),
+        pytest.param(
+            ["apply_patch", "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n"],
+            NONE,
+            id="codex-patch-inside",
+        ),
+        pytest.param(
+            [
+                "bash",
+                "-lc",
+                "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: x\n"
+                "*** Move to: /etc/x\n*** End Patch\nEOF",
+            ],
+            {OUTSIDE},
+            id="codex-patch-heredoc-move",
+        ),
         pytest.param([], ALL, id="empty"),
         pytest.param(["git", 3], ALL, id="not-strings"),
     ],
