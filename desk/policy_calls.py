@@ -38,9 +38,12 @@ def call_hold_classes(
 
     A shell tool's `command` is a string (shell text) or a list of strings (an argument list,
     Codex's `["bash", "-lc", "..."]`); anything else, or a `workdir` that is not a string, is not
-    a command this can read and is held for every class. A write tool's missing or non-string
-    path is held as outside the workspace.
+    a command this can read and is held for every class, as is a call whose tool is not a string
+    or whose input is not a mapping. A write tool's missing or non-string path is held as
+    outside the workspace.
     """
+    if not isinstance(tool, str) or not isinstance(input, Mapping):
+        return sorted(hold.value for hold in EVERY_CLASS), f"Run: {input!r}"[:200]
     held: set[str] = set()
     action = ""
     if tool in set(hold_tools):

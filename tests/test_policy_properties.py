@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from desk import policy
 from desk.policy import HoldClass, argv_hold_classes, shell_hold_classes
+from desk.policy_calls import call_hold_classes
 from desk.policy_paths import Workspace
 from desk.shell_lex import lex, simple_commands
 
@@ -70,6 +71,28 @@ def test_any_argument_list_is_read_without_a_crash(argv: list[object]) -> None:
     held = argv_hold_classes(argv, WORKSPACE)
     if not all(isinstance(word, str) for word in argv) or not argv:
         assert held == frozenset(HoldClass)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=12,
+)
+
+
+@given(
+    st.one_of(st.sampled_from(["Bash", "shell", "exec", "Write", "Edit", "Read"]), json_values),
+    st.one_of(
+        st.dictionaries(st.sampled_from(["command", "cmd", "workdir"]), json_values), json_values
+    ),
+)
+def test_any_call_is_classified_without_a_crash(tool: object, input: object) -> None:
+    classes, action = call_hold_classes(tool, input, WORKSPACE)  # type: ignore[arg-type]
+    assert set(classes) <= {hold.value for hold in HoldClass}
+    assert isinstance(action, str)
+    command = input.get("command", input.get("cmd")) if isinstance(input, dict) else None
+    if tool in ("Bash", "shell", "exec") and not isinstance(command, str | list):
+        assert set(classes) == {hold.value for hold in HoldClass}
 
 
 def _dq(text: str) -> str:
