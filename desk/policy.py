@@ -111,16 +111,11 @@ _PLAIN = frozenset(
     base64 xxd od hexdump strings tac rev less more exit return shift wait jobs read unset
     hash complete local declare typeset readonly export""".split()
 )
-_KNOWN = (
-    frozenset(
-        """git gh curl wget rm rmdir unlink shred cp mv ln install touch mkdir truncate tee dd sed
-    perl ruby sort rsync scp tar unzip zip chmod chown chgrp find eval su codedesk temporal tctl
-    crontab python python3 systemctl hub glab tea""".split()
-    )
-    | WRAPPERS.keys()
-    | _SHELLS
-    | SCRIPT_RUNNERS
-)
+_HANDLED = """git gh curl wget rm rmdir unlink shred cp mv ln install touch mkdir truncate tee dd
+    sed perl ruby sort rsync scp tar unzip zip chmod chown chgrp find eval su codedesk temporal
+    tctl crontab python python3 systemctl hub glab tea"""
+_KNOWN = frozenset(_HANDLED.split()) | WRAPPERS.keys() | _SHELLS | SCRIPT_RUNNERS
+"""Programs an unknown program may be wrapping: its arguments from one of these on are read."""
 
 
 class _TooDeepError(Exception):
@@ -147,13 +142,15 @@ class _Scan:
     def text(self, text: str, cwd: str | None, depth: int) -> None:
         if depth > _GIVE_UP_DEPTH:
             raise _TooDeepError
+        errexit = self.errexit  # `bash -c 'set -e'` does not set it for the caller
         self.tokens(_lex(text) if depth <= _MAX_DEPTH else _flat_tokens(text), cwd, depth)
+        self.errexit = errexit
 
     def tokens(self, toks: list[Token], cwd: str | None, depth: int) -> None:
         """Read each command in the directories it may run in; `cd` that may fail keeps both."""
         here: frozenset[str | None] = frozenset([cwd])
         fallback: frozenset[str | None] = frozenset()
-        saved: list[tuple[frozenset[str | None], frozenset[str | None]]] = []
+        saved: list[tuple[frozenset[str | None], frozenset[str | None], bool]] = []
         piped: str | None = None
         end = ";"
         for cmd in simple_commands(toks):
@@ -167,11 +164,11 @@ class _Scan:
                 here, fallback = after, fallback | failed
             elif end == "||":
                 here, fallback = failed, fallback | after
-            elif end == "(":
-                saved.append((here, fallback))
+            elif end == "(":  # a subshell: its `cd` and `set -e` stay in it
+                saved.append((here, fallback, self.errexit))
                 fallback = frozenset()
             elif end == ")" and saved:
-                here, fallback = saved.pop()
+                here, fallback, self.errexit = saved.pop()
             elif end not in ("|", "|&", "&"):
                 here, fallback = after | failed | fallback, frozenset()
             if not here:
@@ -255,8 +252,9 @@ class _Scan:
         if name == "popd":
             return None
         if name == "set":
-            self.errexit |= any(re.fullmatch(r"-[a-zA-Z]*e[a-zA-Z]*", a) for a in args) or (
-                "errexit" in args
+            options = args[: args.index("--")] if "--" in args else args
+            self.errexit |= "errexit" in options or any(
+                re.fullmatch(r"-[a-zA-Z]*e[a-zA-Z]*", a) for a in options
             )
         elif name == "alias":
             self.aliases |= {m[1]: a[m.end() :] for a in args if (m := _ALIAS.match(a))}
@@ -265,14 +263,8 @@ class _Scan:
                 {m.group(1): a[m.end() :] for a in args if (m := _ASSIGN.match(a))}
             )
         elif name in ("git", "hub") or name.startswith("git-"):
-            self.apply(
-                git(
-                    args if name in ("git", "hub") else [name[4:], *args], {**self.exported, **env}
-                ),
-                cwd,
-                depth,
-                stdin,
-            )
+            git_args = args if name in ("git", "hub") else [name[4:], *args]  # `git-push ARGS`
+            self.apply(git(git_args, {**self.exported, **env}), cwd, depth, stdin)
         elif name in _SHELLS:
             self.shell(name, args, cwd, depth, stdin)
         elif name == "eval":
@@ -284,7 +276,7 @@ class _Scan:
                 self.text(script, cwd, depth + 1)
         elif name in ("python", "python3") or re.fullmatch(r"python3\.\d+", name):
             if (cli := python_module(args)) is not None:
-                self.command(list(cli[0:1]) + cli[1], cwd, depth + 1, stdin)
+                self.command([cli[0], *cli[1]], cwd, depth + 1, stdin)
         elif name in ("apply_patch", "applypatch"):  # Codex's patch tool, run as a command
             self.apply(patched_files(args[0] if args else stdin), cwd, depth, stdin)
         elif name in SCRIPT_RUNNERS:
