@@ -99,21 +99,8 @@ def unwrap(name: str, args: list[str], item: str = "`$xargs`") -> Findings:
     rest = rest[before:]
     if name == "coproc" and rest[1:2] == ["{"]:
         rest = rest[2:]
-    if (
-        name == "xargs"
-        and rest
-        and (
-            rest[0] in ("{}", *option_values(opts, "-I"))
-            or (os.path.basename(rest[0]) in (*WRAPPERS, *_SHELL_NAMES))
-        )
-    ):
-        item = "`$xargs`"  # a listed path run as a program or a script: anything may run
     if name == "xargs" and rest:
-        repl = next(iter(option_values(opts, "-I")), "{}" if names & {"-i", "--replace"} else None)
-        if repl:  # put into a word, it may be part of a script: it is never resolved there
-            rest = [item if w == repl else w.replace(repl, "`$xargs`") for w in rest]
-        else:
-            rest = [*rest, item]
+        rest = _xargs_command(opts, rest, item)
     if rest:
         found.commands.append(rest)
     # An option this table does not know may take a value: read each later word as a command.
@@ -121,6 +108,18 @@ def unwrap(name: str, args: list[str], item: str = "`$xargs`") -> Findings:
         if args[k - 1].startswith("-") and args[k:] != rest:
             found.guesses.append(args[k:])
     return found
+
+
+def _xargs_command(opts: list[tuple[str, str | None]], rest: list[str], item: str) -> list[str]:
+    """The command `xargs` runs, with `item` for each word it reads (`-I`, `-i` or at the end)."""
+    names = {o for o, _ in opts}
+    repl = next(iter(option_values(opts, "-I")), "{}" if names & {"-i", "--replace"} else None)
+    if rest[0] == repl or os.path.basename(rest[0]) in (*WRAPPERS, *_SHELL_NAMES):
+        item = "`$xargs`"  # a listed path run as a program or a script: anything may run
+    if repl is None:
+        return [*rest, item]
+    # Put inside a longer word, it may be part of a script: never resolved there.
+    return [item if w == repl else w.replace(repl, "`$xargs`") for w in rest]
 
 
 def _leading_options(
