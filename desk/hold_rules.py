@@ -1,39 +1,31 @@
-"""Which of an agent's tool calls must wait for a person: pure rules, standard library only.
+"""A tool call as the hook and the hold channel read it: the call rule, a digest, a preview.
 
-The agent's hook (surfaces/hook.py) runs these before each tool call, isolated from the
-worktree, so this module imports nothing but the standard library and the shell rule. The
-worker runs the same rules again on the call's full input before it asks the job.
+The agent's hook (surfaces/hook.py) runs `classify` before each tool call, isolated from the
+worktree, so this module imports nothing but the standard library and the rule modules. The
+worker runs the same `classify` again on the call's full input before it asks the job.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Iterable, Mapping
 
-from desk.policy import HoldClass, shell_hold_classes
-from desk.policy_paths import Workspace, realpath
+from desk.policy_calls import (
+    ALWAYS,
+    DEFAULT_HOLD_CLASSES,
+    SHELL_TOOLS,
+    WRITE_TOOLS,
+    call_hold_classes,
+)
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never imports typing
 if TYPE_CHECKING:
     from typing import Any
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "Shell", "run_shell_command", "exec"})
-"""Tools whose input carries a shell `command` (Claude Code's Bash and its kin)."""
-
-WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file"})
-"""Tools whose input names one file they write."""
-
 COMMAND_KEYS = ("command", "cmd", "commands", "argv", "args", "script", "shell")
 """Input keys that mark a tool as one that runs commands, whatever its name."""
 
-ALWAYS = "tool"
-"""The hold class of a tool the settings say always needs a person."""
-
-UNREADABLE = "unreadable"
-"""The hold class of a call whose shape the rules do not understand: always held."""
-
-DEFAULT_HOLD_CLASSES = tuple(hold.value for hold in HoldClass)
+KNOWN_TOOLS = SHELL_TOOLS | WRITE_TOOLS
 
 
 class Verdict:
@@ -53,50 +45,26 @@ def classify(
     hold_classes: Iterable[str] = (),
     hold_tools: Iterable[str] = (),
 ) -> Verdict:
-    """The hold classes of one call that the configured rules hold. Never raises.
+    """The hold classes of one call that the configured rules hold (`desk.policy_calls`).
 
-    A call the rules cannot read (an input that is not an object, a shell `command` that is
-    neither text nor a list of words, an unknown tool that runs commands) is held as
-    `unreadable`, whatever the settings say: a guard that cannot decide refuses.
+    Never raises. What the rule cannot read is held for every class it may be held for: a
+    rule that fails, and an unknown tool with a `command`-like field (a tool that runs
+    commands the rule does not know how to read).
     """
+    wanted = set(hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS}
+    every = tuple(sorted(set(DEFAULT_HOLD_CLASSES) & wanted))
     try:
-        held, action = _classes(tool, input, workspace)
+        classes, action = call_hold_classes(tool, input, workspace, hold_classes, hold_tools)
     except Exception as error:  # A rule bug must not let a call through unread.
-        held, action = {UNREADABLE}, f"{tool}: the rules failed ({type(error).__name__})"
-    if tool in set(hold_tools):
-        held.add(ALWAYS)
-    wanted = set(hold_classes) or set(DEFAULT_HOLD_CLASSES)
-    wanted |= {ALWAYS, UNREADABLE}
-    return Verdict(classes=tuple(sorted(held & wanted)), action=action)
-
-
-def _classes(tool: str, input: Any, workspace: str) -> tuple[set[str], str]:
-    if not isinstance(input, Mapping):
-        return {UNREADABLE}, f"{tool} with an input that is not an object"
-    if tool in SHELL_TOOLS:
-        return _shell(tool, input, workspace)
-    if tool in WRITE_TOOLS:
-        path = next((input[k] for k in ("file_path", "path", "notebook_path") if k in input), None)
-        if not isinstance(path, str) or not path:
-            return {UNREADABLE}, f"{tool} with no file path"
-        workspace_root = Workspace(realpath(workspace))
-        if workspace_root.writes_outside(path, workspace):
-            return {HoldClass.OUTSIDE_WORKSPACE.value}, f"Write {path}"
-        return set(), f"Write {path}"
-    if any(key in input for key in COMMAND_KEYS):
-        return {UNREADABLE}, f"{tool}: an unknown tool that runs commands"
-    return set(), ""
-
-
-def _shell(tool: str, input: Mapping[str, Any], workspace: str) -> tuple[set[str], str]:
-    command = input.get("command", input.get("cmd"))
-    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
-        # An argv list (Codex's form): the rule reads it as the shell would quote it.
-        command = shlex.join(command)
-    if not isinstance(command, str):
-        return {UNREADABLE}, f"{tool} with a command that is not text"
-    held = {hold.value for hold in shell_hold_classes(command, workspace)}
-    return held, f"Run: {command}"
+        return Verdict(every, f"{tool}: the rule failed ({type(error).__name__})")
+    if (
+        not classes
+        and tool not in KNOWN_TOOLS
+        and isinstance(input, Mapping)
+        and any(key in input for key in COMMAND_KEYS)
+    ):
+        return Verdict(every, f"{tool}: a tool that runs commands the rule cannot read")
+    return Verdict(tuple(classes), action)
 
 
 def canonical_json(value: Any) -> str:

@@ -1,12 +1,29 @@
-"""The hold rules as the worker's `classify_call` activity reads them (desk/hold_rules.py).
+"""Which of an agent's tool calls must wait for a person: the hold rules, for the worker.
 
-The shell rule resolves symlinks, so the job runs this in an activity, never in workflow code.
+The rule itself is `desk.policy_calls`, read through `desk.hold_rules` (the standard library
+only, so the agent's hook runs the same code); this wraps it in the pydantic models the job's
+`classify_call` activity takes and returns. It resolves symlinks, so the job runs it in an
+activity, never in workflow code.
 """
 
 from __future__ import annotations
 
 from desk.approvals import Classification, ClassifyInput
 from desk.hold_rules import classify
+from desk.policy_calls import (
+    ALWAYS,
+    DEFAULT_HOLD_CLASSES,
+    SHELL_TOOLS,
+    WRITE_TOOLS,
+)
+
+__all__ = [
+    "ALWAYS",
+    "DEFAULT_HOLD_CLASSES",
+    "SHELL_TOOLS",
+    "WRITE_TOOLS",
+    "classify_call",
+]
 
 
 def classify_call(request: ClassifyInput) -> Classification:

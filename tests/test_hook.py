@@ -22,7 +22,7 @@ import pytest
 from activities.hold_channel import ChannelRules, write_hook_config
 from activities.hook_settings import hook_command, write_claude_hook_settings
 from desk.hold_protocol import SOCKET_NAME, Reachable
-from desk.hold_rules import UNREADABLE, classify, preview
+from desk.hold_rules import classify, preview
 from tests.cli_helpers import CODEDESK, cli_env, shown
 
 HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
@@ -129,9 +129,11 @@ def test_a_codex_argv_list_is_read_as_the_command_it_is(job: dict[str, str]) -> 
     assert hook(job, {"tool": "shell", "input": {"command": ["git", "status"]}}).returncode == 0
     verdict = classify("shell", {"command": ["bash", "-lc", "git push"]}, "/tmp")
     assert verdict.classes == ("push",)
-    assert classify("Bash", {"command": 5}, "/tmp").classes == (UNREADABLE,)
+    every = ("destructive", "outside_workspace", "privileged", "push")
+    assert classify("Bash", {"command": 5}, "/tmp").classes == every
+    assert classify("RunTerminal", {"cmd": "ls"}, "/tmp").classes == every
     # The settings may narrow the classes held, never the unreadable.
-    assert classify("Bash", {}, "/tmp", hold_classes=["push"]).classes == (UNREADABLE,)
+    assert classify("Bash", {}, "/tmp", hold_classes=["push"]).classes == ("push",)
 
 
 @pytest.mark.parametrize(
