@@ -38,7 +38,7 @@ from desk.hold_protocol import (
     HookConfig,
     Reachable,
 )
-from desk.hold_rules import call_digest, canonical_json, classify, preview
+from desk.hold_rules import call_digest, canonical_json, classify, preview, with_cwd
 from desk.names import job_workflow_id
 from workflows.holds import HoldsCalls
 
@@ -153,7 +153,8 @@ class HoldChannel:
         ):
             parameters = None
         rules = self.rules
-        verdict = classify(tool, call, rules.worktree, rules.hold_classes, rules.hold_tools)
+        read = with_cwd(tool, call, message.get("cwd"))
+        verdict = classify(tool, read, rules.worktree, rules.hold_classes, rules.hold_tools)
         summary = CallSummary(
             digest=call_digest(tool, call),
             input_bytes=len(canonical_json(call).encode("utf-8", "surrogatepass")),

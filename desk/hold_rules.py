@@ -67,6 +67,21 @@ def classify(
     return Verdict(tuple(classes), action)
 
 
+def with_cwd(tool: str, input: Any, cwd: Any) -> Any:
+    """The call as the rule reads it where the agent CLI runs it in `cwd` (Claude Code's Bash
+    keeps a `cd` from one call to the next and names the directory in its hook input)."""
+    if (
+        isinstance(cwd, str)
+        and cwd
+        and tool in SHELL_TOOLS
+        and isinstance(input, Mapping)
+        and "workdir" not in input
+        and "cwd" not in input
+    ):
+        return {**input, "workdir": cwd}
+    return input
+
+
 def canonical_json(value: Any) -> str:
     """Sorted keys, no insignificant white space: equal inputs give equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

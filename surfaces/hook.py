@@ -77,13 +77,15 @@ def _decide(form: str, stdin: BinaryIO) -> int:
         )
     call = document["input"] if "input" in document else document.get("tool_input", {})
 
-    from desk.hold_rules import classify
+    from desk.hold_rules import classify, with_cwd
 
-    verdict = classify(tool, call, config.worktree, config.hold_classes, config.hold_tools)
+    cwd = document.get("cwd")
+    read = with_cwd(tool, call, cwd)
+    verdict = classify(tool, read, config.worktree, config.hold_classes, config.hold_tools)
     if not verdict.classes:
         _tally(socket_path, job, tool, TALLY)
         return ALLOWED
-    message = {"kind": HOLD, "job": job, "tool": tool, "input": call}
+    message = {"kind": HOLD, "job": job, "tool": tool, "input": call, "cwd": cwd}
     if isinstance(document.get("parameters"), dict):
         message["parameters"] = document["parameters"]
     line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"

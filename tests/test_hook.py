@@ -125,6 +125,16 @@ def test_shapes_the_rule_cannot_read_are_held(job: dict[str, str], call: dict[st
     assert done.returncode == 2, said(done)  # held: it needed the (absent) channel
 
 
+def test_claude_codes_cwd_is_where_the_command_runs(job: dict[str, str], tmp_path: Path) -> None:
+    worktree = tmp_path / "worktree"
+    (worktree / "src").mkdir()
+    claude = {"tool_name": "Bash", "tool_input": {"command": "rm -rf build"}}
+    assert hook(job, {**claude, "cwd": str(worktree / "src")}).returncode == 0
+    # After a `cd` out of the worktree, the same command deletes someone else's files.
+    elsewhere = hook(job, {**claude, "cwd": str(tmp_path)})
+    assert elsewhere.returncode == 2, said(elsewhere)
+
+
 def test_a_codex_argv_list_is_read_as_the_command_it_is(job: dict[str, str]) -> None:
     assert hook(job, {"tool": "shell", "input": {"command": ["git", "status"]}}).returncode == 0
     verdict = classify("shell", {"command": ["bash", "-lc", "git push"]}, "/tmp")
