@@ -29,6 +29,7 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.cpu import tree_cpu_seconds
+from activities.early_approval import approved_early
 from desk.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.hold_protocol import (
     ANSWER_SLACK_SECONDS,
@@ -75,6 +76,7 @@ class HoldChannel:
         self.waiting = 0
         self.agent: int | None = None
         self.busy_seconds = 0.0
+        self.answering: set[asyncio.Task[HoldAnswer]] = set()
 
     def watch(self, pid: int) -> None:
         """Watch the CPU time of this process and its descendants (the agent) while holds wait."""
@@ -164,6 +166,24 @@ class HoldChannel:
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 
     async def _ask_job(self, request: HoldRequest) -> HoldAnswer:
+        """The job's answer, or an approval of the call as soon as it is given."""
+        asking = asyncio.create_task(self._update(request))
+        assert request.summary is not None
+        early = asyncio.create_task(
+            approved_early(self.client, self.number, request.summary.digest)
+        )
+        done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
+        if early in done and early.result() is not None:
+            # The job's own answer still comes, and records the call; keep it alive till then.
+            self.answering.add(asking)
+            asking.add_done_callback(self.answering.discard)
+            approved = early.result()
+            assert approved is not None
+            return approved
+        early.cancel()
+        return await asking
+
+    async def _update(self, request: HoldRequest) -> HoldAnswer:
         """Ask the job by Update; every failure is a refusal the hook passes on."""
         number = self.number
         handle = self.client.get_workflow_handle(job_workflow_id(number))
