@@ -1,0 +1,169 @@
+"""The agent's sandbox: bubblewrap or none, chosen once per worker, and the argv that runs it.
+
+With bubblewrap the agent sees the host's root file system read-only, its worktree (and the
+few git paths its branch needs) writable, a private `/tmp`, home and `/run`, its own `/proc`
+and a minimal `/dev`, and none of codedesk's home, the shelf or the owner's home except what
+is bound back in. It runs as the last process of its own PID namespace, so the whole tree dies
+when the agent exits or the worker dies. Without bubblewrap the agent runs under
+`activities/reaper.py`, which gives the same end of life but confines nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desk.errors import SandboxError
+from desk.settings import DeskSettings, config_file
+
+BWRAP = "bwrap"
+UNCONFINED = "none"
+REAPER = Path(__file__).with_name("reaper.py")
+PROBE_TIMEOUT = 10.0
+KEPT_RUN_PATHS = ("/run/systemd/resolve",)
+"""Paths under the hidden `/run` the agent still reads: `/etc/resolv.conf` may point there."""
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SandboxChoice:
+    """Which confinement is in force on this worker, and why (logged at worker start)."""
+
+    mode: str
+    why: str
+
+
+@dataclass
+class SandboxLayout:
+    """What one agent may see: paths bound writable or read-only (`source -> inside`)."""
+
+    worktree: Path
+    writable: list[tuple[Path, Path]] = field(default_factory=list)
+    readable: list[Path] = field(default_factory=list)
+    hidden: list[Path] = field(default_factory=list)
+    network: bool = True
+
+
+def choose_sandbox(setting: str) -> SandboxChoice:
+    """The sandbox for `CODEDESK_SANDBOX=setting`; `bwrap` that cannot work is an error."""
+    if setting == UNCONFINED:
+        return SandboxChoice(UNCONFINED, "CODEDESK_SANDBOX=none: the agent runs unconfined")
+    problem = _bwrap_problem()
+    if not problem:
+        return SandboxChoice(BWRAP, f"bubblewrap works on this host ({shutil.which(BWRAP)})")
+    if setting == BWRAP:
+        raise SandboxError(
+            f"CODEDESK_SANDBOX=bwrap, but {problem}. Install bubblewrap (apt-get install "
+            "bubblewrap), allow unprivileged user namespaces, or set CODEDESK_SANDBOX=none "
+            "to run agents unconfined."
+        )
+    return SandboxChoice(UNCONFINED, f"{problem}: the agent runs unconfined")
+
+
+def log_choice(choice: SandboxChoice) -> None:
+    """Say at worker start which sandbox is in force and why."""
+    level = logging.INFO if choice.mode == BWRAP else logging.WARNING
+    log.log(level, "Agent sandbox: %s (%s).", choice.mode, choice.why)
+
+
+@functools.cache
+def _bwrap_problem() -> str:
+    """Empty when `bwrap` runs a command here the way agents run; else what went wrong."""
+    path = shutil.which(BWRAP)
+    if path is None:
+        return "bubblewrap (bwrap) is not installed"
+    argv = [path, *_base_options(network=True), "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap could not be run: {error}"
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        return f"bwrap fails on this host ({detail[-1] if detail else done.returncode})"
+    return ""
+
+
+def _base_options(*, network: bool) -> list[str]:
+    options = [
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--tmpfs", "/tmp",
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        # Root keeps every capability inside by default, and could unmount what hides things.
+        options += ["--cap-drop", "ALL"]
+    if not network:
+        options.append("--unshare-net")
+    return options
+
+
+def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
+    """`bwrap ... -- argv`: parents are mounted before what lies inside them, so the
+    deeper bind wins (a writable worktree admin dir inside a read-only `.git`)."""
+    mounts: list[tuple[int, int, list[str]]] = []
+
+    def add(inside: Path, order: int, options: list[str]) -> None:
+        mounts.append((len(inside.parts), order, options))
+
+    for path in [Path("/run"), *layout.hidden]:
+        add(path, 0, ["--tmpfs", str(path)])
+    for kept in KEPT_RUN_PATHS:
+        add(Path(kept), 1, ["--ro-bind-try", kept, kept])
+    for path in layout.readable:
+        add(path, 1, ["--ro-bind", str(path), str(path)])
+    add(layout.worktree, 2, ["--bind", str(layout.worktree), str(layout.worktree)])
+    for source, inside in layout.writable:
+        add(inside, 2, ["--bind", str(source), str(inside)])
+    config = config_file()
+    if config is not None and config.is_file():
+        add(config.resolve(), 3, ["--ro-bind", "/dev/null", str(config.resolve())])
+    options = _base_options(network=layout.network)
+    for _, _, mount in sorted(mounts, key=lambda item: (item[0], item[1])):
+        options += mount
+    program = shutil.which(BWRAP) or BWRAP
+    return [program, *options, "--chdir", str(layout.worktree), "--", *argv]
+
+
+def reaper_argv(argv: list[str]) -> list[str]:
+    """The agent under the reaper, which takes its whole tree down with it."""
+    return [sys.executable, "-I", str(REAPER), "--", *argv]
+
+
+def hidden_paths(settings: DeskSettings) -> list[Path]:
+    """What the agent must not read: the owner's home, codedesk's home and the shelf."""
+    paths = {Path.home().resolve(), settings.home.resolve(), settings.shelf_dir.resolve()}
+    return sorted(paths)
+
+
+def tool_paths(hidden: list[Path], search_path: str) -> list[Path]:
+    """Read-only binds for the interpreter and the `PATH` programs that live in a hidden
+    directory (a pyenv Python or `~/.local/bin` under the owner's home).
+
+    For a `bin` directory its parent is bound, so the program finds its own libraries.
+    """
+    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    for entry in search_path.split(os.pathsep):
+        if entry and Path(entry).is_absolute():
+            wanted.add(Path(entry).parent if Path(entry).name == "bin" else Path(entry))
+    found = set()
+    for path in wanted:
+        real = path.resolve()
+        if real.is_dir() and any(real.is_relative_to(h) and real != h for h in hidden):
+            found.add(real)
+    return sorted(found)
+
+
+def read_paths(settings: DeskSettings) -> list[Path]:
+    """The owner's `sandbox_read_paths` that exist, expanded."""
+    paths = (Path(item).expanduser() for item in settings.sandbox_read_paths)
+    return [path for path in paths if path.exists()]
