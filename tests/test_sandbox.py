@@ -1,0 +1,168 @@
+"""The agent in its bubblewrap sandbox, tried by a hostile agent and checked from the outside."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from activities.sandbox import BWRAP, choose_sandbox
+from desk.approvals import ApprovalRequest, approval_id
+from desk.models import JobOutcome
+from desk.settings import DeskSettings
+from surfaces.approvals_client import ApprovalsClient
+from surfaces.desk_client import DeskClient
+from tests.conftest import agent, git, make_origin
+from workers.desk_entity import configure_desk
+from workers.worker import build_worker
+from workflows.approval import Approval
+
+REPO = "acme/api"
+SECRET = "owner-secret-7f3a9c"
+HOSTILE_AGENT = Path(__file__).parent / "hostile_agent.py"
+
+pytestmark = pytest.mark.skipif(
+    choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
+)
+
+
+@dataclass
+class Sandboxed:
+    desk: DeskClient
+    settings: DeskSettings
+    clone: Path
+    origin: Path
+    outside: Path
+    secrets: list[Path]
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder outside /tmp (the sandbox hides /tmp anyway, so that would prove nothing)."""
+    base = Path(tempfile.mkdtemp(prefix="codedesk-sandbox-", dir="/var/tmp"))
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+async def sandboxed_desk(
+    client: Client,
+    settings: DeskSettings,
+    outside: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    network: bool,
+) -> AsyncIterator[Sandboxed]:
+    owner = outside / "owner"
+    (owner / ".ssh").mkdir(parents=True)
+    (owner / ".ssh" / "id_ed25519").write_text(f"{SECRET} ssh key\n")
+    monkeypatch.setenv("HOME", str(owner))
+    home = outside / "codedesk"
+    home.mkdir()
+    (home / "codedesk.toml").write_text(f'discord_token = "{SECRET}"\n')
+    local = settings.model_copy(
+        update={
+            "home": home,
+            "shelf": home / "shelf",
+            "sandbox": BWRAP,
+            "sandbox_network": network,
+        }
+    )
+    origin = make_origin(outside / "origins" / "acme" / "api.git")
+    async with build_worker(client, local):
+        await configure_desk(client, local)
+        desk = DeskClient(client, local)
+        info = await desk.add_repo(REPO, str(origin))
+        secrets = [owner / ".ssh" / "id_ed25519", home / "codedesk.toml"]
+        yield Sandboxed(desk, local, Path(info.path), origin, outside, secrets)
+
+
+@pytest.fixture
+async def offline(
+    client: Client, settings: DeskSettings, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Sandboxed]:
+    async for sandboxed in sandboxed_desk(client, settings, outside, monkeypatch, False):
+        yield sandboxed
+
+
+@pytest.fixture
+async def online(
+    client: Client, settings: DeskSettings, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Sandboxed]:
+    async for sandboxed in sandboxed_desk(client, settings, outside, monkeypatch, True):
+        yield sandboxed
+
+
+async def test_an_ordinary_job_integrates_in_the_sandbox(online: Sandboxed) -> None:
+    number = await online.desk.start_job(
+        REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes", "env-all")
+    )
+    report = await online.desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.confinement == BWRAP
+    assert [commit.subject for commit in report.commits] == ["add notes"]
+    assert (online.clone / "notes.txt").read_text() == "hello"
+    assert git(online.clone, "log", "--format=%s", "main").splitlines() == ["add notes", "initial"]
+    shown = json.loads(report.output.split("scripted agent: env ", 1)[1].splitlines()[0])
+    assert shown["PWD"] == report.worktree
+    assert "CODEDESK_HOLD_SOCKET" in shown["names"]
+    # The agent's objects are in the clone, and no per-job git state is left behind.
+    assert not (online.settings.jobs_dir / str(number) / "git" / "objects").exists()
+
+
+async def test_a_hostile_agent_changes_nothing_it_must_not(offline: Sandboxed) -> None:
+    box = offline
+    approvals = ApprovalsClient(box.desk.client)
+    ask = ApprovalRequest(
+        tool="Bash",
+        input={"command": "git push origin main"},
+        action="Run: git push origin main",
+        scope=f"victim-{uuid.uuid4().hex[:8]}",
+        owners=box.settings.owner_ids,
+        origin="cli",
+        classes=["push"],
+    )
+    ident = approval_id(ask.scope, ask.tool, ask.input)
+    await box.desk.client.start_workflow(
+        Approval.run, ask, id=ident, task_queue=box.settings.task_queue
+    )
+    config_before = (box.clone / ".git" / "config").read_bytes()
+    origin_main = git(box.origin, "rev-parse", "main")
+    plan = {
+        "outside": str(box.outside / "written-from-inside"),
+        "secrets": [str(path) for path in box.secrets],
+        "clone": str(box.clone),
+        "origin": str(box.origin),
+        "approval": ident,
+        "address": box.settings.temporal_address,
+        "namespace": box.settings.namespace,
+        "owner": box.settings.owner,
+    }
+    command = f"{sys.executable} {HOSTILE_AGENT} '{json.dumps(plan)}'"
+
+    number = await box.desk.start_job(REPO, "be hostile", agent_command=command)
+    report = await box.desk.wait(number)
+
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.confinement == BWRAP
+    assert "hostile agent: done" in report.output, report.output
+    assert not (box.outside / "written-from-inside").exists()
+    log = Path(report.log_path).read_text()
+    clone_files = sorted(path.name for path in box.clone.iterdir())
+    assert clone_files == [".git", "README.md", "ordinary.txt"], clone_files
+    for text in (report.output, log, (box.clone / "README.md").read_text()):
+        assert SECRET not in text
+    assert (box.clone / ".git" / "config").read_bytes() == config_before
+    assert git(box.clone, "log", "--format=%s", "main").splitlines() == ["ordinary", "initial"]
+    assert git(box.clone, "branch", "--list", "hostile") == ""
+    assert git(box.origin, "rev-parse", "main") == origin_main
+    assert ident in [state.approval_id for state in await approvals.open_approvals()]
+    for attack in ("codedesk approve", "direct Temporal call", "git push origin", "git push clone"):
+        assert f"attack {attack}: failed" in report.output, report.output
+    await approvals.withdraw(ident, "test over", by="test")
