@@ -361,7 +361,9 @@ def settings_table() -> list[tuple[str, str, str, str]]:
             default = default.get_secret_value()
         if isinstance(default, list):
             default = ",".join(default)
-        if isinstance(default, timedelta):
+        if isinstance(default, bool):
+            shown = str(default).lower()
+        elif isinstance(default, timedelta):
             shown = format_duration(default)
         elif default is None:
             shown = "<home>/shelf" if name == "shelf" else "(empty)"

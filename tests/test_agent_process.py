@@ -142,11 +142,14 @@ async def test_the_agent_writes_where_pwd_says_not_where_the_worker_started(
         namespace=settings.namespace,
         data_converter=pydantic_data_converter,
     )
-    desk = DeskClient(client, settings)
-    report = await desk.wait(started_number(started))
+    number = started_number(started)
+    report = await DeskClient(client, settings).wait(number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (settings.shelf_dir / "acme" / "api" / "from-pwd.txt").read_text() == "here"
     assert not (tmp_path / "from-pwd.txt").exists()
+    # This worker runs agents without a sandbox, and `show` says so.
+    show = await run_cli(env, "show", str(number), cwd=tmp_path)
+    assert "sandbox: none (the agent ran unconfined)" in show.stdout, shown(show)
 
 
 async def test_the_agent_gets_none_of_the_owners_authority(
