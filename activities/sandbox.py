@@ -67,10 +67,14 @@ def choose_sandbox(setting: str) -> SandboxChoice:
     return SandboxChoice(UNCONFINED, f"{problem}: the agent runs unconfined")
 
 
+def describe(choice: SandboxChoice) -> str:
+    """The line a starting worker prints: which sandbox is in force and why."""
+    return f"Agent sandbox: {choice.mode} ({choice.why})."
+
+
 def log_choice(choice: SandboxChoice) -> None:
-    """Say at worker start which sandbox is in force and why."""
-    level = logging.INFO if choice.mode == BWRAP else logging.WARNING
-    log.log(level, "Agent sandbox: %s (%s).", choice.mode, choice.why)
+    """Log which sandbox is in force and why (a warning when agents run unconfined)."""
+    log.log(logging.INFO if choice.mode == BWRAP else logging.WARNING, describe(choice))
 
 
 @functools.cache

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number, until
+from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number, until
 from tests.conftest import agent, git
 from tests.processes import StartWorker
 from workers.desk_entity import configure_desk
@@ -117,6 +118,7 @@ async def test_a_sigkilled_worker_takes_the_whole_agent_tree_with_it(
     assert len(alive) >= 5, alive
 
     os.kill(worker.pid, signal.SIGKILL)
+    assert f"Agent sandbox: {mode} (" in (tmp_path / "worker-1.log").read_text()
 
     try:
         await until(lambda: not agents_in(worktree), 10, f"the agent's processes {alive} to die")
@@ -166,3 +168,15 @@ async def test_the_agent_gets_none_of_the_owners_authority(
     assert {"ANTHROPIC_API_KEY", "CODEDESK_JOB", "CODEDESK_HOLD_SOCKET", "PATH"} <= names
     assert shown_env["PWD"] == report.worktree
     assert Path(shown_env["HOME"]) != Path.home() or mode == BWRAP
+
+
+async def test_a_worker_told_to_use_bwrap_refuses_to_start_without_it(
+    settings: DeskSettings, tmp_path: Path
+) -> None:
+    # git and no bwrap on this PATH: the worker must not fall back to running agents unconfined.
+    only_git = tmp_path / "bin"
+    only_git.mkdir()
+    (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
+    env = settings_env(settings, CODEDESK_SANDBOX=BWRAP, PATH=str(only_git))
+    started = await run_cli(env, "worker", cwd=tmp_path, timeout=60)
+    assert_refused(started, "CODEDESK_SANDBOX=bwrap", "bubblewrap (bwrap) is not installed")
