@@ -11,6 +11,7 @@ Steps:
     commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
     sleep:SECONDS              sleep (a float)
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    if-first:STEP              run STEP only when CODEDESK_INTERRUPTED is not "1"
     grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
     escape:SECONDS             start a child in a session of its own that starts a grandchild;
                                both sleep (they left the agent's process group on purpose)
@@ -186,6 +187,11 @@ def run_step(step: str) -> bool:
     name, _, arg = step.partition(":")
     if name == "hold":
         return hold(arg)
+    if name == "if-first":
+        if interrupted():
+            say(f"scripted agent: {arg!r} skipped (interrupted before)")
+            return True
+        return run_step(arg)
     if name == "write":
         write_text(arg, step, "w")
     elif name == "append":
