@@ -32,7 +32,7 @@ from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
 from activities.worktrees import WORKTREE_RECEIPT
 from desk.agents import HOOK_SETTINGS, claude_hook_settings
-from desk.errors import AgentCommandError
+from desk.errors import AgentCommandError, SandboxError
 from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
 from desk.scrub import scrub
 from desk.settings import DeskSettings
@@ -150,6 +150,11 @@ class AgentActivities:
 
     def _agent_git(self, request: RunAgentInput) -> AgentGit:
         receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
+        if not receipt.is_file():
+            raise SandboxError(
+                f"Job {request.number} has no worktree receipt ({receipt}), so its branch "
+                "cannot be given to the sandboxed agent; start the job again."
+            )
         layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
         prepare(layout)
         return layout

@@ -25,6 +25,8 @@ from desk.settings import DeskSettings, config_file
 BWRAP = "bwrap"
 UNCONFINED = "none"
 REAPER = Path(__file__).with_name("reaper.py")
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+"""Where codedesk's packages are (a checkout or site-packages): the hook runs from there."""
 PROBE_TIMEOUT = 10.0
 KEPT_RUN_PATHS = ("/run/systemd/resolve",)
 """Paths under the hidden `/run` the agent still reads: `/etc/resolv.conf` may point there."""
@@ -150,12 +152,13 @@ def hidden_paths(settings: DeskSettings) -> list[Path]:
 
 
 def tool_paths(hidden: list[Path], search_path: str) -> list[Path]:
-    """Read-only binds for the interpreter and the `PATH` programs that live in a hidden
-    directory (a pyenv Python or `~/.local/bin` under the owner's home).
+    """Read-only binds for the interpreter, codedesk's own code (the hook imports it) and the
+    `PATH` programs that live in a hidden directory (a pyenv Python or `~/.local/bin` under
+    the owner's home).
 
     For a `bin` directory its parent is bound, so the program finds its own libraries.
     """
-    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), SOURCE_ROOT}
     for entry in search_path.split(os.pathsep):
         if entry and Path(entry).is_absolute():
             wanted.add(Path(entry).parent if Path(entry).name == "bin" else Path(entry))
