@@ -110,7 +110,8 @@ def plan_launch(
         return Launch(reaper_argv(argv), env, mode)
     env["HOME"] = str(Path.home())
     hidden = hidden_paths(settings)
-    readable = [gitconfig, *tool_paths(hidden, env.get("PATH", "")), *read_paths(settings)]
+    tools = tool_paths(hidden, argv[0], env.get("PATH", ""))
+    readable = [gitconfig, *tools, *read_paths(settings)]
     # The socket's folder, not the socket: the hold channel may bind it after this.
     readable.append(paths.hold_socket.parent)
     if paths.hook_settings is not None:

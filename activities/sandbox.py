@@ -151,23 +151,33 @@ def hidden_paths(settings: DeskSettings) -> list[Path]:
     return sorted(paths)
 
 
-def tool_paths(hidden: list[Path], search_path: str) -> list[Path]:
-    """Read-only binds for the interpreter, codedesk's own code (the hook imports it) and the
-    `PATH` programs that live in a hidden directory (a pyenv Python or `~/.local/bin` under
-    the owner's home).
+def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]:
+    """Read-only binds for what must run inside although it lives in a hidden directory:
+    the Python and codedesk's own code (the hook runs on them), and the agent's program.
 
-    For a `bin` directory its parent is bound, so the program finds its own libraries.
+    The program is bound where `PATH` finds it and where its link leads, as its install
+    root (for `.../x/bin/tool`, `.../x`, unless `x` sits right in a hidden directory, like
+    `~/.local`). Other programs under a hidden directory stay hidden: add them to
+    `sandbox_read_paths`.
     """
     wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), SOURCE_ROOT}
-    for entry in search_path.split(os.pathsep):
-        if entry and Path(entry).is_absolute():
-            wanted.add(Path(entry).parent if Path(entry).name == "bin" else Path(entry))
-    found = set()
+    found = shutil.which(program, path=search_path) if "/" not in program else program
+    if found:
+        where = Path(found).absolute()
+        wanted |= {_install_root(where, hidden), _install_root(where.resolve(), hidden)}
+    paths = set()
     for path in wanted:
         real = path.resolve()
-        if real.is_dir() and any(real.is_relative_to(h) and real != h for h in hidden):
-            found.add(real)
-    return sorted(found)
+        if real.exists() and any(real.is_relative_to(h) and real != h for h in hidden):
+            paths.add(real)
+    return sorted(paths)
+
+
+def _install_root(path: Path, hidden: list[Path]) -> Path:
+    folder = path.parent
+    if folder.name == "bin" and folder.parent.parent not in hidden:
+        return folder.parent
+    return folder
 
 
 def read_paths(settings: DeskSettings) -> list[Path]:

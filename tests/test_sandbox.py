@@ -198,3 +198,23 @@ async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
     assert report.agent_attempts == 2, report
     subjects = git(settings.shelf_dir / "acme" / "api", "log", "--format=%s").splitlines()
     assert subjects == ["second", "first", "initial"], subjects
+
+
+async def test_an_agent_installed_in_the_hidden_home_still_runs(online: Sandboxed) -> None:
+    # The owner's home is hidden, but the agent's own program (here ~/tools/bin/agent) is
+    # bound back read-only, with its install root; the owner's ~/.ssh stays hidden.
+    owner = Path.home()
+    program = owner / "tools" / "bin" / "agent"
+    program.parent.mkdir(parents=True)
+    program.write_text(
+        "#!/bin/sh\n"
+        f"cat {owner}/.ssh/id_ed25519 >stolen.txt 2>/dev/null || rm -f stolen.txt\n"
+        "echo from-home >home.txt\n"
+        "git add -A && git -c user.name=a -c user.email=a@codedesk.invalid commit -qm home\n"
+    )
+    program.chmod(0o755)
+    number = await online.desk.start_job(REPO, "run from home", agent_command=str(program))
+    report = await online.desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (online.clone / "home.txt").read_text() == "from-home\n"
+    assert not (online.clone / "stolen.txt").exists()
