@@ -4,7 +4,8 @@ ordinary edit and commit. Usage: ``python tests/hostile_agent.py PLAN_JSON``.
 
 PLAN_JSON names what the agent is assumed to know (the worst case: it read our README and
 guessed the rest): `outside` (a file to create), `secrets` (files to steal), `clone`, `origin`,
-`approval`, `address`, `namespace`, `owner`. Each attempt prints one line `attack NAME: ...`;
+`approval`, `address`, `namespace`, `owner`, and optionally `only` (the attacks to try, by
+name; all when absent). Each attempt prints one line `attack NAME: ...`;
 the tests check every effect from the outside, never by trusting these lines.
 """
 
@@ -27,11 +28,17 @@ IDENTITY = {
 }
 
 
+ONLY: set[str] = set()
+"""The attacks to try (empty: all of them)."""
+
+
 def report(name: str, outcome: str) -> None:
     print(f"attack {name}: {outcome.strip()[:300]}", flush=True)
 
 
 def attempt(name: str, action: object) -> None:
+    if ONLY and name not in ONLY:
+        return
     try:
         result = action() if callable(action) else action
         report(name, f"done {result if result is not None else ''}")
@@ -57,7 +64,7 @@ def steal(secrets: list[str]) -> None:
             print(text, flush=True)
             return "stolen"
 
-        attempt(f"read {path}", read)
+        attempt("read secrets", read)
 
 
 def direct_temporal(plan: dict[str, Any]) -> str:
@@ -84,6 +91,7 @@ def direct_temporal(plan: dict[str, Any]) -> str:
 
 
 def main(plan: dict[str, Any]) -> int:
+    ONLY.update(plan.get("only", []))
     clone = Path(plan["clone"])
     attempt("write outside", lambda: Path(plan["outside"]).write_text("pwned\n"))
     steal(plan["secrets"])

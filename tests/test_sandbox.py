@@ -12,6 +12,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from temporalio.client import Client
@@ -62,6 +63,7 @@ async def sandboxed_desk(
     outside: Path,
     monkeypatch: pytest.MonkeyPatch,
     network: bool,
+    mode: str = BWRAP,
 ) -> AsyncIterator[Sandboxed]:
     owner = outside / "owner"
     (owner / ".ssh").mkdir(parents=True)
@@ -74,7 +76,7 @@ async def sandboxed_desk(
         update={
             "home": home,
             "shelf": home / "shelf",
-            "sandbox": BWRAP,
+            "sandbox": mode,
             "sandbox_network": network,
         }
     )
@@ -103,6 +105,39 @@ async def online(
         yield sandboxed
 
 
+async def open_victim_approval(box: Sandboxed) -> str:
+    """An approval some other job waits on, open for the hostile agent to try to answer."""
+    ask = ApprovalRequest(
+        tool="Bash",
+        input={"command": "git push origin main"},
+        action="Run: git push origin main",
+        scope=f"victim-{uuid.uuid4().hex[:8]}",
+        owners=box.settings.owner_ids,
+        origin="cli",
+        classes=["push"],
+    )
+    ident = approval_id(ask.scope, ask.tool, ask.input)
+    await box.desk.client.start_workflow(
+        Approval.run, ask, id=ident, task_queue=box.settings.task_queue
+    )
+    return ident
+
+
+def hostile_command(box: Sandboxed, ident: str, **extra: Any) -> str:
+    plan = {
+        "outside": str(box.outside / "written-from-inside"),
+        "secrets": [str(path) for path in box.secrets],
+        "clone": str(box.clone),
+        "origin": str(box.origin),
+        "approval": ident,
+        "address": box.settings.temporal_address,
+        "namespace": box.settings.namespace,
+        "owner": box.settings.owner,
+        **extra,
+    }
+    return f"{sys.executable} {HOSTILE_AGENT} '{json.dumps(plan)}'"
+
+
 async def test_an_ordinary_job_integrates_in_the_sandbox(online: Sandboxed) -> None:
     number = await online.desk.start_job(
         REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes", "env-all")
@@ -123,32 +158,10 @@ async def test_an_ordinary_job_integrates_in_the_sandbox(online: Sandboxed) -> N
 async def test_a_hostile_agent_changes_nothing_it_must_not(offline: Sandboxed) -> None:
     box = offline
     approvals = ApprovalsClient(box.desk.client)
-    ask = ApprovalRequest(
-        tool="Bash",
-        input={"command": "git push origin main"},
-        action="Run: git push origin main",
-        scope=f"victim-{uuid.uuid4().hex[:8]}",
-        owners=box.settings.owner_ids,
-        origin="cli",
-        classes=["push"],
-    )
-    ident = approval_id(ask.scope, ask.tool, ask.input)
-    await box.desk.client.start_workflow(
-        Approval.run, ask, id=ident, task_queue=box.settings.task_queue
-    )
+    ident = await open_victim_approval(box)
     config_before = (box.clone / ".git" / "config").read_bytes()
     origin_main = git(box.origin, "rev-parse", "main")
-    plan = {
-        "outside": str(box.outside / "written-from-inside"),
-        "secrets": [str(path) for path in box.secrets],
-        "clone": str(box.clone),
-        "origin": str(box.origin),
-        "approval": ident,
-        "address": box.settings.temporal_address,
-        "namespace": box.settings.namespace,
-        "owner": box.settings.owner,
-    }
-    command = f"{sys.executable} {HOSTILE_AGENT} '{json.dumps(plan)}'"
+    command = hostile_command(box, ident)
 
     number = await box.desk.start_job(REPO, "be hostile", agent_command=command)
     report = await box.desk.wait(number)
