@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -231,3 +232,25 @@ async def test_an_agent_installed_in_the_hidden_home_still_runs(online: Sandboxe
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (online.clone / "home.txt").read_text() == "from-home\n"
     assert not (online.clone / "stolen.txt").exists()
+
+
+async def test_a_cancelled_sandboxed_agent_keeps_its_commit_on_the_branch(
+    online: Sandboxed,
+) -> None:
+    command = agent("write:draft.txt=1", "commit:draft", "sleep:600")
+    number = await online.desk.start_job(REPO, "draft, then dawdle", agent_command=command)
+    log = online.settings.jobs_dir / str(number) / "agent.log"
+    for _ in range(600):
+        if log.is_file() and "sleep 600s" in log.read_text():
+            break
+        await asyncio.sleep(0.1)
+    await online.desk.cancel(number)
+    report = await online.desk.wait(number)
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert report.branch_kept, report
+    # The commit was made in the sandbox's own ref and objects; the host took it back.
+    assert git(online.clone, "log", "--format=%s", report.branch).splitlines() == [
+        "draft",
+        "initial",
+    ]
+    assert git(online.clone, "log", "--format=%s", "main").splitlines() == ["initial"]
