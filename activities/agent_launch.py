@@ -108,7 +108,9 @@ def plan_launch(
     if mode != BWRAP:
         env["HOME"] = str(_private_home(paths.folder, settings))
         return Launch(reaper_argv(argv), env, mode)
-    env["HOME"] = str(Path.home())
+    # The real home, hidden behind an empty, writable one; or the private /tmp when there is
+    # no home directory (a service user's), so the agent's CLI can still write its files.
+    env["HOME"] = str(Path.home()) if Path.home().is_dir() else "/tmp"
     hidden = hidden_paths(settings)
     tools = tool_paths(hidden, argv[0], env.get("PATH", ""))
     readable = [gitconfig, *tools, *read_paths(settings)]

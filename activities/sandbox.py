@@ -146,9 +146,10 @@ def reaper_argv(argv: list[str]) -> list[str]:
 
 
 def hidden_paths(settings: DeskSettings) -> list[Path]:
-    """What the agent must not read: the owner's home, codedesk's home and the shelf."""
+    """What the agent must not read: the owner's home, codedesk's home and the shelf (those
+    that exist: a missing one has nothing to hide, and bwrap cannot cover it)."""
     paths = {Path.home().resolve(), settings.home.resolve(), settings.shelf_dir.resolve()}
-    return sorted(paths)
+    return sorted(path for path in paths if path.is_dir())
 
 
 def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]:

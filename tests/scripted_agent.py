@@ -17,6 +17,7 @@ Steps:
                                both sleep (they left the agent's process group on purpose)
     background:SECONDS         start a sleeper in a session of its own that keeps our stdout
     write-pwd:NAME=TEXT        write TEXT to NAME in the directory $PWD names
+    write-home:NAME=TEXT       write TEXT to NAME in the directory $HOME names
     env-all                    print the names of every environment variable, and HOME and PWD
     pidfile:PATH               write our own pid to PATH
     mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
@@ -215,9 +216,10 @@ def run_step(step: str) -> bool:
         escape(arg, step)
     elif name == "background":
         background(arg, step)
-    elif name == "write-pwd":
+    elif name in ("write-pwd", "write-home"):
         path, text = split_assignment(arg, step)
-        write_text(f"{os.environ.get('PWD', '.')}/{path}={text}", step, "w")
+        folder = os.environ.get("PWD" if name == "write-pwd" else "HOME", ".")
+        write_text(f"{folder}/{path}={text}", step, "w")
     elif name == "env-all" and not arg:
         shown = {"names": sorted(os.environ), "HOME": os.environ.get("HOME", "")}
         shown["PWD"] = os.environ.get("PWD", "")

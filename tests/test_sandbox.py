@@ -254,3 +254,17 @@ async def test_a_cancelled_sandboxed_agent_keeps_its_commit_on_the_branch(
         "initial",
     ]
     assert git(online.clone, "log", "--format=%s", "main").splitlines() == ["initial"]
+
+
+async def test_a_worker_whose_home_does_not_exist_still_runs_sandboxed_agents(
+    online: Sandboxed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A service user's HOME often does not exist; there is nothing to hide there then.
+    monkeypatch.setenv("HOME", str(online.outside / "no-such-home"))
+    number = await online.desk.start_job(
+        REPO, "edit", agent_command=agent("write-home:a.txt=1", "write:a.txt=1", "commit:a")
+    )
+    report = await online.desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.confinement == BWRAP
+    assert "scripted agent: write /tmp/a.txt" in report.output, report.output
