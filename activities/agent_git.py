@@ -15,6 +15,7 @@ hashes every object again), checks that the tip is complete, and moves the branc
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -163,7 +164,14 @@ def _restore_pointers(layout: AgentGit) -> None:
 
 
 def _import_objects(layout: AgentGit, tip: str, current: str) -> None:
-    """Copy the objects of `current..tip` into the clone, hashed again, and check them."""
+    """Copy the objects of `current..tip` into the clone, hashed again, and check them.
+
+    The agent's alternates and symbolic links go first: through them it could name objects
+    of any repository the host can read (another clone on the shelf) and have them copied in.
+    """
+    _drop_links(layout.objects)
+    for name in ("alternates", "http-alternates"):
+        (layout.objects / "info" / name).unlink(missing_ok=True)
     git = ["git", *SAFE_CONFIG, f"--git-dir={layout.clone_git}"]
     reading = git_env()
     reading["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(layout.objects)
@@ -195,6 +203,15 @@ def _import_objects(layout: AgentGit, tip: str, current: str) -> None:
         raise SandboxError(
             f"the agent's commit {tip[:12]} is incomplete; branch {layout.branch} is unchanged."
         )
+
+
+def _drop_links(folder: Path) -> None:
+    """Remove every symbolic link (and anything but files and folders) under `folder`."""
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            entry = Path(root, name)
+            if entry.is_symlink() or not (entry.is_dir() or entry.is_file()):
+                entry.unlink()
 
 
 def clean(layout: AgentGit) -> None:

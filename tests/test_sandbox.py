@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import uuid
@@ -268,3 +270,29 @@ async def test_a_worker_whose_home_does_not_exist_still_runs_sandboxed_agents(
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.confinement == BWRAP
     assert "scripted agent: write /tmp/a.txt" in report.output, report.output
+
+
+SMUGGLERS = {
+    "alternates": 'mkdir -p "$OBJECTS/info" && echo "$VICTIM" >"$OBJECTS/info/alternates"',
+    "links": 'for d in "$VICTIM"/??; do ln -s "$d" "$OBJECTS/${d##*/}"; done',
+}
+
+
+@pytest.mark.parametrize("how", sorted(SMUGGLERS))
+async def test_the_agent_cannot_smuggle_another_repositorys_commit_into_the_clone(
+    online: Sandboxed, how: str
+) -> None:
+    # The agent knows a commit of another repository on the host and makes its own objects
+    # reach it (alternates, symbolic links): the host must not import through them.
+    victim = make_origin(online.outside / "victim" / "secret.git", {"secret.txt": SECRET})
+    sha = git(victim, "rev-parse", "main")
+    script = (
+        f'OBJECTS="$GIT_OBJECT_DIRECTORY" VICTIM={victim}/objects; {SMUGGLERS[how]} && '
+        f"git update-ref $(git symbolic-ref HEAD) {sha}"
+    )
+    command = f"sh -c {shlex.quote(script)}"
+    number = await online.desk.start_job(REPO, "smuggle", agent_command=command)
+    report = await online.desk.wait(number)
+    assert report.outcome != JobOutcome.INTEGRATED, report
+    assert subprocess.run(["git", "-C", str(online.clone), "cat-file", "-e", sha]).returncode != 0
+    assert git(online.clone, "log", "--format=%s", "main").splitlines() == ["initial"]
