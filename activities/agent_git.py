@@ -148,9 +148,8 @@ def _restore_pointers(layout: AgentGit) -> None:
     elif dot_git.exists():
         shutil.rmtree(dot_git)
     dot_git.write_text(f"gitdir: {layout.admin}\n")
-    for entry in layout.admin.iterdir():
-        if entry.is_symlink():
-            entry.unlink()
+    # Host-side git appends to some files here (the reflog `logs/HEAD`) through any link.
+    _drop_links(layout.admin)
     (layout.admin / "config.worktree").unlink(missing_ok=True)
     for name, text in (
         ("commondir", "../..\n"),
