@@ -14,10 +14,10 @@ import subprocess
 import sys
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel
 from temporalio import activity
@@ -37,6 +37,7 @@ from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
+T = TypeVar("T")
 TAIL_LINES = 20
 HOOK_SETTINGS_FILE = "hook-settings.json"
 HOLD_SOCKET = "hold.sock"
@@ -93,7 +94,7 @@ class AgentActivities:
                 log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
                 return self._not_started(argv[0], log_path, info.attempt)
             with desk_failures():
-                git = await asyncio.to_thread(self._agent_git, request) if confined else None
+                git = await _beating(lambda: self._agent_git(request)) if confined else None
             socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
             paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file)
             try:
@@ -106,7 +107,7 @@ class AgentActivities:
             finally:
                 shutil.rmtree(socket_dir, ignore_errors=True)
                 if git is not None:
-                    told = await asyncio.to_thread(_take_back, git)
+                    told = await _beating(lambda: _take_back(git))
                     log.write(f"{told}\n" if told else "")
         return AgentResult(
             end=end,
@@ -206,6 +207,17 @@ def _hook_settings_file(folder: Path, settings: DeskSettings) -> Path:
         return path
     written: Path = module.write_claude_hook_settings(folder, settings.hold_wait)
     return written
+
+
+async def _beating(work: Callable[[], T]) -> T:
+    """Run blocking git work off the loop, heartbeating meanwhile (a large import of the
+    agent's objects may outlast the heartbeat timeout)."""
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / 3 if timeout else 10.0
+    running = asyncio.ensure_future(asyncio.to_thread(work))
+    while not (await asyncio.wait({running}, timeout=every))[0]:
+        activity.heartbeat()
+    return running.result()
 
 
 def _take_back(git: AgentGit) -> str:
