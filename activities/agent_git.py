@@ -111,11 +111,16 @@ def prepare(layout: AgentGit) -> None:
     """Take back what an earlier attempt left, then give the agent a fresh ref and objects."""
     if layout.refs.exists():
         take_back(layout)
-    for folder in (layout.refs, layout.logs, layout.objects):
+    for folder in (layout.logs, layout.objects):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     layout.ref_dir.mkdir(parents=True, exist_ok=True)
     layout.log_dir.mkdir(parents=True, exist_ok=True)
+    # The folder stands in for the clone's whole ref folder (all of `refs/heads` for a branch
+    # without a slash): copies of the refs beside the branch keep them visible to the agent.
+    # Only the branch's own ref is ever taken back.
+    shutil.rmtree(layout.refs, ignore_errors=True)
+    shutil.copytree(layout.ref_dir, layout.refs, symlinks=True)
     tip = run_git(layout.clone_git, "rev-parse", "--verify", f"refs/heads/{layout.branch}")
     (layout.refs / layout.leaf).write_text(f"{tip.strip()}\n")
 

@@ -3,14 +3,19 @@ host (real git, a real worktree; the agent's writes are made by hand as it could
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
+import pytest
+
 from activities.agent_git import agent_git, prepare, take_back
+from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
 from desk.models import Worktree
 from tests.conftest import git
 
 
-def a_job(tmp_path: Path) -> tuple[Path, Worktree]:
+def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
     clone = tmp_path / "clone"
     clone.mkdir()
     git(clone, "init", "--quiet", "--initial-branch=main")
@@ -18,9 +23,9 @@ def a_job(tmp_path: Path) -> tuple[Path, Worktree]:
     git(clone, "add", "-A")
     git(clone, "commit", "--quiet", "-m", "initial")
     path = tmp_path / "worktrees" / "1"
-    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
+    git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
     base = git(clone, "rev-parse", "HEAD")
-    return clone, Worktree(path=str(path), branch="worker/1", base=base)
+    return clone, Worktree(path=str(path), branch=branch, base=base)
 
 
 def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
@@ -50,3 +55,31 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     git(Path(worktree.path), "commit", "--quiet", "--allow-empty", "-m", "host side")
     assert git(clone, "log", "-1", "--format=%s", "worker/1") == "host side"
     assert victim.read_text() == "the owner's\n"
+
+
+@pytest.mark.skipif(choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here")
+@pytest.mark.parametrize("branch", ["worker/1", "worker-1"])
+def test_the_agent_commits_on_its_branch_whatever_its_name(tmp_path: Path, branch: str) -> None:
+    # A branch without a slash has `refs/heads` itself as its ref folder: the folder that
+    # stands in for it must still show the clone's other branches (main) to the agent.
+    clone, worktree = a_job(tmp_path, branch)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    writable, readable = layout.binds()
+    sandbox = SandboxLayout(Path(worktree.path), writable=writable, readable=readable)
+    script = (
+        "git rev-parse --verify --quiet main >/dev/null && echo work >work.txt && git add -A && "
+        "git -c user.name=a -c user.email=a@codedesk.invalid commit --quiet -m agent"
+    )
+    env = {**os.environ, **layout.environment()}
+    done = subprocess.run(
+        bwrap_argv(sandbox, ["sh", "-c", script]), env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert git(clone, "log", "-1", "--format=%s", branch) == "initial"  # not yet taken back
+
+    take_back(layout)
+
+    assert git(clone, "log", "--format=%s", branch).splitlines() == ["agent", "initial"]
+    assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
+    assert git(Path(worktree.path), "status", "--porcelain") == ""
