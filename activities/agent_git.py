@@ -146,6 +146,17 @@ def take_back(layout: AgentGit) -> str:
     return f"codedesk: branch {layout.branch} moved to the agent's commit {tip[:12]}."
 
 
+def settle(job_folder: Path, worktree: Worktree) -> str:
+    """Take back a sandboxed agent's branch that its own attempt could not (its worker died
+    and the job ended without a retry), before host-side git touches the worktree."""
+    if not (job_folder / STATE_DIR / "refs").exists() or not Path(worktree.path).is_dir():
+        return ""
+    layout = agent_git(job_folder, worktree)
+    told = take_back(layout)
+    clean(layout)
+    return told
+
+
 def _restore_pointers(layout: AgentGit) -> None:
     dot_git = layout.worktree / ".git"
     if dot_git.is_symlink() or dot_git.is_file():

@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from activities.agent_git import agent_git, prepare, take_back
+from activities.paths import job_dir, worktree_path
 from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
-from desk.models import Worktree
+from activities.worktrees import WorktreeActivities
+from desk.models import ReleaseWorktreeInput, Worktree
+from desk.settings import load_settings
 from tests.conftest import git
 
 
@@ -83,3 +86,35 @@ def test_the_agent_commits_on_its_branch_whatever_its_name(tmp_path: Path, branc
     assert git(clone, "log", "--format=%s", branch).splitlines() == ["agent", "initial"]
     assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
     assert git(Path(worktree.path), "status", "--porcelain") == ""
+
+
+async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
+    tmp_path: Path,
+) -> None:
+    # The agent's worker died mid-attempt and the job was cancelled: no take-back ran. The
+    # agent had pointed the worktree at a repository of its own whose config runs a filter.
+    settings = load_settings(home=tmp_path / "home")
+    clone = settings.shelf_dir / "acme" / "api"
+    clone.mkdir(parents=True)
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    (clone / "README.md").write_text("# sample\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", "initial")
+    path = worktree_path(settings, "acme/api", 1)
+    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
+    worktree = Worktree(path=str(path), branch="worker/1", base=git(clone, "rev-parse", "HEAD"))
+    prepare(agent_git(job_dir(settings, 1), worktree))
+    evil, pwned = tmp_path / "evil", tmp_path / "pwned"
+    git(tmp_path, "init", "--quiet", str(evil))
+    git(evil, "config", "filter.x.clean", f"touch {pwned}; cat")
+    (path / ".gitattributes").write_text("* filter=x\n")
+    (path / "README.md").write_text("# changed\n")
+    (path / ".git").write_text(f"gitdir: {evil / '.git'}\n")
+
+    released = await WorktreeActivities(settings).release_worktree(
+        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree)
+    )
+
+    assert not pwned.exists()
+    assert released.kept, released
+    assert (path / ".git").read_text() == f"gitdir: {clone / '.git' / 'worktrees' / '1'}\n"
