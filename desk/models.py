@@ -132,8 +132,6 @@ class RunAgentInput(Payload):
     worktree: str
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
-    deadline: datetime | None = None
-    """A hard stop for the agent; None when the job's own work clock stops it (by cancelling)."""
     output_chars: int = 20_000
 
 
@@ -155,6 +153,8 @@ class AgentResult(Payload):
     reason: str = ""
     tool_calls: int = 0
     """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
+    confinement: str = ""
+    """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
 
 
 class IntegrationStatus(StrEnum):
@@ -244,6 +244,8 @@ class JobReport(Payload):
     agent_attempts: int = 0
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
+    confinement: str = ""
+    """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0

@@ -245,7 +245,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
         assert "CODEDESK_TEMPORAL_ADDRESS" not in agent_env
         assert "CODEDESK_NAMESPACE" not in agent_env
         socket_path = Path(agent_env["CODEDESK_HOLD_SOCKET"])
-        assert socket_path.parent == short.jobs_dir / str(number)
+        assert json.loads((socket_path.parent / "hold.json").read_text())["job"] == number
         assert socket_path.stat().st_mode & 0o777 == 0o600
 
         # Run the hook as Claude Code would: through the shell, with the agent's environment.

@@ -45,6 +45,7 @@ def build_report(
         report.output, report.output_cut = agent.output, agent.output_cut
         report.log_path, report.agent_attempts = agent.log_path, agent.attempts
         report.tool_calls = agent.tool_calls
+        report.confinement = agent.confinement
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (
