@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -104,6 +105,9 @@ async def run(samples: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
         isolate(root)
+        # The bench plays the agent CLI on the host, so its agent (which only hands over its
+        # environment) runs unconfined: a sandboxed one could not write where the bench reads.
+        os.environ["CODEDESK_SANDBOX"] = "none"
         origin = make_origin(root / "origin")
         agent, env_file, stop = root / "agent.py", root / "agent-env.json", root / "stop"
         agent.write_text(AGENT)

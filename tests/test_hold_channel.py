@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
+from activities.sandbox import BWRAP, choose_sandbox
 from desk.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
 from desk.hold_protocol import Reachable
 from desk.models import JobOutcome
@@ -256,3 +259,33 @@ async def test_work_beside_a_waiting_hold_counts_against_the_budget(
     # Before: the clock stood still while the hold waited, and 12 s of work ran on a 3 s budget.
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert report.commits == []
+
+
+@pytest.mark.skipif(
+    choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
+)
+async def test_a_sandboxed_agent_asks_its_holds_through_the_channel(
+    settings: DeskSettings, client: Client
+) -> None:
+    base = Path(tempfile.mkdtemp(prefix="codedesk-holds-", dir="/var/tmp"))
+    try:
+        local = settings.model_copy(
+            update={"home": base / "home", "shelf": base / "shelf", "sandbox": BWRAP}
+        )
+        origin = make_origin(base / "origins" / "acme" / "api.git")
+        async with build_worker(client, local):
+            await configure_desk(client, local)
+            desk = DeskClient(client, local)
+            await desk.add_repo(REPO, str(origin))
+            steps = (f"hold:{json.dumps(STATUS)}", f"hold:{json.dumps(PUSH)}", "write:p.txt=1")
+            number = await desk.start_job(REPO, "push", agent_command=agent(*steps, "commit:p"))
+            approvals = ApprovalsClient(desk.client)
+            [ident] = await open_ids(approvals)
+            await approvals.answer(ident, Decision.APPROVE, Principal(id=local.owner))
+            report = await asyncio.wait_for(desk.wait(number), timeout=90)
+        assert report.confinement == BWRAP, report
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        assert report.output.count("hold allowed") == 2, report.output
+        assert report.tool_calls == 2
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
