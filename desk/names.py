@@ -52,6 +52,11 @@ def outbox_workflow_id(queue: str, channel: str) -> str:
     return f"{OUTBOX_ID_PREFIX}{queue}-{channel}"
 
 
+def host_task_queue(task_queue: str, host: str) -> str:
+    """The task queue of one host's shelf activities: `<shared queue>@<host>`."""
+    return f"{task_queue}@{host}"
+
+
 def job_branch(number: int, suffix: int = 0) -> str:
     """The branch a job works on: `worker/<n>`, or `worker/<n>-<k>` when a kept one has the name."""
     return f"worker/{number}" if suffix == 0 else f"worker/{number}-{suffix}"

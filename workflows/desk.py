@@ -17,9 +17,11 @@ with workflow.unsafe.imports_passed_through():
         AdmitInput,
         DeskLimits,
         DeskState,
+        HostRecord,
         JobAdmitted,
         JobInput,
         JobPhase,
+        RepoPlacement,
         RunningJobsInput,
     )
     from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
@@ -78,6 +80,7 @@ class Desk(HearsJobEnds):
                 "number": number,
                 "desk_id": workflow.info().workflow_id,
                 "admitted": not queued,
+                "host": self._host_of(request.job.repo),
             }
         )
         try:
@@ -101,6 +104,13 @@ class Desk(HearsJobEnds):
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:
+        if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
+            hosts = ", ".join(sorted(self.state.hosts))
+            raise ApplicationError(
+                f"{request.job.repo} is on none of the hosts {hosts}: add it with "
+                f"`codedesk repo add {request.job.repo} --host NAME`.",
+                type="HostError",
+            )
         limits = self.state.limits
         running, waiting = len(self.state.running), len(self.state.queue)
         if running >= limits.max_workers and waiting >= limits.max_queued:
@@ -115,7 +125,36 @@ class Desk(HearsJobEnds):
     def configure(self, limits: DeskLimits) -> DeskState:
         """New limits from a starting worker; lowering max_workers never stops a running job."""
         self.state.limits = limits
+        if limits.host:
+            self.state.hosts[limits.host] = HostRecord(
+                name=limits.host,
+                shelf=limits.shelf,
+                slots=limits.max_workers,
+                seen_at=workflow.now(),
+            )
         return self.state
+
+    @workflow.update
+    def place_repo(self, placement: RepoPlacement) -> DeskState:
+        """Record that a repository's clone is on `placement.host`; its jobs run there."""
+        self.state.repo_hosts[placement.repo] = placement.host
+        return self.state
+
+    @place_repo.validator
+    def _one_host_per_repo(self, placement: RepoPlacement) -> None:
+        if placement.host not in self.state.hosts:
+            raise ApplicationError(
+                f"Host {placement.host!r} is unknown: no worker has started there. Start "
+                f"`codedesk worker` with CODEDESK_HOST={placement.host} first.",
+                type="HostError",
+            )
+        where = self.state.repo_hosts.get(placement.repo, placement.host)
+        if where != placement.host:
+            raise ApplicationError(
+                f"{placement.repo} is already on host {where}: a repository lives on one host. "
+                f"Use it there, or remove its clone from {where} first.",
+                type="HostError",
+            )
 
     @workflow.query
     def current(self) -> DeskState:
@@ -162,6 +201,12 @@ class Desk(HearsJobEnds):
             or self._time_to_continue()
             or (not reclaim_timer and bool(self.state.queue))
         )
+
+    def _host_of(self, repo: str) -> str:
+        """The host of `repo`'s clone: where it was added, else the desk's only host, else ""."""
+        if repo in self.state.repo_hosts:
+            return self.state.repo_hosts[repo]
+        return next(iter(self.state.hosts)) if len(self.state.hosts) == 1 else ""
 
     def _can_admit(self) -> bool:
         queue = self.state.queue
