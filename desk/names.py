@@ -20,7 +20,9 @@ SHELF_LIST_PREFIX = "shelf-list-"
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
 OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")
-SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE)
+WAITING_HOST_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskWaitingHost")
+"""Set while a job waits for its host's worker; `codedesk jobs` shows it."""
+SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE, WAITING_HOST_ATTRIBUTE)
 """Custom search attributes every server that runs codedesk registers (all Keyword)."""
 
 

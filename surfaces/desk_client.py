@@ -52,14 +52,16 @@ from desk.names import (
     REPO_ATTRIBUTE,
     SHELF_ADD_PREFIX,
     SHELF_LIST_PREFIX,
+    WAITING_HOST_ATTRIBUTE,
     job_number,
     job_workflow_id,
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
-from surfaces.hosts_client import host_for_new_repo, polled_hosts
+from surfaces.hosts_client import host_for_new_repo
 from surfaces.shipping_client import ShippingClient
 from workers.desk_entity import desk_start
+from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.hosts import host_missing
@@ -99,6 +101,8 @@ class JobRow(BaseModel):
     started: datetime | None
     position: int | None = None
     """Place in the desk's queue while the job waits for a slot."""
+    waiting_for_host: str = ""
+    """The host whose worker the job waits for (empty while it has one)."""
 
 
 def _desk_failure(error: WorkflowFailureError) -> DeskError:
@@ -308,6 +312,7 @@ class DeskClient:
         fallback = JobStatus(
             number=number,
             repo=attributes.get(REPO_ATTRIBUTE) or "",
+            waiting_for_host=attributes.get(WAITING_HOST_ATTRIBUTE) or "",
             phase=JobPhase(attributes.get(PHASE_ATTRIBUTE) or JobPhase.STARTING.value),
         )
         if state == WorkflowExecutionStatus.COMPLETED:
@@ -356,6 +361,7 @@ class DeskClient:
                     task=str(memo.get(TASK_MEMO, "")),
                     started=item.start_time,
                     position=positions.get(job_number(item.id)),
+                    waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
                 )
             )
         return sorted(rows, key=lambda row: row.number)

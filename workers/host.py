@@ -13,6 +13,7 @@ from desk.settings import DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
+from workers.host_queues import check_host_claim
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -29,6 +30,7 @@ def stop_on_signals() -> asyncio.Event:
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
     """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
     await ensure_search_attributes(client)
+    await check_host_claim(client, settings)
     async with build_worker(client, settings):
         await configure_desk(client, settings)
         await stop.wait()
@@ -68,7 +70,10 @@ async def serve_up(
         say(f"Temporal server: {address}   namespace: {settings.namespace}")
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
-        say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+        say(
+            f"Worker polling task queue {settings.task_queue!r} as host {settings.host!r}. "
+            "Press Ctrl-C to stop."
+        )
         if also is None:
             await serve_worker(client, settings, stop)
         else:

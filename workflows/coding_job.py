@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
         Worktree,
     )
-    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
     from desk.surface_models import ThreadProgress, ThreadReport
     from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
 
@@ -219,7 +219,17 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             return agent
 
     def _waiting_for_host(self, host: str) -> None:
+        """Say (in the status and in visibility) which host the job waits for, if any."""
+        if host == self.status.waiting_for_host:
+            return
         self.status.waiting_for_host = host
+        workflow.upsert_search_attributes(
+            [
+                WAITING_HOST_ATTRIBUTE.value_set(host)
+                if host
+                else WAITING_HOST_ATTRIBUTE.value_unset()
+            ]
+        )
 
     async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""

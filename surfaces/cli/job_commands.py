@@ -115,6 +115,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             f"[bold]job {number}[/] {current.repo}: {state.name.lower()}, phase {current.phase}",
             markup=True,
         )
+        if current.waiting_for_host:
+            out.print(
+                f"waiting for host {current.waiting_for_host}: no worker of that host polls "
+                f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
+                markup=False,
+            )
         if current.report is not None:
             _print_report(current.report)
         out.print("history:")

@@ -35,7 +35,10 @@ def worker() -> None:
     async def body() -> None:
         client = await connect(config)
         stop = stop_on_signals()
-        out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
+        out.print(
+            f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
+            "Press Ctrl-C to stop."
+        )
         await serve_worker(client, config, stop)
 
     run(body())
