@@ -310,6 +310,8 @@ class DeskState(Payload):
     hosts: dict[str, HostRecord] = Field(default_factory=dict)
     repo_hosts: dict[str, str] = Field(default_factory=dict)
     """Which host holds each repository's clone."""
+    job_hosts: dict[int, str] = Field(default_factory=dict)
+    """The host of each running or waiting job: slots are counted per host."""
 
 
 class RepoPlacement(Payload):

@@ -93,7 +93,9 @@ class DeskSettings(BaseSettings):
     report_commits: int = Field(default=50, ge=1, description="Commits listed in a report.")
     report_files: int = Field(default=100, ge=1, description="Files listed in a report.")
     max_workers: int = Field(
-        default=4, ge=1, description="Jobs that run at once across the desk (read at worker start)."
+        default=4,
+        ge=1,
+        description="Job slots of this worker's host: how many jobs run there at once.",
     )
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."

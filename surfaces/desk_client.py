@@ -31,6 +31,7 @@ from desk.errors import (
     ShelfError,
     desk_error,
 )
+from desk.host_slots import queue_position
 from desk.models import (
     AddRepoInput,
     Admission,
@@ -345,7 +346,7 @@ class DeskClient:
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
         desk = await self.desk_state()
-        positions = {number: k + 1 for k, number in enumerate(desk.queue)} if desk else {}
+        positions = {number: queue_position(desk, number) for number in desk.queue} if desk else {}
         rows = []
         async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
             attrs = item.typed_search_attributes

@@ -13,7 +13,7 @@ from desk.settings import DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
-from workers.host_queues import check_host_claim
+from workers.host_queues import check_host_claim, host_polled
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -30,8 +30,10 @@ def stop_on_signals() -> asyncio.Event:
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
     """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
     await ensure_search_attributes(client)
-    await check_host_claim(client, settings)
+    shared = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
+        if shared:
+            await check_host_claim(client, settings)
         await configure_desk(client, settings)
         await stop.wait()
 

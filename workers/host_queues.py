@@ -9,7 +9,7 @@ from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client, WorkflowQueryFailedError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from desk.errors import HostError
 from desk.names import DESK_WORKFLOW_ID, host_task_queue
@@ -43,22 +43,25 @@ async def polled_hosts(client: Client, task_queue: str, names: list[str]) -> dic
 
 
 async def check_host_claim(client: Client, settings: DeskSettings) -> None:
-    """Refuse to start a second worker of a live host that keeps its clones elsewhere.
+    """Refuse to join a live host under its name while keeping the clones on another shelf.
 
-    Workers of one host share its shelf; a worker that names a live host but another shelf
-    would take that host's jobs and find none of its clones. A host with no worker polling
-    may move its shelf: the desk then records the new one.
+    Called once this worker polls (so the desk answers), when another worker of the same host
+    name polled a moment ago: workers of one host share its shelf, and a worker with another
+    shelf would take that host's jobs and find none of its clones. A host with no other worker
+    may move its shelf; the desk then records the new one.
     """
-    if not await host_polled(client, settings.task_queue, settings.host):
-        return
     handle = client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
     try:
         state = await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
-    except (RPCError, WorkflowQueryFailedError) as error:
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return  # no desk yet, so no host is recorded
         raise HostError(
-            f"Host {settings.host} has a worker polling, and the desk did not say which shelf "
-            f"it uses ({error}); not starting a second worker that might use another shelf."
+            f"Host {settings.host} has another worker, and the desk did not say which shelf it "
+            f"uses ({error}); not starting a worker that might use another shelf."
         ) from None
+    except WorkflowQueryFailedError as error:
+        raise HostError(f"The desk could not say which shelf host {settings.host} uses ({error}).")
     record = state.hosts.get(settings.host)
     shelf = str(settings.shelf_dir)
     if record is not None and record.shelf and record.shelf != shelf:

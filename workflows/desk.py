@@ -1,4 +1,4 @@
-"""The `Desk` entity: job numbers, at most `max_workers` running, a FIFO queue of `max_queued`."""
+"""The `Desk` entity: job numbers, `max_workers` slots per host, a FIFO queue of `max_queued`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,14 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
+    from desk.host_slots import (
+        must_wait,
+        next_admissible,
+        queue_position,
+        queued_on,
+        running_on,
+        slots_of,
+    )
     from desk.models import (
         Admission,
         AdmitInput,
@@ -72,7 +80,10 @@ class Desk(HearsJobEnds):
         """Number a job and start it, running or queued; refused when the queue is full."""
         self.state.last_number += 1
         number = self.state.last_number
-        queued = len(self.state.running) >= self.state.limits.max_workers or bool(self.state.queue)
+        host = self._host_of(request.job.repo)
+        queued = must_wait(self.state, host)
+        if host:
+            self.state.job_hosts[number] = host
         (self.state.queue if queued else self.state.running).append(number)
         self.starting.add(number)
         job = request.job.model_copy(
@@ -80,7 +91,7 @@ class Desk(HearsJobEnds):
                 "number": number,
                 "desk_id": workflow.info().workflow_id,
                 "admitted": not queued,
-                "host": self._host_of(request.job.repo),
+                "host": host,
             }
         )
         try:
@@ -94,12 +105,11 @@ class Desk(HearsJobEnds):
             ) from None
         finally:
             self.starting.discard(number)
-        position = self.state.queue.index(number) + 1 if number in self.state.queue else 0
         return Admission(
             number=number,
-            position=position,
-            running=len(self.state.running),
-            queued=len(self.state.queue),
+            position=queue_position(self.state, number),
+            running=running_on(self.state, host),
+            queued=len(queued_on(self.state, host)),
         )
 
     @admit.validator
@@ -112,10 +122,13 @@ class Desk(HearsJobEnds):
                 type="HostError",
             )
         limits = self.state.limits
-        running, waiting = len(self.state.running), len(self.state.queue)
-        if running >= limits.max_workers and waiting >= limits.max_queued:
+        host = self._host_of(request.job.repo)
+        running, waiting = running_on(self.state, host), len(self.state.queue)
+        slots = slots_of(self.state, host)
+        if must_wait(self.state, host) and waiting >= limits.max_queued:
+            where = f" on host {host}" if host else ""
             raise ApplicationError(
-                f"The desk is full: {running} jobs run (max_workers {limits.max_workers}) and "
+                f"The desk is full: {running} jobs run (max_workers {slots}){where} and "
                 f"{waiting} wait (max_queued {limits.max_queued}). Try again when one finishes, "
                 "or cancel one with `codedesk cancel N`.",
                 type="QueueFull",
@@ -180,8 +193,8 @@ class Desk(HearsJobEnds):
         """Release the slots of ended jobs, then admit from the head of the queue."""
         while self.ended:
             self._forget(self.ended.pop(0))
-        while self._can_admit():
-            number = self.state.queue.pop(0)
+        while (number := self._admissible()) is not None:
+            self.state.queue.remove(number)
             self.state.running.append(number)
             job = workflow.get_external_workflow_handle(job_workflow_id(number))
             try:
@@ -197,7 +210,7 @@ class Desk(HearsJobEnds):
         """
         return (
             bool(self.ended)
-            or self._can_admit()
+            or self._admissible() is not None
             or self._time_to_continue()
             or (not reclaim_timer and bool(self.state.queue))
         )
@@ -208,18 +221,14 @@ class Desk(HearsJobEnds):
             return self.state.repo_hosts[repo]
         return next(iter(self.state.hosts)) if len(self.state.hosts) == 1 else ""
 
-    def _can_admit(self) -> bool:
-        queue = self.state.queue
-        return (
-            bool(queue)
-            and queue[0] not in self.starting
-            and len(self.state.running) < self.state.limits.max_workers
-        )
+    def _admissible(self) -> int | None:
+        return next_admissible(self.state, self.starting)
 
     def _forget(self, number: int) -> None:
         for numbers in (self.state.running, self.state.queue):
             if number in numbers:
                 numbers.remove(number)
+        self.state.job_hosts.pop(number, None)
 
     def _reclaim_wait(self) -> timedelta | None:
         """Check for lost slots only while someone waits for one."""
@@ -238,6 +247,7 @@ class Desk(HearsJobEnds):
         for number in set(asked) - set(alive.numbers):
             if number in self.state.running:
                 self.state.running.remove(number)
+                self.state.job_hosts.pop(number, None)
                 self.state.reclaimed += 1
                 workflow.logger.warning("Reclaimed the slot of job %s: it no longer runs.", number)
 
