@@ -288,6 +288,8 @@ class DeskLimits(Payload):
     host: str = ""
     """The host of the worker that sent these limits (empty: an older worker)."""
     shelf: str = ""
+    others_polling: bool = False
+    """Another worker of this host polled when this one started (so they must share a shelf)."""
 
 
 class HostRecord(Payload):

@@ -13,7 +13,7 @@ from desk.settings import DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
-from workers.host_queues import check_host_claim, host_polled
+from workers.host_queues import host_polled
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -30,11 +30,9 @@ def stop_on_signals() -> asyncio.Event:
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
     """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
     await ensure_search_attributes(client)
-    shared = await host_polled(client, settings.task_queue, settings.host)
+    others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
-        if shared:
-            await check_host_claim(client, settings)
-        await configure_desk(client, settings)
+        await configure_desk(client, settings, others_polling=others)
         await stop.wait()
 
 

@@ -147,6 +147,17 @@ class Desk(HearsJobEnds):
             )
         return self.state
 
+    @configure.validator
+    def _one_shelf_per_host(self, limits: DeskLimits) -> None:
+        record = self.state.hosts.get(limits.host)
+        if limits.others_polling and record is not None and record.shelf != limits.shelf:
+            raise ApplicationError(
+                f"Host {limits.host} already has a worker with its shelf at {record.shelf}, not "
+                f"{limits.shelf}: give this worker another CODEDESK_HOST, or the same "
+                "CODEDESK_SHELF.",
+                type="HostError",
+            )
+
     @workflow.update
     def place_repo(self, placement: RepoPlacement) -> DeskState:
         """Record that a repository's clone is on `placement.host`; its jobs run there."""
