@@ -47,11 +47,10 @@ WORKFLOWS: Sequence[type] = (
 
 def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
     """The activities that touch this host's shelf: they run on its own queue."""
-    address = client.service_client.config.target_host
     shelf = ShelfActivities(settings)
     ship = ShipActivities(settings)
     trees = WorktreeActivities(settings)
-    agent = AgentActivities(settings, address)
+    agent = AgentActivities(settings, client)
     return [
         shelf.add_repo,
         shelf.list_repos,
