@@ -7,6 +7,13 @@ from collections.abc import Collection
 from desk.models import DeskState
 
 
+def repo_host(state: DeskState, repo: str) -> str:
+    """The host of `repo`'s clone: where it was added, else the desk's only host, else ""."""
+    if repo in state.repo_hosts:
+        return state.repo_hosts[repo]
+    return next(iter(state.hosts)) if len(state.hosts) == 1 else ""
+
+
 def job_host(state: DeskState, number: int) -> str:
     """The host job `number` runs on ("" for a job of a desk that knows no hosts)."""
     return state.job_hosts.get(number, "")

@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
         next_admissible,
         queue_position,
         queued_on,
+        repo_host,
         running_on,
         slots_of,
     )
@@ -227,10 +228,7 @@ class Desk(HearsJobEnds):
         )
 
     def _host_of(self, repo: str) -> str:
-        """The host of `repo`'s clone: where it was added, else the desk's only host, else ""."""
-        if repo in self.state.repo_hosts:
-            return self.state.repo_hosts[repo]
-        return next(iter(self.state.hosts)) if len(self.state.hosts) == 1 else ""
+        return repo_host(self.state, repo)
 
     def _admissible(self) -> int | None:
         return next_admissible(self.state, self.starting)
