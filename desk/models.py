@@ -339,6 +339,8 @@ class Admission(Payload):
     """0 when the job runs now; 1 for the head of the queue."""
     running: int = 0
     queued: int = 0
+    host: str = ""
+    """The host the job runs on (empty when the desk knows no hosts)."""
 
 
 class JobEnded(Payload):

@@ -144,10 +144,11 @@ class DeskClient:
         except WorkflowFailureError as error:
             raise _desk_failure(error) from None
         if chosen:
-            await self._place(RepoPlacement(repo=str(name), host=chosen))
+            await self.place_repo(RepoPlacement(repo=str(name), host=chosen))
         return clone.model_copy(update={"host": chosen})
 
-    async def _place(self, placement: RepoPlacement) -> None:
+    async def place_repo(self, placement: RepoPlacement) -> None:
+        """Record on the desk that a repository's clone is on a host (refused if elsewhere)."""
         try:
             await self.client.execute_update_with_start_workflow(
                 Desk.place_repo, placement, start_workflow_operation=desk_start(self.settings)

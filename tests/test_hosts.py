@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import signal
 from datetime import datetime, timedelta
@@ -16,11 +17,11 @@ from temporalio.client import Client
 
 from desk.errors import HostError, SettingsError
 from desk.hosts import normalise_host_name
-from desk.models import JobOutcome
+from desk.models import JobOutcome, RepoPlacement
 from desk.names import host_task_queue, repo_workflow_id
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown
+from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git, make_origin
 from tests.processes import StartWorker
 from tests.test_desk_queue import eventually, wait_all
@@ -199,3 +200,26 @@ def test_host_names_follow_the_owner_rules(no_env_settings: None) -> None:
     with pytest.raises(SettingsError, match="CODEDESK_HOST"):
         load_settings(host="bad/name")
     assert load_settings(host="gpu-1").host == "gpu-1"
+
+
+async def test_a_task_for_a_host_without_a_worker_warns_at_once_and_the_job_waits(
+    desk: DeskClient, client: Client, settings: DeskSettings, tmp_path: Path
+) -> None:
+    await configure_desk(client, settings.model_copy(update={"host": "ghost"}))
+    await desk.place_repo(RepoPlacement(repo="acme/gone", host="ghost"))
+    env = settings_env(settings, CODEDESK_HOST_WAIT="1s")
+    started = await run_cli(env, "task", "acme/gone", "anything", cwd=tmp_path)
+    assert started.returncode == 0, shown(started)
+    assert "host ghost" in started.stderr and "no worker polling" in started.stderr
+    number = started_number(started)
+    await eventually(
+        lambda: desk.status(number), lambda s: s[1].waiting_for_host == "ghost", 60, "waiting"
+    )
+    shown_job = await run_cli(env, "show", str(number), cwd=tmp_path)
+    assert "waiting for host ghost" in shown_job.stdout, shown(shown_job)
+    listed = await run_cli(env, "jobs", "--json", cwd=tmp_path)
+    [row] = json.loads(listed.stdout)
+    assert row["waiting_for_host"] == "ghost", shown(listed)
+    await desk.cancel(number)
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.CANCELLED

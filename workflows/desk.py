@@ -111,6 +111,7 @@ class Desk(HearsJobEnds):
             position=queue_position(self.state, number),
             running=running_on(self.state, host),
             queued=len(queued_on(self.state, host)),
+            host=host,
         )
 
     @admit.validator
