@@ -11,6 +11,7 @@ from temporalio import activity
 
 from activities.failures import desk_failures
 from activities.git import porcelain_files, run_git, try_git
+from activities.off_loop import off_the_loop
 from activities.paths import clone_path
 from desk.errors import CloneExistsError, RemoteUrlError
 from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
@@ -27,6 +28,14 @@ class ShelfActivities:
     @activity.defn
     async def add_repo(self, request: AddRepoInput) -> CloneInfo:
         """Clone `owner/repo` into `<shelf>/<owner>/<repo>`; an existing clone is refused."""
+        return await off_the_loop(self._add_repo, request)
+
+    @activity.defn
+    async def list_repos(self, request: ListReposInput) -> ShelfListing:
+        """Every clone on the shelf with branch, upstream ahead/behind, dirty files, last commit."""
+        return await off_the_loop(self._list_repos, request)
+
+    def _add_repo(self, request: AddRepoInput) -> CloneInfo:
         with desk_failures():
             name = parse_repo_name(request.repo)
             source = self._source(
@@ -49,9 +58,7 @@ class ShelfActivities:
                 shutil.rmtree(partial, ignore_errors=True)
             return describe_clone(str(name), target)
 
-    @activity.defn
-    async def list_repos(self, request: ListReposInput) -> ShelfListing:
-        """Every clone on the shelf with branch, upstream ahead/behind, dirty files, last commit."""
+    def _list_repos(self, request: ListReposInput) -> ShelfListing:
         with desk_failures():
             clones = []
             for path in shelf_clones(self.settings.shelf_dir):
@@ -79,7 +86,7 @@ class ShelfActivities:
 
 
 def shelf_clones(shelf: Path) -> list[Path]:
-    """Clones on the shelf, sorted; nothing under a dot-leading folder (such as .worktrees)."""
+    """Clones on the shelf, sorted; nothing dot-leading (.worktrees, a clone being made)."""
     if not shelf.is_dir():
         return []
     found = []
@@ -87,7 +94,7 @@ def shelf_clones(shelf: Path) -> list[Path]:
         if owner.name.startswith(".") or not owner.is_dir():
             continue
         for repo in sorted(owner.iterdir()):
-            if not repo.name.startswith(".partial") and (repo / ".git").exists():
+            if not repo.name.startswith(".") and (repo / ".git").exists():
                 found.append(repo)
     return found
 

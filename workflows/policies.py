@@ -11,9 +11,10 @@ from desk.errors import NON_RETRYABLE_ERROR_TYPES
 GIT_STEP_TIMEOUT = timedelta(minutes=5)
 """One git step (worktree add, rebase and fast-forward, cleanup) on a large clone."""
 
-PUSH_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
-"""A push heartbeats while git runs: a crashed worker's push is retried this soon, and the retry
-sees the remote already at the SHA instead of waiting out GIT_STEP_TIMEOUT."""
+GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""Every git step heartbeats while git runs (clone, prepare, integrate, release, report, push):
+a crashed or stalled worker's step is retried this soon, instead of after GIT_STEP_TIMEOUT, and
+the retry finds what the dead attempt did (a receipt, a merged tip, a remote at the SHA)."""
 
 HOLD_ALLOWANCE = timedelta(days=7)
 """How long, beyond its budget, an agent may wait for people's answers before Temporal stops it.

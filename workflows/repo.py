@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
         PushStatus,
         ReportInput,
     )
-    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT, PUSH_HEARTBEAT_TIMEOUT
+    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
 
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
@@ -98,6 +98,7 @@ class RepoEntity:
                 ShipActivities.change_report,
                 request,
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                 retry_policy=GIT_RETRY,
             )
         except ActivityError as error:
@@ -157,6 +158,7 @@ class RepoEntity:
                 WorktreeActivities.integrate,
                 self.running,
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                 retry_policy=GIT_RETRY,
             )
         except ActivityError as error:
@@ -176,7 +178,7 @@ class RepoEntity:
                 ShipActivities.push,
                 PushInput(receipt=request.receipt),
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
-                heartbeat_timeout=PUSH_HEARTBEAT_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                 retry_policy=GIT_RETRY,
             )
         except ActivityError as error:

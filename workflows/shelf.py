@@ -7,7 +7,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.shelf import ShelfActivities
     from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
-    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT
+    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
 
 
 @workflow.defn(name="AddRepo")
@@ -20,6 +20,7 @@ class AddRepo:
             ShelfActivities.add_repo,
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
+            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
             retry_policy=GIT_RETRY,
         )
 
@@ -34,5 +35,6 @@ class ListRepos:
             ShelfActivities.list_repos,
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT,
+            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
             retry_policy=GIT_RETRY,
         )
