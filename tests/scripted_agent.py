@@ -11,6 +11,7 @@ Steps:
     commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
     sleep:SECONDS              sleep (a float)
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    wait:PATH                  wait until PATH exists (at most 120 s, then exit 3)
     grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
     pidfile:PATH               write our own pid to PATH
     mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
@@ -40,6 +41,8 @@ from typing import NoReturn
 
 AUTHOR_NAME = "Scripted Agent"
 AUTHOR_EMAIL = "agent@codedesk.invalid"
+WAIT_LIMIT = 120.0
+"""How long a `wait:PATH` step waits for its file before the agent gives up."""
 
 
 class StepError(Exception):
@@ -128,6 +131,17 @@ def grandchild(arg: str, step: str) -> None:
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
 
 
+def wait_for(path: str, step: str) -> None:
+    if not path:
+        raise StepError(f"step {step!r} needs a PATH")
+    say(f"scripted agent: wait for {path}")
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not Path(path).exists():
+        if time.monotonic() > deadline:
+            fail(f"{path} did not appear within {WAIT_LIMIT:g}s", code=3)
+        time.sleep(0.1)
+
+
 def hold(request: str) -> bool:
     """Ask `codedesk hold` (this Python's) whether the next step may run."""
     done = subprocess.run(
@@ -165,6 +179,8 @@ def run_step(step: str) -> bool:
         else:
             say(f"scripted agent: sleep-first {seconds:g}s")
             time.sleep(seconds)
+    elif name == "wait":
+        wait_for(arg, step)
     elif name == "grandchild":
         grandchild(arg, step)
     elif name == "pidfile":
