@@ -1,0 +1,177 @@
+"""Git steps beside a running agent and through a worker's crash or stall, with real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import subprocess
+from datetime import timedelta
+from pathlib import Path
+
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from desk.models import JobOutcome, JobReport
+from desk.names import repo_workflow_id
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.cli_helpers import pid_dead, read_pid, settings_env, until
+from tests.conftest import agent, git, make_origin
+from tests.processes import StartWorker
+from workflows.coding_job import CodingJob
+from workflows.policies import GIT_STEP_TIMEOUT
+
+REPO = "acme/api"
+AGENT_HEARTBEAT = timedelta(seconds=2)
+"""The heartbeat timeout `settings_env` gives the workers (CODEDESK_HEARTBEAT_TIMEOUT=2s)."""
+
+
+def executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+async def wait_report(desk: DeskClient, number: int) -> JobReport:
+    return await asyncio.wait_for(desk.wait(number), timeout=90)
+
+
+def subjects(clone: Path) -> list[str]:
+    return git(clone, "log", "--format=%s").splitlines()
+
+
+async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # Every pack the worker's git serves waits for the gate: a clone as slow as the test wants.
+    started, gate = tmp_path / "pack-started", tmp_path / "gate"
+    hook = executable(
+        tmp_path / "slow-pack",
+        "#!/bin/sh\n"
+        f"touch '{started}'\n"
+        f"for i in $(seq 1200); do [ -e '{gate}' ] && break; sleep 0.1; done\n"
+        'exec "$@"\n',
+    )
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(config)))
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))  # a local path: no pack is served, no wait
+
+    pid_file, go = tmp_path / "agent.pid", tmp_path / "go"
+    command = agent(f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish")
+    number = await desk.start_job(REPO, "finish it", agent_command=command)
+    await until(lambda: read_pid(pid_file), 60, "the agent to start")
+
+    other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
+    adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
+    try:
+        await until(started.exists, 60, "the clone to start")
+        # Three agent heartbeat timeouts with the clone stuck: a worker whose event loop ran
+        # the clone would miss the agent's heartbeats, and Temporal would start it again.
+        await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
+        status = await client.get_workflow_handle_for(CodingJob.run, f"job-{number}").query(
+            CodingJob.current, rpc_timeout=timedelta(seconds=20)
+        )
+        assert status.phase == "working", status
+        assert not adding.done(), "the clone must still be waiting for the gate"
+    finally:
+        gate.touch()
+    added = await asyncio.wait_for(adding, timeout=60)
+    assert added.repo == "acme/tool"
+
+    go.touch()
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.agent_attempts == 1, report
+
+
+async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    worker = start_worker(settings_env(settings))
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+
+    pid_file, go, runs = tmp_path / "agent.pid", tmp_path / "go", tmp_path / "runs"
+    command = agent(
+        f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish"
+    )
+    number = await desk.start_job(REPO, "finish it", agent_command=command)
+    agent_pid = await until(lambda: read_pid(pid_file), 60, "the agent to start")
+
+    os.kill(worker.pid, signal.SIGSTOP)
+    try:
+        go.touch()  # the agent finishes and commits while its worker cannot see it
+        await until(lambda: pid_dead(agent_pid), 30, "the agent to finish")
+        await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
+    finally:
+        os.kill(worker.pid, signal.SIGCONT)
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["finish"], report
+    assert subjects(clone).count("finish") == 1, subjects(clone)
+    assert (clone / "done.txt").read_text() == "ok"
+    assert worker.poll() is None, "the worker lives on after SIGCONT"
+    print(f"agent runs: {runs.read_text().splitlines()}")
+
+
+async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the_commits(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # The worker's git pauses once, right after the fast-forward and before the integration
+    # is recorded: the worker (and everything it started) is killed in that window.
+    paused = tmp_path / "paused"
+    wrappers = tmp_path / "bin"
+    wrappers.mkdir()
+    executable(
+        wrappers / "git",
+        "#!/bin/sh\n"
+        'case "$*" in\n'
+        '  *"merge --ff-only"*)\n'
+        '    /usr/bin/git "$@"; code=$?\n'
+        f"    [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
+        "    exit $code;;\n"
+        "esac\n"
+        'exec /usr/bin/git "$@"\n',
+    )
+    env = settings_env(settings)
+    first = start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    number = await desk.start_job(
+        REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
+    )
+    await until(paused.exists, 60, "the fast-forward")
+    assert subjects(clone)[0] == "finish", "the clone is fast-forwarded before the kill"
+    os.killpg(first.pid, signal.SIGKILL)  # the worker and its paused git
+    await asyncio.to_thread(first.wait, 10)
+    start_worker(env)
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["finish"], report
+    assert report.head == git(clone, "rev-parse", "HEAD")
+    assert subjects(clone).count("finish") == 1, subjects(clone)
+    assert not Path(report.worktree).exists()
+
+    history = await client.get_workflow_handle(repo_workflow_id(REPO)).fetch_history()
+    scheduled = next(
+        event
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == "integrate"
+    )
+    retried = next(
+        event
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.scheduled_event_id == scheduled.event_id
+    )
+    assert retried.activity_task_started_event_attributes.attempt == 2
+    waited = retried.event_time.ToDatetime() - scheduled.event_time.ToDatetime()
+    print(f"integration resumed {waited.total_seconds():.1f}s after it was first scheduled")
+    assert waited < GIT_STEP_TIMEOUT, "resumed on the heartbeat timeout, not start-to-close"
