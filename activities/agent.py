@@ -17,6 +17,7 @@ from typing import TextIO
 from pydantic import BaseModel
 from temporalio import activity
 
+from activities.agent_claim import AgentClaim
 from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
 from activities.paths import job_dir
@@ -80,6 +81,7 @@ class AgentActivities:
         log_path = job_dir(self.settings, request.number) / AGENT_LOG
         argv = _with_hook_settings(argv, log_path.parent)
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        claim = await AgentClaim.take(log_path.parent, info.attempt)
         killed = await kill_stale_agents(request.worktree)
         remaining = None
         if request.deadline is not None:
@@ -88,6 +90,7 @@ class AgentActivities:
             log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
             log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
             if remaining is not None and remaining <= 0:
+                claim.release()
                 return AgentResult(
                     end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt
                 )
@@ -111,6 +114,8 @@ class AgentActivities:
                     log_path=str(log_path),
                     attempts=info.attempt,
                 )
+            finally:
+                claim.release()
             tail = _Tail(request.output_chars)
             end = await _supervise(process, log, tail, remaining, info.heartbeat_timeout)
         return AgentResult(

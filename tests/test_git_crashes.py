@@ -6,10 +6,10 @@ import asyncio
 import os
 import signal
 import stat
-import subprocess
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
@@ -24,6 +24,7 @@ from workflows.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 
 REPO = "acme/api"
+TWO_AGENTS_EXIT = 99
 AGENT_HEARTBEAT = timedelta(seconds=2)
 """The heartbeat timeout `settings_env` gives the workers (CODEDESK_HEARTBEAT_TIMEOUT=2s)."""
 
@@ -88,15 +89,23 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
     assert report.agent_attempts == 1, report
 
 
+@pytest.mark.parametrize("agent_done_while_stopped", [True, False], ids=["done", "running"])
 async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    agent_done_while_stopped: bool,
 ) -> None:
     worker = start_worker(settings_env(settings))
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
 
     pid_file, go, runs = tmp_path / "agent.pid", tmp_path / "go", tmp_path / "runs"
-    command = agent(
+    # An agent that finds another agent of the job still running exits 99 at once: a second
+    # agent in the worktree would fail the job.
+    command = f"flock -n -E {TWO_AGENTS_EXIT} {tmp_path / 'one-agent'} " + agent(
         f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish"
     )
     number = await desk.start_job(REPO, "finish it", agent_command=command)
@@ -104,11 +113,17 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
 
     os.kill(worker.pid, signal.SIGSTOP)
     try:
-        go.touch()  # the agent finishes and commits while its worker cannot see it
-        await until(lambda: pid_dead(agent_pid), 30, "the agent to finish")
+        if agent_done_while_stopped:
+            go.touch()  # the agent finishes and commits while its worker cannot see it
+            await until(lambda: pid_dead(agent_pid), 30, "the agent to finish")
         await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
     finally:
         os.kill(worker.pid, signal.SIGCONT)
+    if not agent_done_while_stopped:
+        # The retry kills the stale agent before it starts the agent again: never two at once.
+        await until(lambda: len(runs.read_text().splitlines()) >= 2, 60, "the second run")
+        assert pid_dead(agent_pid), "the first agent must be gone before the second runs"
+        go.touch()
 
     report = await wait_report(desk, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
@@ -116,7 +131,11 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     assert subjects(clone).count("finish") == 1, subjects(clone)
     assert (clone / "done.txt").read_text() == "ok"
     assert worker.poll() is None, "the worker lives on after SIGCONT"
-    print(f"agent runs: {runs.read_text().splitlines()}")
+    # The worker may also be handed an attempt while it is stopped, which times out in turn:
+    # then the agent runs a third time, after the stale one was killed.
+    marks = runs.read_text().splitlines()
+    assert marks[0] == f"run {number} interrupted=0", marks
+    assert set(marks[1:]) == {f"run {number} interrupted=1"}, marks
 
 
 async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the_commits(

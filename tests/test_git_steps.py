@@ -104,9 +104,7 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
     )
     try:
         await until(lock.exists, 10, "the holder to take the lock")
-        number = await desk.start_job(
-            REPO, "one", agent_command=agent("write:a.txt=a", "commit:a")
-        )
+        number = await desk.start_job(REPO, "one", agent_command=agent("write:a.txt=a", "commit:a"))
         entity = client.get_workflow_handle(repo_workflow_id(REPO))
 
         async def integrate_retried() -> bool:
