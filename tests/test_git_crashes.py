@@ -177,6 +177,55 @@ async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the
     assert subjects(clone).count("finish") == 1, subjects(clone)
     assert not Path(report.worktree).exists()
 
+    await assert_integration_resumed_on_heartbeat(client)
+
+
+async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # The worker's integration rebase stops after its first commit, mid-rebase, and the worker
+    # (with its git) is killed there: the worktree is left in the middle of a rebase.
+    paused = tmp_path / "paused"
+    wrappers = tmp_path / "bin"
+    wrappers.mkdir()
+    executable(
+        wrappers / "git",
+        "#!/bin/sh\n"
+        f'if [ ! -e \'{paused}\' ]; then case "$*" in *"rebase --quiet"*)\n'
+        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n'
+        'exec /usr/bin/git "$@"\n',
+    )
+    env = settings_env(settings)
+    first = start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    go = tmp_path / "go"
+    steps = (f"wait:{go}", "write:a.txt=a", "commit:first", "write:b.txt=b", "commit:second")
+    number = await desk.start_job(REPO, "two commits", agent_command=agent(*steps))
+    await until(lambda: (settings.jobs_dir / str(number) / "agent.log").exists(), 60, "the agent")
+    # Another commit lands in the clone while the agent works, so the rebase has work to do.
+    (clone / "other.txt").write_text("other\n")
+    git(clone, "add", "other.txt")
+    git(clone, "commit", "--quiet", "-m", "other")
+    go.touch()
+    await until(paused.exists, 60, "the rebase to stop after its first commit")
+    worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
+    git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
+    assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
+    os.killpg(first.pid, signal.SIGKILL)
+    await asyncio.to_thread(first.wait, 10)
+    start_worker(env)
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["first", "second"], report
+    assert subjects(clone)[:3] == ["second", "first", "other"], subjects(clone)
+    assert not worktree.exists()
+    await assert_integration_resumed_on_heartbeat(client)
+
+
+async def assert_integration_resumed_on_heartbeat(client: Client) -> None:
+    """The integration's second attempt started before its first could have timed out."""
     history = await client.get_workflow_handle(repo_workflow_id(REPO)).fetch_history()
     scheduled = next(
         event
