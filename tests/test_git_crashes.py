@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import stat
+import subprocess
 from datetime import timedelta
 from pathlib import Path
 
@@ -33,6 +34,23 @@ def executable(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
+
+
+def worker_with_git(
+    start_worker: StartWorker, settings: DeskSettings, tmp_path: Path, before: str
+) -> subprocess.Popen[bytes]:
+    """A worker whose git runs the shell text `before`, then the real git (unless it exits)."""
+    wrappers = tmp_path / "bin"
+    wrappers.mkdir()
+    executable(wrappers / "git", f'#!/bin/sh\n{before}exec /usr/bin/git "$@"\n')
+    env = settings_env(settings)
+    return start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
+
+
+async def kill_with_its_git(worker: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the worker and everything it started (its paused git among them)."""
+    os.killpg(worker.pid, signal.SIGKILL)
+    await asyncio.to_thread(worker.wait, 10)
 
 
 async def wait_report(desk: DeskClient, number: int) -> JobReport:
@@ -144,21 +162,17 @@ async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the
     # The worker's git pauses once, right after the fast-forward and before the integration
     # is recorded: the worker (and everything it started) is killed in that window.
     paused = tmp_path / "paused"
-    wrappers = tmp_path / "bin"
-    wrappers.mkdir()
-    executable(
-        wrappers / "git",
-        "#!/bin/sh\n"
+    first = worker_with_git(
+        start_worker,
+        settings,
+        tmp_path,
         'case "$*" in\n'
         '  *"merge --ff-only"*)\n'
         '    /usr/bin/git "$@"; code=$?\n'
         f"    [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
         "    exit $code;;\n"
-        "esac\n"
-        'exec /usr/bin/git "$@"\n',
+        "esac\n",
     )
-    env = settings_env(settings)
-    first = start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     number = await desk.start_job(
@@ -166,9 +180,8 @@ async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the
     )
     await until(paused.exists, 60, "the fast-forward")
     assert subjects(clone)[0] == "finish", "the clone is fast-forwarded before the kill"
-    os.killpg(first.pid, signal.SIGKILL)  # the worker and its paused git
-    await asyncio.to_thread(first.wait, 10)
-    start_worker(env)
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
 
     report = await wait_report(desk, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
@@ -186,17 +199,13 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     # The worker's integration rebase stops after its first commit, mid-rebase, and the worker
     # (with its git) is killed there: the worktree is left in the middle of a rebase.
     paused = tmp_path / "paused"
-    wrappers = tmp_path / "bin"
-    wrappers.mkdir()
-    executable(
-        wrappers / "git",
-        "#!/bin/sh\n"
+    first = worker_with_git(
+        start_worker,
+        settings,
+        tmp_path,
         f'if [ ! -e \'{paused}\' ]; then case "$*" in *"rebase --quiet"*)\n'
-        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n'
-        'exec /usr/bin/git "$@"\n',
+        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n',
     )
-    env = settings_env(settings)
-    first = start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     go = tmp_path / "go"
@@ -212,9 +221,8 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
     git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
     assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
-    os.killpg(first.pid, signal.SIGKILL)
-    await asyncio.to_thread(first.wait, 10)
-    start_worker(env)
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
 
     report = await wait_report(desk, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
