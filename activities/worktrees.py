@@ -74,8 +74,8 @@ class WorktreeActivities:
             path = worktree_path(self.settings, request.repo, request.number)
             if receipt.is_file() and path.is_dir():
                 return Worktree.model_validate_json(receipt.read_text())
-            if path.exists():
-                _remove_worktree(clone, path)
+            if path.exists():  # an earlier attempt died before its receipt: no agent ran yet
+                _remove_leftover(clone, path)
             base = head_sha(clone)
             path.parent.mkdir(parents=True, exist_ok=True)
             branch = cut_worktree(clone, path, base, request.number)
@@ -289,6 +289,14 @@ def _remove_worktree(clone: Path, path: Path) -> None:
         if not ok:
             shutil.rmtree(path, ignore_errors=True)
     try_git(clone, "worktree", "prune")
+
+
+def _remove_leftover(clone: Path, path: Path) -> None:
+    """Remove a worktree a dead attempt cut, and its branch unless it holds unmerged commits."""
+    ok, branch = try_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
+    _remove_worktree(clone, path)
+    if ok and branch.strip():
+        try_git(clone, "branch", "--quiet", "-d", branch.strip())
 
 
 def _delete_branch(clone: Path, branch: str) -> None:

@@ -251,3 +251,33 @@ async def assert_integration_resumed_on_heartbeat(client: Client) -> None:
     waited = retried.event_time.ToDatetime() - scheduled.event_time.ToDatetime()
     print(f"integration resumed {waited.total_seconds():.1f}s after it was first scheduled")
     assert waited < GIT_STEP_TIMEOUT, "resumed on the heartbeat timeout, not start-to-close"
+
+
+async def test_a_worker_killed_while_cutting_the_worktree_leaves_no_stray_branch(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    paused = tmp_path / "paused"
+    first = worker_with_git(
+        start_worker,
+        settings,
+        tmp_path,
+        'case "$*" in\n'
+        '  *"worktree add"*)\n'
+        '    /usr/bin/git "$@"; code=$?\n'
+        f"    [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
+        "    exit $code;;\n"
+        "esac\n",
+    )
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    number = await desk.start_job(
+        REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
+    )
+    await until(paused.exists, 60, "the worktree to be cut")
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.branch == f"worker/{number}", report
+    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
