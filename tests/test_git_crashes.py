@@ -47,6 +47,18 @@ def worker_with_git(
     return start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
 
 
+def pause_once_after(words: str, paused: Path) -> str:
+    """Wrapper text: after the first git call whose arguments hold `words`, mark `paused` and
+    sleep (the test kills the worker in that window)."""
+    return (
+        f'case "$*" in *"{words}"*)\n'
+        '  /usr/bin/git "$@"; code=$?\n'
+        f"  [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
+        "  exit $code;;\n"
+        "esac\n"
+    )
+
+
 async def kill_with_its_git(worker: subprocess.Popen[bytes]) -> None:
     """SIGKILL the worker and everything it started (its paused git among them)."""
     os.killpg(worker.pid, signal.SIGKILL)
@@ -156,41 +168,45 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     assert set(marks[1:]) == {f"run {number} interrupted=1"}, marks
 
 
-async def test_a_worker_killed_after_the_fast_forward_resumes_soon_and_lists_the_commits(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+@pytest.mark.parametrize(
+    ("words", "step"),
+    [("worktree add", "prepare_worktree"), ("merge --ff-only", "integrate")],
+    ids=["after-cutting-the-worktree", "after-the-fast-forward"],
+)
+async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_it_once(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    words: str,
+    step: str,
 ) -> None:
-    # The worker's git pauses once, right after the fast-forward and before the integration
-    # is recorded: the worker (and everything it started) is killed in that window.
+    # The worker's git pauses once right after the step's git command did its work, before the
+    # step is recorded: the worker (and everything it started) is killed in that window.
     paused = tmp_path / "paused"
-    first = worker_with_git(
-        start_worker,
-        settings,
-        tmp_path,
-        'case "$*" in\n'
-        '  *"merge --ff-only"*)\n'
-        '    /usr/bin/git "$@"; code=$?\n'
-        f"    [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
-        "    exit $code;;\n"
-        "esac\n",
-    )
+    first = worker_with_git(start_worker, settings, tmp_path, pause_once_after(words, paused))
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     number = await desk.start_job(
         REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
     )
-    await until(paused.exists, 60, "the fast-forward")
-    assert subjects(clone)[0] == "finish", "the clone is fast-forwarded before the kill"
+    await until(paused.exists, 60, f"git {words}")
     await kill_with_its_git(first)
     start_worker(settings_env(settings))
 
     report = await wait_report(desk, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
+    # A retry that finds the fast-forward done still lists what it brought in.
     assert [commit.subject for commit in report.commits] == ["finish"], report
     assert report.head == git(clone, "rev-parse", "HEAD")
     assert subjects(clone).count("finish") == 1, subjects(clone)
     assert not Path(report.worktree).exists()
-
-    await assert_integration_resumed_on_heartbeat(client)
+    # A retried cut removes the dead attempt's branch too, and cuts the same name again.
+    assert report.branch == f"worker/{number}", report
+    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
+    owner = f"job-{number}" if step == "prepare_worktree" else repo_workflow_id(REPO)
+    await assert_resumed_on_heartbeat(client, owner, step)
 
 
 async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
@@ -229,17 +245,17 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     assert [commit.subject for commit in report.commits] == ["first", "second"], report
     assert subjects(clone)[:3] == ["second", "first", "other"], subjects(clone)
     assert not worktree.exists()
-    await assert_integration_resumed_on_heartbeat(client)
+    await assert_resumed_on_heartbeat(client, repo_workflow_id(REPO), "integrate")
 
 
-async def assert_integration_resumed_on_heartbeat(client: Client) -> None:
-    """The integration's second attempt started before its first could have timed out."""
-    history = await client.get_workflow_handle(repo_workflow_id(REPO)).fetch_history()
+async def assert_resumed_on_heartbeat(client: Client, workflow_id: str, step: str) -> None:
+    """The step's second attempt started before its first could have timed out."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
     scheduled = next(
         event
         for event in history.events
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-        and event.activity_task_scheduled_event_attributes.activity_type.name == "integrate"
+        and event.activity_task_scheduled_event_attributes.activity_type.name == step
     )
     retried = next(
         event
@@ -249,35 +265,5 @@ async def assert_integration_resumed_on_heartbeat(client: Client) -> None:
     )
     assert retried.activity_task_started_event_attributes.attempt == 2
     waited = retried.event_time.ToDatetime() - scheduled.event_time.ToDatetime()
-    print(f"integration resumed {waited.total_seconds():.1f}s after it was first scheduled")
+    print(f"{step} resumed {waited.total_seconds():.1f}s after it was first scheduled")
     assert waited < GIT_STEP_TIMEOUT, "resumed on the heartbeat timeout, not start-to-close"
-
-
-async def test_a_worker_killed_while_cutting_the_worktree_leaves_no_stray_branch(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
-) -> None:
-    paused = tmp_path / "paused"
-    first = worker_with_git(
-        start_worker,
-        settings,
-        tmp_path,
-        'case "$*" in\n'
-        '  *"worktree add"*)\n'
-        '    /usr/bin/git "$@"; code=$?\n'
-        f"    [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
-        "    exit $code;;\n"
-        "esac\n",
-    )
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
-    number = await desk.start_job(
-        REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
-    )
-    await until(paused.exists, 60, "the worktree to be cut")
-    await kill_with_its_git(first)
-    start_worker(settings_env(settings))
-
-    report = await wait_report(desk, number)
-    assert report.outcome == JobOutcome.INTEGRATED, report
-    assert report.branch == f"worker/{number}", report
-    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
