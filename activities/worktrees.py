@@ -154,29 +154,23 @@ class WorktreeActivities:
         uncommitted = porcelain_files(path)
         commits, omitted = _commits(path, tree.base, "HEAD", request.report_commits)
         if uncommitted:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=(
-                    "The agent left uncommitted changes in its worktree, so nothing was "
-                    f"integrated; branch {tree.branch} and worktree {path} are kept."
-                ),
-                commits=commits,
-                commits_omitted=omitted,
+            return _kept(
+                IntegrationStatus.REFUSED,
+                "The agent left uncommitted changes in its worktree, so nothing was "
+                f"integrated; branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                path,
                 uncommitted=uncommitted[: request.report_files],
-                branch_kept=True,
-                git_state=git_state(path),
             )
         if not commits:
             return IntegrationResult(status=IntegrationStatus.NOTHING, head=head_sha(clone))
         refusal = _clone_refusal(clone, request.report_files)
         if refusal:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=f"{refusal} Branch {tree.branch} and worktree {path} are kept.",
-                commits=commits,
-                commits_omitted=omitted,
-                branch_kept=True,
-                git_state=git_state(clone),
+            return _kept(
+                IntegrationStatus.REFUSED,
+                f"{refusal} Branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                clone,
             )
         onto = head_sha(clone)
         plan_path.write_text(_MergePlan(onto=onto).model_dump_json())
@@ -184,31 +178,48 @@ class WorktreeActivities:
         if not rebased:
             conflicts = lines(run_git(path, "diff", "--name-only", "--diff-filter=U"))
             try_git(path, "rebase", "--abort")
-            return IntegrationResult(
-                status=IntegrationStatus.CONFLICT,
-                reason=(
-                    f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
-                    f"and branch {tree.branch} and worktree {path} are kept."
-                ),
-                commits=commits,
-                commits_omitted=omitted,
+            return _kept(
+                IntegrationStatus.CONFLICT,
+                f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
+                f"and branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                path,
                 conflict_files=conflicts[: request.report_files],
-                branch_kept=True,
-                git_state=git_state(path),
             )
         tip = head_sha(path)
         plan_path.write_text(_MergePlan(onto=onto, tip=tip).model_dump_json())
         merged, detail = try_git(clone, "merge", "--ff-only", "--quiet", tip)
         if not merged:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=f"The clone could not be fast-forwarded to {tip[:12]}: {detail}",
-                commits=commits,
-                commits_omitted=omitted,
-                branch_kept=True,
-                git_state=git_state(clone),
+            return _kept(
+                IntegrationStatus.REFUSED,
+                f"The clone could not be fast-forwarded to {tip[:12]}: {detail}",
+                (commits, omitted),
+                clone,
             )
         return _integrated(clone, _MergePlan(onto=onto, tip=tip), request.report_commits)
+
+
+def _kept(
+    status: IntegrationStatus,
+    reason: str,
+    found: tuple[list[CommitInfo], int],
+    state_of: Path,
+    *,
+    uncommitted: list[str] | None = None,
+    conflict_files: list[str] | None = None,
+) -> IntegrationResult:
+    """A result that keeps branch and worktree: the commits found and the state of `state_of`."""
+    commits, omitted = found
+    return IntegrationResult(
+        status=status,
+        reason=reason,
+        commits=commits,
+        commits_omitted=omitted,
+        branch_kept=True,
+        git_state=git_state(state_of),
+        uncommitted=uncommitted or [],
+        conflict_files=conflict_files or [],
+    )
 
 
 class _MergePlan(BaseModel):
