@@ -28,14 +28,13 @@ def git_env() -> dict[str, str]:
 
 
 BUSY_SIGNS = (
-    "': File exists",  # a lock file: another git runs, or a killed one left it
+    ".lock': File exists",  # a lock file: another git runs, or a killed one left it
     "Resource temporarily unavailable",
     "Device or resource busy",
     "Text file busy",
     "early EOF",
     "the remote end hung up unexpectedly",
     "Connection reset",
-    "Connection timed out",
 )
 """Parts of git's messages that mean the failure passes: the step is retried, not failed."""
 
