@@ -40,9 +40,10 @@ from desk.settings import DeskSettings
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
 MERGE_PLAN = "merge-plan.json"
-"""Written after the rebase, before the fast-forward: a retry that finds the clone already
-fast-forwarded learns from it which commits the integration brought in."""
+"""What an integration is about to do (see `_MergePlan`): a retry learns from it whether a
+half-done rebase is codedesk's and which commits a fast-forward it finds done brought in."""
 JOB_GIT_LOCK = "git.lock"
+"""In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
 
 
