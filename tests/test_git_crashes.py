@@ -7,6 +7,7 @@ import os
 import signal
 import stat
 import subprocess
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -103,9 +104,11 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
         # Three agent heartbeat timeouts with the clone stuck: a worker whose event loop ran
         # the clone would miss the agent's heartbeats, and Temporal would start it again.
         await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
+        asked = time.monotonic()
         status = await client.get_workflow_handle_for(CodingJob.run, f"job-{number}").query(
             CodingJob.current, rpc_timeout=timedelta(seconds=20)
         )
+        print(f"query answered in {time.monotonic() - asked:.2f}s during the clone")
         assert status.phase == "working", status
         assert not adding.done(), "the clone must still be waiting for the gate"
     finally:
