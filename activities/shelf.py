@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import shutil
-import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -42,20 +44,24 @@ class ShelfActivities:
                 request.source, clone_source_for(name, self.settings.clone_source)
             )
             target = clone_path(self.settings, name)
-            if target.exists():
-                if activity.info().attempt > 1 and _origin(target) == source:
-                    return describe_clone(str(name), target)
-                raise CloneExistsError(
-                    f"Repository {str(name)!r} is already on the shelf at {target}; use it as it "
-                    "is, or move that directory away first."
-                )
             target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.parent / f".{name.name}.partial-{uuid.uuid4().hex[:8]}"
-            try:
-                run_git(target.parent, "clone", "--quiet", "--", source, str(partial))
-                partial.rename(target)
-            finally:
+            with _adding(target):
+                if target.exists():
+                    if activity.info().attempt > 1 and _origin(target) == source:
+                        return describe_clone(str(name), target)
+                    raise CloneExistsError(
+                        f"Repository {str(name)!r} is already on the shelf at {target}; use it "
+                        "as it is, or move that directory away first."
+                    )
+                # Named after the run, so a retry finds (and removes) what a dead attempt left.
+                run = activity.info().workflow_run_id or "run"
+                partial = target.parent / f".{name.name}.partial-{run}"
                 shutil.rmtree(partial, ignore_errors=True)
+                try:
+                    run_git(target.parent, "clone", "--quiet", "--", source, str(partial))
+                    partial.rename(target)
+                finally:
+                    shutil.rmtree(partial, ignore_errors=True)
             return describe_clone(str(name), target)
 
     def _list_repos(self, request: ListReposInput) -> ShelfListing:
@@ -97,6 +103,14 @@ def shelf_clones(shelf: Path) -> list[Path]:
             if not repo.name.startswith(".") and (repo / ".git").exists():
                 found.append(repo)
     return found
+
+
+@contextmanager
+def _adding(target: Path) -> Iterator[None]:
+    """One clone into `target` at a time: a stalled attempt and its retry never clone at once."""
+    with (target.parent / f".{target.name}.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def describe_clone(repo: str, path: Path) -> CloneInfo:

@@ -16,7 +16,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from desk.models import JobOutcome, JobReport
-from desk.names import repo_workflow_id
+from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import pid_dead, read_pid, settings_env, until
@@ -35,6 +35,22 @@ def executable(path: Path, text: str) -> Path:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return path
+
+
+def slow_packs(tmp_path: Path) -> Path:
+    """A git config under which every pack served waits for `tmp_path/gate` (at most 120 s),
+    after touching `tmp_path/pack-started`: a clone from a `file://` URL as slow as wanted."""
+    started, gate = tmp_path / "pack-started", tmp_path / "gate"
+    hook = executable(
+        tmp_path / "slow-pack",
+        "#!/bin/sh\n"
+        f"touch '{started}'\n"
+        f"for i in $(seq 1200); do [ -e '{gate}' ] && break; sleep 0.1; done\n"
+        'exec "$@"\n',
+    )
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    return config
 
 
 def worker_with_git(
@@ -79,16 +95,7 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
 ) -> None:
     # Every pack the worker's git serves waits for the gate: a clone as slow as the test wants.
     started, gate = tmp_path / "pack-started", tmp_path / "gate"
-    hook = executable(
-        tmp_path / "slow-pack",
-        "#!/bin/sh\n"
-        f"touch '{started}'\n"
-        f"for i in $(seq 1200); do [ -e '{gate}' ] && break; sleep 0.1; done\n"
-        'exec "$@"\n',
-    )
-    config = tmp_path / "gitconfig"
-    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
-    start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(config)))
+    start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(slow_packs(tmp_path))))
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))  # a local path: no pack is served, no wait
 
@@ -270,3 +277,23 @@ async def assert_resumed_on_heartbeat(client: Client, workflow_id: str, step: st
     waited = retried.event_time.ToDatetime() - scheduled.event_time.ToDatetime()
     print(f"{step} resumed {waited.total_seconds():.1f}s after it was first scheduled")
     assert waited < GIT_STEP_TIMEOUT, "resumed on the heartbeat timeout, not start-to-close"
+
+
+async def test_a_worker_killed_mid_clone_clones_again_and_leaves_no_partial_clone(
+    settings: DeskSettings, client: Client, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    started = tmp_path / "pack-started"
+    first = start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(slow_packs(tmp_path))))
+    desk = DeskClient(client, settings)
+    other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
+    adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
+    await until(started.exists, 60, "the clone to start")
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
+
+    added = await asyncio.wait_for(adding, timeout=90)
+    assert added.repo == "acme/tool" and added.last_commit == "initial", added
+    owner = settings.shelf_dir / "acme"
+    assert not [path.name for path in owner.iterdir() if ".partial-" in path.name]
+    assert [clone.repo for clone in await desk.list_repos()] == ["acme/tool"]
+    await assert_resumed_on_heartbeat(client, f"{SHELF_ADD_PREFIX}acme/tool", "add_repo")
