@@ -27,6 +27,9 @@ GIT_RETRY = RetryPolicy(
     maximum_attempts=10,
     non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
 )
+"""A git step is retried when its worker died or stalled (heartbeat timeout) and when git failed
+for a reason that passes (`GitBusyError`: a held lock, a busy file), for about two and a half
+minutes in all; a failure a retry cannot fix (`GitError`, the other desk errors) fails at once."""
 
 AGENT_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
