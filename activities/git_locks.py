@@ -12,6 +12,9 @@ from pathlib import Path
 
 _LOCK_IN_MESSAGE = re.compile(r"Unable to create '(?P<path>[^']+\.lock)': File exists")
 
+STALE_MARGIN_SECONDS = 2.0
+"""A lock counts as older than the step only by more than this (file times are coarse)."""
+
 _step_started: ContextVar[float | None] = ContextVar("git_step_started", default=None)
 """When the running git step began (wall clock, this host); unset outside a step."""
 
@@ -42,7 +45,7 @@ def remove_stale_lock(lock: Path) -> bool:
     if started is None:
         return False
     try:
-        if lock.stat().st_mtime >= started:
+        if lock.stat().st_mtime >= started - STALE_MARGIN_SECONDS:
             return False
     except FileNotFoundError:
         return True  # gone meanwhile: whoever held it is done

@@ -13,6 +13,9 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import RPCError
 
+from activities.git import run_git
+from activities.git_locks import git_step
+from desk.errors import GitBusyError, GitError
 from desk.models import JobOutcome
 from desk.names import repo_workflow_id
 from surfaces.desk_client import DeskClient
@@ -137,3 +140,33 @@ async def _until_async(check: object, seconds: float, what: str) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
         await asyncio.sleep(0.2)
+
+
+def test_a_lock_is_removed_only_inside_a_step_that_began_after_it(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    git(checkout, "init", "--quiet")
+    (checkout / "a.txt").write_text("a\n")
+    lock = checkout / ".git" / "index.lock"
+    lock.write_text("")
+    with pytest.raises(GitBusyError, match="retried"):
+        run_git(checkout, "add", "a.txt")  # outside a step nobody can tell: it stays
+    assert lock.exists()
+    lock.unlink()
+    with git_step():
+        lock.write_text("")  # made while the step runs: another git's, it stays
+        with pytest.raises(GitBusyError):
+            run_git(checkout, "add", "a.txt")
+    assert lock.exists()
+    an_hour_ago = time.time() - 3600
+    os.utime(lock, (an_hour_ago, an_hour_ago))
+    with git_step():
+        run_git(checkout, "add", "a.txt")
+    assert not lock.exists()
+    assert git(checkout, "diff", "--cached", "--name-only") == "a.txt"
+
+
+def test_a_failure_that_does_not_pass_is_a_plain_git_error(tmp_path: Path) -> None:
+    with pytest.raises(GitError) as failed:
+        run_git(tmp_path, "rev-parse", "--verify", "no-such-ref")
+    assert not isinstance(failed.value, GitBusyError)
