@@ -23,14 +23,16 @@ def cut_worktree(clone: Path, path: Path, base: str, number: int) -> str:
     blocks `worker/5`). A ref that appears between the look and the cut (an agent of another
     job) moves on to the next name.
     """
+    taken = _branches(clone)
     for branch in job_branch_names(number, NAME_TRIES):
-        if not _free(branch, _branches(clone)):
+        if not _free(branch, taken):
             continue
         ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
         if ok:
             return branch
         if path.exists() or not any(clash in detail for clash in REF_CLASHES):
             raise GitError(detail)
+        taken = _branches(clone)
     raise GitError(
         f"No free branch name for job {number} in {clone}: worker/{number}, worker-{number} "
         f"and their suffixes up to -{NAME_TRIES - 1} are taken or blocked by other refs. "
