@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from temporalio import activity
@@ -15,6 +17,13 @@ A = TypeVar("A")
 
 DEFAULT_BEAT_SECONDS = 5.0
 """How often to heartbeat when the workflow set no heartbeat timeout."""
+
+GIT_THREADS = 16
+"""Blocking steps that may run at once in a worker. Their own pool, not asyncio's default (six
+threads on two cores, shared with everything else): a few slow clones must not hold up the
+integrations and reports behind them."""
+
+_threads = ThreadPoolExecutor(max_workers=GIT_THREADS, thread_name_prefix="codedesk-git")
 
 
 async def off_the_loop(step: Callable[[A], T], request: A) -> T:
@@ -33,7 +42,9 @@ async def off_the_loop(step: Callable[[A], T], request: A) -> T:
         with git_step():
             return step(request)
 
-    work = asyncio.ensure_future(asyncio.to_thread(in_a_step))
+    # The step runs in this activity's context, so it can read `activity.info()`.
+    context = contextvars.copy_context()
+    work = asyncio.get_running_loop().run_in_executor(_threads, context.run, in_a_step)
     while True:
         done, _ = await asyncio.wait({work}, timeout=every)
         if done:
