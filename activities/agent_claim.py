@@ -63,6 +63,6 @@ class AgentClaim:
             raise
         return cls(handle)
 
-    def release(self) -> None:
-        """Let the next attempt in (closing the file drops the lock)."""
+    def close(self) -> None:
+        """Let the next attempt in (closing the file drops the lock); closing twice is fine."""
         self._handle.close()

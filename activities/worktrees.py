@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from temporalio import activity
 
+from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import (
@@ -100,6 +101,9 @@ class WorktreeActivities:
 
     def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         with desk_failures(), self._job_lock(request.number):
+            # Sandbox (activities/agent_git.py): no host-side git before the agent's pointers
+            # are restored and its branch taken back, even when its attempt died unfinished.
+            settle(job_dir(self.settings, request.number), request.worktree)
             output, cut, log = log_tail(self.settings, request.number, request.output_chars)
             told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
             clone = existing_clone(self.settings, request.repo)

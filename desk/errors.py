@@ -11,6 +11,7 @@ DeskError
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,
 │                           a dropped connection): retried, unlike every other desk error
 ├── AgentCommandError       the agent command is empty or cannot be split
+├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
 ├── JobNotFoundError        no job with that number
@@ -67,6 +68,10 @@ class GitBusyError(GitError):
 
 class AgentCommandError(DeskError):
     """The agent command cannot be run as given."""
+
+
+class SandboxError(DeskError):
+    """The agent's sandbox cannot be set up as the settings ask."""
 
 
 class DurationError(DeskError):
