@@ -16,6 +16,10 @@ GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 a crashed or stalled worker's step is retried this soon, instead of after GIT_STEP_TIMEOUT, and
 the retry finds what the dead attempt did (a receipt, a merged tip, a remote at the SHA)."""
 
+HOST_WAIT = timedelta(minutes=1)
+"""How long a repository's integration, report or push waits for its host's worker before it
+says so (a report is refused; an integration or push keeps waiting)."""
+
 HOLD_ALLOWANCE = timedelta(days=7)
 """How long, beyond its budget, an agent may wait for people's answers before Temporal stops it.
 
