@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import shlex
 import shutil
 import subprocess
 import tempfile
 from collections import deque
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
+from activities.agent_claim import AgentClaim
 from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
 from activities.hold_channel import ChannelRules, HoldChannel, serve_holds
 from activities.hook_settings import write_claude_hook_settings
+from activities.off_loop import off_the_loop
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
@@ -36,7 +38,6 @@ from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
-T = TypeVar("T")
 TAIL_LINES = 20
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
@@ -84,33 +85,42 @@ class AgentActivities:
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
             argv, hook_file = self._with_hook_settings(argv, folder)
-        killed = await kill_stale_agents(request.worktree)
-        confined = self.sandbox.mode == BWRAP
-        with log_path.open("a", encoding="utf-8") as log:
-            log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
-            log.write(f"{' after killing a stale agent' if killed else ''}")
-            log.write(f", sandbox {self.sandbox.mode} ===\n")
-            if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
-                log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
-                return self._not_started(argv[0], log_path, info.attempt)
-            with desk_failures():
-                git = await _beating(lambda: self._agent_git(request)) if confined else None
-            socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
-            paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file)
-            try:
-                rules = self._rules(request)
-                async with serve_holds(paths.hold_socket, request.number, self.client, rules) as (
-                    channel
-                ):
-                    launch = plan_launch(
-                        self.settings, self.sandbox.mode, request, argv, paths, info.attempt, git
-                    )
-                    end, process, tail = await self._run(launch, request, log, info, channel)
-            finally:
-                shutil.rmtree(socket_dir, ignore_errors=True)
-                if git is not None:
-                    told = await _beating(lambda: _take_back(git))
-                    log.write(f"{told}\n" if told else "")
+        # Only under the job's claim: a stale attempt never starts an agent beside a later one.
+        with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
+            killed = await kill_stale_agents(request.worktree)
+            confined = self.sandbox.mode == BWRAP
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"{' after killing a stale agent' if killed else ''}")
+                log.write(f", sandbox {self.sandbox.mode} ===\n")
+                if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
+                    log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
+                    return self._not_started(argv[0], log_path, info.attempt)
+                with desk_failures():
+                    git = await off_the_loop(self._agent_git, request) if confined else None
+                socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
+                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file)
+                try:
+                    rules = self._rules(request)
+                    socket = paths.hold_socket
+                    async with serve_holds(socket, request.number, self.client, rules) as channel:
+                        launch = plan_launch(
+                            self.settings,
+                            self.sandbox.mode,
+                            request,
+                            argv,
+                            paths,
+                            info.attempt,
+                            git,
+                        )
+                        end, process, tail = await self._run(
+                            launch, request, log, info, claim, channel
+                        )
+                finally:
+                    shutil.rmtree(socket_dir, ignore_errors=True)
+                    if git is not None:
+                        told = await off_the_loop(_take_back, git)
+                        log.write(f"{told}\n" if told else "")
         return AgentResult(
             end=end,
             exit_code=_exit_code(process.returncode, confined),
@@ -138,18 +148,22 @@ class AgentActivities:
         request: RunAgentInput,
         log: TextIO,
         info: activity.Info,
+        claim: AgentClaim,
         channel: HoldChannel,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
-        process = await asyncio.create_subprocess_exec(
-            *launch.argv,
-            cwd=request.worktree,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *launch.argv,
+                cwd=request.worktree,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        finally:
+            claim.close()  # started (or not): a later attempt may now kill it and start its own
         channel.watch(process.pid)
         tail = _Tail(request.output_chars)
         end = await _supervise(process, log, tail, info.heartbeat_timeout, channel)
@@ -186,17 +200,6 @@ class AgentActivities:
         hold_wait, hook_timeout = self.settings.hold_wait, self.settings.hook_timeout
         path = write_claude_hook_settings(folder, hold_wait, hook_timeout)
         return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
-
-
-async def _beating(work: Callable[[], T]) -> T:
-    """Run blocking git work off the loop, heartbeating meanwhile (a large import of the
-    agent's objects may outlast the heartbeat timeout)."""
-    timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 10.0
-    running = asyncio.ensure_future(asyncio.to_thread(work))
-    while not (await asyncio.wait({running}, timeout=every))[0]:
-        activity.heartbeat()
-    return running.result()
 
 
 def _take_back(git: AgentGit) -> str:
