@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
@@ -43,7 +43,7 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         extra += ["--namespace", f"test-{number}"]
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
         search_attributes=SEARCH_ATTRIBUTES,
         ui=False,
         dev_server_log_level="error",
@@ -83,7 +83,7 @@ async def client(settings: DeskSettings) -> Client:
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
     )
 
 
