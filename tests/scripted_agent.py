@@ -11,6 +11,7 @@ Steps:
     commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
     sleep:SECONDS              sleep (a float)
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    wait:PATH                  wait until PATH exists (a test's explicit go-ahead)
     grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
     pidfile:PATH               write our own pid to PATH
     mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
@@ -158,6 +159,10 @@ def run_step(step: str) -> bool:
         seconds = number(arg, step)
         say(f"scripted agent: sleep {seconds:g}s")
         time.sleep(seconds)
+    elif name == "wait":
+        say(f"scripted agent: waiting for {arg}")
+        while not Path(arg).exists():
+            time.sleep(0.05)
     elif name == "sleep-first":
         seconds = number(arg, step)
         if interrupted():
