@@ -41,6 +41,14 @@ def _header(match: re.Match[str]) -> str:
     return match.group("keep") + SCRUBBED
 
 
+def _user_info(match: re.Match[str]) -> str:
+    # ssh authenticates with keys: `ssh://git@host` names a user, and holds no secret.
+    scheme = (match.group("scheme") or "").lower()
+    if scheme in ("ssh", "git+ssh", "ssh+git") and ":" not in match.group("info"):
+        return match.group(0)
+    return (match.group("scheme") or "") + match.group("keep") + SCRUBBED
+
+
 def _pem(match: re.Match[str]) -> str:
     return match.group("keep") + "\n" + SCRUBBED + "\n" + (match.group("end") or "")
 
@@ -104,9 +112,12 @@ SHAPES: tuple[Shape, ...] = (
     # User info in any URL: scheme://user:password@host or scheme://token@host. The greedy run
     # stops at the last '@' before the path, so a password holding '@' is removed whole.
     Shape(
-        "user info in URLs (`https://user:password@host`)",
-        re.compile(r"""(?P<keep>://)[^\s/?#@'"`<>]+(?:@[^\s/?#@'"`<>]+)*(?=@)"""),
-        _plain,
+        "user info in URLs (`https://user:password@host`; an ssh URL's user name stays)",
+        re.compile(
+            r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*)?(?P<keep>://)"
+            r"""(?P<info>[^\s/?#@'"`<>]+(?:@[^\s/?#@'"`<>]+)*)(?=@)"""
+        ),
+        _user_info,
     ),
     # A PEM private key block, over lines or with JSON's "\n" escapes between them (a service
     # account file). Without its END line (a cut log) everything key-like after BEGIN goes.

@@ -38,6 +38,8 @@ def test_scrubbed_marker() -> None:
         ("https://tok@host/x", "https://***@host/x"),
         ("http://a:b@example.com:8080/r.git", "http://***@example.com:8080/r.git"),
         ("ssh://git:pw@github.com/o/r", "ssh://***@github.com/o/r"),
+        ("git+ssh://me:pw@host/r", "git+ssh://***@host/r"),
+        ("see SSH://git@github.com:22/o/r", "see SSH://git@github.com:22/o/r"),
         ("https://user:p@ss@host/x", "https://***@host/x"),
         (f"https://x-access-token:{GHP}@github.com/o/r", "https://***@github.com/o/r"),
         (
@@ -159,6 +161,7 @@ def test_scrub_removes_tokens(text: str, expected: str) -> None:
         "héllo wörld ✓ \t\r\n\x00 unicode and control characters",
         "C:\\Users\\me\\repo",
         "https://***@host/x",
+        "ssh://git@github.com/o/r.git",
         "task-abcdefghijklmnopqrstuvwxyz0123",
         "sk-learn is a library",
         "AKIA is a prefix",
