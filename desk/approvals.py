@@ -13,9 +13,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from desk.payload import Payload, ScrubbedData, ScrubbedText
+from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"
 
@@ -170,6 +171,17 @@ class HoldRequest(Payload):
     input: ScrubbedData = Field(default_factory=dict)
     parameters: dict[str, Any] | None = None
     wait_seconds: float = 600.0
+    scrubbed: bool = False
+    """The input held a credential, scrubbed before anything recorded it: the rule never sees
+    the call as it runs, so it waits for a person."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_a_credential(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            if scrub_data(data["input"]) != data["input"]:
+                return {**data, "scrubbed": True}
+        return data
 
 
 class HoldAnswer(Payload):
@@ -200,6 +212,8 @@ class ClassifyInput(Payload):
     workspace: str
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
+    scrubbed: bool = False
+    """The call's input held a credential (`HoldRequest.scrubbed`)."""
 
 
 class Classification(Payload):

@@ -21,6 +21,10 @@ WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write_fi
 ALWAYS = "tool"
 """The hold class of a tool the settings say always needs a person."""
 
+CREDENTIAL = "credential"
+"""The hold class of a call that held a credential: it was scrubbed before it was classified,
+so the rule saw less than will run, and a person decides (fail closed)."""
+
 DEFAULT_HOLD_CLASSES = tuple(hold.value for hold in HoldClass)
 
 
@@ -30,6 +34,8 @@ def classify_call(request: ClassifyInput) -> Classification:
     action = ""
     if request.tool in request.hold_tools:
         held.add(ALWAYS)
+    if request.scrubbed:
+        held.add(CREDENTIAL)
     if request.tool in SHELL_TOOLS:
         command = _text(request.input, "command", "cmd")
         action = f"Run: {command}"
@@ -40,7 +46,7 @@ def classify_call(request: ClassifyInput) -> Classification:
         workspace = Workspace(realpath(request.workspace))
         if not path or workspace.writes_outside(path, request.workspace):
             held.add(HoldClass.OUTSIDE_WORKSPACE.value)
-    wanted = set(request.hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS}
+    wanted = set(request.hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS, CREDENTIAL}
     return Classification(classes=sorted(held & wanted), action=action)
 
 

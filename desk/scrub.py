@@ -11,7 +11,6 @@ SCRUBBED = "***"
 """What a removed credential is replaced with."""
 
 _LINE_BREAK = re.compile(r"(\r?\n)")
-_QUOTES = "\"'`"
 
 
 @dataclass(frozen=True)
@@ -31,16 +30,6 @@ def _plain(match: re.Match[str]) -> str:
     return match.group("keep") + SCRUBBED
 
 
-def _header(match: re.Match[str]) -> str:
-    # Inside quotes (a curl `-H "..."`, a JSON value) the value ends at the closing quote, so
-    # what follows it (the rest of a held command) stays visible; else it runs to the line end.
-    value = match.group("value")
-    if match.group("q") or match.group("q2"):
-        end = min((i for i in (value.find(q) for q in _QUOTES) if i >= 0), default=len(value))
-        return match.group("keep") + SCRUBBED + value[end:]
-    return match.group("keep") + SCRUBBED
-
-
 def _user_info(match: re.Match[str]) -> str:
     # ssh authenticates with keys: `ssh://git@host` names a user, and holds no secret.
     scheme = (match.group("scheme") or "").lower()
@@ -50,7 +39,13 @@ def _user_info(match: re.Match[str]) -> str:
 
 
 def _pem(match: re.Match[str]) -> str:
-    return match.group("keep") + "\n" + SCRUBBED + "\n" + (match.group("end") or "")
+    keep, end = match.group("keep"), match.group("end")
+    body = match.group(0)[len(keep) :]
+    if end is None and not body.strip(" \t\r\n"):
+        return match.group(0)  # a BEGIN line and no key after it: nothing to remove
+    # Keep the text's own line breaks: a real newline, or JSON's "\n" escape.
+    newline = "\\n" if body.lstrip(" \t").startswith("\\") else "\n"
+    return keep + newline + SCRUBBED + (newline + end if end else "")
 
 
 def _fixed(length: int, shortest: int) -> Callable[[re.Match[str]], str]:
@@ -94,20 +89,24 @@ def _token(prefix: str, chars: str) -> re.Pattern[str]:
 
 
 _PEM_KIND = r"(?:RSA |DSA |EC |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?"
-_NEWLINE = r"(?:\r?\n|\\r?\\n)"
+_NEWLINE = r"(?:\r?\n|(?:\\r)?\\n)"
+_PEM_LINE = (
+    r"[ \t]*(?:(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,.+/=-]*|[A-Za-z0-9+/=]+|\*\*\*)?[ \t]*"
+)
 
 SHAPES: tuple[Shape, ...] = (
     # "Authorization: Basic abc", also inside git's curl trace ("=> Send header: ...") and in
-    # JSON-ish dumps ('"Authorization": "token x"'). Order matters: a header goes first, so a
-    # token inside it is not scrubbed twice into something odd.
+    # JSON-ish dumps ('"Authorization": "token x"'). The value ends at the line's end, a quote or
+    # a shell operator, so nothing after it (the rest of a held command) is hidden. Order
+    # matters: a header goes first, so a token inside it is not scrubbed twice.
     Shape(
         "`Authorization:` and `Proxy-Authorization:` header values",
         re.compile(
-            r"""(?P<keep>(?P<q>["'])?\b(?:Proxy-)?Authorization["']?[ \t]*:[ \t]*(?P<q2>["'])?)"""
-            r"""(?P<value>[^\s"'`][^\r\n]*)""",
+            r"""(?P<keep>\b(?:Proxy-)?Authorization["']?[ \t]*:[ \t]*["']?)"""
+            r"""[^\s"'`;|&<>()$][^\r\n"'`;|&<>()$]*""",
             re.IGNORECASE,
         ),
-        _header,
+        _plain,
     ),
     # User info in any URL: scheme://user:password@host or scheme://token@host. The greedy run
     # stops at the last '@' before the path, so a password holding '@' is removed whole.
@@ -120,13 +119,16 @@ SHAPES: tuple[Shape, ...] = (
         _user_info,
     ),
     # A PEM private key block, over lines or with JSON's "\n" escapes between them (a service
-    # account file). Without its END line (a cut log) everything key-like after BEGIN goes.
+    # account file), or flattened to one line. Only key-like lines count as its body, so no
+    # command or prose after a BEGIN line is hidden; without its END line (a cut log) the
+    # key-like lines after BEGIN go.
     Shape(
         "PEM private key blocks (`-----BEGIN ... PRIVATE KEY-----`), whole",
         re.compile(
             rf"(?P<keep>-----BEGIN (?P<kind>{_PEM_KIND})-----)"
-            r"(?:(?:Proc-Type|DEK-Info|Version|Comment):[^\r\n\\]*|[A-Za-z0-9+/=*\s]|\\r|\\n)*"
-            r"(?P<end>-----END (?P=kind)-----)?"
+            rf"(?:(?:[ \t]+[A-Za-z0-9+/=]+)+[ \t]+(?=-----END)"
+            rf"|(?:{_NEWLINE}{_PEM_LINE}(?={_NEWLINE}|-----END|\Z))*)"
+            rf"(?:{_NEWLINE}?[ \t]*(?P<end>-----END (?P=kind)-----))?"
         ),
         _pem,
     ),
@@ -235,7 +237,7 @@ _TOKEN_LENGTHS = {"github_pat_": 82, "AKIA": 16, "ASIA": 16, "ABIA": 16, "ACCA":
 """Token lengths after the prefix (GitHub classic tokens: 36), for a wrapped token."""
 _PEM_BEGIN = re.compile(rf"-----BEGIN {_PEM_KIND}-----")
 _PEM_BODY_LINE = re.compile(
-    r"[ \t]*(?:(?:Proc-Type|DEK-Info|Version|Comment):[^\r\n]*|[A-Za-z0-9+/=]*)[ \t]*(?:\r?\n|\Z)"
+    r"[ \t]*(?:(?:Proc-Type|DEK-Info):[ \t]*[A-Za-z0-9,.+/=-]*|[A-Za-z0-9+/=]*)[ \t]*(?:\r?\n|\Z)"
 )
 _PEM_END = re.compile(rf"-----END {_PEM_KIND}-----")
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from desk.approvals import ClassifyInput, HoldRequest
+from desk.holds import CREDENTIAL, classify_call
 from desk.scrub import SCRUBBED, StreamScrubber, scrub, scrub_data
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -225,13 +229,13 @@ def test_scrub_is_fast_on_long_adversarial_input() -> None:
         # A service account file: the key is one JSON string with "\n" escapes.
         (
             '{"private_key": "' + PEM.replace("\n", "\\n") + '\\n", "x": 1}',
-            '{"private_key": "-----BEGIN RSA PRIVATE KEY-----\n***\n'
+            '{"private_key": "-----BEGIN RSA PRIVATE KEY-----\\n***\\n'
             '-----END RSA PRIVATE KEY-----\\n", "x": 1}',
         ),
         # A log cut before the END line: everything key-like after BEGIN goes.
         (
             "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n",
-            "-----BEGIN OPENSSH PRIVATE KEY-----\n***\n",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n***",
         ),
         (
             "-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
@@ -300,3 +304,67 @@ def test_a_key_block_longer_than_the_hold_is_dropped_line_by_line() -> None:
 def test_the_stream_scrubs_what_it_shows() -> None:
     shown = _streamed([f"Authorization: Bearer {JWT}\n", f"key {ANTHROPIC}\n"])
     assert "".join(shown) == "Authorization: ***\nkey sk-ant-***\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("echo Authorization: x; git push", "echo Authorization: ***; git push"),
+        ("echo Authorization: x && git push", "echo Authorization: ***&& git push"),
+        ('curl -H "Authorization: x $(git push)"', 'curl -H "Authorization: ***$(git push)"'),
+        ("echo Authorization: x | sh", "echo Authorization: ***| sh"),
+        (
+            "echo -----BEGIN PRIVATE KEY-----\ngit push origin main\n-----END PRIVATE KEY-----",
+            "echo -----BEGIN PRIVATE KEY-----\ngit push origin main\n-----END PRIVATE KEY-----",
+        ),
+        (
+            "-----BEGIN PRIVATE KEY-----\nProc-Type: 4; git push\nMIIE",
+            "-----BEGIN PRIVATE KEY-----\nProc-Type: 4; git push\nMIIE",
+        ),
+        (
+            "-----BEGIN PRIVATE KEY----- ; git push ; -----END PRIVATE KEY-----",
+            "-----BEGIN PRIVATE KEY----- ; git push ; -----END PRIVATE KEY-----",
+        ),
+    ],
+)
+def test_scrubbing_hides_no_command_after_a_secret(text: str, expected: str) -> None:
+    # A held command is scrubbed before it is classified and shown: what runs after a header
+    # or a key's BEGIN line must stay in view (and a scrubbed call is held anyway).
+    assert scrub(text) == expected
+    assert scrub(expected) == expected
+
+
+def test_a_flattened_key_block_is_scrubbed() -> None:
+    flat = "-----BEGIN EC PRIVATE KEY----- MHcCAQEEI abc+/= -----END EC PRIVATE KEY-----"
+    assert scrub(flat) == "-----BEGIN EC PRIVATE KEY-----\n***\n-----END EC PRIVATE KEY-----"
+
+
+def test_a_hold_request_with_a_credential_is_scrubbed_and_marked(tmp_path: Path) -> None:
+    command = f"curl -H 'Authorization: token abc' https://example.com/{GHP}"
+    request = HoldRequest(tool="Bash", input={"command": command})
+    assert request.input == {"command": "curl -H 'Authorization: ***' https://example.com/ghp_***"}
+    assert request.scrubbed
+    again = HoldRequest.model_validate_json(request.model_dump_json())
+    assert again.scrubbed and again.input == request.input
+    assert not HoldRequest(tool="Bash", input={"command": "ls"}).scrubbed
+
+
+def test_a_call_that_held_a_credential_waits_for_a_person(tmp_path: Path) -> None:
+    # What the rule sees is scrubbed: it cannot vouch for what runs, so a person decides.
+    def classes(command: str, hold_classes: list[str]) -> list[str]:
+        request = HoldRequest(tool="Bash", input={"command": command})
+        found = classify_call(
+            ClassifyInput(
+                tool=request.tool,
+                input=request.input,
+                workspace=str(tmp_path),
+                hold_classes=hold_classes,
+                scrubbed=request.scrubbed,
+            )
+        )
+        return found.classes
+
+    assert classes("ls -la", []) == []
+    assert classes(f"echo {GHP}", []) == [CREDENTIAL]
+    assert classes(f"echo {GHP}", ["push"]) == [CREDENTIAL]
+    assert classes("echo -----BEGIN PRIVATE KEY-----\nMIIE\nreboot", []) == [CREDENTIAL]

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google.protobuf.json_format import MessageToDict
 from temporalio.client import Client
 
@@ -133,6 +134,7 @@ def leaks(places: dict[str, str]) -> list[tuple[str, str]]:
     ]
 
 
+@pytest.mark.timeout(300)
 async def test_no_secret_reaches_any_place_a_person_sees(
     settings: DeskSettings, client: Client, start_worker: StartWorker, tmp_path: Path
 ) -> None:
