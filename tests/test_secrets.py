@@ -23,10 +23,12 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from temporalio.client import Client
 
+from desk.errors import AgentCommandError
 from desk.models import JobReport
 from desk.scrub import SHAPES
 from desk.settings import DeskSettings
 from desk.shipping import ChangeReport
+from surfaces.desk_client import DeskClient
 from surfaces.discord.render import card_embed
 from surfaces.discord.replies import change_report_text, report_text
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
@@ -250,3 +252,15 @@ async def test_no_secret_reaches_any_place_a_person_sees(
         assert any(shape.pattern.search(token) for token in written), shape.name
     found = leaks(places)
     assert found == [], "\n".join(f"{kind} in {place}" for place, kind in found)
+
+
+async def test_an_agent_command_with_a_credential_is_refused_before_anything_is_recorded(
+    settings: DeskSettings, client: Client
+) -> None:
+    command = f"aider --api-key {SECRETS['anthropic'][0]} --message {{task}}"
+    with pytest.raises(AgentCommandError) as refused:
+        await DeskClient(client, settings).submit_job(REPO, "tidy", agent_command=command)
+    message = str(refused.value)
+    assert "holds a credential" in message and "sk-ant-***" in message
+    assert NEEDLES["anthropic"] not in message
+    assert [item async for item in client.list_workflows("")] == []
