@@ -48,6 +48,26 @@ def _pem(match: re.Match[str]) -> str:
     return keep + newline + SCRUBBED + (newline + end if end else "")
 
 
+def _token_end(body: str, length: int, shortest: int) -> int | None:
+    """How much of `body` (runs of token characters between line breaks) is one token."""
+    parts = _LINE_BREAK.split(body)
+    first = parts[0]
+    used, count = len(first), len(first)
+    index = 2
+    while count < length and index < len(parts):
+        need = length - count
+        if len(parts[index]) >= need:
+            used += len(parts[index - 1]) + need
+            count = length
+            break
+        count += len(parts[index])
+        used += len(parts[index - 1]) + len(parts[index])
+        index += 2
+    if count < length or len(parts) == 1:
+        return len(first) if len(first) >= shortest else None
+    return used
+
+
 def _fixed(length: int, shortest: int) -> Callable[[re.Match[str]], str]:
     """A token of a known length, which a terminal or a log may have wrapped over lines.
 
@@ -57,26 +77,20 @@ def _fixed(length: int, shortest: int) -> Callable[[re.Match[str]], str]:
     """
 
     def replace(match: re.Match[str]) -> str:
-        keep, body = match.group("keep"), match.group("body")
-        parts = _LINE_BREAK.split(body)
-        first = parts[0]
-        used, count = len(first), len(first)
-        index = 2
-        while count < length and index < len(parts):
-            need = length - count
-            if len(parts[index]) >= need:
-                used += len(parts[index - 1]) + need
-                count = length
+        shown: list[str] = []
+        current: re.Match[str] | None = match
+        while current is not None:
+            body = current.group("body")
+            end = _token_end(body, length, shortest)
+            if end is None:
+                shown.append(current.group(0))
                 break
-            count += len(parts[index])
-            used += len(parts[index - 1]) + len(parts[index])
-            index += 2
-        if count < length or len(parts) == 1:
-            if len(first) < shortest:
-                return match.group(0)
-            used = len(first)
-        # The rest may start another token of the same kind on the next line.
-        return keep + SCRUBBED + match.re.sub(replace, body[used:])
+            shown.append(current.group("keep") + SCRUBBED)
+            # The rest may hold another token of the same kind, on a line of its own.
+            rest = body[end:]
+            current = current.re.search(rest)
+            shown.append(rest if current is None else rest[: current.start()])
+        return "".join(shown)
 
     return replace
 

@@ -368,3 +368,8 @@ def test_a_call_that_held_a_credential_waits_for_a_person(tmp_path: Path) -> Non
     assert classes(f"echo {GHP}", []) == [CREDENTIAL]
     assert classes(f"echo {GHP}", ["push"]) == [CREDENTIAL]
     assert classes("echo -----BEGIN PRIVATE KEY-----\nMIIE\nreboot", []) == [CREDENTIAL]
+
+
+def test_thousands_of_tokens_line_after_line_are_each_scrubbed() -> None:
+    lines = "\n".join([REAL_PAT, "AKIA" + "B" * 16, GHP] * 2000)
+    assert scrub(lines) == "\n".join(["github_pat_***", "AKIA***", "ghp_***"] * 2000)
