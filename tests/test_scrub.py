@@ -365,9 +365,9 @@ def test_a_call_that_held_a_credential_waits_for_a_person(tmp_path: Path) -> Non
         return found.classes
 
     assert classes("ls -la", []) == []
-    assert classes(f"echo {GHP}", []) == [CREDENTIAL]
-    assert classes(f"echo {GHP}", ["push"]) == [CREDENTIAL]
-    assert classes("echo -----BEGIN PRIVATE KEY-----\nMIIE\nreboot", []) == [CREDENTIAL]
+    assert classes("git status", ["push"]) == []
+    assert CREDENTIAL in classes(f"git status {GHP}", ["push"])
+    assert CREDENTIAL in classes("echo -----BEGIN PRIVATE KEY-----\nMIIE\nreboot", [])
 
 
 def test_thousands_of_tokens_line_after_line_are_each_scrubbed() -> None:
