@@ -11,6 +11,7 @@ SCRUBBED = "***"
 """What a removed credential is replaced with."""
 
 _LINE_BREAK = re.compile(r"(\r?\n)")
+_SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Shape:
     name: str
     pattern: re.Pattern[str]
     replace: Callable[[re.Match[str]], str]
+    triggers: tuple[str, ...]
+    """Lower-case text one of which every match holds: without any, the pattern is not run."""
 
 
 def _plain(match: re.Match[str]) -> str:
@@ -32,10 +35,11 @@ def _plain(match: re.Match[str]) -> str:
 
 def _user_info(match: re.Match[str]) -> str:
     # ssh authenticates with keys: `ssh://git@host` names a user, and holds no secret.
-    scheme = (match.group("scheme") or "").lower()
-    if scheme in ("ssh", "git+ssh", "ssh+git") and ":" not in match.group("info"):
-        return match.group(0)
-    return (match.group("scheme") or "") + match.group("keep") + SCRUBBED
+    scheme = _SCHEME.search(match.string, max(0, match.start() - 16), match.start())
+    if scheme is not None and scheme.group().lower() in ("ssh", "git+ssh", "ssh+git"):
+        if ":" not in match.group("info"):
+            return match.group(0)
+    return match.group("keep") + SCRUBBED
 
 
 def _pem(match: re.Match[str]) -> str:
@@ -121,16 +125,18 @@ SHAPES: tuple[Shape, ...] = (
             re.IGNORECASE,
         ),
         _plain,
+        ("authorization",),
     ),
     # User info in any URL: scheme://user:password@host or scheme://token@host. The greedy run
     # stops at the last '@' before the path, so a password holding '@' is removed whole.
     Shape(
         "user info in URLs (`https://user:password@host`; an ssh URL's user name stays)",
         re.compile(
-            r"(?P<scheme>(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*)?(?P<keep>://)"
+            r"(?P<keep>://)"
             r"""(?P<info>[^\s/?#@'"`<>]+(?:@[^\s/?#@'"`<>]+)*)(?=@)"""
         ),
         _user_info,
+        ("://",),
     ),
     # A PEM private key block, over lines or with JSON's "\n" escapes between them (a service
     # account file), or flattened to one line. Only key-like lines count as its body, so no
@@ -145,6 +151,7 @@ SHAPES: tuple[Shape, ...] = (
             rf"(?:{_NEWLINE}?[ \t]*(?P<end>-----END (?P=kind)-----))?"
         ),
         _pem,
+        ("-----begin",),
     ),
     # "Bearer <token>" outside a header. A token must hold a digit or be 20+ characters, so
     # prose such as "a bearer token" or "Bearer authentication" is left alone.
@@ -156,16 +163,19 @@ SHAPES: tuple[Shape, ...] = (
             re.IGNORECASE,
         ),
         _plain,
+        ("bearer",),
     ),
     Shape(
         "GitHub classic tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`), also wrapped over lines",
         _token("gh[pousr]_", "A-Za-z0-9"),
         _fixed(36, 20),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
     ),
     Shape(
         "GitHub fine-grained tokens (`github_pat_`), also wrapped over lines",
         _token("github_pat_", "A-Za-z0-9_"),
         _fixed(82, 20),
+        ("github_pat_",),
     ),
     Shape(
         "GitLab tokens (`glpat-`, `gldt-`, `glrt-`, `glptt-`, `glcbt-`)",
@@ -174,16 +184,19 @@ SHAPES: tuple[Shape, ...] = (
             r"[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*"
         ),
         _plain,
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-"),
     ),
     Shape(
         "Slack tokens (`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxs-`, `xapp-`)",
         re.compile(r"(?<![A-Za-z0-9])(?P<keep>xox[abprs]-|xapp-)[A-Za-z0-9-]{10,}"),
         _plain,
+        ("xox", "xapp-"),
     ),
     Shape(
         "AWS access key ids (`AKIA`, `ASIA`, `ABIA`, `ACCA`), also wrapped over lines",
         _token("AKIA|ASIA|ABIA|ACCA", "A-Z0-9"),
         _fixed(16, 16),
+        ("akia", "asia", "abia", "acca"),
     ),
     Shape(
         "AWS secret access keys and session tokens after their name "
@@ -194,11 +207,13 @@ SHAPES: tuple[Shape, ...] = (
             re.IGNORECASE,
         ),
         _plain,
+        ("secret", "session"),
     ),
     Shape(
         "Anthropic keys (`sk-ant-`)",
         re.compile(r"(?<![A-Za-z0-9_-])(?P<keep>sk-ant-)[A-Za-z0-9_-]{20,}"),
         _plain,
+        ("sk-ant-",),
     ),
     Shape(
         "OpenAI keys (`sk-proj-`, `sk-svcacct-`, `sk-admin-`, `sk-`)",
@@ -207,6 +222,7 @@ SHAPES: tuple[Shape, ...] = (
             r"(?=[A-Za-z_-]*[0-9])[A-Za-z0-9][A-Za-z0-9_-]{19,}"
         ),
         _plain,
+        ("sk-",),
     ),
     Shape(
         "JSON Web Tokens (`eyJ....eyJ....`)",
@@ -214,6 +230,7 @@ SHAPES: tuple[Shape, ...] = (
             r"(?<![A-Za-z0-9_-])(?P<keep>eyJ)[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"
         ),
         _plain,
+        ("eyj",),
     ),
 )
 """Every shape the scrubber knows, in the order they are applied."""
@@ -227,8 +244,12 @@ def scrub(text: str) -> str:
     net, not a parser: a secret in a shape it does not know passes through, so credentials
     should never be put in tasks, commands or URLs to begin with.
     """
+    lowered = text.lower()
     for shape in SHAPES:
-        text = shape.pattern.sub(shape.replace, text)
+        if any(trigger in lowered for trigger in shape.triggers):
+            scrubbed = shape.pattern.sub(shape.replace, text)
+            if scrubbed != text:
+                text, lowered = scrubbed, scrubbed.lower()
     return text
 
 
