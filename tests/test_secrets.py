@@ -13,9 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,7 @@ from surfaces.desk_client import DeskClient
 from surfaces.discord.render import card_embed
 from surfaces.discord.replies import change_report_text, report_text
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.conftest import SCRIPTED_AGENT, git, make_origin
+from tests.conftest import agent_script, git, make_origin
 from tests.processes import StartWorker
 from workflows.approval import Approval
 
@@ -72,18 +70,6 @@ NEEDLES["private key"] = "Pr1v4t3K3yM4t3r14l"
 NEEDLES["wrapped token, first line"] = WRAPPED_BODY[:14]
 NEEDLES["wrapped token, second line"] = WRAPPED_BODY[-10:]
 EVERY_SECRET = " ".join(token for token, _ in SECRETS.values())
-
-
-def agent_script(folder: Path, name: str, *steps: str) -> str:
-    """An agent command that runs the scripted agent with `steps` from a file.
-
-    The steps carry the secrets; the command itself is a path, so the test does not put them in
-    the job's agent command (a command with a credential in it is refused).
-    """
-    script = folder / f"{name}.sh"
-    quoted = " ".join(shlex.quote(step) for step in steps)
-    script.write_text(f"exec {shlex.quote(sys.executable)} {SCRIPTED_AGENT} {quoted}\n")
-    return f"sh {script}"
 
 
 def hold_step(command: str) -> str:
@@ -169,7 +155,6 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     gate = tmp_path / "go"
     first = agent_script(
         tmp_path,
-        "first",
         f"env:{tmp_path / 'env.json'}",
         *(f"say:found {token}" for token, _ in SECRETS.values()),
         *(f"say:{line}" for line in PEM_LINES),
@@ -208,7 +193,6 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     # Job 2 leaves an uncommitted file named after a token and fails with an error full of them.
     second = agent_script(
         tmp_path,
-        "second",
         f"write:leak-{SECRETS['github classic'][0]}.txt=x",
         f"say:error: push to {SECRETS['url user info'][0]} failed: {EVERY_SECRET}",
         "exit:3",
