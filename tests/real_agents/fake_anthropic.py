@@ -79,7 +79,12 @@ class FakeAnthropic:
         step = self.steps[turn] if turn < len(self.steps) else Say(self.final)
         if isinstance(step, Say):
             return _events([{"type": "text", "text": step.text}], "end_turn", f"turn{turn}")
-        call = {"type": "tool_use", "id": f"toolu_{turn:04d}", "name": step.tool, "input": step.input}
+        call = {
+            "type": "tool_use",
+            "id": f"toolu_{turn:04d}",
+            "name": step.tool,
+            "input": step.input,
+        }
         return _events([call], "tool_use", f"turn{turn}")
 
 
@@ -91,9 +96,7 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _events(
-    blocks: list[dict[str, Any]], stop: str, name: str
-) -> list[tuple[str, dict[str, Any]]]:
+def _events(blocks: list[dict[str, Any]], stop: str, name: str) -> list[tuple[str, dict[str, Any]]]:
     # Claude Code merges streamed messages that share an id: each turn needs its own.
     message = {
         "id": f"msg_{name}_{next(_message_numbers)}",
@@ -116,8 +119,14 @@ def _events(
             start = {**block, "input": {}}
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
         events += [
-            ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
-            ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": start},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            ),
             ("content_block_stop", {"type": "content_block_stop", "index": index}),
         ]
     events += [
@@ -147,16 +156,26 @@ def _handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
 
         def do_GET(self) -> None:
-            self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+            self._json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+            )
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            if not self.path.startswith("/v1/messages") or self.path.startswith("/v1/messages/count_tokens"):
+            if not self.path.startswith("/v1/messages") or self.path.startswith(
+                "/v1/messages/count_tokens"
+            ):
                 if "count_tokens" in self.path:
                     self._json(200, {"input_tokens": 10})
                 else:
-                    self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+                    self._json(
+                        404,
+                        {
+                            "type": "error",
+                            "error": {"type": "not_found_error", "message": self.path},
+                        },
+                    )
                 return
             events = fake.answer(body)
             if not body.get("stream"):

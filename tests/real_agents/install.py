@@ -20,9 +20,16 @@ from pathlib import Path
 import pytest
 
 INSTALL_TIMEOUT = 900
-UNREACHABLE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ECONNRESET",
-               "Failed to establish a new connection", "Temporary failure in name resolution",
-               "No matching distribution found")
+UNREACHABLE = (
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ECONNREFUSED",
+    "ETIMEDOUT",
+    "ECONNRESET",
+    "Failed to establish a new connection",
+    "Temporary failure in name resolution",
+    "No matching distribution found",
+)
 
 
 def agent_cache() -> Path:
@@ -44,8 +51,12 @@ def _locked(folder: Path) -> Iterator[None]:
 def _works(program: Path) -> bool:
     try:
         done = subprocess.run(
-            [str(program), "--version"], capture_output=True, text=True, timeout=120,
-            stdin=subprocess.DEVNULL, check=False,
+            [str(program), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
         )
     except OSError:
         return False
@@ -54,8 +65,13 @@ def _works(program: Path) -> bool:
 
 def _install(argv: list[str], what: str, cwd: Path) -> None:
     done = subprocess.run(
-        argv, cwd=cwd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
-        stdin=subprocess.DEVNULL, check=False,
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     if done.returncode == 0:
         return
@@ -77,7 +93,8 @@ def npm_cli(name: str, package: str, program: str) -> Path:
             npm = shutil.which("npm") or "npm"
             _install(
                 [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", package],
-                f"npm package {package}", folder,
+                f"npm package {package}",
+                folder,
             )
         if not _works(binary):
             pytest.fail(f"{binary} was installed from {package} but `--version` fails")

@@ -215,6 +215,10 @@ async def test_a_write_outside_the_worktree_is_held(
     assert "declined" in fake.tool_results()[0].lower(), fake.tool_results()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 9 item 1: the hook imports the worktree's packages (helper holds fixes it)",
+)
 async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook(
     claude_env: Callable[[list[Step]], FakeAnthropic],
     desk: DeskClient,
@@ -225,17 +229,21 @@ async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook
     planted = f"open({str(marker)!r}, 'w').close()\nraise SystemExit(1)\n"
     origin = make_origin(
         tmp_path / "origins" / "acme" / "api.git",
-        {name: planted for name in (
-            "workflows/__init__.py", "desk/__init__.py", "activities/__init__.py",
-            "surfaces/__init__.py", "workers/__init__.py",
-        )},
+        {
+            name: planted
+            for name in (
+                "workflows/__init__.py",
+                "desk/__init__.py",
+                "activities/__init__.py",
+                "surfaces/__init__.py",
+                "workers/__init__.py",
+            )
+        },
     )
     before = origin_branches(origin)
     fake = claude_env([bash("git push origin HEAD:refs/heads/main"), Say("Tried to push.")])
     await desk.add_repo(REPO, str(origin))
-    report, answered = await run_job(
-        desk, settings, "Push", lambda state: Decision.DECLINE
-    )
+    report, answered = await run_job(desk, settings, "Push", lambda state: Decision.DECLINE)
     assert len(answered.approvals) == 1, (answered, fake.tool_results())
     assert origin_branches(origin) == before
     assert not marker.exists()
