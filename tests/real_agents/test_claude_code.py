@@ -21,7 +21,7 @@ from desk.agents import preset_command
 from desk.approvals import Decision, HoldVerdict, Principal
 from desk.models import JobOutcome, JobReport
 from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalState, ApprovalsClient
+from surfaces.approvals_client import ApprovalsClient, ApprovalState
 from surfaces.desk_client import DeskClient
 from tests.conftest import git, make_origin
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
