@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from temporalio import activity
 
 from activities.agent_log import AGENT_LOG
+from activities.agent_stream import OutputTranslator, final_output, translator_for
 from activities.failures import desk_failures
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
@@ -112,12 +113,18 @@ class AgentActivities:
                     attempts=info.attempt,
                 )
             tail = _Tail(request.output_chars)
-            end = await _supervise(process, log, tail, remaining, info.heartbeat_timeout)
+            translator = translator_for(argv)
+            end = await _supervise(
+                process, log, tail, remaining, info.heartbeat_timeout, translator
+            )
+        output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
+        failed = end == AgentEnd.EXITED and process.returncode == 0 and translator.failure
         return AgentResult(
-            end=end,
+            end=AgentEnd.FAILED if failed else end,
+            reason=scrub(translator.failure or ""),
             exit_code=process.returncode,
-            output=scrub(tail.text()),
-            output_cut=tail.cut,
+            output=scrub(output),
+            output_cut=cut,
             log_path=str(log_path),
             attempts=info.attempt,
         )
@@ -176,16 +183,18 @@ async def _supervise(
     tail: _Tail,
     remaining: float | None,
     heartbeat_timeout: timedelta | None,
+    translator: OutputTranslator,
 ) -> AgentEnd:
     """Copy output to the log, heartbeat, and kill the group on deadline or cancellation."""
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
-    def emit(line: str) -> None:
-        log.write(line)
-        log.flush()
-        # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
-        tail.add(scrub(line))
+    def emit(text: str, end: bool = False) -> None:
+        for line in translator.finish() if end else translator.feed(text):
+            log.write(line)
+            log.flush()
+            # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
+            tail.add(scrub(line))
 
     async def pump() -> None:
         # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
@@ -207,6 +216,7 @@ async def _supervise(
         pending += decoder.decode(b"", final=True)
         if pending:
             emit(pending)
+        emit("", end=True)
 
     async def beat() -> None:
         while True:

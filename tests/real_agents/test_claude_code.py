@@ -146,7 +146,7 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
         ]
     )
     await desk.add_repo(REPO, str(origin))
-    report, answered = await run_job(desk, settings, "Add a notes file")
+    report, answered = await run_job(desk, settings, "-v add a notes file")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert [commit.subject for commit in report.commits] == ["Add notes"]
     assert answered.approvals == []
@@ -154,6 +154,10 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
     results = fake.tool_results()
     assert len(results) == 3, results
     assert "NOTES.md" in results[1], results
+    log = Path(report.log_path).read_text()
+    assert "→ Write: NOTES.md\n" in log, log
+    assert "→ Bash: git add -A && git commit -q -m 'Add notes'\n" in log, log
+    assert '"type"' not in log, log
 
 
 async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_approved_one_runs(
