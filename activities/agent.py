@@ -22,7 +22,7 @@ from activities.agent_stream import OutputTranslator, final_output, translator_f
 from activities.failures import desk_failures
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, claude_hook_settings
+from desk.agents import HOOK_SETTINGS, claude_hook_settings, guards_off_refusal
 from desk.errors import AgentCommandError
 from desk.models import AgentEnd, AgentResult, RunAgentInput
 from desk.scrub import scrub
@@ -82,12 +82,21 @@ class AgentActivities:
         argv = _with_hook_settings(argv, log_path.parent)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         killed = await kill_stale_agents(request.worktree)
+        refusal = guards_off_refusal(argv, False, self.settings.unconfined_guards_off)
         remaining = None
         if request.deadline is not None:
             remaining = (request.deadline - datetime.now(UTC)).total_seconds()
         with log_path.open("a", encoding="utf-8") as log:
             log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
             log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
+            if refusal is not None:
+                log.write(f"codedesk: {refusal}\n")
+                return AgentResult(
+                    end=AgentEnd.NOT_STARTED,
+                    reason=refusal,
+                    log_path=str(log_path),
+                    attempts=info.attempt,
+                )
             if remaining is not None and remaining <= 0:
                 return AgentResult(
                     end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt

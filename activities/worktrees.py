@@ -7,6 +7,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.agent_files import exclude_agent_files
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import git_state, head_sha, lines, porcelain_files, run_git, try_git
@@ -41,6 +42,7 @@ class WorktreeActivities:
         """Cut branch `worker/<n>` from the clone's HEAD into `<shelf>/.worktrees/.../<n>`."""
         with desk_failures():
             clone = self._clone(request.repo)
+            exclude_agent_files(clone)
             receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
             path = worktree_path(self.settings, request.repo, request.number)
             if receipt.is_file() and path.is_dir():

@@ -151,6 +151,20 @@ def guards_off_flags(argv: Sequence[str]) -> list[str]:
     return [part for part in argv if part.split("=", 1)[0] in GUARDS_OFF_FLAGS]
 
 
+def guards_off_refusal(argv: Sequence[str], confined: bool, allowed: bool) -> str | None:
+    """Why an agent command that turns its CLI's own guards off may not run unconfined; None
+    when it may (codedesk's sandbox is around it, or the owner opted in)."""
+    flags = guards_off_flags(argv)
+    if not flags or confined or allowed:
+        return None
+    return (
+        f"The agent command turns its CLI's own approvals and sandbox off ({', '.join(flags)}), "
+        "and codedesk's sandbox is not around it: it would run with all of the worker's "
+        "rights. Run the worker with the sandbox (CODEDESK_SANDBOX=bwrap), or set "
+        "CODEDESK_UNCONFINED_GUARDS_OFF=true to let it run unconfined."
+    )
+
+
 def all_own_files() -> list[str]:
     """Exclude patterns of every preset's own files, for the clone's `info/exclude`."""
     return sorted({pattern for preset in AGENT_PRESETS.values() for pattern in preset.own_files})

@@ -28,7 +28,8 @@ app = typer.Typer(
 app.command()(server_commands.up)
 app.command()(server_commands.worker)
 app.add_typer(repo_app, name="repo")
-app.command()(job_commands.task)
+# A task is text: one that starts with '-' is not an option of `task` (unless it is exactly one).
+app.command(context_settings={"ignore_unknown_options": True})(job_commands.task)
 app.command()(job_commands.jobs)
 app.command()(job_commands.show)
 app.command()(job_commands.watch)

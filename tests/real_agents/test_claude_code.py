@@ -151,6 +151,8 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
     assert [commit.subject for commit in report.commits] == ["Add notes"]
     assert answered.approvals == []
     assert "I added NOTES.md and committed it." in report.output
+    prompt = json.dumps(fake.conversation()[0]["messages"][0])
+    assert "-v add a notes file" in prompt, prompt
     results = fake.tool_results()
     assert len(results) == 3, results
     assert "NOTES.md" in results[1], results
