@@ -127,7 +127,7 @@ class AgentActivities:
                 process, log, tail, remaining, info.heartbeat_timeout, translator
             )
         output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
-        failed = end == AgentEnd.EXITED and process.returncode == 0 and translator.failure
+        failed = end == AgentEnd.EXITED and translator.failure
         return AgentResult(
             end=AgentEnd.FAILED if failed else end,
             reason=scrub(translator.failure or ""),
@@ -216,6 +216,8 @@ async def _supervise(
             *complete, pending = pending.split("\n")
             for line in complete:
                 emit(line + "\n")
+            if translator.give_up:
+                await kill_group(process.pid, grace=0.2)
             if len(pending) >= READ_CHUNK:
                 # A very long line goes out in pieces, cut at whitespace where it can be so a
                 # credential (which has none) stays whole for the scrubber.

@@ -3,7 +3,8 @@
 `run_agent` passes every piece of the agent's output through a translator: `feed` returns the
 lines to log (and to show in the heartbeat and `codedesk logs`), `finish` whatever is left at
 the end. A translator also keeps the agent's final answer (for the report) and, where the
-output says the agent could not work although it exited 0, the reason (`failure`).
+output says the agent could not work, the reason (`failure`), and whether it waits forever
+without working (`give_up`: codedesk stops it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class OutputTranslator(Protocol):
 
     final_answer: str | None
     failure: str | None
+    give_up: bool
+    """The output says the agent waits forever without working: stop it."""
 
     def feed(self, text: str) -> list[str]:
         """Readable lines (each ending in a newline, or a piece of one) for `text`."""
@@ -46,11 +49,16 @@ class PlainOutput:
     def __init__(self, preset: Preset | None = None) -> None:
         self.final_answer: str | None = None
         self.failure: str | None = None
+        self.give_up = False
         self.preset = preset
 
     def feed(self, text: str) -> list[str]:
         if self.preset is not None and self.failure is None:
-            self.failure = self.preset.cannot_work_reason(text)
+            self.failure = self.preset.cannot_work_reason(text, self.preset.gives_up)
+            self.give_up = self.failure is not None
+            self.failure = self.failure or self.preset.cannot_work_reason(
+                text, self.preset.cannot_work
+            )
         return [text]
 
     def finish(self) -> list[str]:
@@ -66,6 +74,7 @@ class ClaudeStream:
     def __init__(self) -> None:
         self.final_answer: str | None = None
         self.failure: str | None = None
+        self.give_up = False
         self._pending: list[str] = []
         self._pending_size = 0
         self._too_long = False

@@ -48,11 +48,14 @@ class Preset:
     """Git exclude patterns of the files the CLI writes for itself in the worktree."""
     cannot_work: tuple[str, ...] = ()
     """Regular expressions of an output line meaning it could not work, though it exits 0."""
+    gives_up: tuple[str, ...] = ()
+    """Regular expressions of an output line after which the CLI waits forever without working
+    (codedesk stops it then)."""
     notes: str = ""
 
-    def cannot_work_reason(self, line: str) -> str | None:
-        """Why the agent could not work, when this line of its output says so; else None."""
-        if any(re.search(pattern, line) for pattern in self.cannot_work):
+    def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
+        """Why the agent could not work, when this line of its output matches `patterns`."""
+        if any(re.search(pattern, line) for pattern in patterns):
             return f"{self.program} could not work: {line.strip()[:300]}"
         return None
 
@@ -81,7 +84,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             program="codex",
             proven_version="0.171.0",
             package="npm @openai/codex",
-            cannot_work=(r"^ERROR: .*(stream disconnected|error sending request|reconnecting)",),
+            gives_up=(r"^ERROR: Reconnecting\.\.\. waiting for network",),
             notes="its own sandbox cannot commit in a worktree: codedesk's sandbox replaces it",
         ),
         Preset(

@@ -148,3 +148,12 @@ async def test_a_job_whose_agent_streams_logs_lines_and_reports_the_final_answer
     assert "→ Bash: ls /nonexistent\n" in log
     assert "claude: finished after 4 turns, 3.0 s\n" in log
     assert '"type"' not in log
+
+
+def test_codex_waiting_forever_for_the_network_is_given_up() -> None:
+    codex = translator_for(["codex", "exec", "--", "fix"])
+    codex.feed("ERROR: Reconnecting... 2/5\n")
+    assert codex.failure is None and not codex.give_up
+    codex.feed("ERROR: Reconnecting... waiting for network\n")
+    assert codex.give_up
+    assert codex.failure == "codex could not work: ERROR: Reconnecting... waiting for network"
