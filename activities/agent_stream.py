@@ -53,12 +53,16 @@ class PlainOutput:
         self.preset = preset
 
     def feed(self, text: str) -> list[str]:
-        if self.preset is not None and self.failure is None:
-            self.failure = self.preset.cannot_work_reason(text, self.preset.gives_up)
-            self.give_up = self.failure is not None
-            self.failure = self.failure or self.preset.cannot_work_reason(
-                text, self.preset.cannot_work
-            )
+        preset = self.preset
+        if preset is None or self.give_up:
+            return [text]
+        gave_up = preset.cannot_work_reason(text, preset.gives_up)
+        if gave_up is not None:
+            self.failure, self.give_up = gave_up, True
+        elif preset.cannot_work_reason(text, preset.worked) is not None:
+            self.failure = None
+        else:
+            self.failure = preset.cannot_work_reason(text, preset.cannot_work) or self.failure
         return [text]
 
     def finish(self) -> list[str]:

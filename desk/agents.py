@@ -21,6 +21,7 @@ from typing import Any
 from desk.errors import AgentCommandError
 
 HOOK_SETTINGS = "{hook_settings}"
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
 
 GUARDS_OFF_FLAGS = frozenset(
@@ -48,6 +49,9 @@ class Preset:
     """Git exclude patterns of the files the CLI writes for itself in the worktree."""
     cannot_work: tuple[str, ...] = ()
     """Regular expressions of an output line meaning it could not work, though it exits 0."""
+    worked: tuple[str, ...] = ()
+    """Regular expressions of an output line meaning the model answered after all: an earlier
+    sign that it could not work was a retry that succeeded."""
     gives_up: tuple[str, ...] = ()
     """Regular expressions of an output line after which the CLI waits forever without working
     (codedesk stops it then)."""
@@ -55,8 +59,9 @@ class Preset:
 
     def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
         """Why the agent could not work, when this line of its output matches `patterns`."""
-        if any(re.search(pattern, line) for pattern in patterns):
-            return f"{self.program} could not work: {line.strip()[:300]}"
+        plain = ANSI_ESCAPE.sub("", line)
+        if any(re.search(pattern, plain) for pattern in patterns):
+            return f"{self.program} could not work: {plain.strip()[:300]}"
         return None
 
     @property
@@ -98,11 +103,8 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="0.86.2",
             package="PyPI aider-chat",
             own_files=(".aider*",),
-            cannot_work=(
-                r"^litellm\.\w*Error:",
-                r"^The API provider is not able to authenticate you",
-                r"^Retrying in [\d.]+ seconds\.\.\.",
-            ),
+            cannot_work=(r"^litellm\.\w*Error:",),
+            worked=(r"^Tokens: [\d.]+k? sent",),
         ),
         Preset(
             name="opencode",
@@ -110,7 +112,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             program="opencode",
             proven_version="1.18.33",
             package="npm opencode-ai",
-            cannot_work=(r"^Error: ", r"\bAPIError\b", r"\bProviderModelNotFoundError\b"),
+            cannot_work=(r"^Error: Cannot connect to API",),
         ),
         Preset(
             name="goose",

@@ -157,3 +157,18 @@ def test_codex_waiting_forever_for_the_network_is_given_up() -> None:
     codex.feed("ERROR: Reconnecting... waiting for network\n")
     assert codex.give_up
     assert codex.failure == "codex could not work: ERROR: Reconnecting... waiting for network"
+
+
+def test_a_retry_that_worked_is_no_failure_and_colours_are_no_disguise() -> None:
+    aider = translator_for(["aider", "--message=fix"])
+    aider.feed("litellm.InternalServerError: InternalServerError: OpenAIException - Connection\n")
+    aider.feed("Retrying in 0.2 seconds...\n")
+    assert aider.failure is not None
+    aider.feed("Tokens: 767 sent, 12 received.\n")
+    assert aider.failure is None
+    opencode = translator_for(["opencode", "run", "--", "fix"])
+    opencode.feed("\x1b[91m\x1b[1mError: \x1b[0mCannot connect to API: Unable to connect.\n")
+    assert (
+        opencode.failure
+        == "opencode could not work: Error: Cannot connect to API: Unable to connect."
+    )

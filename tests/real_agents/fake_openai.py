@@ -35,6 +35,9 @@ class FakeOpenAI:
     final: str = "All done."
     side: str = "Codedesk task"
     is_main: Callable[[dict[str, Any]], bool] = _has_tools
+    task: str = ""
+    """Turns are counted after the first message that holds this text (a system prompt may
+    carry example turns before it)."""
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,7 +133,8 @@ class FakeOpenAI:
         with self.lock:
             self.requests.append(("/chat/completions", body))
         messages = body.get("messages") or []
-        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        start = next((i for i, m in enumerate(messages) if self.task in _text(m.get("content"))), 0)
+        turn = sum(1 for m in messages[start:] if m.get("role") == "assistant")
         step = self.step(turn) if self.is_main(body) else Say(self.side)
         number = next(_ids)
         base = {
