@@ -145,6 +145,8 @@ class AgentActivities:
         }
         env.update(
             {
+                # Some CLIs (opencode) work in $PWD, not in their working directory.
+                "PWD": request.worktree,
                 "CODEDESK_TASK": request.task,
                 "CODEDESK_JOB": str(request.number),
                 "CODEDESK_REPO": request.repo,
