@@ -45,6 +45,9 @@ class FakeAnthropic:
 
     steps: list[Step]
     final: str = "All done."
+    refuse: str = ""
+    """When set, every message request is refused with this message (HTTP 400, which Claude
+    Code does not retry)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -176,6 +179,10 @@ def _handler(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                             "error": {"type": "not_found_error", "message": self.path},
                         },
                     )
+                return
+            if fake.refuse:
+                error = {"type": "invalid_request_error", "message": fake.refuse}
+                self._json(400, {"type": "error", "error": error})
                 return
             events = fake.answer(body)
             if not body.get("stream"):

@@ -56,7 +56,7 @@ def claude_binary() -> Path:
 @pytest.fixture
 def claude_env(
     claude_binary: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[[list[Step]], FakeAnthropic]]:
+) -> Iterator[Callable[..., FakeAnthropic]]:
     """Points the agent's environment at a fake model; call it with the model's script."""
     config = tmp_path / "claude-config"
     config.mkdir()
@@ -81,8 +81,8 @@ def claude_env(
         monkeypatch.setenv(name, value)
     fakes: list[Iterator[FakeAnthropic]] = []
 
-    def start(steps: list[Step]) -> FakeAnthropic:
-        running = serving(FakeAnthropic(steps=steps))
+    def start(steps: list[Step], refuse: str = "") -> FakeAnthropic:
+        running = serving(FakeAnthropic(steps=steps, refuse=refuse))
         fakes.append(running)
         fake = running.__enter__()
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
@@ -132,7 +132,7 @@ def origin_branches(origin: Path) -> str:
 
 
 async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer(
-    claude_env: Callable[[list[Step]], FakeAnthropic],
+    claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -163,7 +163,7 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
 
 
 async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_approved_one_runs(
-    claude_env: Callable[[list[Step]], FakeAnthropic],
+    claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -198,7 +198,7 @@ async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_appro
 
 
 async def test_a_write_outside_the_worktree_is_held(
-    claude_env: Callable[[list[Step]], FakeAnthropic],
+    claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -226,7 +226,7 @@ async def test_a_write_outside_the_worktree_is_held(
     reason="issue 9 item 1: the hook imports the worktree's packages (helper holds fixes it)",
 )
 async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook(
-    claude_env: Callable[[list[Step]], FakeAnthropic],
+    claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
     tmp_path: Path,
@@ -257,7 +257,7 @@ async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook
 
 
 async def test_an_unanswered_hold_is_refused_by_codedesk(
-    claude_env: Callable[[list[Step]], FakeAnthropic],
+    claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -278,3 +278,18 @@ async def test_an_unanswered_hold_is_refused_by_codedesk(
     refusal = fake.tool_results()[2]
     assert "codedesk" in refusal.lower() or "answer" in refusal.lower(), refusal
     assert [call.verdict for call in report.held_calls] != [], report
+
+
+async def test_a_model_that_refuses_fails_the_job_with_the_reason(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    claude_env([], refuse="the model is not available")
+    await desk.add_repo(REPO, str(origin))
+    report, _ = await run_job(desk, settings, "Anything")
+    assert report.outcome == JobOutcome.FAILED, report
+    assert report.reason.startswith("Claude Code could not finish: "), report
+    assert "the model is not available" in report.reason, report
+    assert report.failure_category == "agent"
