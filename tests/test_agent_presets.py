@@ -209,3 +209,23 @@ async def test_a_preset_cli_that_exits_0_without_working_fails_the_job_with_its_
 
 def test_the_python_running_the_tests_is_not_a_preset() -> None:
     assert Path(sys.executable).name not in {p.program for p in AGENT_PRESETS.values()}
+
+
+def test_the_exclude_file_keeps_what_it_had_and_gets_each_pattern_once(tmp_path: Path) -> None:
+    from activities.agent_files import MARK, exclude_agent_files
+    from desk.agents import all_own_files
+
+    exclude = tmp_path / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True)
+    exclude.write_text("# mine\n*.local")
+    exclude_agent_files(tmp_path)
+    exclude_agent_files(tmp_path)
+    lines = exclude.read_text().splitlines()
+    assert lines == ["# mine", "*.local", MARK, *all_own_files()]
+    fresh = tmp_path / "fresh"
+    (fresh / ".git").mkdir(parents=True)
+    exclude_agent_files(fresh)
+    assert (fresh / ".git" / "info" / "exclude").read_text().splitlines() == [
+        MARK,
+        *all_own_files(),
+    ]
