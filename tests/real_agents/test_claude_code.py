@@ -25,13 +25,20 @@ from surfaces.approvals_client import ApprovalsClient, ApprovalState
 from surfaces.desk_client import DeskClient
 from tests.conftest import git, make_origin
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import agent_cache, npm_cli
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1"
 
 pytestmark = pytest.mark.timeout(240)
 HOLD_WAIT = timedelta(seconds=20)
+AGENT_ENV = [
+    "CLAUDE_CONFIG_DIR",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "DISABLE_ERROR_REPORTING",
+]
+"""What Claude Code needs of the worker's environment here beyond the default `agent_env`."""
 
 
 def bash(command: str) -> ToolCall:
@@ -45,7 +52,13 @@ COMMIT = bash("git add -A && git commit -q -m 'Add notes'")
 def settings(settings: DeskSettings) -> DeskSettings:
     # Long enough for the test to answer an approval on a busy machine, short enough to wait
     # out once for the unanswered hold.
-    return settings.model_copy(update={"hold_wait": HOLD_WAIT})
+    return settings.model_copy(
+        update={
+            "hold_wait": HOLD_WAIT,
+            "agent_env": [*settings.agent_env, *AGENT_ENV],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],
+        }
+    )
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ from surfaces.desk_client import DeskClient
 from tests.conftest import git, make_origin
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import npm_cli, pip_cli
+from tests.real_agents.install import agent_cache, npm_cli, pip_cli
 
 REPO = "acme/api"
 TASK = "-v add a notes file"
@@ -31,7 +31,13 @@ pytestmark = pytest.mark.timeout(600)
 @pytest.fixture
 def settings(settings: DeskSettings) -> DeskSettings:
     # codex's preset turns its own sandbox off; these tests are about the CLI, not the guard.
-    return settings.model_copy(update={"unconfined_guards_off": True})
+    return settings.model_copy(
+        update={
+            "unconfined_guards_off": True,
+            "agent_env": [*settings.agent_env, "CODEX_HOME", "AIDER_*", "OPENCODE_*", "XDG_*"],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
+        }
+    )
 
 
 @pytest.fixture
