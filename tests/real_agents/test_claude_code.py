@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -49,12 +50,16 @@ COMMIT = bash("git add -A && git commit -q -m 'Add notes'")
 
 
 @pytest.fixture
-def settings(settings: DeskSettings) -> DeskSettings:
+def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSettings:
     # Long enough for the test to answer an approval on a busy machine, short enough to wait
     # out once for the unanswered hold.
+    # A test parametrized by `sandbox` runs its agent in that sandbox (else the suite's).
+    given = getattr(request.node, "callspec", None)
+    sandbox = given.params.get("sandbox", settings.sandbox) if given else settings.sandbox
     return settings.model_copy(
         update={
             "hold_wait": HOLD_WAIT,
+            "sandbox": sandbox,
             "agent_env": [*settings.agent_env, *AGENT_ENV],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],
         }
@@ -144,7 +149,18 @@ def origin_branches(origin: Path) -> str:
     return git(origin, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
 
 
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        "none",
+        pytest.param(
+            "bwrap",
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
+    ],
+)
 async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer(
+    sandbox: str,
     claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
