@@ -148,6 +148,8 @@ class AgentEnd(StrEnum):
     EXITED = "exited"
     TIMED_OUT = "timed_out"
     NOT_STARTED = "not_started"
+    FAILED = "failed"
+    """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
 
 
 class AgentResult(Payload):
