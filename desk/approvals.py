@@ -11,10 +11,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from desk.hold_rules import call_digest
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedData, ScrubbedText
+from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"
 
@@ -45,9 +46,9 @@ class ApprovalRequest(Payload):
     """What a person is asked to approve."""
 
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
-    title: str = ""
-    action: str = ""
+    input: ScrubbedData = Field(default_factory=dict)
+    title: ScrubbedText = ""
+    action: ScrubbedText = ""
     parameters: dict[str, Any] | None = None
     """The tool's parameter JSON Schema, when known: the card is a field list built from it."""
     files: list[FileRef] = Field(default_factory=list)
@@ -62,7 +63,7 @@ class ApprovalRequest(Payload):
     """Where a surface shows the card; None: only `codedesk approvals` lists it."""
     thread_workflow_id: str = ""
     """A job thread that shows the card in order with its other messages (else posted here)."""
-    copy_text: str = ""
+    copy_text: ScrubbedText = ""
     expires_at: datetime | None = None
     classes: list[str] = Field(default_factory=list)
     """Why the call is held (hold classes such as `push`), for the card's footer."""
@@ -94,7 +95,7 @@ class AnswerInput(Payload):
 
 
 class WithdrawInput(Payload):
-    reason: str = ""
+    reason: ScrubbedText = ""
     by: str = ""
 
 
@@ -114,21 +115,21 @@ class ApprovalOutcome(Payload):
     by: Principal | None = None
     card_id: str = ""
     at: datetime | None = None
-    note: str = ""
+    note: ScrubbedText = ""
 
 
 class AnswerResult(Payload):
     """Whether an answer counted, and why not when it did not."""
 
     counted: bool
-    reason: str = ""
+    reason: ScrubbedText = ""
     outcome: ApprovalOutcome | None = None
 
 
 class IgnoredAnswer(Payload):
     by: Principal
     decision: Decision
-    reason: str
+    reason: ScrubbedText
     at: datetime | None = None
 
 
@@ -184,10 +185,21 @@ class HoldRequest(Payload):
     """
 
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: ScrubbedData = Field(default_factory=dict)
     parameters: dict[str, Any] | None = None
     wait_seconds: float = 600.0
     summary: CallSummary | None = None
+    scrubbed: bool = False
+    """The input held a credential, scrubbed before anything recorded it: the rule never sees
+    the call as it runs, so it waits for a person."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_a_credential(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            if scrub_data(data["input"]) != data["input"]:
+                return {**data, "scrubbed": True}
+        return data
 
 
 class AgentWorked(Payload):
@@ -198,7 +210,7 @@ class AgentWorked(Payload):
 
 class HoldAnswer(Payload):
     verdict: HoldVerdict
-    reason: str = ""
+    reason: ScrubbedText = ""
     classes: list[str] = Field(default_factory=list)
     approval_id: str = ""
     by: str = ""
@@ -212,22 +224,24 @@ class HeldCall(Payload):
     """A call the report lists: declined, withdrawn, expired, never answered or approved late."""
 
     tool: str
-    summary: str
+    summary: ScrubbedText
     verdict: HoldVerdict
     approval_id: str = ""
-    note: str = ""
+    note: ScrubbedText = ""
 
 
 class ClassifyInput(Payload):
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: ScrubbedData = Field(default_factory=dict)
     workspace: str
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
+    scrubbed: bool = False
+    """The call's input held a credential (`HoldRequest.scrubbed`)."""
 
 
 class Classification(Payload):
     """Why a call must wait for a person; empty `classes` means it may run."""
 
     classes: list[str] = Field(default_factory=list)
-    action: str = ""
+    action: ScrubbedText = ""

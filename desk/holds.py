@@ -17,8 +17,13 @@ from desk.policy_calls import (
     WRITE_TOOLS,
 )
 
+CREDENTIAL = "credential"
+"""The hold class of a call that held a credential: it was scrubbed before it was classified,
+so the rule saw less than will run, and a person decides (fail closed)."""
+
 __all__ = [
     "ALWAYS",
+    "CREDENTIAL",
     "DEFAULT_HOLD_CLASSES",
     "SHELL_TOOLS",
     "WRITE_TOOLS",
@@ -31,4 +36,7 @@ def classify_call(request: ClassifyInput) -> Classification:
     verdict = classify(
         request.tool, request.input, request.workspace, request.hold_classes, request.hold_tools
     )
-    return Classification(classes=list(verdict.classes), action=verdict.action)
+    classes = list(verdict.classes)
+    if request.scrubbed:
+        classes = sorted({*classes, CREDENTIAL})
+    return Classification(classes=classes, action=verdict.action)

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import HeldCall, SurfacePlace
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedText
 
 
 class JobOutcome(StrEnum):
@@ -43,7 +43,7 @@ class CommitInfo(Payload):
     """One commit as a report lists it."""
 
     sha: str
-    subject: str = ""
+    subject: ScrubbedText = ""
 
 
 # Shelf
@@ -66,11 +66,11 @@ class CloneInfo(Payload):
     upstream: str = ""
     ahead: int = 0
     behind: int = 0
-    dirty: list[str] = Field(default_factory=list)
+    dirty: list[ScrubbedText] = Field(default_factory=list)
     head: str = ""
-    last_commit: str = ""
+    last_commit: ScrubbedText = ""
     last_commit_at: datetime | None = None
-    error: str = ""
+    error: ScrubbedText = ""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
 
@@ -93,7 +93,7 @@ class JobInput(Payload):
 
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     requester: str = ""
     budget: timedelta = timedelta(hours=1)
@@ -138,7 +138,7 @@ class Worktree(Payload):
 class RunAgentInput(Payload):
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     worktree: str
     hold_classes: list[str] = Field(default_factory=list)
@@ -150,6 +150,8 @@ class AgentEnd(StrEnum):
     EXITED = "exited"
     TIMED_OUT = "timed_out"
     NOT_STARTED = "not_started"
+    FAILED = "failed"
+    """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
 
 
 class AgentResult(Payload):
@@ -157,11 +159,11 @@ class AgentResult(Payload):
 
     end: AgentEnd
     exit_code: int | None = None
-    output: str = ""
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
     attempts: int = 1
-    reason: str = ""
+    reason: ScrubbedText = ""
     tool_calls: int = 0
     """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
     confinement: str = ""
@@ -198,28 +200,28 @@ class IntegrationResult(Payload):
     """What integrating a job's branch did to the clone."""
 
     status: IntegrationStatus
-    reason: str = ""
+    reason: ScrubbedText = ""
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
     branch_kept: bool = False
-    git_state: str = ""
+    git_state: ScrubbedText = ""
 
 
 class ReleaseResult(Payload):
     """What became of a job's worktree after it failed, timed out or was cancelled."""
 
     kept: bool
-    output: str = ""
+    output: ScrubbedText = ""
     """The tail of the agent's log, for a report whose agent was stopped before it returned."""
     output_cut: int = 0
     log_path: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    git_state: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    git_state: ScrubbedText = ""
 
 
 class ReleaseWorktreeInput(Payload):
@@ -236,9 +238,9 @@ class JobReport(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     outcome: JobOutcome
-    reason: str = ""
+    reason: ScrubbedText = ""
     failure_category: str = ""
     exit_code: int | None = None
     branch: str = ""
@@ -248,12 +250,12 @@ class JobReport(Payload):
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
-    output: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
-    git_state: str = ""
+    git_state: ScrubbedText = ""
     agent_attempts: int = 0
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
@@ -271,7 +273,7 @@ class JobStatus(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     requester: str = ""
     phase: JobPhase = JobPhase.STARTING
     branch: str = ""

@@ -207,6 +207,13 @@ class DeskSettings(BaseSettings):
         default=timedelta(seconds=5),
         description="At most one edit of a job thread's progress message per this interval.",
     )
+    unconfined_guards_off: bool = Field(
+        default=False,
+        description=(
+            "Let an agent command that turns its CLI's own guards off (codex "
+            "--dangerously-bypass-approvals-and-sandbox) run without codedesk's sandbox."
+        ),
+    )
 
     @field_validator(
         "owners",

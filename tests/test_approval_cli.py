@@ -203,7 +203,8 @@ def test_claude_preset_and_hook_settings() -> None:
     command = preset_command("claude")
     assert command == PRESETS["claude"]
     parts = shlex.split(command)
-    assert parts[:3] == ["claude", "-p", "{task}"]
+    assert parts[:2] == ["claude", "-p"]
+    assert parts[-2:] == ["--", "{task}"]
     assert parts[parts.index("--settings") + 1] == "{hook_settings}"
     settings = claude_hook_settings("codedesk hold --format claude")
     [entry] = settings["hooks"]["PreToolUse"]

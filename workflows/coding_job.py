@@ -184,6 +184,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             return await self._left_behind(
                 worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
             )
+        if agent.end == AgentEnd.FAILED:
+            # Only agents of this version end so: recorded histories never take this branch.
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="agent"
+            )
         if agent.exit_code != 0:
             code = agent.exit_code
             category = "signal" if code is not None and code < 0 else "exit"

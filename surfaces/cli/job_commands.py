@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+import sys
 from pathlib import Path
 
 import typer
@@ -36,7 +37,12 @@ def _requester() -> str:
 
 def task(
     repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
-    text: str = typer.Argument(..., metavar="TASK", help="What the agent should do."),
+    text: str = typer.Argument(
+        None,
+        metavar="TASK",
+        help="What the agent should do: any text, even one starting with '-'; '-' reads stdin.",
+    ),
+    task_file: str = typer.Option(None, "--task-file", help="Read the task from this file."),
     agent_command: str = typer.Option(
         None, "--agent-command", help="The agent command for this job ({task} = the task)."
     ),
@@ -49,6 +55,7 @@ def task(
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
+    text = _task_text(text, task_file)
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
@@ -85,6 +92,25 @@ def task(
         return 0 if report.outcome == JobOutcome.INTEGRATED else 1
 
     raise typer.Exit(with_desk(body))
+
+
+def _task_text(text: str | None, task_file: str | None) -> str:
+    """The task from the TASK argument, `-` (stdin) or --task-file; a usage error otherwise."""
+    if (text is None) == (task_file is None):
+        raise typer.BadParameter(
+            "Give the task as TASK (or '-' to read it from stdin) or --task-file, one of them."
+        )
+    if task_file is not None:
+        try:
+            text = Path(task_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise typer.BadParameter(f"--task-file {task_file} cannot be read: {error}.") from None
+    elif text == "-":
+        text = sys.stdin.read()
+    assert text is not None
+    if not text.strip():
+        raise typer.BadParameter("The task is empty: say what the agent should do.")
+    return text.strip("\n")
 
 
 def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
