@@ -21,6 +21,9 @@ from desk.errors import AgentCommandError
 from desk.hold_protocol import HOOK_MARGIN_SECONDS
 
 HOOK_SETTINGS_FILE = "hook-settings.json"
+COMMIT_RULES = ("Bash(git add:*)", "Bash(git commit:*)", "Bash(git status:*)")
+"""Claude Code permission rules a job needs: the agent must commit its work (codedesk
+integrates commits), and with the hook giving no decision Claude Code's own rules decide."""
 
 
 def hook_command(python: str = sys.executable, form: str = "claude") -> str:
@@ -51,6 +54,7 @@ def write_claude_hook_settings(
     for entry in settings["hooks"]["PreToolUse"]:
         for hook in entry["hooks"]:
             hook["timeout"] = math.ceil(hook_timeout.total_seconds())
+    settings["permissions"] = {"allow": list(COMMIT_RULES)}
     job_folder.mkdir(parents=True, exist_ok=True)
     path = job_folder / HOOK_SETTINGS_FILE
     path.write_text(json.dumps(settings, indent=2) + "\n")

@@ -250,10 +250,6 @@ async def test_a_write_outside_the_worktree_is_held(
     assert "declined" in fake.tool_results()[0].lower(), fake.tool_results()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 9 item 1: the hook imports the worktree's packages (helper holds fixes it)",
-)
 async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook(
     claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
