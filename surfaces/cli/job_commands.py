@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from temporalio.client import WorkflowExecutionStatus
 
-from activities.agent_log import AGENT_LOG
-from activities.paths import job_dir
 from desk.agents import PRESETS, preset_command
-from desk.durations import parse_duration
 from desk.errors import AgentCommandError
-from desk.models import JobOutcome, JobReport
-from desk.names import job_workflow_id
-from surfaces.cli.render import jobs_table, report_lines
 from surfaces.cli.runner import out, settings, with_desk
-from surfaces.desk_client import DeskClient
-from surfaces.history import HistoryReader, history_lines
-from workers.client import ui_url, workflow_url
+
+if TYPE_CHECKING:
+    from desk.models import JobReport
+    from surfaces.desk_client import DeskClient
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
 
@@ -48,6 +42,9 @@ def task(
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
+    from desk.durations import parse_duration
+    from desk.models import JobOutcome
+    from desk.names import job_workflow_id
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
@@ -81,6 +78,7 @@ def task(
 
 def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List jobs: number, repository, phase, outcome, requester, start time."""
+    from surfaces.cli.render import jobs_table
 
     async def body(desk: DeskClient) -> None:
         rows = await desk.jobs()
@@ -96,6 +94,9 @@ def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
 
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
     """Show a job's status, report, history and Temporal UI link."""
+    from desk.names import job_workflow_id
+    from surfaces.history import history_lines
+    from workers.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
@@ -145,6 +146,13 @@ def logs(
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until the job ends."),
 ) -> None:
     """Print (or follow) the agent's output of a job."""
+    import asyncio
+
+    from temporalio.client import WorkflowExecutionStatus
+
+    from activities.agent_log import AGENT_LOG
+    from activities.paths import job_dir
+
     config = settings()
     path = job_dir(config, number) / AGENT_LOG
 
@@ -168,6 +176,7 @@ def logs(
 
 def cancel(number: int = NUMBER) -> None:
     """Cancel a job: its agent's process group is killed and its report says cancelled."""
+    import asyncio
 
     async def body(desk: DeskClient) -> None:
         await desk.cancel(number)
@@ -183,6 +192,8 @@ def cancel(number: int = NUMBER) -> None:
 
 
 async def _follow(desk: DeskClient, number: int) -> None:
+    from surfaces.history import HistoryReader
+
     reader = HistoryReader()
     async for event in desk.follow(number):
         line = reader.read(event)
@@ -191,6 +202,8 @@ async def _follow(desk: DeskClient, number: int) -> None:
 
 
 def _print_report(report: JobReport) -> None:
+    from surfaces.cli.render import report_lines
+
     for line in report_lines(report):
         out.print(line, markup=True)
 

@@ -6,8 +6,6 @@ import typer
 
 from surfaces.cli.discord_commands import bot_beside
 from surfaces.cli.runner import out, run, settings
-from workers.client import connect
-from workers.host import serve_up, serve_worker, stop_on_signals
 
 
 def up(
@@ -23,6 +21,8 @@ def up(
 
     With CODEDESK_DISCORD_TOKEN set, the Discord bot runs beside them.
     """
+    from workers.host import serve_up
+
     config = settings(port=port, ui_port=ui_port)
     also = bot_beside(config) if config.discord_token.get_secret_value() else None
     run(serve_up(config, out.print, headless=headless, also=also))
@@ -30,6 +30,9 @@ def up(
 
 def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
+    from workers.client import connect
+    from workers.host import serve_worker, stop_on_signals
+
     config = settings()
 
     async def body() -> None:
