@@ -158,6 +158,11 @@ class DeskSettings(BaseSettings):
         default=timedelta(seconds=5),
         description="At most one edit of a job thread's progress message per this interval.",
     )
+    list_limit: int = Field(
+        default=50,
+        ge=1,
+        description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
+    )
 
     @field_validator(
         "owners",

@@ -12,6 +12,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
@@ -55,6 +56,7 @@ from desk.names import (
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
+from surfaces.listing import Page
 from surfaces.shipping_client import ShippingClient
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
@@ -66,6 +68,8 @@ ADMIT_ATTEMPTS = 6
 
 DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
 """How the server says the desk cannot take an update just now (a task being retried)."""
+
+JOBS_QUERY = "WorkflowType = 'CodingJob'"
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -276,26 +280,47 @@ class DeskClient:
         await self.job(number).cancel()
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
-        desk = await self.desk_state()
+        """Up to `limit` jobs, oldest first."""
+        page = await self.job_page(limit)
+        return sorted(page.items, key=lambda row: row.number)
+
+    async def job_page(self, limit: int) -> Page[JobRow]:
+        """The `limit` newest jobs, newest first, and how many jobs there are in all.
+
+        Visibility lists running jobs first, then the most recently closed: a page is what is
+        happening now and what just happened. The desk's queue, the count and the page are
+        asked for at once.
+        """
+        desk, counted, items = await asyncio.gather(
+            self.desk_state(),
+            self.client.count_workflows(JOBS_QUERY),
+            self._listed(JOBS_QUERY, limit),
+        )
         positions = {number: k + 1 for k, number in enumerate(desk.queue)} if desk else {}
-        rows = []
-        async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
-            attrs = item.typed_search_attributes
-            memo = await item.memo()
-            rows.append(
-                JobRow(
-                    number=job_number(item.id),
-                    repo=attrs.get(REPO_ATTRIBUTE) or "",
-                    phase=attrs.get(PHASE_ATTRIBUTE) or "",
-                    outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
-                    status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
-                    requester=str(memo.get(REQUESTER_MEMO, "")),
-                    task=str(memo.get(TASK_MEMO, "")),
-                    started=item.start_time,
-                    position=positions.get(job_number(item.id)),
-                )
-            )
-        return sorted(rows, key=lambda row: row.number)
+        rows = [await self._row(item, positions) for item in items]
+        rows.sort(key=lambda row: row.number, reverse=True)
+        return Page(items=rows, total=max(counted.count, len(rows)))
+
+    async def _listed(self, query: str, limit: int) -> list[WorkflowExecution]:
+        return [
+            item async for item in self.client.list_workflows(query, limit=limit, page_size=limit)
+        ]
+
+    @staticmethod
+    async def _row(item: WorkflowExecution, positions: dict[int, int]) -> JobRow:
+        attrs = item.typed_search_attributes
+        memo = await item.memo()
+        return JobRow(
+            number=job_number(item.id),
+            repo=attrs.get(REPO_ATTRIBUTE) or "",
+            phase=attrs.get(PHASE_ATTRIBUTE) or "",
+            outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
+            status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
+            requester=str(memo.get(REQUESTER_MEMO, "")),
+            task=str(memo.get(TASK_MEMO, "")),
+            started=item.start_time,
+            position=positions.get(job_number(item.id)),
+        )
 
     async def history(self, number: int) -> list[HistoryEvent]:
         await self.status(number)

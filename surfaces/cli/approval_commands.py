@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from desk.errors import DeskError, HoldError
-from surfaces.cli.runner import err, out, run, settings
+from surfaces.cli.runner import err, more_line, out, run, settings
 
 if TYPE_CHECKING:
     from desk.approvals import ApprovalState, Decision
@@ -26,24 +26,31 @@ class HoldFormat(StrEnum):
     CLAUDE = "claude"
 
 
-def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List open approvals, each as a card rendered for this terminal."""
+def approvals(
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="How many to show, newest first (default: the setting)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List open approvals, newest first, each as a card rendered for this terminal."""
     from surfaces.approvals_client import ApprovalsClient
     from workers.client import connect
 
     config = settings()
 
     async def body() -> None:
-        states = await ApprovalsClient(await connect(config)).open_approvals()
+        client = ApprovalsClient(await connect(config))
+        page = await client.open_page(limit or config.list_limit)
         if as_json:
+            states = page.items
             typer.echo(json.dumps([state.model_dump(mode="json") for state in states], indent=2))
-            return
-        if not states:
+        elif not page.items:
             out.print("No open approvals.")
-            return
-        width = shutil.get_terminal_size((100, 24)).columns
-        for state in states:
-            _print_card(state, width)
+        else:
+            width = shutil.get_terminal_size((100, 24)).columns
+            for state in page.items:
+                _print_card(state, width)
+        more_line(page, "open approval", "approvals")
 
     run(body())
 

@@ -11,7 +11,7 @@ import typer
 
 from desk.agents import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import out, settings, with_desk
+from surfaces.cli.runner import more_line, out, settings, with_desk
 
 if TYPE_CHECKING:
     from desk.models import JobReport
@@ -76,18 +76,24 @@ def task(
     raise typer.Exit(with_desk(body))
 
 
-def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List jobs: number, repository, phase, outcome, requester, start time."""
+def jobs(
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="How many jobs to show, newest first (default: the setting)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List jobs, newest first: number, repository, phase, outcome, requester, start time."""
     from surfaces.cli.render import jobs_table
 
     async def body(desk: DeskClient) -> None:
-        rows = await desk.jobs()
+        page = await desk.job_page(limit or desk.settings.list_limit)
         if as_json:
-            typer.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
-        elif not rows:
+            typer.echo(json.dumps([row.model_dump(mode="json") for row in page.items], indent=2))
+        elif not page.items:
             out.print('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
         else:
-            out.print(jobs_table(rows))
+            out.print(jobs_table(page.items))
+        more_line(page, "job", "jobs")
 
     with_desk(body)
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from desk.settings import DeskSettings
     from surfaces.desk_client import DeskClient
+    from surfaces.listing import Page
 
 T = TypeVar("T")
 
@@ -49,6 +50,20 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     """Print a one-line reason to stderr and return the Exit to raise."""
     err.print(f"[bold red]error:[/] {message}", markup=True)
     return typer.Exit(code)
+
+
+def more_line(page: Page[Any], noun: str, command: str) -> None:
+    """Say on stderr how many entries a page left off, and how to see them (nothing if none).
+
+    On stderr, so `--json` output stays one document a script can parse.
+    """
+    if page.more:
+        err.print(
+            f"… and {page.more} more {noun}{'' if page.more == 1 else 's'} "
+            f"({len(page.items)} of {page.total} shown): "
+            f"`codedesk {command} --limit {page.total}` shows them all.",
+            markup=False,
+        )
 
 
 def run(body: Coroutine[Any, Any, T]) -> T:
