@@ -41,7 +41,13 @@ from workflows.holds import HoldsCalls
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
 from workflows.outbox import send_to_outbox
-from workflows.repo import RepoEntity, repo_entity
+from workflows.repo import RepoEntity, queue_integration
+
+LOCAL_WORKTREE = "local-worktree"
+"""Patch: the worktree is cut by a local activity."""
+
+TELL_DESK_IN_PASSING = "tell-desk-in-passing"
+"""Patch: the job signals `job_ended` to its desk without waiting for the delivery."""
 
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
@@ -80,6 +86,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self.admitted = job.admitted
         self.held_calls: list[HeldCall] = []
         self.approvals: dict[str, asyncio.Task[ApprovalOutcome]] = {}
+        self.told_desk: asyncio.Task[None] | None = None
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
@@ -126,6 +133,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         if not self.job.desk_id:
             return
         desk = workflow.get_external_workflow_handle(self.job.desk_id)
+        if workflow.patched(TELL_DESK_IN_PASSING):
+            # The signal is a command of this workflow task, as durable as its completion;
+            # waiting for the server to confirm delivery cost the job a task of its own.
+            # A desk that is gone cannot be told, and a new desk has no slot to leak.
+            self.told_desk = asyncio.create_task(
+                desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
+            )
+            await asyncio.sleep(0)  # let the signal's command be issued before the report's
+            return
         try:
             await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
         except Exception:  # the desk is gone; a new desk starts with no slots to leak
@@ -137,12 +153,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self._set_phase(JobPhase.PREPARING)
         await self._narrate("Cutting a worktree from the clone's HEAD…")
         try:
-            worktree = await workflow.execute_activity_method(
-                WorktreeActivities.prepare_worktree,
-                PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                retry_policy=GIT_RETRY,
-            )
+            worktree = await self._prepare_worktree()
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
                 return build_report(
@@ -194,6 +205,27 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             agent=agent,
             integration=result,
             category="integration" if result.status == IntegrationStatus.FAILED else "",
+        )
+
+    async def _prepare_worktree(self) -> Worktree:
+        """Cut the job's worktree: a local activity, run within the job's own workflow task.
+
+        The step is short and safe to run again from scratch (it finds a worktree it made
+        before), so it needs no task queue round trip of its own (issue 13).
+        """
+        request = PrepareWorktreeInput(number=self.job.number, repo=self.job.repo)
+        if workflow.patched(LOCAL_WORKTREE):
+            return await workflow.execute_local_activity_method(
+                WorktreeActivities.prepare_worktree,
+                request,
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+            )
+        return await workflow.execute_activity_method(
+            WorktreeActivities.prepare_worktree,
+            request,
+            start_to_close_timeout=GIT_STEP_TIMEOUT,
+            retry_policy=GIT_RETRY,
         )
 
     async def _run_agent(self, worktree: Worktree) -> AgentResult | None:
@@ -248,7 +280,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
-        entity = await repo_entity(self.job.repo)
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,
@@ -258,7 +289,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             report_commits=self.job.report_commits,
             report_files=self.job.report_files,
         )
-        await entity.signal(RepoEntity.request_integration, request)
+        entity = await queue_integration(request)
         try:
             await workflow.wait_condition(
                 lambda: self.integration is not None, timeout=self.job.integration_wait
