@@ -5,10 +5,10 @@ Usage: python bench/profile_job.py [--jobs N] [--json] [--out FILE]
 It runs N jobs (default 5) one after another on a fresh desk, each with an agent that writes one
 file and commits it (the agent of job_overhead.py), then prints the last job's timeline: every
 event of its own history and the events of the `Desk` and `Repo` histories that fall between
-its submission and its report, each at its offset from the submission, and the gap since the
-event before it. A summary names the largest gaps and what each workflow task cost, from
-scheduled to completed. The figures are the server's event times, so no clock of this process
-is in them but the submission's.
+its submission and the moment the desk has freed its slot, each at its offset from the
+submission, and the gap since the event before it. It sums what the workflow tasks cost, from
+scheduled to started and from started to completed. The times are the server's event times:
+no clock of this process is in them but the submission's.
 """
 
 from __future__ import annotations
@@ -111,6 +111,16 @@ def task_costs(entries: list[Entry]) -> list[tuple[str, float, float]]:
     return costs
 
 
+async def slot_freed(desk: DeskClient, number: int) -> None:
+    """Wait until the desk has freed the job's slot: the end of the job's bookkeeping."""
+    for _ in range(600):
+        state = await desk.desk_state()
+        if state is not None and number not in state.running:
+            return
+        await asyncio.sleep(0.05)
+    raise RuntimeError(f"the desk never freed job {number}'s slot")
+
+
 async def profile(root: Path, jobs: int) -> tuple[list[Entry], datetime, datetime, float]:
     agent = root / "agent.py"
     agent.write_text(AGENT)
@@ -123,6 +133,7 @@ async def profile(root: Path, jobs: int) -> tuple[list[Entry], datetime, datetim
             number = await desk.start_job(REPO, f"profiled job {index}")
             await desk.wait(number)
             wall_ms = (time.perf_counter() - began) * 1000
+            await slot_freed(desk, number)
             finished = datetime.now(UTC)
         histories = {
             "job": await events_of(client, job_workflow_id(number)),

@@ -46,9 +46,6 @@ from workflows.repo import RepoEntity, queue_integration
 LOCAL_WORKTREE = "local-worktree"
 """Patch: the worktree is cut by a local activity."""
 
-TELL_DESK_IN_PASSING = "tell-desk-in-passing"
-"""Patch: the job signals `job_ended` to its desk without waiting for the delivery."""
-
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
 
@@ -86,7 +83,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self.admitted = job.admitted
         self.held_calls: list[HeldCall] = []
         self.approvals: dict[str, asyncio.Task[ApprovalOutcome]] = {}
-        self.told_desk: asyncio.Task[None] | None = None
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
@@ -133,15 +129,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         if not self.job.desk_id:
             return
         desk = workflow.get_external_workflow_handle(self.job.desk_id)
-        if workflow.patched(TELL_DESK_IN_PASSING):
-            # The signal is a command of this workflow task, as durable as its completion;
-            # waiting for the server to confirm delivery cost the job a task of its own.
-            # A desk that is gone cannot be told, and a new desk has no slot to leak.
-            self.told_desk = asyncio.create_task(
-                desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
-            )
-            await asyncio.sleep(0)  # let the signal's command be issued before the report's
-            return
         try:
             await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
         except Exception:  # the desk is gone; a new desk starts with no slots to leak
