@@ -5,9 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from git import Git
-from git.exc import GitCommandError
-
 from desk.errors import GitError
 from desk.scrub import scrub
 
@@ -27,6 +24,11 @@ def git_env() -> dict[str, str]:
 
 def run_git(cwd: Path, *args: str) -> str:
     """Run `git <args>` in `cwd` and return its stdout; a failure raises a scrubbed GitError."""
+    # GitPython is imported here, not above: every surface imports this module through the
+    # workflows' activity references, and a command like `codedesk jobs` runs no git at all.
+    from git import Git
+    from git.exc import GitCommandError
+
     command = ["git", *SAFE_CONFIG, *args]
     try:
         output = Git(str(cwd)).execute(command, env=git_env(), strip_newline_in_stdout=True)
