@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
@@ -63,11 +65,20 @@ from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.shelf import AddRepo, ListRepos
 
-ADMIT_ATTEMPTS = 6
-"""Tries of the desk's admit update while the desk is between runs (3 s of waits in all)."""
+ADMIT_PATIENCE = 60.0
+"""Seconds a submission keeps trying while the desk is busy, waiting a little longer (up to a
+second, with jitter so that callers spread out) after each refusal."""
 
-DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
-"""How the server says the desk cannot take an update just now (a task being retried)."""
+DESK_BUSY = {
+    RPCStatusCode.FAILED_PRECONDITION,
+    RPCStatusCode.ABORTED,
+    RPCStatusCode.RESOURCE_EXHAUSTED,
+    RPCStatusCode.UNAVAILABLE,
+}
+"""How the server says the desk cannot take an update just now: a task being retried, the
+limit of updates in flight on one workflow (10 by default) reached by people submitting at
+once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
+them admitted the job, and a retry carries the same update id."""
 
 JOBS_QUERY = "WorkflowType = 'CodingJob'"
 
@@ -182,14 +193,18 @@ class DeskClient:
             raise DeskError(f"The desk refused the job: {cause or error}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
-        """Ask the desk to admit, again while it is between runs (the update was not applied).
+        """Ask the desk to admit, again while it is busy (the update was not applied).
 
         While the desk continues as new, a signal that lands during that workflow task makes
         the server reject the task, and for that moment it refuses updates as "Workflow Task
-        in failed state": a submission made then is tried again rather than failed.
+        in failed state"; when many people submit at once, the server refuses updates past its
+        limit in flight and aborts some that wait. A submission made then is tried again
+        rather than failed.
         """
         update_id = str(uuid.uuid4())  # the same update on each try: never admitted twice
-        for attempt in range(1, ADMIT_ATTEMPTS + 1):
+        deadline = time.monotonic() + ADMIT_PATIENCE
+        pause = 0.1
+        while True:
             try:
                 return await self.client.execute_update_with_start_workflow(
                     Desk.admit,
@@ -198,10 +213,10 @@ class DeskClient:
                     start_workflow_operation=desk_start(self.settings),
                 )
             except RPCError as error:
-                if attempt == ADMIT_ATTEMPTS or error.status not in DESK_BUSY:
+                if error.status not in DESK_BUSY or time.monotonic() + pause > deadline:
                     raise
-            await asyncio.sleep(0.2 * attempt)
-        raise AssertionError("unreachable")
+            await asyncio.sleep(pause * random.uniform(0.5, 1.5))
+            pause = min(pause * 2, 1.0)
 
     async def start_job(
         self,
