@@ -193,14 +193,14 @@ def overhead(outcome: Outcome) -> float:
 def comparisons(outcome: Outcome) -> list[Comparison]:
     return [
         Comparison(
-            "codedesk job whose agent commits one file (median)",
+            f"codedesk job whose agent commits one file, median of {len(outcome.outcomes)}",
             outcome.codedesk.median,
             "ms",
             "raw git doing the same steps",
             outcome.raw_git.median,
         ),
         Comparison(
-            "codedesk job (median)",
+            "the same codedesk job",
             outcome.codedesk.median,
             "ms",
             "raw git steps + the agent run directly",

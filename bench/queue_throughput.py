@@ -207,7 +207,7 @@ def comparisons(rows: list[Row]) -> list[Comparison]:
     direct_row = rows[-1]
     return [
         Comparison(
-            f"jobs through the desk, max_workers {row.max_workers}",
+            f"{len(row.outcomes)} jobs through the desk, max_workers {row.max_workers}",
             row.jobs_per_minute,
             "jobs/min",
             "the same jobs started directly, no desk",
