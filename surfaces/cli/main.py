@@ -1,8 +1,9 @@
 """The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash.
 
 Every command module imports only typer and light modules at its top; what a command needs
-(the Temporal SDK, pydantic, rich, discord.py) it imports when it runs, so `codedesk --help`
-and an argument error cost little more than starting Python (tests/test_cli_imports.py).
+(the Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so
+`codedesk --help` and a usage error cost little more than starting Python and typer (which
+itself loads pydantic to check a command's arguments); tests/test_cli_imports.py checks it.
 """
 
 from __future__ import annotations
