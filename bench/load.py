@@ -65,7 +65,9 @@ CODEDESK = str(Path(sys.executable).parent / "codedesk")
 FIRST = 20
 """Entries in the baseline listings."""
 AT_ONCE = 32
-"""Starts, submissions and answers the bench sends at once."""
+"""Approval starts and answers the bench sends at once."""
+SUBMIT_AT_ONCE = 8
+"""Submissions at once: under the server's limit of 10 updates in flight on the desk."""
 OWNER = Principal(id="local:bench", name="bench")
 
 AGENT = """\
@@ -86,9 +88,9 @@ def more_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--runs", type=int, default=5, help="runs of each listing")
 
 
-async def bounded(calls: Iterable[Awaitable[T]]) -> list[T]:
-    """Await every call, at most AT_ONCE at a time, in order."""
-    gate = asyncio.Semaphore(AT_ONCE)
+async def bounded(calls: Iterable[Awaitable[T]], at_once: int = AT_ONCE) -> list[T]:
+    """Await every call, at most `at_once` at a time, in order."""
+    gate = asyncio.Semaphore(at_once)
 
     async def one(call: Awaitable[T]) -> T:
         async with gate:
@@ -144,7 +146,7 @@ async def run_jobs(desk: DeskClient, tasks: list[str]) -> list[tuple[int, str]]:
     done = []
     for start in range(0, len(tasks), width):
         batch = tasks[start : start + width]
-        admitted = await bounded(desk.submit_job(REPO, task) for task in batch)
+        admitted = await bounded((desk.submit_job(REPO, task) for task in batch), SUBMIT_AT_ONCE)
         reports = await asyncio.gather(*(desk.wait(made.number) for made in admitted))
         done += [(made.number, made.outcome.value) for made in reports]
     return done
@@ -221,7 +223,8 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
         opened += await open_approvals(client, settings, args.approvals - len(opened))
 
         held = await bounded(
-            desk.submit_job(REPO, f"hold {k}") for k in range(args.queued + args.workers)
+            (desk.submit_job(REPO, f"hold {k}") for k in range(args.queued + args.workers)),
+            SUBMIT_AT_ONCE,
         )
         await queue_filled(desk, args.queued)
         loaded_mb, _ = rss_mb(worker.pid)
