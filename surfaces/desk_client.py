@@ -59,7 +59,6 @@ from desk.names import (
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
 from surfaces.listing import Page
-from surfaces.shipping_client import ShippingClient
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
@@ -161,6 +160,9 @@ class DeskClient:
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
+        # Imported here: listing jobs, the commonest call, needs none of shipping's workflows.
+        from surfaces.shipping_client import ShippingClient
+
         pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
         if pushing:
             raise RepoBusyError(
