@@ -35,9 +35,6 @@ with workflow.unsafe.imports_passed_through():
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
 
-LOCAL_INTEGRATE = "local-integrate"
-"""Patch: the entity integrates by a local activity."""
-
 SIGNAL_REPO_FIRST = "signal-repo-first"
 """Patch: a job signals its repository's entity first, and starts it only when that fails."""
 
@@ -164,7 +161,12 @@ class RepoEntity:
     async def _next_integration(self) -> None:
         self.running = self.state.queue.pop(0)
         try:
-            result = await self._integrate(self.running)
+            result = await workflow.execute_activity_method(
+                WorktreeActivities.integrate,
+                self.running,
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+            )
         except ActivityError as error:
             cause = error.cause if error.cause is not None else error
             result = IntegrationResult(
@@ -175,27 +177,6 @@ class RepoEntity:
         self.state.integrations += 1
         await self._answer_job(self.running.job_workflow_id, result)
         self.running = None
-
-    async def _integrate(self, request: IntegrationRequest) -> IntegrationResult:
-        """Integrate as a local activity: the answer goes to the job in the same workflow task.
-
-        Safe to run again from scratch: the activity keeps a receipt of its result and a
-        rebase already done is a no-op; a crash retries the whole task, as it would retry a
-        normal activity (issue 13: one round trip fewer per job).
-        """
-        if workflow.patched(LOCAL_INTEGRATE):
-            return await workflow.execute_local_activity_method(
-                WorktreeActivities.integrate,
-                request,
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                retry_policy=GIT_RETRY,
-            )
-        return await workflow.execute_activity_method(
-            WorktreeActivities.integrate,
-            request,
-            start_to_close_timeout=GIT_STEP_TIMEOUT,
-            retry_policy=GIT_RETRY,
-        )
 
     async def _push(self, request: PushRequest) -> None:
         try:
