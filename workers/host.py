@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 
+from activities.sandbox import choose_sandbox, describe
 from desk.settings import DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
@@ -68,6 +69,7 @@ async def serve_up(
         say(f"Temporal server: {address}   namespace: {settings.namespace}")
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
+        say(describe(choose_sandbox(settings.sandbox)))
         say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
         if also is None:
             await serve_worker(client, settings, stop)

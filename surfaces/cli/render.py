@@ -64,6 +64,9 @@ def report_lines(report: JobReport) -> list[str]:
     if report.branch:
         kept = " (kept)" if report.branch_kept else ""
         lines.append(f"  branch: {escape(report.branch)}{kept}")
+    if report.confinement:
+        unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
+        lines.append(f"  sandbox: {escape(report.confinement)}{unconfined}")
     if report.branch_kept and report.worktree:
         lines.append(f"  worktree: {escape(report.worktree)}")
     if report.head:

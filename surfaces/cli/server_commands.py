@@ -30,6 +30,7 @@ def up(
 
 def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
+    from activities.sandbox import choose_sandbox, describe
     from workers.client import connect
     from workers.host import serve_worker, stop_on_signals
 
@@ -38,6 +39,7 @@ def worker() -> None:
     async def body() -> None:
         client = await connect(config)
         stop = stop_on_signals()
+        out.print(describe(choose_sandbox(config.sandbox)), markup=False)
         out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
         await serve_worker(client, config, stop)
 
