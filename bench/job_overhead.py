@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -57,6 +58,10 @@ subprocess.run([*git, "commit", "--quiet", "-m", f"Add {name}"], check=True)
 """
 """The bench agent: writes `job-<n>.txt` in its worktree and commits it."""
 
+AGENT_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(AGENT)}"
+"""The agent as a job runs it: its code on the command line, since a sandboxed agent sees no
+file outside its worktree."""
+
 
 @dataclass
 class Figures:
@@ -92,9 +97,7 @@ async def bench_codedesk(
     root: Path, origin: Path, jobs: int
 ) -> tuple[Figures, list[JobReport], int]:
     """N codedesk jobs one after another; returns their times, reports and new commit count."""
-    agent = root / "agent.py"
-    agent.write_text(AGENT)
-    async with running_desk(root / "home", f"{sys.executable} {agent}") as (client, settings):
+    async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
         desk = DeskClient(client, settings)
         clone = Path((await desk.add_repo(REPO, str(origin))).path)
         before = int(git(clone, "rev-list", "--count", "HEAD"))
@@ -137,6 +140,7 @@ def bench_agent(root: Path, origin: Path, jobs: int) -> Figures:
     clone = root / "agent-clone"
     git(root, "clone", "--quiet", str(origin), str(clone))
     agent = root / "agent.py"
+    agent.write_text(AGENT)
     figures = Figures()
     for index in range(jobs):
         env = {**os.environ, "CODEDESK_JOB": f"agent-{index}", "CODEDESK_TASK": "bench"}

@@ -14,7 +14,6 @@ no clock of this process is in them but the submission's.
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from common import Comparison, arguments, exit_with, isolate, make_origin, report, running_desk
-from job_overhead import AGENT
+from job_overhead import AGENT_COMMAND
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
@@ -122,9 +121,7 @@ async def slot_freed(desk: DeskClient, number: int) -> None:
 
 
 async def profile(root: Path, jobs: int) -> tuple[list[Entry], datetime, datetime, float]:
-    agent = root / "agent.py"
-    agent.write_text(AGENT)
-    async with running_desk(root / "home", f"{sys.executable} {agent}") as (client, settings):
+    async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
         desk = DeskClient(client, settings)
         await desk.add_repo(REPO, str(make_origin(root / "origin")))
         for index in range(jobs):
