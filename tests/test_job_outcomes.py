@@ -7,11 +7,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from surfaces.history import history_lines
 from tests.conftest import agent, git
 
 REPO = "acme/api"
@@ -305,12 +305,15 @@ async def test_the_history_shows_the_activities(desk: DeskClient, clone: Path) -
         REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
     )
     await desk.wait(number)
-    lines = [line.text for line in history_lines(await desk.history(number))]
-    # The worktree is cut by a local activity (issue 13): its marker reads as a line too.
-    worktree = [k for k, text in enumerate(lines) if "prepare_worktree completed" in text]
-    agent_ran = [k for k, text in enumerate(lines) if text.startswith("activity run_agent")]
-    assert worktree and agent_ran and worktree[0] < agent_ran[0], lines
-    assert lines[worktree[0]].startswith("local activity prepare_worktree completed in "), lines
+    events = await desk.history(number)
+    scheduled = [
+        event.activity_task_scheduled_event_attributes.activity_type.name
+        for event in events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    assert "prepare_worktree" in scheduled
+    assert "run_agent" in scheduled
+    assert scheduled.index("prepare_worktree") < scheduled.index("run_agent")
 
 
 async def test_jobs_lists_a_finished_job(desk: DeskClient, clone: Path) -> None:

@@ -11,7 +11,7 @@ import typer
 
 from desk.agents import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import more_line, out, settings, with_desk
+from surfaces.cli.runner import err, more_line, out, settings, with_desk
 
 if TYPE_CHECKING:
     from desk.models import JobReport
@@ -45,6 +45,7 @@ def task(
     from desk.durations import parse_duration
     from desk.models import JobOutcome
     from desk.names import job_workflow_id
+    from workers.host_queues import host_polled
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
@@ -55,6 +56,13 @@ def task(
             repo, text, agent_command=command, budget=budget, requester=_requester()
         )
         number = admission.number
+        host = admission.host
+        if host and not await host_polled(desk.client, desk.settings.task_queue, host):
+            err.print(
+                f"warning: host {host}, where {repo} lives, has no worker polling now: job "
+                f"{number} waits for it (start `codedesk worker` there with CODEDESK_HOST={host}).",
+                markup=False,
+            )
         if admission.position:
             out.print(
                 f"job {number} queued at position {admission.position} on {repo} "
@@ -122,6 +130,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             f"[bold]job {number}[/] {current.repo}: {state.name.lower()}, phase {current.phase}",
             markup=True,
         )
+        if current.waiting_for_host:
+            out.print(
+                f"waiting for host {current.waiting_for_host}: no worker of that host polls "
+                f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
+                markup=False,
+            )
         if current.report is not None:
             _print_report(current.report)
         out.print("history:")

@@ -76,9 +76,6 @@ async def main() -> None:
             (n1, "coding_job_integrated"),
             (n2, "coding_job_agent_failed"),
             (n3, "coding_job_cancelled"),
-            # Since issue 13: the worktree cut by a local activity, the Repo signalled first.
-            (n1, "coding_job_integrated_local_worktree"),
-            (n2, "coding_job_agent_failed_local_worktree"),
         ):
             h = await desk.job(n).fetch_history()
             keep(out / f"{name}.json", h)
