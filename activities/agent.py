@@ -36,7 +36,7 @@ from activities.worktrees import WORKTREE_RECEIPT
 from desk.agents import HOOK_SETTINGS, claude_hook_settings
 from desk.errors import AgentCommandError, SandboxError
 from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
-from desk.scrub import scrub
+from desk.scrub import StreamScrubber, scrub
 from desk.settings import DeskSettings
 
 TAIL_LINES = 20
@@ -117,7 +117,7 @@ class AgentActivities:
                     shutil.rmtree(socket_dir, ignore_errors=True)
                     if git is not None:
                         told = await off_the_loop(_take_back, git)
-                        log.write(f"{told}\n" if told else "")
+                        log.write(scrub(f"{told}\n") if told else "")
         return AgentResult(
             end=end,
             exit_code=_exit_code(process.returncode, confined),
@@ -252,7 +252,7 @@ class _Tail:
     def add(self, text: str) -> None:
         self.chunks.append(text)
         self.size += len(text)
-        self.lines.append(text.rstrip("\n"))
+        self.lines.extend(text.rstrip("\n").split("\n"))
         while self.size - len(self.chunks[0]) >= self.limit:
             dropped = self.chunks.popleft()
             self.size -= len(dropped)
@@ -280,11 +280,18 @@ async def _supervise(
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
+    # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
+    # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
+    scrubber = StreamScrubber()
+
+    def show(text: str) -> None:
+        if text:
+            log.write(text)
+            log.flush()
+            tail.add(text)
+
     def emit(line: str) -> None:
-        log.write(line)
-        log.flush()
-        # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
-        tail.add(scrub(line))
+        show(scrubber.feed(line))
 
     async def pump() -> None:
         # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
@@ -306,6 +313,7 @@ async def _supervise(
         pending += decoder.decode(b"", final=True)
         if pending:
             emit(pending)
+        show(scrubber.flush())
 
     async def beat() -> None:
         while True:

@@ -15,6 +15,7 @@ from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
+from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -30,6 +31,7 @@ def stop_on_signals() -> asyncio.Event:
 
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
     """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
+    scrub_log_output()
     await ensure_search_attributes(client)
     others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):

@@ -31,11 +31,13 @@ def discord_bot(
     from surfaces.discord.bot import NO_TOKEN, serve_bot
     from workers.client import connect
     from workers.host import stop_on_signals
+    from workers.log_scrub import scrub_log_output
 
     config = settings()
     if not config.discord_token.get_secret_value():
         raise fail(NO_TOKEN, code=2)
     discord.utils.setup_logging(level=logging.INFO)
+    scrub_log_output()
 
     async def body() -> None:
         client = await connect(config)
