@@ -199,6 +199,11 @@ class DeskSettings(BaseSettings):
             "--dangerously-bypass-approvals-and-sandbox) run without codedesk's sandbox."
         ),
     )
+    list_limit: int = Field(
+        default=50,
+        ge=1,
+        description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
+    )
 
     @field_validator(
         "owners",

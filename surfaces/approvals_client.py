@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import AsyncIterator
 from datetime import timedelta
 
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -24,6 +27,7 @@ from desk.approvals import (
     WithdrawInput,
 )
 from desk.errors import ApprovalNotFoundError
+from surfaces.listing import Page
 from workflows.approval import Approval
 
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
@@ -32,6 +36,12 @@ FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 ANSWER_TIMEOUT = timedelta(seconds=5)
 """How long an answer waits for a worker before it is sent as a durable signal instead."""
 
+OPEN = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
+
+QUERIES_AT_ONCE = 16
+"""Approval states asked for at once while listing: enough to hide round trips, few enough
+not to swamp a worker that also runs jobs."""
+
 
 class ApprovalsClient:
     def __init__(self, client: Client) -> None:
@@ -39,26 +49,39 @@ class ApprovalsClient:
 
     async def open_approvals(self) -> list[ApprovalState]:
         """Every approval still waiting for an answer, oldest first."""
-        states = []
-        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-        async for item in self.client.list_workflows(query):
-            handle = self.client.get_workflow_handle_for(Approval.run, item.id)
-            try:
-                state = await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
-            except (RPCError, WorkflowQueryFailedError):
-                continue  # it settled meanwhile, or no worker answers: listed next time
-            # Visibility lags: one settled already (withdrawn with its start) is never shown.
-            if state.outcome is None:
-                states.append(state)
-        return sorted(
-            states, key=lambda state: state.opened_at.isoformat() if state.opened_at else ""
+        states = await self._states([item.id async for item in self.client.list_workflows(OPEN)])
+        return sorted(states, key=_opened_at)
+
+    async def open_page(self, limit: int) -> Page[ApprovalState]:
+        """The `limit` newest open approvals, newest first, and how many are open in all."""
+        counted, idents = await asyncio.gather(
+            self.client.count_workflows(OPEN),
+            _ids(self.client.list_workflows(OPEN, limit=limit, page_size=limit)),
         )
+        states = sorted(await self._states(idents), key=_opened_at, reverse=True)
+        settled = len(idents) - len(states)
+        return Page(items=states, total=max(counted.count - settled, len(states)))
+
+    async def _states(self, idents: list[str]) -> list[ApprovalState]:
+        """The state of each approval that is still open, asked a few at a time."""
+        gate = asyncio.Semaphore(QUERIES_AT_ONCE)
+
+        async def ask(ident: str) -> ApprovalState | None:
+            handle = self.client.get_workflow_handle_for(Approval.run, ident)
+            async with gate:
+                try:
+                    return await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
+                except (RPCError, WorkflowQueryFailedError):
+                    return None  # it settled meanwhile, or no worker answers: listed next time
+
+        found = await asyncio.gather(*(ask(ident) for ident in idents))
+        # Visibility lags: one settled already (withdrawn with its start) is never shown.
+        return [state for state in found if state is not None and state.outcome is None]
 
     async def resolve(self, given: str) -> str:
         """The full id of the one open approval whose id starts with `given`."""
         full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
-        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-        matches = [item.id async for item in self.client.list_workflows(query)]
+        matches = [item.id async for item in self.client.list_workflows(OPEN)]
         if full in matches:
             return full
         found = [ident for ident in matches if ident.startswith(full) or given in ident]
@@ -103,6 +126,14 @@ class ApprovalsClient:
             await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
         except RPCError as error:
             raise ApprovalNotFoundError(_closed(error, ident)) from None
+
+
+def _opened_at(state: ApprovalState) -> str:
+    return state.opened_at.isoformat() if state.opened_at else ""
+
+
+async def _ids(items: AsyncIterator[WorkflowExecution]) -> list[str]:
+    return [item.id async for item in items]
 
 
 def _closed(error: RPCError, ident: str) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
@@ -12,6 +14,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
@@ -62,7 +65,7 @@ from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 from surfaces.hosts_client import host_for_new_repo
-from surfaces.shipping_client import ShippingClient
+from surfaces.listing import Page
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
@@ -70,11 +73,22 @@ from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.hosts import host_missing
 from workflows.shelf import AddRepo, ListRepos
 
-ADMIT_ATTEMPTS = 6
-"""Tries of the desk's admit update while the desk is between runs (3 s of waits in all)."""
+ADMIT_PATIENCE = 60.0
+"""Seconds a submission keeps trying while the desk is busy, waiting a little longer (up to a
+second, with jitter so that callers spread out) after each refusal."""
 
-DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
-"""How the server says the desk cannot take an update just now (a task being retried)."""
+DESK_BUSY = {
+    RPCStatusCode.FAILED_PRECONDITION,
+    RPCStatusCode.ABORTED,
+    RPCStatusCode.RESOURCE_EXHAUSTED,
+    RPCStatusCode.UNAVAILABLE,
+}
+"""How the server says the desk cannot take an update just now: a task being retried, the
+limit of updates in flight on one workflow (10 by default) reached by people submitting at
+once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
+them admitted the job, and a retry carries the same update id."""
+
+JOBS_QUERY = "WorkflowType = 'CodingJob'"
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -221,6 +235,9 @@ class DeskClient:
                 "the job's history as given. Put it in the worker's environment instead (for "
                 "example ANTHROPIC_API_KEY), where the agent finds it."
             )
+        # Imported here: listing jobs, the commonest call, needs none of shipping's workflows.
+        from surfaces.shipping_client import ShippingClient
+
         pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
         if pushing:
             raise RepoBusyError(
@@ -256,14 +273,18 @@ class DeskClient:
             raise DeskError(f"The desk refused the job: {cause or error}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
-        """Ask the desk to admit, again while it is between runs (the update was not applied).
+        """Ask the desk to admit, again while it is busy (the update was not applied).
 
         While the desk continues as new, a signal that lands during that workflow task makes
         the server reject the task, and for that moment it refuses updates as "Workflow Task
-        in failed state": a submission made then is tried again rather than failed.
+        in failed state"; when many people submit at once, the server refuses updates past its
+        limit in flight and aborts some that wait. A submission made then is tried again
+        rather than failed.
         """
         update_id = str(uuid.uuid4())  # the same update on each try: never admitted twice
-        for attempt in range(1, ADMIT_ATTEMPTS + 1):
+        deadline = time.monotonic() + ADMIT_PATIENCE
+        pause = 0.1
+        while True:
             try:
                 return await self.client.execute_update_with_start_workflow(
                     Desk.admit,
@@ -272,10 +293,10 @@ class DeskClient:
                     start_workflow_operation=desk_start(self.settings),
                 )
             except RPCError as error:
-                if attempt == ADMIT_ATTEMPTS or error.status not in DESK_BUSY:
+                if error.status not in DESK_BUSY or time.monotonic() + pause > deadline:
                     raise
-            await asyncio.sleep(0.2 * attempt)
-        raise AssertionError("unreachable")
+            await asyncio.sleep(pause * random.uniform(0.5, 1.5))
+            pause = min(pause * 2, 1.0)
 
     async def start_job(
         self,
@@ -355,27 +376,48 @@ class DeskClient:
         await self.job(number).cancel()
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
-        desk = await self.desk_state()
+        """Up to `limit` jobs, oldest first."""
+        page = await self.job_page(limit)
+        return sorted(page.items, key=lambda row: row.number)
+
+    async def job_page(self, limit: int) -> Page[JobRow]:
+        """The `limit` newest jobs, newest first, and how many jobs there are in all.
+
+        Visibility lists running jobs first, then the most recently closed: a page is what is
+        happening now and what just happened. The desk's queue, the count and the page are
+        asked for at once.
+        """
+        desk, counted, items = await asyncio.gather(
+            self.desk_state(),
+            self.client.count_workflows(JOBS_QUERY),
+            self._listed(JOBS_QUERY, limit),
+        )
         positions = {number: queue_position(desk, number) for number in desk.queue} if desk else {}
-        rows = []
-        async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
-            attrs = item.typed_search_attributes
-            memo = await item.memo()
-            rows.append(
-                JobRow(
-                    number=job_number(item.id),
-                    repo=attrs.get(REPO_ATTRIBUTE) or "",
-                    phase=attrs.get(PHASE_ATTRIBUTE) or "",
-                    outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
-                    status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
-                    requester=str(memo.get(REQUESTER_MEMO, "")),
-                    task=str(memo.get(TASK_MEMO, "")),
-                    started=item.start_time,
-                    position=positions.get(job_number(item.id)),
-                    waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
-                )
-            )
-        return sorted(rows, key=lambda row: row.number)
+        rows = [await self._row(item, positions) for item in items]
+        rows.sort(key=lambda row: row.number, reverse=True)
+        return Page(items=rows, total=max(counted.count, len(rows)))
+
+    async def _listed(self, query: str, limit: int) -> list[WorkflowExecution]:
+        return [
+            item async for item in self.client.list_workflows(query, limit=limit, page_size=limit)
+        ]
+
+    @staticmethod
+    async def _row(item: WorkflowExecution, positions: dict[int, int]) -> JobRow:
+        attrs = item.typed_search_attributes
+        memo = await item.memo()
+        return JobRow(
+            number=job_number(item.id),
+            repo=attrs.get(REPO_ATTRIBUTE) or "",
+            phase=attrs.get(PHASE_ATTRIBUTE) or "",
+            outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
+            status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
+            requester=str(memo.get(REQUESTER_MEMO, "")),
+            task=str(memo.get(TASK_MEMO, "")),
+            started=item.start_time,
+            position=positions.get(job_number(item.id)),
+            waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
+        )
 
     async def history(self, number: int) -> list[HistoryEvent]:
         await self.status(number)

@@ -50,7 +50,7 @@ from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
 from workflows.outbox import send_to_outbox
-from workflows.repo import RepoEntity, repo_entity
+from workflows.repo import RepoEntity, queue_integration
 
 T = TypeVar("T")
 
@@ -300,7 +300,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
-        entity = await repo_entity(self.job.repo, self.job.host)
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,
@@ -311,7 +310,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             report_files=self.job.report_files,
             host=self.job.host,
         )
-        await entity.signal(RepoEntity.request_integration, request)
+        entity = await queue_integration(request)
         try:
             await workflow.wait_condition(
                 lambda: self.integration is not None, timeout=self.job.integration_wait

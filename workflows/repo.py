@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    FailureError,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -30,6 +35,9 @@ with workflow.unsafe.imports_passed_through():
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
+
+SIGNAL_REPO_FIRST = "signal-repo-first"
+"""Patch: a job signals its repository's entity first, and starts it only when that fails."""
 
 
 @workflow.defn(name="Repo")
@@ -226,6 +234,26 @@ class RepoEntity:
             await ship.signal(AwaitsPush.push_finished, result)
         except Exception:  # the ship is gone: its result stays in this history
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
+
+
+async def queue_integration(request: IntegrationRequest) -> ExternalWorkflowHandle[RepoEntity]:
+    """From a job: queue its integration at the repository's entity, started if need be.
+
+    The entity almost always runs already, so the job signals it first: one round trip
+    instead of a child start that fails before the signal (issue 13). Only when the signal
+    finds no entity (the first job on a repository, or one terminated) is it started.
+    """
+    if workflow.patched(SIGNAL_REPO_FIRST):
+        entity_id = repo_workflow_id(request.repo)
+        running = workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
+        try:
+            await running.signal(RepoEntity.request_integration, request)
+            return running
+        except FailureError:
+            pass  # no entity runs for this repository yet: start it, then ask again
+    entity = await repo_entity(request.repo, request.host)
+    await entity.signal(RepoEntity.request_integration, request)
+    return entity
 
 
 async def repo_entity(repo: str, host: str = "") -> ExternalWorkflowHandle[RepoEntity]:

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
-from desk.shipping import ChangeReport, PushResult, PushStatus
 from surfaces.cli.runner import out, run, settings
-from surfaces.shipping_client import ShippingClient
-from workers.client import connect
+
+if TYPE_CHECKING:
+    from desk.shipping import ChangeReport, PushResult
 
 REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf.")
 
 
 def report(repo: str = REPO, as_json: bool = typer.Option(False, "--json")) -> None:
     """Fetch, check and describe what a push of the clone's HEAD would ship (keeps a receipt)."""
+    from surfaces.shipping_client import ShippingClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> None:
@@ -37,6 +41,10 @@ def push(
     as_json: bool = typer.Option(False, "--json", help="With --wait: print the result as JSON."),
 ) -> None:
     """Ask to push exactly SHA to the default branch; an owner approves it first."""
+    from desk.shipping import PushStatus
+    from surfaces.shipping_client import ShippingClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> int:
@@ -84,6 +92,8 @@ def report_lines(made: ChangeReport) -> list[str]:
 
 
 def push_line(result: PushResult) -> str:
+    from desk.shipping import PushStatus
+
     if result.status == PushStatus.PUSHED:
         again = " (the remote already had it)" if result.already else ""
         by = f", approved by {result.approved_by}" if result.approved_by else ""
