@@ -29,6 +29,9 @@ from workflows.approval import Approval
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 """A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
 
+DIGEST_SUFFIX = "-" + "0" * 16
+"""The end of every approval id: a dash and 16 hex digits of the call's digest."""
+
 ANSWER_TIMEOUT = timedelta(seconds=5)
 """How long an answer waits for a worker before it is sent as a durable signal instead."""
 
@@ -55,25 +58,9 @@ class ApprovalsClient:
         )
 
     async def resolve(self, given: str) -> str:
-        """The full id of the one open approval whose id starts with `given`."""
-        full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
+        """The full id of the one open approval `given` names (see `match_approval`)."""
         query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-        matches = [item.id async for item in self.client.list_workflows(query)]
-        if full in matches:
-            return full
-        found = [ident for ident in matches if ident.startswith(full) or given in ident]
-        if len(found) == 1:
-            return found[0]
-        if not found:
-            if FULL_ID.fullmatch(full):
-                return full  # a whole id, settled: answering it says it no longer counts
-            raise ApprovalNotFoundError(
-                f"No open approval matches {given!r}: `codedesk approvals` lists the open ones."
-            )
-        raise ApprovalNotFoundError(
-            f"{given!r} matches {len(found)} open approvals ({', '.join(found[:5])}): "
-            "give more of the id."
-        )
+        return match_approval(given, [item.id async for item in self.client.list_workflows(query)])
 
     async def answer(
         self, ident: str, decision: Decision, by: Principal
@@ -103,6 +90,38 @@ class ApprovalsClient:
             await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
         except RPCError as error:
             raise ApprovalNotFoundError(_closed(error, ident)) from None
+
+
+def match_approval(given: str, open_ids: list[str]) -> str:
+    """The one id among `open_ids` that `given` names, or an ApprovalNotFoundError.
+
+    `given` is a whole id or a prefix of one, with or without its `approval-` start, that
+    covers at least the approval's scope (`job-7`, `push-acme/api`): `job` or `job-1` name
+    no approval of job 12, so a slip can never answer another job's call. Nothing else
+    matches: no substrings. Several matches list the candidates.
+    """
+    full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
+    if full in open_ids:
+        return full
+    found = [ident for ident in open_ids if ident.startswith(full) and _covers_scope(full, ident)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        if FULL_ID.fullmatch(full):
+            return full  # a whole id, settled: answering it says it no longer counts
+        raise ApprovalNotFoundError(
+            f"No open approval starts with {given!r}: give a whole approval id, or its start "
+            "up to at least its scope (e.g. job-7); `codedesk approvals` lists the open ones."
+        )
+    raise ApprovalNotFoundError(
+        f"{given!r} matches {len(found)} open approvals ({', '.join(sorted(found))}): "
+        "give more of the id."
+    )
+
+
+def _covers_scope(prefix: str, ident: str) -> bool:
+    """Whether `prefix` reaches at least the end of `ident`'s scope (`approval-<scope>`)."""
+    return len(prefix) >= len(ident) - len(DIGEST_SUFFIX)
 
 
 def _closed(error: RPCError, ident: str) -> str:

@@ -188,7 +188,7 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     reason = assert_refused(ambiguous, "matches 2 open approvals", "give more of the id")
     assert "counted" not in reason
     unknown = await run_cli(env, "approve", "no-such-approval", cwd=tmp_path)
-    assert_refused(unknown, "No open approval matches 'no-such-approval'", "codedesk approvals")
+    assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
 
     await desk.cancel(number)
     report = await asyncio.wait_for(desk.wait(number), timeout=30)
