@@ -243,6 +243,13 @@ class DeskSettings(BaseSettings):
         self.shelf = (self.shelf or self.home / "shelf").expanduser()
         return self
 
+    @field_validator("home", "shelf")
+    @classmethod
+    def _a_directory(cls, value: Path | None) -> Path | None:
+        if value is not None and value.expanduser().exists() and not value.expanduser().is_dir():
+            raise ValueError("is not a directory: name a directory (it is created if missing)")
+        return value
+
     @property
     def shelf_dir(self) -> Path:
         """The shelf directory, always set after validation."""

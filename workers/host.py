@@ -9,7 +9,8 @@ from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 
-from desk.settings import DeskSettings
+from desk.errors import SettingsError
+from desk.settings import ENV_PREFIX, DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
@@ -24,6 +25,24 @@ def stop_on_signals() -> asyncio.Event:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     return stop
+
+
+def prepare_directories(settings: DeskSettings) -> None:
+    """Create the home and the shelf, or say in one line why they cannot be used.
+
+    A host writes its server database, runtime record, job logs and clones there, so a path
+    that cannot be created or written is refused before anything starts.
+    """
+    for name, path in (("home", settings.home), ("shelf", settings.shelf_dir)):
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise PermissionError(13, "not writable")
+        except OSError as error:
+            raise SettingsError(
+                f"Setting {name!r} ({ENV_PREFIX}{name.upper()}) is {str(path)!r}, which cannot be "
+                f"used as a directory ({error.strerror or error}): name a directory you may write."
+            ) from None
 
 
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
@@ -45,6 +64,7 @@ async def serve_up(
 
     `also` runs beside the worker until the same stop (the Discord bot, when configured).
     """
+    prepare_directories(settings)
     stop = stop_on_signals()
     server: DevServer | None = None
     if settings.temporal_address:

@@ -25,6 +25,7 @@ from surfaces.shipping_client import ShippingClient
 from workers.client import connect, workflow_url
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
+from workers.host import prepare_directories
 from workers.runtime import read_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -41,6 +42,7 @@ SEED_FILES = {
 
 async def run_demo(settings: DeskSettings) -> int:
     """Run the demo end to end; returns the exit code (0 when both jobs integrated)."""
+    prepare_directories(settings)
     server, address, ui = await _server(settings)
     try:
         client = await connect(settings, address)

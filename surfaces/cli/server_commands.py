@@ -7,7 +7,7 @@ import typer
 from surfaces.cli.discord_commands import bot_beside
 from surfaces.cli.runner import out, run, settings
 from workers.client import connect
-from workers.host import serve_up, serve_worker, stop_on_signals
+from workers.host import prepare_directories, serve_up, serve_worker, stop_on_signals
 
 
 def up(
@@ -33,6 +33,7 @@ def worker() -> None:
     config = settings()
 
     async def body() -> None:
+        prepare_directories(config)
         client = await connect(config)
         stop = stop_on_signals()
         out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
