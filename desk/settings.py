@@ -128,6 +128,11 @@ class DeskSettings(BaseSettings):
     report_held_chars: int = Field(
         default=1000, ge=20, description="Characters of each held call in a report."
     )
+    card_value_chars: int = Field(
+        default=4000,
+        ge=100,
+        description="Characters of one value a terminal approval card shows; the rest is counted.",
+    )
     port: int = Field(
         default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
     )

@@ -104,7 +104,7 @@ async def test_list_then_approve_by_prefix_while_the_agent_blocks(
     assert cards.returncode == 0, shown(cards)
     assert ident in cards.stdout
     assert "git push origin main" in cards.stdout
-    assert "held: push" in cards.stdout
+    assert "held because: push" in cards.stdout
     assert f"codedesk approve {ident}" in cards.stdout
 
     # A unique prefix, with or without `approval-`, is enough.

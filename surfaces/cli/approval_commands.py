@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from enum import StrEnum
 
@@ -12,7 +11,8 @@ import typer
 from desk.approvals import ApprovalState, Decision, Principal
 from desk.errors import DeskError, HoldError
 from surfaces.approvals_client import ApprovalsClient
-from surfaces.cards import CardLimits, approval_card
+from surfaces.card_layout import approval_card
+from surfaces.cli.render import print_blocks
 from surfaces.cli.runner import err, out, run, settings
 from surfaces.hold import ask_job, claude_output, job_from_environment, read_request
 from workers.client import connect
@@ -39,9 +39,8 @@ def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON."))
         if not states:
             out.print("No open approvals.")
             return
-        width = shutil.get_terminal_size((100, 24)).columns
         for state in states:
-            _print_card(state, width)
+            print_card(state, config.card_value_chars)
 
     run(body())
 
@@ -126,22 +125,7 @@ def _answer(given: str, decision: Decision) -> int:
     return run(body())
 
 
-def _print_card(state: ApprovalState, width: int) -> None:
-    request = state.request
-    limits = CardLimits(total_chars=max(400, min(width * 20, 4000)))
-    card = approval_card(
-        request.tool,
-        request.input,
-        action=request.action,
-        parameters=request.parameters,
-        files=[file.path for file in request.files],
-        limits=limits,
-    )
-    held = f" — held: {', '.join(request.classes)}" if request.classes else ""
-    out.print(f"[bold]{state.approval_id}[/]{held}", markup=True)
-    if request.title:
-        out.print(f"  {request.title}", markup=False)
-    for line in card.splitlines():
-        out.print(f"  {line}", markup=False)
-    out.print(f"  approve: codedesk approve {state.approval_id}", markup=False)
+def print_card(state: ApprovalState, value_chars: int) -> None:
+    """One open approval as a terminal card, from its structured payload."""
+    print_blocks(approval_card(state, value_chars=value_chars))
     out.print()

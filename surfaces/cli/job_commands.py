@@ -17,10 +17,11 @@ from desk.durations import parse_duration
 from desk.errors import AgentCommandError
 from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
-from surfaces.cli.render import jobs_table, report_lines
+from surfaces.cli.render import jobs_table, print_blocks
 from surfaces.cli.runner import out, settings, with_desk
 from surfaces.desk_client import DeskClient
 from surfaces.history import HistoryReader, history_lines
+from surfaces.report_layout import job_report
 from workers.client import ui_url, workflow_url
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
@@ -191,8 +192,7 @@ async def _follow(desk: DeskClient, number: int) -> None:
 
 
 def _print_report(report: JobReport) -> None:
-    for line in report_lines(report):
-        out.print(line, markup=True)
+    print_blocks(job_report(report))
 
 
 def _print_from(path: Path, position: int) -> int:
