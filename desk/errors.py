@@ -11,6 +11,7 @@ DeskError
 ├── AgentCommandError       the agent command is empty or cannot be split
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
+│   └── NoWorkerError       the server answers, but no codedesk worker polls the task queue
 ├── JobNotFoundError        no job with that number
 ├── QueueFullError          the desk runs and queues all the jobs it may
 ├── ApprovalNotFoundError   no open approval matches the id given
@@ -69,6 +70,10 @@ class DurationError(DeskError):
 
 class ServerError(DeskError):
     """The Temporal server cannot be reached or started."""
+
+
+class NoWorkerError(ServerError):
+    """The server answers, but no codedesk worker polls the desk's task queue."""
 
 
 class JobNotFoundError(DeskError):

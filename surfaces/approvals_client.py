@@ -24,6 +24,7 @@ from desk.approvals import (
     WithdrawInput,
 )
 from desk.errors import ApprovalNotFoundError
+from surfaces.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
 
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
@@ -37,11 +38,20 @@ ANSWER_TIMEOUT = timedelta(seconds=5)
 
 
 class ApprovalsClient:
-    def __init__(self, client: Client) -> None:
+    """Approvals through one Temporal client; with the desk's `task_queue`, a command that needs
+    a worker says at once when none polls it instead of waiting for a timeout."""
+
+    def __init__(self, client: Client, task_queue: str = "") -> None:
         self.client = client
+        self.task_queue = task_queue
+
+    async def worker_polling(self) -> bool:
+        return not self.task_queue or bool(await live_pollers(self.client, self.task_queue))
 
     async def open_approvals(self) -> list[ApprovalState]:
         """Every approval still waiting for an answer, oldest first."""
+        if self.task_queue:
+            await require_worker(self.client, self.task_queue)
         states = []
         query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
         async for item in self.client.list_workflows(query):
@@ -68,6 +78,13 @@ class ApprovalsClient:
         """Answer by Update; with no worker in time, by signal. Returns (result, by_signal)."""
         handle = self.client.get_workflow_handle_for(Approval.run, ident)
         answer = AnswerInput(by=by, decision=decision, card_id=f"cli:{ident}")
+        signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
+        if not await self.worker_polling():
+            try:
+                await handle.signal(signal, answer)
+            except RPCError as error:
+                return AnswerResult(counted=False, reason=_closed(error, ident)), False
+            return AnswerResult(counted=False, reason=no_worker(self.task_queue)), True
         try:
             result = await handle.execute_update(
                 Approval.answer, answer, rpc_timeout=ANSWER_TIMEOUT
@@ -78,7 +95,6 @@ class ApprovalsClient:
             reason = cause.message if isinstance(cause, ApplicationError) else str(error)
             return AnswerResult(counted=False, reason=reason), False
         except WorkflowUpdateRPCTimeoutOrCancelledError:
-            signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
             await handle.signal(signal, answer)
             return AnswerResult(counted=False, reason="No worker answered in time."), True
         except RPCError as error:

@@ -56,6 +56,7 @@ from desk.names import (
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
 from surfaces.shipping_client import ShippingClient
+from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
@@ -107,6 +108,7 @@ class DeskClient:
         name = parse_repo_name(repo)
         if source:
             check_clone_source(source)  # refused here, so a token never reaches the history
+        await require_worker(self.client, self.settings.task_queue)
         try:
             return await self.client.execute_workflow(
                 AddRepo.run,
@@ -118,6 +120,7 @@ class DeskClient:
             raise _desk_failure(error) from None
 
     async def list_repos(self, fetch: bool = False) -> list[CloneInfo]:
+        await require_worker(self.client, self.settings.task_queue)
         try:
             listing: ShelfListing = await self.client.execute_workflow(
                 ListRepos.run,
@@ -146,6 +149,7 @@ class DeskClient:
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
+        await require_worker(self.client, self.settings.task_queue)
         pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
         if pushing:
             raise RepoBusyError(
@@ -214,8 +218,14 @@ class DeskClient:
         )
         return admission.number
 
+    async def worker_polling(self) -> bool:
+        """Whether a codedesk worker polls the desk's task queue now (asked of Temporal)."""
+        return bool(await live_pollers(self.client, self.settings.task_queue))
+
     async def desk_state(self) -> DeskState | None:
-        """The desk's running jobs and queue, or None when no worker answers in time."""
+        """The desk's running jobs and queue; None at once when no worker polls or answers."""
+        if not await self.worker_polling():
+            return None
         handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
         try:
             return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
@@ -256,7 +266,7 @@ class DeskClient:
                 report.worktree,
             )
             return state, fallback
-        if state != WorkflowExecutionStatus.RUNNING:
+        if state != WorkflowExecutionStatus.RUNNING or not await self.worker_polling():
             return state, fallback
         try:
             current = await handle.query(CodingJob.current, rpc_timeout=QUERY_TIMEOUT)

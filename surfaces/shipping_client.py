@@ -30,6 +30,7 @@ from desk.shipping import (
     full_sha,
     push_call,
 )
+from surfaces.worker_check import require_worker
 from workflows.repo import RepoEntity
 from workflows.ship import Ship
 
@@ -44,6 +45,7 @@ class ShippingClient:
     async def change_report(self, repo: str) -> ChangeReport:
         """Make a change report under the repository's lock; the entity keeps it as a receipt."""
         name = str(parse_repo_name(repo))
+        await require_worker(self.client, self.settings.task_queue)
         start = WithStartWorkflowOperation(
             RepoEntity.run,
             RepoState(repo=name),
@@ -73,6 +75,7 @@ class ShippingClient:
         """Start the push of exactly `sha`; returns its handle and the approval id it waits on."""
         name = str(parse_repo_name(repo))
         sha = full_sha(sha)
+        await require_worker(self.client, self.settings.task_queue)
         receipt = await self.receipt(name, sha)
         owner_repo = name in self.settings.owner_repos
         ident = push_workflow_id(name, sha)

@@ -32,7 +32,7 @@ def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON."))
     config = settings()
 
     async def body() -> None:
-        states = await ApprovalsClient(await connect(config)).open_approvals()
+        states = await ApprovalsClient(await connect(config), config.task_queue).open_approvals()
         if as_json:
             typer.echo(json.dumps([state.model_dump(mode="json") for state in states], indent=2))
             return
@@ -63,7 +63,7 @@ def withdraw(
     config = settings()
 
     async def body() -> None:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(approval)
         await client.withdraw(ident, reason, config.owner)
         out.print(f"Withdrawal of {ident} sent; it counts unless the approval settled first.")
@@ -106,14 +106,15 @@ def _answer(given: str, decision: Decision) -> int:
     by = Principal(id=config.owner, name=config.owner.removeprefix("local:"))
 
     async def body() -> int:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(given)
         result, by_signal = await client.answer(ident, decision, by)
         verb = "approved" if decision == Decision.APPROVE else "declined"
         if by_signal:
             out.print(
-                f"No worker answered in time, so your answer to {ident} was sent as a signal: "
-                f"it counts when a worker runs, unless the approval settled first."
+                f"{result.reason} Your answer to {ident} was sent as a durable signal: it counts "
+                "when a worker runs, unless the approval settled first.",
+                markup=False,
             )
             return 0
         if result.counted:

@@ -18,10 +18,11 @@ from desk.errors import AgentCommandError
 from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from surfaces.cli.render import jobs_table, print_blocks
-from surfaces.cli.runner import out, settings, with_desk
+from surfaces.cli.runner import err, out, settings, with_desk
 from surfaces.desk_client import DeskClient
 from surfaces.history import HistoryReader, history_lines
 from surfaces.report_layout import job_report
+from surfaces.worker_check import no_worker
 from workers.client import ui_url, workflow_url
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
@@ -85,6 +86,7 @@ def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> N
 
     async def body(desk: DeskClient) -> None:
         rows = await desk.jobs()
+        await _note_when_no_worker(desk, "queue positions are not shown")
         if as_json:
             typer.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
         elif not rows:
@@ -100,6 +102,8 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
+        if state == WorkflowExecutionStatus.RUNNING:
+            await _note_when_no_worker(desk, "the phase shown is the last one recorded")
         lines = history_lines(await desk.history(number))
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
@@ -181,6 +185,14 @@ def cancel(number: int = NUMBER) -> None:
         _print_report(report)
 
     with_desk(body)
+
+
+async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
+    """Say on stderr, at once, that no worker polls: nothing waits for one meanwhile."""
+    if not await desk.worker_polling():
+        err.print(
+            f"note: {no_worker(desk.settings.task_queue)} Until then {consequence}.", markup=False
+        )
 
 
 async def _follow(desk: DeskClient, number: int) -> None:
