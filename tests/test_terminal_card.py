@@ -1,4 +1,4 @@
-"""The terminal shows an approval and a report from the structured payload, never Discord markdown."""
+"""The terminal shows approvals and reports from the structured payload, never Discord markdown."""
 
 from __future__ import annotations
 
