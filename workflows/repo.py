@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
-from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.workflow import ExternalWorkflowHandle
 
 with workflow.unsafe.imports_passed_through():
     from activities.shipping import ShipActivities
@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT, PUSH_HEARTBEAT_TIMEOUT
 
+from workflows.children import start_entity
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
 
@@ -203,15 +204,7 @@ class RepoEntity:
 async def repo_entity(repo: str) -> ExternalWorkflowHandle[RepoEntity]:
     """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
     entity_id = repo_workflow_id(repo)
-    try:
-        await workflow.start_child_workflow(
-            RepoEntity.run,
-            RepoState(repo=repo),
-            id=entity_id,
-            parent_close_policy=ParentClosePolicy.ABANDON,
-        )
-    except WorkflowAlreadyStartedError:
-        pass  # it runs already: the usual case
+    await start_entity(RepoEntity.run, RepoState(repo=repo), id=entity_id)
     return workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
 
 
