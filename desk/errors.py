@@ -118,6 +118,19 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
 """Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
 
 
+EXPECTED_REFUSALS: tuple[type[DeskError], ...] = (
+    SettingsError,
+    RepoNameError,
+    RemoteUrlError,
+    CloneExistsError,
+    CloneMissingError,
+    AgentCommandError,
+    ShipRefusal,
+    RepoBusyError,
+)
+"""Refusals that answer a request as designed: logged as benign, never as a fault."""
+
+
 def desk_error(type_name: str | None, message: str) -> DeskError:
     """Rebuild the desk error an activity raised from its failure's type name and message."""
     known: dict[str, type[DeskError]] = {DeskError.__name__: DeskError}

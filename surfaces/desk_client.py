@@ -60,6 +60,7 @@ from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
+from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_ATTEMPTS = 6
@@ -94,7 +95,7 @@ def _desk_failure(error: WorkflowFailureError) -> DeskError:
         cause = cause.__cause__
     if isinstance(cause, ApplicationError):
         return desk_error(cause.type, cause.message)
-    return ShelfError(str(error))
+    return ShelfError(reason_of(error))
 
 
 class DeskClient:
@@ -179,7 +180,7 @@ class DeskClient:
             cause = error.cause
             if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
                 raise QueueFullError(cause.message) from None
-            raise DeskError(f"The desk refused the job: {cause or error}") from None
+            raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
         """Ask the desk to admit, again while it is between runs (the update was not applied).

@@ -31,6 +31,7 @@ from desk.shipping import (
     push_call,
 )
 from surfaces.worker_check import require_worker
+from workflows.reasons import reason_of
 from workflows.repo import RepoEntity
 from workflows.ship import Ship
 
@@ -67,7 +68,7 @@ class ShippingClient:
             if isinstance(cause, ApplicationError):
                 kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
                 raise desk_error(kind, cause.message) from None
-            raise ShipRefusal(f"The report failed: {cause or error}") from None
+            raise ShipRefusal(f"The report failed: {reason_of(cause or error)}") from None
 
     async def request_push(
         self, repo: str, sha: str, place: SurfacePlace | None = None

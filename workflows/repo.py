@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows.children import start_entity
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
+from workflows.reasons import reason_of
 
 
 @workflow.defn(name="Repo")
@@ -161,10 +162,9 @@ class RepoEntity:
                 retry_policy=GIT_RETRY,
             )
         except ActivityError as error:
-            cause = error.cause if error.cause is not None else error
             result = IntegrationResult(
                 status=IntegrationStatus.FAILED,
-                reason=f"Integration failed: {cause}",
+                reason=f"Integration failed: {reason_of(error)}",
                 branch_kept=True,
             )
         self.state.integrations += 1
@@ -212,7 +212,7 @@ def _refusal(error: ActivityError) -> ApplicationError:
     cause = error.cause
     if isinstance(cause, ApplicationError):
         return ApplicationError(cause.message, type=cause.type or "ShipRefusal")
-    return ApplicationError(f"The git step failed: {cause or error}", type="ShipFailed")
+    return ApplicationError(f"The git step failed: {reason_of(error)}", type="ShipFailed")
 
 
 def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult:
