@@ -297,6 +297,20 @@ class Admission(Payload):
     queued: int = 0
 
 
+class AdmissionCheck(Payload):
+    """What the desk asks the worker's host before it numbers a job."""
+
+    repo: str
+    agent_command: str
+
+
+class AdmissionVerdict(Payload):
+    """Empty when the job may run; else why not, and the error type that says so."""
+
+    refusal: str = ""
+    kind: str = ""
+
+
 class JobEnded(Payload):
     number: int
 

@@ -26,7 +26,6 @@ from desk.errors import (
     DeskError,
     JobNotFoundError,
     QueueFullError,
-    RepoBusyError,
     ShelfError,
     desk_error,
 )
@@ -55,7 +54,6 @@ from desk.names import (
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
-from surfaces.shipping_client import ShippingClient
 from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workflows.coding_job import CodingJob
@@ -68,6 +66,9 @@ ADMIT_ATTEMPTS = 6
 
 DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
 """How the server says the desk cannot take an update just now (a task being retried)."""
+
+REFUSALS = {"CloneMissingError", "AgentCommandError", "RepoBusyError", "RepoNameError"}
+"""What the desk's admission check refuses a job for, raised again as the desk error it was."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -151,11 +152,6 @@ class DeskClient:
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
         await require_worker(self.client, self.settings.task_queue)
-        pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
-        if pushing:
-            raise RepoBusyError(
-                f"A push of {pushing[:12]} to {name} runs now; start the task when it is done."
-            )
         job = JobInput(
             number=0,
             repo=str(name),
@@ -180,6 +176,8 @@ class DeskClient:
             cause = error.cause
             if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
                 raise QueueFullError(cause.message) from None
+            if isinstance(cause, ApplicationError) and cause.type in REFUSALS:
+                raise desk_error(cause.type, cause.message) from None
             raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:

@@ -15,6 +15,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
+from activities.admission import AdmissionActivities
 from activities.agent import AgentActivities
 from activities.desk import DeskActivities
 from activities.holds import classify_call_activity
@@ -58,6 +59,7 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         trees.release_worktree,
         agent.run_agent,
         DeskActivities(client).running_jobs,
+        AdmissionActivities(client, settings).check_admission,
         classify_call_activity,
         ship.change_report,
         ship.push,
