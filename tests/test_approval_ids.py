@@ -69,12 +69,18 @@ def test_a_whole_settled_id_is_passed_on_to_be_told_it_no_longer_counts() -> Non
     assert match_approval(SEVEN, []) == SEVEN
 
 
-async def test_approve_job_with_one_open_approval_is_refused(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
-) -> None:
+async def working_job(desk: DeskClient, origin: Path) -> int:
+    """A job on acme/api whose agent sleeps, once it works: holds may be asked of it."""
     await desk.add_repo("acme/api", str(origin))
     number = await desk.start_job("acme/api", "sleep", agent_command=agent("sleep:30"))
     await working(desk, number)
+    return number
+
+
+async def test_approve_job_with_one_open_approval_is_refused(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    number = await working_job(desk, origin)
     answer: HoldAnswer = await desk.job(number).execute_update(
         CodingJob.hold, HoldRequest(tool="Bash", input=PUSH, wait_seconds=0.1)
     )

@@ -24,8 +24,8 @@ from surfaces.discord.replies import report_text
 from surfaces.render_text import plain, terminal, visible
 from surfaces.report_layout import job_report
 from tests.cli_helpers import run_cli, settings_env, shown
-from tests.conftest import agent
-from tests.test_approval_cli import open_ids, working
+from tests.test_approval_cli import open_ids
+from tests.test_approval_ids import working_job
 from workflows.coding_job import CodingJob
 
 COMMAND = "git push origin main && rm -rf /etc/**foo** _x_ `y` <@1> [a](b)"
@@ -126,9 +126,7 @@ def test_one_report_layout_rendered_for_the_terminal_and_for_discord() -> None:
 async def test_approvals_and_show_print_for_the_terminal(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
-    await desk.add_repo("acme/api", str(origin))
-    number = await desk.start_job("acme/api", "sleep", agent_command=agent("sleep:30"))
-    await working(desk, number)
+    number = await working_job(desk, origin)
     held = asyncio.create_task(
         desk.job(number).execute_update(
             CodingJob.hold,
