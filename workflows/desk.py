@@ -133,7 +133,9 @@ class Desk(HearsJobEnds):
 
     async def _check(self, job: JobInput) -> None:
         try:
-            verdict = await workflow.execute_activity_method(
+            # A local activity: one marker in the desk's history per admission, no task queue
+            # round trip; the worker that runs the desk is a worker of the shelf's host.
+            verdict = await workflow.execute_local_activity_method(
                 AdmissionActivities.check_admission,
                 AdmissionCheck(repo=job.repo, agent_command=job.agent_command),
                 start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
