@@ -6,6 +6,7 @@ so a command that needs one asks Temporal first and says so at once.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 from temporalio.api.enums.v1 import TaskQueueType
@@ -44,7 +45,16 @@ def no_worker(task_queue: str) -> str:
     )
 
 
+STARTING_WORKER_CHECKS = 3
+"""Looks at the task queue, half a second apart, before saying no worker polls it: a worker that
+is starting (a test's, or `codedesk up` a moment ago) has not sent its first poll yet."""
+
+
 async def require_worker(client: Client, task_queue: str) -> None:
-    """Refuse at once, with what to do, when no worker polls `task_queue`."""
-    if not await live_pollers(client, task_queue):
-        raise NoWorkerError(no_worker(task_queue))
+    """Refuse within a second or so, with what to do, when no worker polls `task_queue`."""
+    for check in range(STARTING_WORKER_CHECKS):
+        if check:
+            await asyncio.sleep(0.5)
+        if await live_pollers(client, task_queue):
+            return
+    raise NoWorkerError(no_worker(task_queue))

@@ -45,11 +45,20 @@ def prepare_directories(settings: DeskSettings) -> None:
             ) from None
 
 
-async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
-    """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
+async def serve_worker(
+    client: Client,
+    settings: DeskSettings,
+    stop: asyncio.Event,
+    ready: Callable[[], None] = lambda: None,
+) -> None:
+    """Run a worker until `stop`; once it polls, tell the desk this host's limits.
+
+    `ready` is called once the desk has answered, so the worker is really polling then.
+    """
     await ensure_search_attributes(client)
     async with build_worker(client, settings):
         await configure_desk(client, settings)
+        ready()
         await stop.wait()
 
 
@@ -88,11 +97,14 @@ async def serve_up(
         say(f"Temporal server: {address}   namespace: {settings.namespace}")
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
-        say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+
+        def ready() -> None:
+            say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+
         if also is None:
-            await serve_worker(client, settings, stop)
+            await serve_worker(client, settings, stop, ready)
         else:
-            await asyncio.gather(serve_worker(client, settings, stop), also(client, stop))
+            await asyncio.gather(serve_worker(client, settings, stop, ready), also(client, stop))
         say("Stopping: the worker drained; stopping the server.")
     finally:
         if server is not None:

@@ -36,7 +36,10 @@ def worker() -> None:
         prepare_directories(config)
         client = await connect(config)
         stop = stop_on_signals()
-        out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
-        await serve_worker(client, config, stop)
+
+        def ready() -> None:
+            out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
+
+        await serve_worker(client, config, stop, ready)
 
     run(body())
