@@ -30,7 +30,7 @@ from workflows.approval import Approval
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 """A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
 
-DIGEST_SUFFIX = "-" + "0" * 16
+DIGEST_CHARS = len("-") + 16
 """The end of every approval id: a dash and 16 hex digits of the call's digest."""
 
 ANSWER_TIMEOUT = timedelta(seconds=5)
@@ -137,7 +137,7 @@ def match_approval(given: str, open_ids: list[str]) -> str:
 
 def _covers_scope(prefix: str, ident: str) -> bool:
     """Whether `prefix` reaches at least the end of `ident`'s scope (`approval-<scope>`)."""
-    return len(prefix) >= len(ident) - len(DIGEST_SUFFIX)
+    return len(prefix) >= len(ident) - DIGEST_CHARS
 
 
 def _closed(error: RPCError, ident: str) -> str:
