@@ -1,52 +1,33 @@
-"""Which of an agent's tool calls must wait for a person: the shell rule and the hold rules.
+"""Which of an agent's tool calls must wait for a person: the hold rules, for the worker.
 
-The shell rule (desk/policy.py) is a heuristic guard, not a sandbox. It resolves symlinks, so
-the job runs this in an activity (`classify_call`), never in workflow code.
+The rule itself is `desk.policy_calls` (the standard library only, so the agent's hook can run
+it); this wraps it in the pydantic models the job's `classify_call` activity takes and returns.
+It resolves symlinks, so the job runs it in an activity, never in workflow code.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from desk.approvals import Classification, ClassifyInput
-from desk.policy import HoldClass, shell_hold_classes
-from desk.policy_paths import Workspace, realpath
+from desk.policy_calls import (
+    ALWAYS,
+    DEFAULT_HOLD_CLASSES,
+    SHELL_TOOLS,
+    WRITE_TOOLS,
+    call_hold_classes,
+)
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "Shell", "run_shell_command", "exec"})
-"""Tools whose input carries a shell `command` (Claude Code's Bash and its kin)."""
-
-WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file"})
-"""Tools whose input names one file they write."""
-
-ALWAYS = "tool"
-"""The hold class of a tool the settings say always needs a person."""
-
-DEFAULT_HOLD_CLASSES = tuple(hold.value for hold in HoldClass)
+__all__ = [
+    "ALWAYS",
+    "DEFAULT_HOLD_CLASSES",
+    "SHELL_TOOLS",
+    "WRITE_TOOLS",
+    "classify_call",
+]
 
 
 def classify_call(request: ClassifyInput) -> Classification:
     """The hold classes of one call that the configured rules hold, and a one-line action."""
-    held: set[str] = set()
-    action = ""
-    if request.tool in request.hold_tools:
-        held.add(ALWAYS)
-    if request.tool in SHELL_TOOLS:
-        command = _text(request.input, "command", "cmd")
-        action = f"Run: {command}"
-        held |= {hold.value for hold in shell_hold_classes(command, request.workspace)}
-    elif request.tool in WRITE_TOOLS:
-        path = _text(request.input, "file_path", "path", "notebook_path")
-        action = f"Write {path}"
-        workspace = Workspace(realpath(request.workspace))
-        if not path or workspace.writes_outside(path, request.workspace):
-            held.add(HoldClass.OUTSIDE_WORKSPACE.value)
-    wanted = set(request.hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS}
-    return Classification(classes=sorted(held & wanted), action=action)
-
-
-def _text(input: dict[str, Any], *names: str) -> str:
-    for name in names:
-        value = input.get(name)
-        if isinstance(value, str):
-            return value
-    return ""
+    classes, action = call_hold_classes(
+        request.tool, request.input, request.workspace, request.hold_classes, request.hold_tools
+    )
+    return Classification(classes=classes, action=action)

@@ -1,4 +1,4 @@
-"""Where the paths in a shell command lead, and which paths the common file tools write.
+"""Where the paths in a shell command lead, and how GNU-style options and operands split.
 
 Everything here works on the command's text, except `realpath`, which asks the file system where
 a path really leads, so that a symlink inside the workspace pointing out of it is seen as an escape.
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from enum import StrEnum
 
 _PWD = re.compile(r"\$(?:PWD|\{PWD\})(?=/|$)")
@@ -17,15 +16,8 @@ _GLOB = re.compile(r"[*?[]")
 _HARMLESS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"})
 _STREAMS = frozenset({"/dev/stdin", "/dev/stdout", "/dev/stderr"} | {f"/dev/fd/{n}" for n in "012"})
 _SYSTEM = re.compile(r"/(?:$|(?:etc|usr|bin|sbin|lib[^/]*|boot|var|opt|root|sys|proc|dev)(?:/|$))")
-_WRITERS: dict[str, frozenset[str]] = {  # every operand is written; options that take a value
-    "touch": frozenset({"-d", "-r", "-t", "--date", "--reference"}),
-    "mkdir": frozenset({"-m", "--mode"}),
-    "truncate": frozenset({"-s", "-r", "--size", "--reference"}),
-    "tee": frozenset(),
-}
-_COPY_VALUES = frozenset(
-    "-t -S -m -o -g --target-directory --suffix --mode --owner --group".split()
-)
+UNRESOLVED = re.compile(r"[$`]|^~")
+"""Text in a word that the shell replaces before the command runs: its value cannot be known."""
 
 
 class Place(StrEnum):
@@ -44,11 +36,12 @@ def realpath(path: str) -> str:
         return os.path.normpath(path)
 
 
-@dataclass(frozen=True)
 class Workspace:
-    """The directory an agent works in, symlinks resolved."""
+    """The directory an agent works in, symlinks resolved, and the links a command makes."""
 
-    root: str
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.escapes: list[str] = []  # links the command itself makes that may lead out
 
     def place(self, path: str, cwd: str | None, *, follow: bool = True) -> Place:
         """Where `path`, run in `cwd` (None: unknown), leads; `follow` a final symlink or not."""
@@ -56,18 +49,27 @@ class Workspace:
             return Place.INSIDE
         if (m := _PWD.match(path)) and cwd is not None:
             path = cwd + path[m.end() :]
-        if "$" in path or "`" in path or path.startswith("~"):
+        if UNRESOLVED.search(path):
             return Place.OUTSIDE
         if not os.path.isabs(path):
             if cwd is None:
                 return Place.OUTSIDE
             path = os.path.join(cwd, path)
+        if self._through_escape(path, follow):
+            return Place.OUTSIDE
         parts = path.split("/")
         at = next((k for k, p in enumerate(parts) if _GLOB.search(p)), None)
+        if at is not None and ".." in parts[at + 1 :]:  # `*/../..`: each match is one directory
+            return self.place(
+                "/".join(p if k < at or not _GLOB.search(p) else "_" for k, p in enumerate(parts)),
+                cwd,
+                follow=follow,
+            )
         if at is not None:
             parent = realpath("/".join(parts[:at]) or "/")
             # `*` or `.*` right at the root means everything in the workspace; `*.log` does not.
-            everything = re.fullmatch(r"[*?.]+", parts[at]) and not any(parts[at + 1 :])
+            pattern = re.sub(r"\[[^]]*\]", "?", parts[at])  # `.[!.]*` matches `.git` too
+            everything = re.fullmatch(r"[*?.]+", pattern) and not any(parts[at + 1 :])
             if parent == self.root and everything:
                 return Place.ROOT
             return Place.INSIDE if self._holds(parent) else Place.OUTSIDE
@@ -84,6 +86,21 @@ class Workspace:
             return False
         return self.place(path, cwd, follow=follow) == Place.OUTSIDE
 
+    def made_link(self, link: str, target: str, cwd: str | None) -> None:
+        """Note a symlink the command makes: paths through it lead where it points."""
+        if cwd is None or UNRESOLVED.search(link):
+            return
+        where = os.path.normpath(os.path.join(cwd, link))
+        if self.place(target, os.path.dirname(where)) != Place.INSIDE:
+            self.escapes.append(where)
+
+    def _through_escape(self, path: str, follow: bool) -> bool:
+        full = os.path.normpath(path)
+        for link in self.escapes:
+            if full.startswith(link + "/") or (follow and full == link):
+                return True
+        return False
+
     def _holds(self, path: str) -> bool:
         return path == self.root or path.startswith(self.root.rstrip("/") + "/")
 
@@ -94,95 +111,58 @@ def is_system(path: str, cwd: str | None) -> bool:
     return any(_SYSTEM.match(p) and p not in _STREAMS for p in (full, realpath(full)))
 
 
-def written_paths(name: str, args: list[str]) -> list[tuple[str, bool]]:
-    """The paths a file tool writes, each with whether a final symlink in it is followed.
+def getopt(
+    args: list[str], short_values: str = "", long_values: frozenset[str] = frozenset()
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """GNU-style options and operands: options anywhere before `--`, short ones combined.
 
-    Covers cp, mv, install, ln, touch, mkdir, truncate, tee, dd and `sed -i`; any other command
-    writes none that this knows of.
+    `short_values` are the letters whose option takes a value (attached, `-tDIR`, or the next
+    argument); `long_values` the long options that do (`--opt=v` or `--opt v`; a unique
+    abbreviation counts). Each option comes back as ("-t" or "--target-directory", its value).
     """
-    if name in ("cp", "mv", "install", "ln"):
-        return _copy_writes(name, args)
-    if name in _WRITERS:
-        return [(path, True) for path in split_options(args, _WRITERS[name])[1]]
-    if name == "dd":
-        return [(a[3:], True) for a in args if a.startswith("of=")]
-    if name == "sed":
-        return [(path, True) for path in _sed_in_place_files(args)]
-    return []
-
-
-def split_options(args: list[str], values: frozenset[str]) -> tuple[list[str], list[str]]:
-    """Options and operands of GNU-style arguments (options anywhere before `--`).
-
-    `values` are the options whose value is the next argument; that value is skipped.
-    """
-    opts: list[str] = []
+    opts: list[tuple[str, str | None]] = []
     operands: list[str] = []
     i = 0
     while i < len(args):
         a = args[i]
+        i += 1
         if a == "--":
-            operands += args[i + 1 :]
+            operands += args[i:]
             break
-        if a.startswith("-") and a != "-":
-            opts.append(a)
-            i += a in values
+        if a.startswith("--"):
+            name, eq, value = a.partition("=")
+            full = name if name in long_values else _abbreviation(name, long_values)
+            if full is None:
+                opts.append((name, value if eq else None))
+                continue
+            if not eq:
+                value, i = (args[i] if i < len(args) else ""), i + 1
+            opts.append((full, value))
+        elif a.startswith("-") and a != "-":
+            for k, letter in enumerate(a[1:], start=2):
+                if letter in short_values:
+                    value = a[k:] or (args[i] if i < len(args) else "")
+                    i += not a[k:]
+                    opts.append(("-" + letter, value))
+                    break
+                opts.append(("-" + letter, None))
         else:
             operands.append(a)
-        i += 1
     return opts, operands
 
 
-def short_flags(opts: list[str]) -> str:
-    """The letters of the short options, with an attached `-e` value cut off."""
-    return "".join(o[1:].partition("e")[0] for o in opts if not o.startswith("--"))
+def _abbreviation(name: str, long_values: frozenset[str]) -> str | None:
+    """The long option that `name` abbreviates (GNU accepts any unique prefix)."""
+    if len(name) < 3:
+        return None
+    return next((o for o in sorted(long_values) if o.startswith(name)), None)
 
 
-def _copy_writes(name: str, args: list[str]) -> list[tuple[str, bool]]:
-    """cp, mv, install and ln write their destination; mv also removes its sources."""
-    target = None
-    for k, a in enumerate(args):
-        if a in ("-t", "--target-directory") and k + 1 < len(args):
-            target = args[k + 1]
-        elif a.startswith("--target-directory=") or (a.startswith("-t") and len(a) > 2):
-            target = a.partition("=")[2] if a.startswith("--") else a[2:]
-    opts, operands = split_options(args, _COPY_VALUES)
-    if name == "install" and ("--directory" in opts or "d" in short_flags(opts)):
-        dests = operands
-    else:
-        dests = [target] if target is not None else operands[-1:] if len(operands) > 1 else []
-    writes = [(dest, True) for dest in dests]
-    if name == "mv":  # moving a symlink moves the link, not what it points to
-        writes += [(src, False) for src in (operands if target is not None else operands[:-1])]
-    return writes
+def option_values(opts: list[tuple[str, str | None]], *names: str) -> list[str]:
+    """The values given to any of these options."""
+    return [value or "" for name, value in opts if name in names]
 
 
-def _sed_in_place_files(args: list[str]) -> list[str]:
-    """The files `sed` edits in place (none without -i)."""
-    in_place = has_script = False
-    files: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            files += args[i + 1 + (not has_script) :]
-            break
-        if a.startswith("--"):
-            in_place |= a.startswith("--in-place")
-            has_script |= a.startswith(("--expression", "--file"))
-            i += a in ("--expression", "--file", "--line-length")
-        elif a.startswith("-") and a != "-":
-            for k, ch in enumerate(a[1:], start=2):
-                if ch == "i":  # whatever follows -i is its backup suffix
-                    in_place = True
-                    break
-                if ch in "efl":
-                    has_script |= ch != "l"
-                    i += k == len(a)  # the value is the next argument
-                    break
-        elif has_script:
-            files.append(a)
-        else:
-            has_script = True
-        i += 1
-    return files if in_place else []
+def has_option(opts: list[tuple[str, str | None]], *names: str) -> bool:
+    """Whether any of these options is given."""
+    return any(name in names for name, _ in opts)

@@ -5,35 +5,54 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
+from desk.shell_words import expand_braces, skip_quote, unquote
 
 _META = frozenset(" \t\n;&|()<>")
 _CONTROL = ("&&", "||", ";;&", ";;", ";&", "|&", "&", "|", ";", "(", ")", "\n")
 _REDIR = re.compile(r"\d*(&>>|&>|>>|>\||>&|<<<|<<-|<<|<&|<>|>|<)")
+_PLAIN_RUN = re.compile(r"[^\s;&|()<>\\'\"`$]+")
+_PLAIN_QUOTED = re.compile(r"[^\\\"`$}]+")
 _FLAT = re.compile(
     r"(?P<redir>\d*(?:&>>|&>|>>|>&|<<<|<<|<&|<>|>|<))|(?P<op>&&|\|\||[;&|()\n`])"
     r"|(?P<word>[^\s;&|()<>`]+)"
 )
 
 
-@dataclass
 class Token:
     """A word, a control operator or a redirection operator."""
 
-    kind: str  # "word", "op" or "redir"
-    text: str  # a word's source text, or the operator
-    value: str = ""  # a word with its quotes removed
-    subs: list[str] = field(default_factory=list)  # command substitutions inside the word
-    heredoc: str | None = None  # the body, on the delimiter word of a here-document
+    __slots__ = ("kind", "text", "value", "subs", "heredoc", "process")
+
+    def __init__(
+        self,
+        kind: str,
+        text: str,
+        value: str = "",
+        subs: list[str] | None = None,
+        heredoc: str | None = None,
+        process: bool = False,
+    ) -> None:
+        self.kind = kind  # "word", "op" or "redir"
+        self.text = text  # a word's source text, or the operator
+        self.value = value  # a word with its quotes removed
+        self.subs = subs if subs is not None else []  # command substitutions inside the word
+        self.heredoc = heredoc  # the body, on the delimiter word of a here-document
+        self.process = process  # a process substitution `<( )`: `subs` is its one command
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind!r}, {self.text!r}, {self.value!r})"
 
 
-@dataclass
 class SimpleCommand:
     """One simple command: its words, its redirections and the control operator that ends it."""
 
-    words: list[Token]
-    redirs: list[tuple[str, Token]]  # (operator, target word)
-    end: str  # ";" after the last command of the text
+    __slots__ = ("words", "redirs", "end")
+
+    def __init__(self, words: list[Token], redirs: list[tuple[str, Token]], end: str) -> None:
+        self.words = words
+        self.redirs = redirs  # (operator, target word)
+        self.end = end  # ";" after the last command of the text
 
     @property
     def argv(self) -> list[str]:
@@ -46,7 +65,8 @@ def lex(text: str) -> list[Token]:
 
     Never raises on bad input: from an unclosed quote on, the rest is read with `flat_tokens`,
     once in place and once as a command of its own. Comments are dropped; process substitutions
-    `<( )` and `>( )` become words with no text whose substitution is the inner text.
+    `<( )` and `>( )` become words with no text whose substitution is the inner text. Brace
+    expansion (`{push,pull}`, `{1..3}`) makes one word per alternative, as the shell does.
     """
     toks: list[Token] = []
     heredocs: list[tuple[Token, bool]] = []
@@ -61,7 +81,7 @@ def lex(text: str) -> list[Token]:
             i = len(text) if j < 0 else j
         elif c in "<>" and text.startswith("(", i + 1):  # process substitution
             inner, i = _close_paren(text, i + 2)
-            toks.append(Token("word", "", "", [inner]))
+            toks.append(Token("word", "", "", [inner], process=True))
         elif m := _REDIR.match(text, i):
             toks.append(Token("redir", m.group(1)))
             delimiter_of, i = m.group(1), m.end()
@@ -74,9 +94,12 @@ def lex(text: str) -> list[Token]:
         else:
             raw, subs, i, broken = _word(text, i)
             if raw or subs:
-                toks.append(Token("word", raw, _unquote(raw), subs))
                 if delimiter_of in ("<<", "<<-"):
+                    toks.append(Token("word", raw, unquote(raw), subs))
                     heredocs.append((toks[-1], delimiter_of == "<<-"))
+                else:
+                    alternatives = expand_braces(raw)
+                    toks += [Token("word", w, unquote(w), subs) for w in alternatives]
             if broken:  # An open quote: read the rest plainly, once in place and once alone.
                 rest = flat_tokens(text[i:])
                 return [*toks, *rest, Token("op", ";"), *rest]
@@ -130,13 +153,6 @@ def split_words(text: str) -> list[str]:
         return text.split()
 
 
-def _unquote(raw: str) -> str:
-    try:
-        return "".join(shlex.split(raw))
-    except ValueError:
-        return re.sub(r"[\"'\\]", "", raw)
-
-
 def _close_tick(s: str, i: int) -> tuple[str, int]:
     """The text of a backtick substitution opened before `i`, and where it ends."""
     j = i
@@ -154,6 +170,10 @@ def _dquote(s: str, i: int, closing: str = '"') -> tuple[list[str], int, bool]:
     """Substitutions in a double-quoted string opened before `i`, its end, and if it closed."""
     subs: list[str] = []
     while i < len(s):
+        if plain := _PLAIN_QUOTED.match(s, i):
+            i = plain.end()
+        if i >= len(s):
+            break
         if s[i] == "\\":
             i += 2
         elif s[i] == closing:
@@ -199,13 +219,15 @@ def _word(s: str, i: int) -> tuple[str, list[str], int, bool]:
     start, subs = i, list[str]()
     while i < len(s) and s[i] not in _META:
         c = s[i]
-        if c == "\\":
+        if plain := _PLAIN_RUN.match(s, i):  # most of a word: no quote, escape or expansion
+            i = plain.end()
+        elif c == "\\":
             i += 2
-        elif c == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
+        elif c == "'" or s.startswith("$'", i):
+            j = skip_quote(s, i + (c != "'"), "'")
+            if j > len(s):
                 return s[start:i], subs, i + 1, True
-            i = j + 1
+            i = j
         elif c == '"':
             quoted, j, closed = _dquote(s, i + 1)
             subs += quoted
@@ -218,9 +240,9 @@ def _word(s: str, i: int) -> tuple[str, list[str], int, bool]:
         elif s.startswith("$(", i):
             inner, i = _close_paren(s, i + 2)
             subs.append(inner)
-        elif s.startswith("${", i):
-            j = s.find("}", i)
-            i = len(s) if j < 0 else j + 1
+        elif s.startswith("${", i):  # a parameter expansion: `${x:-$(git push)}` runs its inside
+            quoted, i, _ = _dquote(s, i + 2, closing="}")
+            subs += quoted
         else:
             i += 1
     return s[start:i], subs, i, False

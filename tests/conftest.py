@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from hypothesis import settings as hypothesis_settings
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -24,6 +25,12 @@ from workers.devserver import temporal_binary
 from workers.worker import build_worker
 
 pytest_plugins = ["tests.processes"]
+
+# Property tests run the same examples on every machine and in CI: derandomized, no database.
+hypothesis_settings.register_profile(
+    "codedesk", derandomize=True, max_examples=200, deadline=None, database=None
+)
+hypothesis_settings.load_profile("codedesk")
 
 SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
 NAMESPACES = 300

@@ -161,7 +161,8 @@ DESTROYS = cases(
     ("rm-in-bash-c", "bash -c 'rm -rf /'", DESTRUCTIVE),
     ("find-delete-outside", "find /tmp -name '*.x' -delete", DESTRUCTIVE),
     ("find-exec-rm", "find / -exec rm -rf {} +", DESTRUCTIVE),
-    ("xargs-rm", "find build | xargs rm -rf", DESTRUCTIVE),
+    ("xargs-rm", "find /tmp -name '*.x' | xargs rm -rf", DESTRUCTIVE),
+    ("xargs-rm-unknown-input", "cat list.txt | xargs rm -rf", DESTRUCTIVE),
 )
 
 PRIVILEGES = cases(
@@ -315,6 +316,7 @@ HARMLESS = cases(
     ("ln-from-outside", "ln -s /usr/share/dict/words words", NONE),
     ("find-delete-inside", "find . -name '*.pyc' -delete", NONE),
     ("find-exec-rm-inside", "find build -name '*.o' -exec rm -f {} ';'", NONE),
+    ("xargs-rm-found-inside", "find build -name '*.o' | xargs rm -f", NONE),
     ("command-v", "command -v git", NONE),
     ("pytest", "python -m pytest -q tests/", NONE),
     ("bash-script", "bash scripts/test.sh", NONE),
@@ -393,7 +395,7 @@ def test_deep_bash_c_nesting_is_still_read(workspace: Path, levels: int) -> None
 
 
 def test_deep_substitution_nesting_is_still_read(workspace: Path) -> None:
-    command = "echo " + "$(" * 300 + "git push" + ")" * 300
+    command = "echo " + "$(echo " * 300 + "$(git push)" + ")" * 300
     assert classes(command, workspace) == {PUSH}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from desk.shell_lex import SimpleCommand, Token, flat_tokens, lex, simple_commands, split_words
+from desk.shell_words import expand_braces, unquote
 
 
 def kinds(tokens: list[Token]) -> list[tuple[str, str]]:
@@ -117,3 +118,59 @@ def test_simple_commands_keep_empty_commands_and_drop_a_dangling_redirection() -
 def test_split_words_removes_quotes_and_falls_back_to_white_space() -> None:
     assert split_words("push 'a b' \"c\"") == ["push", "a b", "c"]
     assert split_words("push 'a b") == ["push", "'a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("$'push'", "push"),
+        ("$'\\x70\\165sh'", "push"),
+        ("$'a\\'b'", "a'b"),
+        ('$"push"', "push"),
+        ("'a'\"b\"\\c", "abc"),
+        ('"a\\"b\\$c\\d"', 'a"b$c\\d'),
+        ("$x", "$x"),
+    ],
+)
+def test_quotes_are_removed_as_the_shell_removes_them(raw: str, value: str) -> None:
+    assert unquote(raw) == value
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ("{push,pull}", ["push", "pull"]),
+        ("a{b,c}d", ["abd", "acd"]),
+        ("{st{a,u}tus,p{u,o}sh}", ["status", "stutus", "push", "posh"]),
+        ("{1..3}", ["1", "2", "3"]),
+        ("{c..a}", ["c", "b", "a"]),
+        ("{0..10..5}", ["0", "5", "10"]),
+        ("'{a,b}'", ["'{a,b}'"]),
+        ('"{a,b}"x', ['"{a,b}"x']),
+        ("${a,b}", ["${a,b}"]),
+        ("{}", ["{}"]),
+        ("{a}", ["{a}"]),
+        ("HEAD@{1}", ["HEAD@{1}"]),
+        ("{a,b", ["{a,b"]),
+    ],
+)
+def test_brace_expansion(raw: str, words: list[str]) -> None:
+    assert expand_braces(raw) == words
+
+
+def test_brace_expansion_past_the_limit_is_left_whole() -> None:
+    raw = "{a,b}" * 20
+    assert expand_braces(raw) == [raw]
+
+
+def test_brace_expansion_makes_words_in_the_lexer() -> None:
+    assert [t.value for t in lex("git {push,status} x")] == ["git", "push", "status", "x"]
+
+
+def test_substitutions_inside_parameter_expansions_are_found() -> None:
+    assert lex("echo ${x:-$(git push)}")[1].subs == ["git push"]
+
+
+def test_process_substitutions_are_marked() -> None:
+    [_, sub] = lex("bash <(echo git push)")
+    assert (sub.process, sub.subs) == (True, ["echo git push"])
