@@ -4,31 +4,43 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
+import importlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import deque
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO, TypeVar
 
 from pydantic import BaseModel
 from temporalio import activity
+from temporalio.client import Client
 
+from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
+from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
+from activities.sandbox import BWRAP, choose_sandbox, log_choice
+from activities.worktrees import WORKTREE_RECEIPT
 from desk.agents import HOOK_SETTINGS, claude_hook_settings
-from desk.errors import AgentCommandError
-from desk.models import AgentEnd, AgentResult, RunAgentInput
+from desk.errors import AgentCommandError, SandboxError
+from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
+T = TypeVar("T")
 TAIL_LINES = 20
 HOOK_SETTINGS_FILE = "hook-settings.json"
+HOLD_SOCKET = "hold.sock"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
 
@@ -53,95 +65,172 @@ def agent_argv(command: str, task: str) -> list[str]:
     return [part.replace("{task}", task) for part in parts]
 
 
-def _with_hook_settings(argv: list[str], job_folder: Path) -> list[str]:
-    """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
-    if not any(HOOK_SETTINGS in part for part in argv):
-        return argv
-    hold = f"{shlex.quote(sys.executable)} -m surfaces.cli hold --format claude"
-    path = job_folder / HOOK_SETTINGS_FILE
-    job_folder.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(claude_hook_settings(hold), indent=2))
-    return [part.replace(HOOK_SETTINGS, str(path)) for part in argv]
-
-
 class AgentActivities:
-    """Runs agents on this host; `address` is the Temporal address agents' hooks talk to."""
+    """Runs agents on this host, confined as the sandbox chosen at worker start allows."""
 
-    def __init__(self, settings: DeskSettings, address: str) -> None:
+    def __init__(self, settings: DeskSettings, client: Client) -> None:
         self.settings = settings
-        self.address = address
+        self.client = client
+        self.sandbox = choose_sandbox(settings.sandbox)
+        log_choice(self.sandbox)
 
     @activity.defn
     async def run_agent(self, request: RunAgentInput) -> AgentResult:
-        """Run the agent until it exits, the deadline passes or the job is cancelled."""
+        """Run the agent until its own process exits or the job cancels it."""
         with desk_failures():
             argv = agent_argv(request.agent_command, request.task)
         info = activity.info()
-        log_path = job_dir(self.settings, request.number) / AGENT_LOG
-        argv = _with_hook_settings(argv, log_path.parent)
-        log_path.parent.mkdir(parents=True, exist_ok=True)
+        folder = job_dir(self.settings, request.number)
+        log_path = folder / AGENT_LOG
+        folder.mkdir(parents=True, exist_ok=True)
+        argv, hook_file = self._with_hook_settings(argv, folder)
         killed = await kill_stale_agents(request.worktree)
-        remaining = None
-        if request.deadline is not None:
-            remaining = (request.deadline - datetime.now(UTC)).total_seconds()
+        confined = self.sandbox.mode == BWRAP
         with log_path.open("a", encoding="utf-8") as log:
             log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
-            log.write(f"{' after killing a stale agent' if killed else ''} ===\n")
-            if remaining is not None and remaining <= 0:
-                return AgentResult(
-                    end=AgentEnd.TIMED_OUT, log_path=str(log_path), attempts=info.attempt
-                )
+            log.write(f"{' after killing a stale agent' if killed else ''}")
+            log.write(f", sandbox {self.sandbox.mode} ===\n")
+            if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
+                log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
+                return self._not_started(argv[0], log_path, info.attempt)
+            with desk_failures():
+                git = await _beating(lambda: self._agent_git(request)) if confined else None
+            socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
+            paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file)
             try:
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=request.worktree,
-                    env=self._environment(request, info.attempt),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    preexec_fn=die_with_parent,
-                )
-            except OSError as error:
-                log.write(f"codedesk: could not start {argv[0]!r}: {error}\n")
-                return AgentResult(
-                    end=AgentEnd.NOT_STARTED,
-                    exit_code=NOT_FOUND_EXIT,
-                    reason=f"The agent command {argv[0]!r} could not be started: {error.strerror}.",
-                    log_path=str(log_path),
-                    attempts=info.attempt,
-                )
-            tail = _Tail(request.output_chars)
-            end = await _supervise(process, log, tail, remaining, info.heartbeat_timeout)
+                async with self._hold_channel(paths.hold_socket, request.number) as legacy_env:
+                    launch = plan_launch(
+                        self.settings, self.sandbox.mode, request, argv, paths, info.attempt, git
+                    )
+                    launch.env.update(legacy_env)
+                    end, process, tail = await self._run(launch, request, log, info)
+            finally:
+                shutil.rmtree(socket_dir, ignore_errors=True)
+                if git is not None:
+                    told = await _beating(lambda: _take_back(git))
+                    log.write(f"{told}\n" if told else "")
         return AgentResult(
             end=end,
-            exit_code=process.returncode,
+            exit_code=_exit_code(process.returncode, confined),
             output=scrub(tail.text()),
             output_cut=tail.cut,
             log_path=str(log_path),
             attempts=info.attempt,
+            confinement=self.sandbox.mode,
         )
 
-    def _environment(self, request: RunAgentInput, attempt: int) -> dict[str, str]:
-        # The agent gets none of codedesk's own settings (a future token among them).
-        env = {
-            name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")
-        }
-        env.update(
-            {
-                "CODEDESK_TASK": request.task,
-                "CODEDESK_JOB": str(request.number),
-                "CODEDESK_REPO": request.repo,
-                "CODEDESK_WORKTREE": request.worktree,
-                "CODEDESK_TEMPORAL_ADDRESS": self.address,
-                "CODEDESK_NAMESPACE": self.settings.namespace,
-                # The hook's `codedesk hold` waits as long as the desk says, not its default.
-                "CODEDESK_HOLD_WAIT": str(self.settings.hold_wait.total_seconds()),
-                "CODEDESK_ATTEMPT": str(attempt),
-                "CODEDESK_INTERRUPTED": "1" if attempt > 1 else "0",
-            }
+    async def _run(
+        self, launch: Launch, request: RunAgentInput, log: TextIO, info: activity.Info
+    ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
+        process = await asyncio.create_subprocess_exec(
+            *launch.argv,
+            cwd=request.worktree,
+            env=launch.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
         )
-        return env
+        tail = _Tail(request.output_chars)
+        end = await _supervise(process, log, tail, info.heartbeat_timeout)
+        return end, process, tail
+
+    def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
+        return AgentResult(
+            end=AgentEnd.NOT_STARTED,
+            exit_code=NOT_FOUND_EXIT,
+            reason=(
+                f"The agent command {program!r} could not be started: it is not an executable "
+                "program on the worker's PATH."
+            ),
+            log_path=str(log_path),
+            attempts=attempt,
+            confinement=self.sandbox.mode,
+        )
+
+    def _agent_git(self, request: RunAgentInput) -> AgentGit:
+        receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
+        if not receipt.is_file():
+            raise SandboxError(
+                f"Job {request.number} has no worktree receipt ({receipt}), so its branch "
+                "cannot be given to the sandboxed agent; start the job again."
+            )
+        layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
+        prepare(layout)
+        return layout
+
+    def _with_hook_settings(self, argv: list[str], folder: Path) -> tuple[list[str], Path | None]:
+        """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
+        if not any(HOOK_SETTINGS in part for part in argv):
+            return argv, None
+        path = _hook_settings_file(folder, self.settings)
+        return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
+
+    def _hold_channel(
+        self, socket: Path, number: int
+    ) -> contextlib.AbstractAsyncContextManager[dict[str, str]]:
+        """Serve holds for this job only on `socket` while the agent runs.
+
+        Seam: until activities/hold_channel.py (helper "holds") lands, the hook still reaches
+        the job through Temporal, so the agent gets the address; that goes with the seam.
+        """
+        try:
+            channel = importlib.import_module("activities.hold_channel")
+        except ImportError:
+            legacy = {
+                "CODEDESK_TEMPORAL_ADDRESS": self.client.service_client.config.target_host,
+                "CODEDESK_NAMESPACE": self.client.namespace,
+            }
+            return _yielding(legacy)
+        return _serving(channel.serve_holds(socket, number, self.client))
+
+
+@contextlib.asynccontextmanager
+async def _yielding(env: dict[str, str]) -> AsyncIterator[dict[str, str]]:
+    yield env
+
+
+@contextlib.asynccontextmanager
+async def _serving(channel: Any) -> AsyncIterator[dict[str, str]]:
+    async with channel:
+        yield {}
+
+
+def _hook_settings_file(folder: Path, settings: DeskSettings) -> Path:
+    try:
+        module = importlib.import_module("activities.hook_settings")
+    except ImportError:  # seam: until helper "holds" lands activities/hook_settings.py
+        hold = f"{shlex.quote(sys.executable)} -m surfaces.cli hold --format claude"
+        path = folder / HOOK_SETTINGS_FILE
+        path.write_text(json.dumps(claude_hook_settings(hold), indent=2))
+        return path
+    written: Path = module.write_claude_hook_settings(folder, settings.hold_wait)
+    return written
+
+
+async def _beating(work: Callable[[], T]) -> T:
+    """Run blocking git work off the loop, heartbeating meanwhile (a large import of the
+    agent's objects may outlast the heartbeat timeout)."""
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / 3 if timeout else 10.0
+    running = asyncio.ensure_future(asyncio.to_thread(work))
+    while not (await asyncio.wait({running}, timeout=every))[0]:
+        activity.heartbeat()
+    return running.result()
+
+
+def _take_back(git: AgentGit) -> str:
+    told = take_back(git)
+    clean(git)
+    return told
+
+
+def _exit_code(code: int | None, confined: bool) -> int | None:
+    """bwrap reports an agent killed by signal N as 128+N; say it as Python does (-N)."""
+    if confined and code is not None and 128 < code < 128 + 65:
+        return -(code - 128)
+    return code
 
 
 class _Tail:
@@ -174,10 +263,14 @@ async def _supervise(
     process: asyncio.subprocess.Process,
     log: TextIO,
     tail: _Tail,
-    remaining: float | None,
     heartbeat_timeout: timedelta | None,
 ) -> AgentEnd:
-    """Copy output to the log, heartbeat, and kill the group on deadline or cancellation."""
+    """Copy output to the log and heartbeat until the agent's own process exits.
+
+    The agent runs under bubblewrap (as the last process of its PID namespace) or the reaper,
+    so what it left behind dies when it exits: a background process holding its output
+    cannot keep the job running. Cancellation kills the whole group.
+    """
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
@@ -218,12 +311,7 @@ async def _supervise(
     pumping = asyncio.create_task(pump())
     beating = asyncio.create_task(beat())
     try:
-        await asyncio.wait_for(process.wait(), timeout=remaining)
-        end = AgentEnd.EXITED
-    except TimeoutError:
-        await kill_group(process.pid)
         await process.wait()
-        end = AgentEnd.TIMED_OUT
     except asyncio.CancelledError:
         await kill_group(process.pid)
         await process.wait()
@@ -237,4 +325,4 @@ async def _supervise(
         await asyncio.wait_for(pumping, timeout=5)
     except TimeoutError:
         pumping.cancel()
-    return end
+    return AgentEnd.EXITED

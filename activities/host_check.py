@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import importlib.util
 import shlex
 import shutil
@@ -12,7 +11,9 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.sandbox import UNCONFINED, choose_sandbox, describe
 from desk.agents import PRESETS
+from desk.errors import DeskError
 from desk.models import HostReport, HostReportInput
 from desk.settings import DeskSettings
 
@@ -67,21 +68,12 @@ def git_version() -> tuple[str, str]:
 
 
 def sandbox_state(settings: DeskSettings) -> tuple[str, str]:
-    """(ok | warn | fail | skip, which agent sandbox this host uses and why)."""
-    unprobed = ("skip", "not checked: this codedesk has no sandbox probe")
+    """(ok | warn | fail, which agent sandbox this host uses and why)."""
     try:
-        sandbox = importlib.import_module("activities.sandbox")
-    except ModuleNotFoundError:
-        return unprobed
-    choose, describe = getattr(sandbox, "choose_sandbox", None), getattr(sandbox, "describe", None)
-    if not (callable(choose) and callable(describe)):
-        return unprobed
-    try:
-        choice = choose(str(getattr(settings, "sandbox", "auto")))
-    except Exception as error:  # the probe refuses: exactly what doctor must report
-        return "fail", str(error)
-    confined = getattr(choice, "mode", "") not in ("", "none")
-    return ("ok" if confined else "warn"), str(describe(choice))
+        choice = choose_sandbox(settings.sandbox)
+    except DeskError as refused:  # CODEDESK_SANDBOX=bwrap where bubblewrap cannot run
+        return "fail", str(refused)
+    return ("ok" if choice.mode != UNCONFINED else "warn"), describe(choice)
 
 
 def import_roots() -> dict[str, str]:

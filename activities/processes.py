@@ -29,16 +29,6 @@ die_with_parent = _load_prctl()
 """Run in the child before exec: the kernel SIGKILLs it when the worker dies (Linux only)."""
 
 
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 async def kill_group(pgid: int, grace: float = 1.0) -> None:
     """SIGTERM the whole group, then SIGKILL whatever is left after `grace` seconds."""
     try:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import git_state, head_sha, lines, porcelain_files, run_git, try_git
@@ -76,6 +77,9 @@ class WorktreeActivities:
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         """After a failure: keep a worktree that holds work, remove one that holds none."""
         with desk_failures():
+            # Sandbox (activities/agent_git.py): no host-side git before the agent's pointers
+            # are restored and its branch taken back, even when its attempt died unfinished.
+            settle(job_dir(self.settings, request.number), request.worktree)
             output, cut, log = log_tail(self.settings, request.number, request.output_chars)
             told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
             clone = self._clone(request.repo)

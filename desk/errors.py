@@ -9,6 +9,7 @@ DeskError
 │   ├── CloneMissingError   no clone of that repository on the shelf
 │   └── GitError            git failed; its message is scrubbed of credentials
 ├── AgentCommandError       the agent command is empty or cannot be split
+├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
 │   └── NoWorkerError       the server answers, but no codedesk worker polls the task queue
@@ -62,6 +63,10 @@ class GitError(ShelfError):
 
 class AgentCommandError(DeskError):
     """The agent command cannot be run as given."""
+
+
+class SandboxError(DeskError):
+    """The agent's sandbox cannot be set up as the settings ask."""
 
 
 class DurationError(DeskError):

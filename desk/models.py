@@ -130,8 +130,6 @@ class RunAgentInput(Payload):
     task: str
     agent_command: str
     worktree: str
-    deadline: datetime | None = None
-    """A hard stop for the agent; None when the job's own work clock stops it (by cancelling)."""
     output_chars: int = 20_000
 
 
@@ -151,6 +149,8 @@ class AgentResult(Payload):
     log_path: str = ""
     attempts: int = 1
     reason: str = ""
+    confinement: str = ""
+    """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
 
 
 class IntegrationStatus(StrEnum):
@@ -238,6 +238,8 @@ class JobReport(Payload):
     log_path: str = ""
     git_state: str = ""
     agent_attempts: int = 0
+    confinement: str = ""
+    """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0

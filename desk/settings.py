@@ -31,6 +31,14 @@ ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
 CONFIG_FILE = "codedesk.toml"
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
+SANDBOX_MODES = ("auto", "bwrap", "none")
+AGENT_ENV_DEFAULT = (
+    "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ",
+    "ANTHROPIC_*", "CLAUDE_CODE_*", "OPENAI_*", "AZURE_OPENAI_*", "GEMINI_API_KEY",
+    "OPENROUTER_API_KEY", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+    "http_proxy", "https_proxy", "no_proxy",
+)  # fmt: skip
+"""What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
 SECRET_SETTINGS = frozenset({"discord_token"})
 """Settings whose values are never shown, not even in an error about them."""
 
@@ -159,6 +167,21 @@ class DeskSettings(BaseSettings):
         default_factory=list,
         description="Discord servers (guild ids) `codedesk discord --sync` registers commands in.",
     )
+    sandbox: str = Field(
+        default="auto",
+        description="Agent sandbox: bwrap, none, or auto (bwrap when it works on this host).",
+    )
+    sandbox_network: bool = Field(
+        default=True, description="Whether a sandboxed agent has the network (false: none)."
+    )
+    sandbox_read_paths: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Extra paths a sandboxed agent may read, e.g. ~/.claude (comma-separated).",
+    )
+    agent_env: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(AGENT_ENV_DEFAULT),
+        description="Variables of the worker's environment the agent gets (names, `*` globs).",
+    )
     discord_progress_interval: timedelta = Field(
         default=timedelta(seconds=5),
         description="At most one edit of a job thread's progress message per this interval.",
@@ -172,6 +195,8 @@ class DeskSettings(BaseSettings):
         "discord_owner_ids",
         "discord_owner_role_ids",
         "discord_guild_ids",
+        "sandbox_read_paths",
+        "agent_env",
         mode="before",
     )
     @classmethod
@@ -218,6 +243,13 @@ class DeskSettings(BaseSettings):
         if duration <= timedelta(0):
             raise ValueError("must be longer than zero")
         return duration
+
+    @field_validator("sandbox")
+    @classmethod
+    def _sandbox_mode(cls, value: str) -> str:
+        if value not in SANDBOX_MODES:
+            raise ValueError(f"must be one of {', '.join(SANDBOX_MODES)}")
+        return value
 
     @field_validator("clone_source")
     @classmethod
@@ -341,7 +373,9 @@ def settings_table() -> list[tuple[str, str, str, str]]:
             default = default.get_secret_value()
         if isinstance(default, list):
             default = ",".join(default)
-        if isinstance(default, timedelta):
+        if isinstance(default, bool):
+            shown = str(default).lower()
+        elif isinstance(default, timedelta):
             shown = format_duration(default)
         elif default is None:
             shown = "<home>/shelf" if name == "shelf" else "(empty)"

@@ -58,6 +58,9 @@ def job_report(report: JobReport) -> list[Block]:
         blocks.append(
             field("branch", name(report.branch), ours(" (kept)" if report.branch_kept else ""))
         )
+    if report.confinement:
+        unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
+        blocks.append(field("sandbox", name(report.confinement), ours(unconfined, Tone.WARN)))
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
     if report.head:

@@ -20,8 +20,10 @@ Cli = Callable[..., Awaitable[subprocess.CompletedProcess[str]]]
 
 
 def cli_env(**values: str) -> dict[str, str]:
-    """This process's environment without any CODEDESK_* variable, plus `values`."""
+    """This process's environment without any CODEDESK_* variable, plus `values`; agents run
+    unconfined unless `values` ask for the sandbox (most write files outside their worktree)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")}
+    env["CODEDESK_SANDBOX"] = "none"
     env.update(values)
     return env
 
@@ -34,6 +36,7 @@ def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
         CODEDESK_NAMESPACE=settings.namespace,
         CODEDESK_TASK_QUEUE=settings.task_queue,
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
+        CODEDESK_SANDBOX=settings.sandbox,
     )
     env.update(extra)
     return env

@@ -82,6 +82,9 @@ def settings(home: Path, namespace: str, temporal_env: WorkflowEnvironment) -> D
         task_queue=f"codedesk-{uuid.uuid4().hex[:8]}",
         heartbeat_timeout="2s",
         agent_command=agent("say:hello"),
+        # Agents of most tests write pid files outside their worktree; the sandbox tests
+        # (tests/test_sandbox.py) turn it on.
+        sandbox="none",
     )
 
 

@@ -11,7 +11,14 @@ Steps:
     commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
     sleep:SECONDS              sleep (a float)
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    if-first:STEP              run STEP only when CODEDESK_INTERRUPTED is not "1"
     grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
+    escape:SECONDS             start a child in a session of its own that starts a grandchild;
+                               both sleep (they left the agent's process group on purpose)
+    background:SECONDS         start a sleeper in a session of its own that keeps our stdout
+    write-pwd:NAME=TEXT        write TEXT to NAME in the directory $PWD names
+    write-home:NAME=TEXT       write TEXT to NAME in the directory $HOME names
+    env-all                    print the names of every environment variable, and HOME and PWD
     pidfile:PATH               write our own pid to PATH
     mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
     say:TEXT                   print TEXT as it is
@@ -128,6 +135,39 @@ def grandchild(arg: str, step: str) -> None:
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
 
 
+SLEEP_TREE = """
+import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%r)"], start_new_session=True)
+time.sleep(%r)
+"""
+
+
+def escape(arg: str, step: str) -> None:
+    duration = number(arg, step)
+    code = SLEEP_TREE % (duration, duration)
+    child = subprocess.Popen(
+        [sys.executable or "python3", "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    child.returncode = 0  # never waited for, on purpose
+    say(f"scripted agent: escaped child {child.pid} sleeps {duration:g}s")
+
+
+def background(arg: str, step: str) -> None:
+    duration = number(arg, step)
+    # stdout is inherited: the sleeper holds the pipe the worker reads the agent's output from.
+    child = subprocess.Popen(
+        [sys.executable or "python3", "-c", f"import time; time.sleep({duration!r})"],
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    child.returncode = 0
+    say(f"scripted agent: background {child.pid} sleeps {duration:g}s")
+
+
 def hold(request: str) -> bool:
     """Ask `codedesk hold` (this Python's) whether the next step may run."""
     done = subprocess.run(
@@ -148,6 +188,11 @@ def run_step(step: str) -> bool:
     name, _, arg = step.partition(":")
     if name == "hold":
         return hold(arg)
+    if name == "if-first":
+        if interrupted():
+            say(f"scripted agent: {arg!r} skipped (interrupted before)")
+            return True
+        return run_step(arg)
     if name == "write":
         write_text(arg, step, "w")
     elif name == "append":
@@ -167,6 +212,18 @@ def run_step(step: str) -> bool:
             time.sleep(seconds)
     elif name == "grandchild":
         grandchild(arg, step)
+    elif name == "escape":
+        escape(arg, step)
+    elif name == "background":
+        background(arg, step)
+    elif name in ("write-pwd", "write-home"):
+        path, text = split_assignment(arg, step)
+        folder = os.environ.get("PWD" if name == "write-pwd" else "HOME", ".")
+        write_text(f"{folder}/{path}={text}", step, "w")
+    elif name == "env-all" and not arg:
+        shown = {"names": sorted(os.environ), "HOME": os.environ.get("HOME", "")}
+        shown["PWD"] = os.environ.get("PWD", "")
+        say("scripted agent: env " + json.dumps(shown, sort_keys=True))
     elif name == "pidfile":
         if not arg:
             raise StepError("step 'pidfile' needs a PATH")

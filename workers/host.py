@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 
+from activities.sandbox import choose_sandbox, describe
 from desk.errors import SettingsError
 from desk.settings import ENV_PREFIX, DeskSettings
 from workers.client import connect
@@ -97,6 +98,7 @@ async def serve_up(
         say(f"Temporal server: {address}   namespace: {settings.namespace}")
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
+        say(describe(choose_sandbox(settings.sandbox)))
 
         def ready() -> None:
             say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")

@@ -49,11 +49,10 @@ WORKFLOWS: Sequence[type] = (
 
 def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
     """Every activity of the desk, bound to this host's settings."""
-    address = client.service_client.config.target_host
     shelf = ShelfActivities(settings)
     ship = ShipActivities(settings)
     trees = WorktreeActivities(settings)
-    agent = AgentActivities(settings, address)
+    agent = AgentActivities(settings, client)
     return [
         shelf.add_repo,
         shelf.list_repos,

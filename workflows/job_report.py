@@ -44,6 +44,7 @@ def build_report(
         report.exit_code = agent.exit_code
         report.output, report.output_cut = agent.output, agent.output_cut
         report.log_path, report.agent_attempts = agent.log_path, agent.attempts
+        report.confinement = agent.confinement
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from activities.sandbox import choose_sandbox, describe
 from surfaces.cli.discord_commands import bot_beside
 from surfaces.cli.runner import out, run, settings
 from workers.client import connect
@@ -36,6 +37,7 @@ def worker() -> None:
         prepare_directories(config)
         client = await connect(config)
         stop = stop_on_signals()
+        out.print(describe(choose_sandbox(config.sandbox)), markup=False)
 
         def ready() -> None:
             out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")

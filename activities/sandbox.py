@@ -1,0 +1,187 @@
+"""The agent's sandbox: bubblewrap or none, chosen once per worker, and the argv that runs it.
+
+With bubblewrap the agent sees the host's root file system read-only, its worktree (and the
+few git paths its branch needs) writable, a private `/tmp`, home and `/run`, its own `/proc`
+and a minimal `/dev`, and none of codedesk's home, the shelf or the owner's home except what
+is bound back in. It runs as the last process of its own PID namespace, so the whole tree dies
+when the agent exits or the worker dies. Without bubblewrap the agent runs under
+`activities/reaper.py`, which gives the same end of life but confines nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desk.errors import SandboxError
+from desk.settings import DeskSettings, config_file
+
+BWRAP = "bwrap"
+UNCONFINED = "none"
+REAPER = Path(__file__).with_name("reaper.py")
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+"""Where codedesk's packages are (a checkout or site-packages): the hook runs from there."""
+PROBE_TIMEOUT = 10.0
+KEPT_RUN_PATHS = ("/run/systemd/resolve",)
+"""Paths under the hidden `/run` the agent still reads: `/etc/resolv.conf` may point there."""
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SandboxChoice:
+    """Which confinement is in force on this worker, and why (logged at worker start)."""
+
+    mode: str
+    why: str
+
+
+@dataclass
+class SandboxLayout:
+    """What one agent may see: paths bound writable or read-only (`source -> inside`)."""
+
+    worktree: Path
+    writable: list[tuple[Path, Path]] = field(default_factory=list)
+    readable: list[Path] = field(default_factory=list)
+    hidden: list[Path] = field(default_factory=list)
+    network: bool = True
+
+
+def choose_sandbox(setting: str) -> SandboxChoice:
+    """The sandbox for `CODEDESK_SANDBOX=setting`; `bwrap` that cannot work is an error."""
+    if setting == UNCONFINED:
+        return SandboxChoice(UNCONFINED, "CODEDESK_SANDBOX=none: the agent runs unconfined")
+    problem = _bwrap_problem()
+    if not problem:
+        return SandboxChoice(BWRAP, f"bubblewrap works on this host ({shutil.which(BWRAP)})")
+    if setting == BWRAP:
+        raise SandboxError(
+            f"CODEDESK_SANDBOX=bwrap, but {problem}. Install bubblewrap (apt-get install "
+            "bubblewrap), allow unprivileged user namespaces, or set CODEDESK_SANDBOX=none "
+            "to run agents unconfined."
+        )
+    return SandboxChoice(UNCONFINED, f"{problem}: the agent runs unconfined")
+
+
+def describe(choice: SandboxChoice) -> str:
+    """The line a starting worker prints: which sandbox is in force and why."""
+    return f"Agent sandbox: {choice.mode} ({choice.why})."
+
+
+def log_choice(choice: SandboxChoice) -> None:
+    """Log which sandbox is in force and why (a warning when agents run unconfined)."""
+    log.log(logging.INFO if choice.mode == BWRAP else logging.WARNING, describe(choice))
+
+
+@functools.cache
+def _bwrap_problem() -> str:
+    """Empty when `bwrap` runs a command here the way agents run; else what went wrong."""
+    path = shutil.which(BWRAP)
+    if path is None:
+        return "bubblewrap (bwrap) is not installed"
+    argv = [path, *_base_options(network=True), "true"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap could not be run: {error}"
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        return f"bwrap fails on this host ({detail[-1] if detail else done.returncode})"
+    return ""
+
+
+def _base_options(*, network: bool) -> list[str]:
+    options = [
+        "--ro-bind", "/", "/",
+        "--dev", "/dev",
+        "--proc", "/proc",
+        "--tmpfs", "/tmp",
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        # Root keeps every capability inside by default, and could unmount what hides things.
+        options += ["--cap-drop", "ALL"]
+    if not network:
+        options.append("--unshare-net")
+    return options
+
+
+def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
+    """`bwrap ... -- argv`: parents are mounted before what lies inside them, so the
+    deeper bind wins (a writable worktree admin dir inside a read-only `.git`)."""
+    mounts: list[tuple[int, int, list[str]]] = []
+
+    def add(inside: Path, order: int, options: list[str]) -> None:
+        mounts.append((len(inside.parts), order, options))
+
+    for path in [Path("/run"), *layout.hidden]:
+        add(path, 0, ["--tmpfs", str(path)])
+    for kept in KEPT_RUN_PATHS:
+        add(Path(kept), 1, ["--ro-bind-try", kept, kept])
+    for path in layout.readable:
+        add(path, 1, ["--ro-bind", str(path), str(path)])
+    add(layout.worktree, 2, ["--bind", str(layout.worktree), str(layout.worktree)])
+    for source, inside in layout.writable:
+        add(inside, 2, ["--bind", str(source), str(inside)])
+    config = config_file()
+    if config is not None and config.is_file():
+        add(config.resolve(), 3, ["--ro-bind", "/dev/null", str(config.resolve())])
+    options = _base_options(network=layout.network)
+    for _, _, mount in sorted(mounts, key=lambda item: (item[0], item[1])):
+        options += mount
+    program = shutil.which(BWRAP) or BWRAP
+    return [program, *options, "--chdir", str(layout.worktree), "--", *argv]
+
+
+def reaper_argv(argv: list[str]) -> list[str]:
+    """The agent under the reaper, which takes its whole tree down with it."""
+    return [sys.executable, "-I", str(REAPER), "--", *argv]
+
+
+def hidden_paths(settings: DeskSettings) -> list[Path]:
+    """What the agent must not read: the owner's home, codedesk's home and the shelf (those
+    that exist: a missing one has nothing to hide, and bwrap cannot cover it)."""
+    paths = {Path.home().resolve(), settings.home.resolve(), settings.shelf_dir.resolve()}
+    return sorted(path for path in paths if path.is_dir())
+
+
+def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]:
+    """Read-only binds for what must run inside although it lives in a hidden directory:
+    the Python and codedesk's own code (the hook runs on them), and the agent's program.
+
+    The program is bound where `PATH` finds it and where its link leads, as its install
+    root (for `.../x/bin/tool`, `.../x`, unless `x` sits right in a hidden directory, like
+    `~/.local`). Other programs under a hidden directory stay hidden: add them to
+    `sandbox_read_paths`.
+    """
+    wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), SOURCE_ROOT}
+    found = shutil.which(program, path=search_path) if "/" not in program else program
+    if found:
+        where = Path(found).absolute()
+        wanted |= {_install_root(where, hidden), _install_root(where.resolve(), hidden)}
+    paths = set()
+    for path in wanted:
+        real = path.resolve()
+        if real.exists() and any(real.is_relative_to(h) and real != h for h in hidden):
+            paths.add(real)
+    return sorted(paths)
+
+
+def _install_root(path: Path, hidden: list[Path]) -> Path:
+    folder = path.parent
+    if folder.name == "bin" and folder.parent.parent not in hidden:
+        return folder.parent
+    return folder
+
+
+def read_paths(settings: DeskSettings) -> list[Path]:
+    """The owner's `sandbox_read_paths` that exist, expanded."""
+    paths = (Path(item).expanduser() for item in settings.sandbox_read_paths)
+    return [path for path in paths if path.exists()]

@@ -1,0 +1,120 @@
+"""Taking a sandboxed agent's branch back: what the agent left in git's files cannot reach the
+host (real git, a real worktree; the agent's writes are made by hand as it could make them)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from activities.agent_git import agent_git, prepare, take_back
+from activities.paths import job_dir, worktree_path
+from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from activities.worktrees import WorktreeActivities
+from desk.models import ReleaseWorktreeInput, Worktree
+from desk.settings import load_settings
+from tests.conftest import git
+
+
+def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    (clone / "README.md").write_text("# sample\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", "initial")
+    path = tmp_path / "worktrees" / "1"
+    git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
+    base = git(clone, "rev-parse", "HEAD")
+    return clone, Worktree(path=str(path), branch=branch, base=base)
+
+
+def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
+    tmp_path: Path,
+) -> None:
+    clone, worktree = a_job(tmp_path)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    victim = tmp_path / "owner-file"
+    victim.write_text("the owner's\n")
+    # What the agent could write: a reflog that is a link, a git dir pointer to its own repo,
+    # a worktree config, and a `commondir` naming another git dir.
+    (layout.admin / "logs").mkdir(exist_ok=True)
+    (layout.admin / "logs" / "HEAD").unlink(missing_ok=True)
+    (layout.admin / "logs" / "HEAD").symlink_to(victim)
+    (Path(worktree.path) / ".git").write_text(f"gitdir: {tmp_path / 'evil'}\n")
+    (layout.admin / "config.worktree").write_text('[core]\n\tfsmonitor = "touch pwned"\n')
+    (layout.admin / "commondir").write_text(f"{tmp_path / 'evil'}\n")
+
+    take_back(layout)
+
+    assert not (layout.admin / "logs" / "HEAD").is_symlink()
+    assert not (layout.admin / "config.worktree").exists()
+    assert (layout.admin / "commondir").read_text() == "../..\n"
+    assert (Path(worktree.path) / ".git").read_text() == f"gitdir: {layout.admin}\n"
+    # Host-side git in the worktree now sees the clone's branch, and the owner's file is intact.
+    git(Path(worktree.path), "commit", "--quiet", "--allow-empty", "-m", "host side")
+    assert git(clone, "log", "-1", "--format=%s", "worker/1") == "host side"
+    assert victim.read_text() == "the owner's\n"
+
+
+@pytest.mark.skipif(choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here")
+@pytest.mark.parametrize("branch", ["worker/1", "worker-1"])
+def test_the_agent_commits_on_its_branch_whatever_its_name(tmp_path: Path, branch: str) -> None:
+    # A branch without a slash has `refs/heads` itself as its ref folder: the folder that
+    # stands in for it must still show the clone's other branches (main) to the agent.
+    clone, worktree = a_job(tmp_path, branch)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    writable, readable = layout.binds()
+    sandbox = SandboxLayout(Path(worktree.path), writable=writable, readable=readable)
+    script = (
+        "git rev-parse --verify --quiet main >/dev/null && echo work >work.txt && git add -A && "
+        "git -c user.name=a -c user.email=a@codedesk.invalid commit --quiet -m agent"
+    )
+    env = {**os.environ, **layout.environment()}
+    done = subprocess.run(
+        bwrap_argv(sandbox, ["sh", "-c", script]), env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert git(clone, "log", "-1", "--format=%s", branch) == "initial"  # not yet taken back
+
+    take_back(layout)
+
+    assert git(clone, "log", "--format=%s", branch).splitlines() == ["agent", "initial"]
+    assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
+    assert git(Path(worktree.path), "status", "--porcelain") == ""
+
+
+async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
+    tmp_path: Path,
+) -> None:
+    # The agent's worker died mid-attempt and the job was cancelled: no take-back ran. The
+    # agent had pointed the worktree at a repository of its own whose config runs a filter.
+    settings = load_settings(home=tmp_path / "home")
+    clone = settings.shelf_dir / "acme" / "api"
+    clone.mkdir(parents=True)
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    (clone / "README.md").write_text("# sample\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", "initial")
+    path = worktree_path(settings, "acme/api", 1)
+    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
+    worktree = Worktree(path=str(path), branch="worker/1", base=git(clone, "rev-parse", "HEAD"))
+    prepare(agent_git(job_dir(settings, 1), worktree))
+    evil, pwned = tmp_path / "evil", tmp_path / "pwned"
+    git(tmp_path, "init", "--quiet", str(evil))
+    git(evil, "config", "filter.x.clean", f"touch {pwned}; cat")
+    (path / ".gitattributes").write_text("* filter=x\n")
+    (path / "README.md").write_text("# changed\n")
+    (path / ".git").write_text(f"gitdir: {evil / '.git'}\n")
+
+    released = await WorktreeActivities(settings).release_worktree(
+        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree)
+    )
+
+    assert not pwned.exists()
+    assert released.kept, released
+    assert (path / ".git").read_text() == f"gitdir: {clone / '.git' / 'worktrees' / '1'}\n"
