@@ -38,7 +38,8 @@ class AdmissionActivities:
     async def check_admission(self, request: AdmissionCheck) -> AdmissionVerdict:
         """Why the job cannot run here, or an empty verdict when it can."""
         try:
-            await asyncio.to_thread(self._on_this_host, request)
+            if not request.host or request.host == self.settings.host:
+                await asyncio.to_thread(self._on_this_host, request)
             await self._no_push_running(request.repo)
         except DeskError as refusal:
             return AdmissionVerdict(refusal=str(refusal), kind=type(refusal).__name__)

@@ -15,6 +15,7 @@ from desk.settings import ENV_PREFIX, DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
+from workers.host_queues import host_polled
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -57,8 +58,9 @@ async def serve_worker(
     `ready` is called once the desk has answered, so the worker is really polling then.
     """
     await ensure_search_attributes(client)
+    others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
-        await configure_desk(client, settings)
+        await configure_desk(client, settings, others_polling=others)
         ready()
         await stop.wait()
 
@@ -101,7 +103,10 @@ async def serve_up(
         say(describe(choose_sandbox(settings.sandbox)))
 
         def ready() -> None:
-            say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+            say(
+                f"Worker polling task queue {settings.task_queue!r} as host {settings.host!r}. "
+                "Press Ctrl-C to stop."
+            )
 
         if also is None:
             await serve_worker(client, settings, stop, ready)

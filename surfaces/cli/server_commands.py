@@ -40,7 +40,10 @@ def worker() -> None:
         out.print(describe(choose_sandbox(config.sandbox)), markup=False)
 
         def ready() -> None:
-            out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
+            out.print(
+                f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
+                "Press Ctrl-C to stop."
+            )
 
         await serve_worker(client, config, stop, ready)
 
