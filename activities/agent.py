@@ -14,19 +14,21 @@ import subprocess
 import sys
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
+from activities.agent_claim import AgentClaim
 from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.failures import desk_failures
+from activities.off_loop import off_the_loop
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
@@ -34,10 +36,9 @@ from activities.worktrees import WORKTREE_RECEIPT
 from desk.agents import HOOK_SETTINGS, claude_hook_settings
 from desk.errors import AgentCommandError, SandboxError
 from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
-from desk.scrub import scrub
+from desk.scrub import StreamScrubber, scrub
 from desk.settings import DeskSettings
 
-T = TypeVar("T")
 TAIL_LINES = 20
 HOOK_SETTINGS_FILE = "hook-settings.json"
 HOLD_SOCKET = "hold.sock"
@@ -84,31 +85,39 @@ class AgentActivities:
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         argv, hook_file = self._with_hook_settings(argv, folder)
-        killed = await kill_stale_agents(request.worktree)
-        confined = self.sandbox.mode == BWRAP
-        with log_path.open("a", encoding="utf-8") as log:
-            log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
-            log.write(f"{' after killing a stale agent' if killed else ''}")
-            log.write(f", sandbox {self.sandbox.mode} ===\n")
-            if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
-                log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
-                return self._not_started(argv[0], log_path, info.attempt)
-            with desk_failures():
-                git = await _beating(lambda: self._agent_git(request)) if confined else None
-            socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
-            paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file)
-            try:
-                async with self._hold_channel(paths.hold_socket, request.number) as legacy_env:
-                    launch = plan_launch(
-                        self.settings, self.sandbox.mode, request, argv, paths, info.attempt, git
-                    )
-                    launch.env.update(legacy_env)
-                    end, process, tail = await self._run(launch, request, log, info)
-            finally:
-                shutil.rmtree(socket_dir, ignore_errors=True)
-                if git is not None:
-                    told = await _beating(lambda: _take_back(git))
-                    log.write(f"{told}\n" if told else "")
+        # Only under the job's claim: a stale attempt never starts an agent beside a later one.
+        with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
+            killed = await kill_stale_agents(request.worktree)
+            confined = self.sandbox.mode == BWRAP
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"{' after killing a stale agent' if killed else ''}")
+                log.write(f", sandbox {self.sandbox.mode} ===\n")
+                if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
+                    log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
+                    return self._not_started(argv[0], log_path, info.attempt)
+                with desk_failures():
+                    git = await off_the_loop(self._agent_git, request) if confined else None
+                socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
+                paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file)
+                try:
+                    async with self._hold_channel(paths.hold_socket, request.number) as legacy_env:
+                        launch = plan_launch(
+                            self.settings,
+                            self.sandbox.mode,
+                            request,
+                            argv,
+                            paths,
+                            info.attempt,
+                            git,
+                        )
+                        launch.env.update(legacy_env)
+                        end, process, tail = await self._run(launch, request, log, info, claim)
+                finally:
+                    shutil.rmtree(socket_dir, ignore_errors=True)
+                    if git is not None:
+                        told = await off_the_loop(_take_back, git)
+                        log.write(scrub(f"{told}\n") if told else "")
         return AgentResult(
             end=end,
             exit_code=_exit_code(process.returncode, confined),
@@ -120,18 +129,26 @@ class AgentActivities:
         )
 
     async def _run(
-        self, launch: Launch, request: RunAgentInput, log: TextIO, info: activity.Info
+        self,
+        launch: Launch,
+        request: RunAgentInput,
+        log: TextIO,
+        info: activity.Info,
+        claim: AgentClaim,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
-        process = await asyncio.create_subprocess_exec(
-            *launch.argv,
-            cwd=request.worktree,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *launch.argv,
+                cwd=request.worktree,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        finally:
+            claim.close()  # started (or not): a later attempt may now kill it and start its own
         tail = _Tail(request.output_chars)
         end = await _supervise(process, log, tail, info.heartbeat_timeout)
         return end, process, tail
@@ -209,17 +226,6 @@ def _hook_settings_file(folder: Path, settings: DeskSettings) -> Path:
     return written
 
 
-async def _beating(work: Callable[[], T]) -> T:
-    """Run blocking git work off the loop, heartbeating meanwhile (a large import of the
-    agent's objects may outlast the heartbeat timeout)."""
-    timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 10.0
-    running = asyncio.ensure_future(asyncio.to_thread(work))
-    while not (await asyncio.wait({running}, timeout=every))[0]:
-        activity.heartbeat()
-    return running.result()
-
-
 def _take_back(git: AgentGit) -> str:
     told = take_back(git)
     clean(git)
@@ -246,7 +252,7 @@ class _Tail:
     def add(self, text: str) -> None:
         self.chunks.append(text)
         self.size += len(text)
-        self.lines.append(text.rstrip("\n"))
+        self.lines.extend(text.rstrip("\n").split("\n"))
         while self.size - len(self.chunks[0]) >= self.limit:
             dropped = self.chunks.popleft()
             self.size -= len(dropped)
@@ -274,11 +280,18 @@ async def _supervise(
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
+    # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
+    # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
+    scrubber = StreamScrubber()
+
+    def show(text: str) -> None:
+        if text:
+            log.write(text)
+            log.flush()
+            tail.add(text)
+
     def emit(line: str) -> None:
-        log.write(line)
-        log.flush()
-        # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
-        tail.add(scrub(line))
+        show(scrubber.feed(line))
 
     async def pump() -> None:
         # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
@@ -300,6 +313,7 @@ async def _supervise(
         pending += decoder.decode(b"", final=True)
         if pending:
             emit(pending)
+        show(scrubber.flush())
 
     async def beat() -> None:
         while True:

@@ -12,7 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import HeldCall, SurfacePlace
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedText
 
 
 class JobOutcome(StrEnum):
@@ -43,7 +43,7 @@ class CommitInfo(Payload):
     """One commit as a report lists it."""
 
     sha: str
-    subject: str = ""
+    subject: ScrubbedText = ""
 
 
 # Shelf
@@ -66,11 +66,11 @@ class CloneInfo(Payload):
     upstream: str = ""
     ahead: int = 0
     behind: int = 0
-    dirty: list[str] = Field(default_factory=list)
+    dirty: list[ScrubbedText] = Field(default_factory=list)
     head: str = ""
-    last_commit: str = ""
+    last_commit: ScrubbedText = ""
     last_commit_at: datetime | None = None
-    error: str = ""
+    error: ScrubbedText = ""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
 
@@ -93,7 +93,7 @@ class JobInput(Payload):
 
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     requester: str = ""
     budget: timedelta = timedelta(hours=1)
@@ -138,7 +138,7 @@ class Worktree(Payload):
 class RunAgentInput(Payload):
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     worktree: str
     output_chars: int = 20_000
@@ -155,11 +155,11 @@ class AgentResult(Payload):
 
     end: AgentEnd
     exit_code: int | None = None
-    output: str = ""
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
     attempts: int = 1
-    reason: str = ""
+    reason: ScrubbedText = ""
     confinement: str = ""
     """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
 
@@ -194,28 +194,28 @@ class IntegrationResult(Payload):
     """What integrating a job's branch did to the clone."""
 
     status: IntegrationStatus
-    reason: str = ""
+    reason: ScrubbedText = ""
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
     branch_kept: bool = False
-    git_state: str = ""
+    git_state: ScrubbedText = ""
 
 
 class ReleaseResult(Payload):
     """What became of a job's worktree after it failed, timed out or was cancelled."""
 
     kept: bool
-    output: str = ""
+    output: ScrubbedText = ""
     """The tail of the agent's log, for a report whose agent was stopped before it returned."""
     output_cut: int = 0
     log_path: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    git_state: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    git_state: ScrubbedText = ""
 
 
 class ReleaseWorktreeInput(Payload):
@@ -232,9 +232,9 @@ class JobReport(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     outcome: JobOutcome
-    reason: str = ""
+    reason: ScrubbedText = ""
     failure_category: str = ""
     exit_code: int | None = None
     branch: str = ""
@@ -244,12 +244,12 @@ class JobReport(Payload):
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
-    output: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
-    git_state: str = ""
+    git_state: ScrubbedText = ""
     agent_attempts: int = 0
     confinement: str = ""
     """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
@@ -265,7 +265,7 @@ class JobStatus(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     requester: str = ""
     phase: JobPhase = JobPhase.STARTING
     branch: str = ""

@@ -23,6 +23,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import SurfacePlace
 from desk.errors import (
+    AgentCommandError,
     DeskError,
     HostError,
     JobNotFoundError,
@@ -57,6 +58,7 @@ from desk.names import (
     job_workflow_id,
 )
 from desk.repo_names import check_clone_source, parse_repo_name
+from desk.scrub import scrub
 from desk.settings import DeskSettings
 from surfaces.hosts_client import host_for_new_repo
 from surfaces.worker_check import live_pollers, require_worker
@@ -217,12 +219,19 @@ class DeskClient:
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
+        command = agent_command or self.settings.agent_command
+        if scrub(command) != command:
+            raise AgentCommandError(
+                f"The agent command holds a credential ({scrub(command)}); it would be kept in "
+                "the job's history as given. Put it in the worker's environment instead (for "
+                "example ANTHROPIC_API_KEY), where the agent finds it."
+            )
         await require_worker(self.client, self.settings.task_queue)
         job = JobInput(
             number=0,
             repo=str(name),
             task=task,
-            agent_command=agent_command or self.settings.agent_command,
+            agent_command=command,
             requester=requester,
             budget=budget or self.settings.work_budget,
             heartbeat_timeout=self.settings.heartbeat_timeout,

@@ -16,6 +16,7 @@ from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
+from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -57,6 +58,7 @@ async def serve_worker(
 
     `ready` is called once the desk has answered, so the worker is really polling then.
     """
+    scrub_log_output()
     await ensure_search_attributes(client)
     others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):

@@ -75,6 +75,7 @@ class HoldsCalls:
                 workspace=self.status.worktree,
                 hold_classes=self.job.hold_classes,
                 hold_tools=self.job.hold_tools,
+                scrubbed=request.scrubbed,
             ),
             start_to_close_timeout=CLASSIFY_TIMEOUT,
         )

@@ -16,6 +16,7 @@ from surfaces.cli.runner import err, fail, out, run, settings
 from surfaces.discord.bot import NO_TOKEN, serve_bot
 from workers.client import connect
 from workers.host import stop_on_signals
+from workers.log_scrub import scrub_log_output
 
 
 def discord_bot(
@@ -28,6 +29,7 @@ def discord_bot(
     if not config.discord_token.get_secret_value():
         raise fail(NO_TOKEN, code=2)
     discord.utils.setup_logging(level=logging.INFO)
+    scrub_log_output()
 
     async def body() -> None:
         client = await connect(config)
