@@ -28,6 +28,7 @@ from temporalio.client import Client
 from desk.errors import ServerError
 from desk.settings import DeskSettings, load_settings
 from workers.client import connect
+from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port
 from workers.worker import build_worker
 
@@ -194,6 +195,7 @@ async def running_desk(
         )
         client = await connect(settings)
         async with build_worker(client, settings):
+            await configure_desk(client, settings)  # the worker polls: commands need one
             yield client, settings
     finally:
         server.stop()

@@ -31,7 +31,6 @@ from desk.errors import (
     HostError,
     JobNotFoundError,
     QueueFullError,
-    RepoBusyError,
     ShelfError,
     desk_error,
 )
@@ -66,11 +65,13 @@ from desk.scrub import scrub
 from desk.settings import DeskSettings
 from surfaces.hosts_client import host_for_new_repo
 from surfaces.listing import Page
+from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.hosts import host_missing
+from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_PATIENCE = 60.0
@@ -89,6 +90,9 @@ once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting
 them admitted the job, and a retry carries the same update id."""
 
 JOBS_QUERY = "WorkflowType = 'CodingJob'"
+
+REFUSALS = {"CloneMissingError", "AgentCommandError", "RepoBusyError", "RepoNameError"}
+"""What the desk's admission check refuses a job for, raised again as the desk error it was."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -129,7 +133,7 @@ def _desk_failure(error: WorkflowFailureError) -> DeskError:
         cause = cause.__cause__
     if isinstance(cause, ApplicationError):
         return desk_error(cause.type, cause.message)
-    return ShelfError(str(error))
+    return ShelfError(reason_of(error))
 
 
 class DeskClient:
@@ -144,6 +148,7 @@ class DeskClient:
         name = parse_repo_name(repo)
         if source:
             check_clone_source(source)  # refused here, so a token never reaches the history
+        await require_worker(self.client, self.settings.task_queue)
         queue = self.settings.task_queue
         chosen = await host_for_new_repo(
             self.client, queue, await self.desk_state(), str(name), host
@@ -180,6 +185,7 @@ class DeskClient:
 
     async def shelves(self, fetch: bool = False) -> Shelves:
         """Ask each host with a worker for its clones; name the hosts that did not answer."""
+        await require_worker(self.client, self.settings.task_queue)
         desk = await self.desk_state()
         hosts = sorted(desk.hosts) if desk is not None and desk.hosts else [""]
         polling = await polled_hosts(self.client, self.settings.task_queue, [h for h in hosts if h])
@@ -235,14 +241,7 @@ class DeskClient:
                 "the job's history as given. Put it in the worker's environment instead (for "
                 "example ANTHROPIC_API_KEY), where the agent finds it."
             )
-        # Imported here: listing jobs, the commonest call, needs none of shipping's workflows.
-        from surfaces.shipping_client import ShippingClient
-
-        pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
-        if pushing:
-            raise RepoBusyError(
-                f"A push of {pushing[:12]} to {name} runs now; start the task when it is done."
-            )
+        await require_worker(self.client, self.settings.task_queue)
         job = JobInput(
             number=0,
             repo=str(name),
@@ -270,7 +269,9 @@ class DeskClient:
                 raise QueueFullError(cause.message) from None
             if isinstance(cause, ApplicationError) and cause.type == "HostError":
                 raise HostError(cause.message) from None
-            raise DeskError(f"The desk refused the job: {cause or error}") from None
+            if isinstance(cause, ApplicationError) and cause.type in REFUSALS:
+                raise desk_error(cause.type, cause.message) from None
+            raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
         """Ask the desk to admit, again while it is busy (the update was not applied).
@@ -313,8 +314,14 @@ class DeskClient:
         )
         return admission.number
 
+    async def worker_polling(self) -> bool:
+        """Whether a codedesk worker polls the desk's task queue now (asked of Temporal)."""
+        return bool(await live_pollers(self.client, self.settings.task_queue))
+
     async def desk_state(self) -> DeskState | None:
-        """The desk's running jobs and queue, or None when no worker answers in time."""
+        """The desk's running jobs and queue; None at once when no worker polls or answers."""
+        if not await self.worker_polling():
+            return None
         handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
         try:
             return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
@@ -356,7 +363,7 @@ class DeskClient:
                 report.worktree,
             )
             return state, fallback
-        if state != WorkflowExecutionStatus.RUNNING:
+        if state != WorkflowExecutionStatus.RUNNING or not await self.worker_polling():
             return state, fallback
         try:
             current = await handle.query(CodingJob.current, rpc_timeout=QUERY_TIMEOUT)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -39,7 +38,7 @@ def approvals(
     config = settings()
 
     async def body() -> None:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         page = await client.open_page(limit or config.list_limit)
         if as_json:
             states = page.items
@@ -47,9 +46,8 @@ def approvals(
         elif not page.items:
             out.print("No open approvals.")
         else:
-            width = shutil.get_terminal_size((100, 24)).columns
             for state in page.items:
-                _print_card(state, width)
+                print_card(state, config.card_value_chars)
         more_line(page, "open approval", "approvals")
 
     run(body())
@@ -80,7 +78,7 @@ def withdraw(
     config = settings()
 
     async def body() -> None:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(approval)
         await client.withdraw(ident, reason, config.owner)
         out.print(f"Withdrawal of {ident} sent; it counts unless the approval settled first.")
@@ -130,14 +128,15 @@ def _answer(given: str, decision: Decision) -> int:
     by = Principal(id=config.owner, name=config.owner.removeprefix("local:"))
 
     async def body() -> int:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(given)
         result, by_signal = await client.answer(ident, decision, by)
         verb = "approved" if decision == Decision.APPROVE else "declined"
         if by_signal:
             out.print(
-                f"No worker answered in time, so your answer to {ident} was sent as a signal: "
-                f"it counts when a worker runs, unless the approval settled first."
+                f"{result.reason} Your answer to {ident} was sent as a durable signal: it counts "
+                "when a worker runs, unless the approval settled first.",
+                markup=False,
             )
             return 0
         if result.counted:
@@ -149,24 +148,10 @@ def _answer(given: str, decision: Decision) -> int:
     return run(body())
 
 
-def _print_card(state: ApprovalState, width: int) -> None:
-    from surfaces.cards import CardLimits, approval_card
+def print_card(state: ApprovalState, value_chars: int) -> None:
+    """One open approval as a terminal card, from its structured payload."""
+    from surfaces.card_layout import approval_card
+    from surfaces.cli.render import print_blocks
 
-    request = state.request
-    limits = CardLimits(total_chars=max(400, min(width * 20, 4000)))
-    card = approval_card(
-        request.tool,
-        request.input,
-        action=request.action,
-        parameters=request.parameters,
-        files=[file.path for file in request.files],
-        limits=limits,
-    )
-    held = f" — held: {', '.join(request.classes)}" if request.classes else ""
-    out.print(f"[bold]{state.approval_id}[/]{held}", markup=True)
-    if request.title:
-        out.print(f"  {request.title}", markup=False)
-    for line in card.splitlines():
-        out.print(f"  {line}", markup=False)
-    out.print(f"  approve: codedesk approve {state.approval_id}", markup=False)
+    print_blocks(approval_card(state, value_chars=value_chars))
     out.print()

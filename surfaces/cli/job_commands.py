@@ -121,6 +121,7 @@ def jobs(
 
     async def body(desk: DeskClient) -> None:
         page = await desk.job_page(limit or desk.settings.list_limit)
+        await _note_when_no_worker(desk, "queue positions are not shown")
         if as_json:
             typer.echo(json.dumps([row.model_dump(mode="json") for row in page.items], indent=2))
         elif not page.items:
@@ -134,12 +135,16 @@ def jobs(
 
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
     """Show a job's status, report, history and Temporal UI link."""
+    from temporalio.client import WorkflowExecutionStatus
+
     from desk.names import job_workflow_id
     from surfaces.history import history_lines
     from workers.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
+        if state == WorkflowExecutionStatus.RUNNING:
+            await _note_when_no_worker(desk, "the phase shown is the last one recorded")
         lines = history_lines(await desk.history(number))
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
@@ -237,6 +242,16 @@ def cancel(number: int = NUMBER) -> None:
     with_desk(body)
 
 
+async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
+    """Say on stderr, at once, that no worker polls: nothing waits for one meanwhile."""
+    from surfaces.worker_check import no_worker
+
+    if not await desk.worker_polling():
+        err.print(
+            f"note: {no_worker(desk.settings.task_queue)} Until then {consequence}.", markup=False
+        )
+
+
 async def _follow(desk: DeskClient, number: int) -> None:
     from surfaces.history import HistoryReader
 
@@ -248,10 +263,10 @@ async def _follow(desk: DeskClient, number: int) -> None:
 
 
 def _print_report(report: JobReport) -> None:
-    from surfaces.cli.render import report_lines
+    from surfaces.cli.render import print_blocks
+    from surfaces.report_layout import job_report
 
-    for line in report_lines(report):
-        out.print(line, markup=True)
+    print_blocks(job_report(report))
 
 
 def _print_from(path: Path, position: int) -> int:

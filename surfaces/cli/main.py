@@ -21,6 +21,7 @@ from surfaces.cli import (
     server_commands,
     ship_commands,
 )
+from surfaces.cli.doctor import doctor
 from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
 
@@ -52,6 +53,7 @@ app.command()(approval_commands.hold)
 app.command()(ship_commands.report)
 app.command()(ship_commands.push)
 app.command(name="discord")(discord_commands.discord_bot)
+app.command()(doctor)
 
 
 @app.command()

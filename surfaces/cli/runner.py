@@ -38,6 +38,10 @@ class LazyConsole:
             self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
         return self._console
 
+    @property
+    def is_terminal(self) -> bool:
+        return self.console.is_terminal
+
     def print(self, *objects: Any, **options: Any) -> None:
         self.console.print(*objects, **options)
 

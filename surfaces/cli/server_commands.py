@@ -32,18 +32,22 @@ def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
     from activities.sandbox import choose_sandbox, describe
     from workers.client import connect
-    from workers.host import serve_worker, stop_on_signals
+    from workers.host import prepare_directories, serve_worker, stop_on_signals
 
     config = settings()
 
     async def body() -> None:
+        prepare_directories(config)
         client = await connect(config)
         stop = stop_on_signals()
         out.print(describe(choose_sandbox(config.sandbox)), markup=False)
-        out.print(
-            f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
-            "Press Ctrl-C to stop."
-        )
-        await serve_worker(client, config, stop)
+
+        def ready() -> None:
+            out.print(
+                f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
+                "Press Ctrl-C to stop."
+            )
+
+        await serve_worker(client, config, stop, ready)
 
     run(body())
