@@ -15,8 +15,9 @@ load falls on both sides alike):
   round trip, which also settles the `Approval` workflow, is printed beside it).
 
 It prints the p50 of each, the harmless call's overhead over the bare start (target: within
-60 ms) and the held call's ratio to the bare Update (target: within 1.3x), and, last, one JSON
-line (`--json`: only the JSON). It exits non-zero if any call was answered wrongly.
+60 ms) and the held call's ratio to the bare Update (target: within 1.3x); `--json` prints the
+figures as JSON, `--out FILE` also writes them. It exits non-zero if any call was answered
+wrongly.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import arguments, exit_with, isolate, make_origin, running_desk
+from common import Comparison, arguments, exit_with, isolate, make_origin, report, running_desk
 
 from activities.hook_settings import hook_command
 from desk.approvals import CallSummary, Decision, HoldRequest, Principal, approval_id
@@ -185,21 +186,34 @@ def summary(figures: dict[str, list[float]], samples: int, tool_calls: int) -> d
 def main() -> int:
     args = arguments(__doc__, "calls of each kind (default 20)")
     figures = asyncio.run(run(args.jobs))
-    if not args.json:
-        print(
-            f"{args.jobs} calls of each kind.\n"
-            f"harmless call through the hook: p50 {figures['harmless_hook_p50_ms']:.0f} ms; "
-            f"bare `python -c pass`: p50 {figures['bare_start_p50_ms']:.0f} ms; "
-            f"overhead {figures['harmless_over_bare_ms']:.0f} ms "
-            f"(target <= {HARMLESS_TARGET_MS:.0f} ms)\n"
-            f"held call, approved by Update: unblocked after p50 "
-            f"{figures['held_unblock_p50_ms']:.0f} ms; bare Update round trip: p50 "
-            f"{figures['bare_update_p50_ms']:.0f} ms; ratio "
-            f"{figures['held_over_update_ratio']:.2f}x (target <= {HELD_TARGET_RATIO}x); "
-            f"the approving Update's own round trip: p50 {figures['answer_update_p50_ms']:.0f} "
-            f"ms ({figures['held_over_answer_ratio']:.2f}x)"
-        )
-    print(json.dumps(figures))
+    comparisons = [
+        Comparison(
+            "harmless call through the hook (p50)",
+            figures["harmless_hook_p50_ms"],
+            "ms",
+            "a bare `python -c pass`",
+            figures["bare_start_p50_ms"],
+            f"<= baseline + {HARMLESS_TARGET_MS:.0f} ms",
+            figures["harmless_within_target"],
+        ),
+        Comparison(
+            "held call approved by Update, until the hook exits (p50)",
+            figures["held_unblock_p50_ms"],
+            "ms",
+            "a no-op Update on the job",
+            figures["bare_update_p50_ms"],
+            f"<= {HELD_TARGET_RATIO}x baseline",
+            figures["held_within_target"],
+        ),
+        Comparison(
+            "the same held call (p50)",
+            figures["held_unblock_p50_ms"],
+            "ms",
+            "the approving Update's own round trip",
+            figures["answer_update_p50_ms"],
+        ),
+    ]
+    report("hold_latency", figures, comparisons, args, f"{args.jobs} calls of each kind.")
     for problem in figures["problems"]:
         print(f"FAILED: {problem}", file=sys.stderr)
     return 0 if figures["ok"] else 1

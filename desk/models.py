@@ -351,6 +351,46 @@ class Admission(Payload):
     """The host the job runs on (empty when the desk knows no hosts)."""
 
 
+class AdmissionCheck(Payload):
+    """What the desk asks the worker's host before it numbers a job."""
+
+    repo: str
+    agent_command: str
+    host: str = ""
+    """The host the desk records for the repository; another host's shelf is not checked here."""
+
+
+class AdmissionVerdict(Payload):
+    """Empty when the job may run; else why not, and the error type that says so."""
+
+    refusal: str = ""
+    kind: str = ""
+
+
+class HostReportInput(Payload):
+    """`codedesk doctor`'s question to a worker's host."""
+
+    agent_command: str = ""
+    """The configured agent command, whose program must be on the host's PATH."""
+
+
+class HostReport(Payload):
+    """A worker's host as `codedesk doctor` shows it."""
+
+    host: str = ""
+    git: str = ""
+    git_problem: str = ""
+    agent_program: str = ""
+    agent_path: str = ""
+    programs: dict[str, str] = Field(default_factory=dict)
+    """Each preset's program and where it is on the host's PATH ("" when missing)."""
+    sandbox: str = ""
+    sandbox_status: str = "skip"
+    """ok (confined), warn (agents run unconfined), fail (the probe refuses), skip (no probe)."""
+    imports: dict[str, str] = Field(default_factory=dict)
+    """Each of codedesk's top-level packages and the folder it is imported from."""
+
+
 class JobEnded(Payload):
     number: int
 

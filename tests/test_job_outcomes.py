@@ -177,7 +177,8 @@ async def test_an_agent_exit_code_is_reported(desk: DeskClient, clone: Path) -> 
 async def test_an_agent_command_that_does_not_exist_fails_clearly(
     desk: DeskClient, clone: Path, tmp_path: Path
 ) -> None:
-    missing = str(tmp_path / "no-such-agent")
+    # A path relative to the worktree: the desk cannot check it before the worktree exists.
+    missing = "./no-such-agent"
     number = await desk.start_job(REPO, "anything", agent_command=f"{missing} --go")
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.FAILED, report

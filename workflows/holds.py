@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.models import JobInput, JobPhase, JobStatus
 
 from workflows.approval import Approval
+from workflows.reasons import reason_of
 
 CLASSIFY_TIMEOUT = timedelta(seconds=30)
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
@@ -189,7 +190,7 @@ class HoldsCalls:
         except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
             # Fail closed: an approval that cannot be asked or did not settle is no approval.
             return ApprovalOutcome(
-                kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {error}"
+                kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
             )
         if outcome.kind == OutcomeKind.APPROVED and not self.hold_waiters.get(ident):
             # Every hook waiting on it gave up: the next identical call may use it, once.
