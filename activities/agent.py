@@ -26,6 +26,7 @@ from temporalio.client import Client
 from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
+from activities.egress import egress_policy, serve_egress
 from activities.failures import desk_failures
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
@@ -41,6 +42,7 @@ T = TypeVar("T")
 TAIL_LINES = 20
 HOOK_SETTINGS_FILE = "hook-settings.json"
 HOLD_SOCKET = "hold.sock"
+EGRESS_SOCKET = "egress.sock"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
 
@@ -96,9 +98,15 @@ class AgentActivities:
             with desk_failures():
                 git = await _beating(lambda: self._agent_git(request)) if confined else None
             socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
-            paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file)
+            egress = (
+                socket_dir / EGRESS_SOCKET if confined and self.settings.sandbox_network else None
+            )
+            paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file, egress)
             try:
-                async with self._hold_channel(paths.hold_socket, request.number) as legacy_env:
+                async with (
+                    self._hold_channel(paths.hold_socket, request.number) as legacy_env,
+                    self._egress_proxy(egress, log),
+                ):
                     launch = plan_launch(
                         self.settings, self.sandbox.mode, request, argv, paths, info.attempt, git
                     )
@@ -166,6 +174,20 @@ class AgentActivities:
             return argv, None
         path = _hook_settings_file(folder, self.settings)
         return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
+
+    def _egress_proxy(
+        self, socket: Path | None, log: TextIO
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Serve the agent's way out on `socket` while it runs (none: it has no network)."""
+        if socket is None:
+            return contextlib.nullcontext()
+
+        def refused(line: str) -> None:
+            log.write(f"codedesk: {line}\n")
+            log.flush()
+
+        frontend = self.client.service_client.config.target_host
+        return serve_egress(socket, egress_policy(self.settings, frontend), refused)
 
     def _hold_channel(
         self, socket: Path, number: int

@@ -23,6 +23,7 @@ from pydantic_settings import (
 
 from desk.agents import PRESETS
 from desk.durations import format_duration, parse_duration
+from desk.egress_rules import parse_patterns
 from desk.errors import DeskError, SettingsError
 from desk.models import DeskLimits
 from desk.policy import HoldClass
@@ -173,6 +174,17 @@ class DeskSettings(BaseSettings):
         default_factory=list,
         description="Extra paths a sandboxed agent may read, e.g. ~/.claude (comma-separated).",
     )
+    sandbox_egress: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["*"],
+        description=(
+            "Where a sandboxed agent may connect through the egress proxy: `*` (anywhere "
+            "public) or host[:port] patterns; a named loopback host:port is allowed too."
+        ),
+    )
+    sandbox_egress_deny: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Destinations (host[:port] patterns) the egress proxy always refuses.",
+    )
     agent_env: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(AGENT_ENV_DEFAULT),
         description="Variables of the worker's environment the agent gets (names, `*` globs).",
@@ -191,6 +203,8 @@ class DeskSettings(BaseSettings):
         "discord_owner_role_ids",
         "discord_guild_ids",
         "sandbox_read_paths",
+        "sandbox_egress",
+        "sandbox_egress_deny",
         "agent_env",
         mode="before",
     )
@@ -238,6 +252,12 @@ class DeskSettings(BaseSettings):
         if duration <= timedelta(0):
             raise ValueError("must be longer than zero")
         return duration
+
+    @field_validator("sandbox_egress", "sandbox_egress_deny")
+    @classmethod
+    def _egress_patterns(cls, value: list[str]) -> list[str]:
+        parse_patterns(value)
+        return value
 
     @field_validator("sandbox")
     @classmethod
