@@ -59,27 +59,31 @@ async def serve_egress(
     """Serve the proxy on `socket_path` while the block runs; every connection ends with it."""
     frontend = await _addresses(policy.frontend[0], policy.frontend[1])
     policy = replace(policy, frontend_addresses=frozenset(frontend))
-    handlers: set[asyncio.Task[None]] = set()
+    open_ones: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        handlers.add(task)
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             await _serve_one(reader, writer, policy, on_refused)
         finally:
-            handlers.discard(task)
             writer.close()
 
-    server = await asyncio.start_unix_server(handle, path=str(socket_path), limit=HEAD_LIMIT)
+    def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        # Registered as the connection is accepted, so the end of the block closes it even
+        # when its task has not started yet.
+        task = asyncio.ensure_future(serve(reader, writer))
+        open_ones[task] = writer
+        task.add_done_callback(lambda done: open_ones.pop(done, None))
+
+    server = await asyncio.start_unix_server(accepted, path=str(socket_path), limit=HEAD_LIMIT)
     os.chmod(socket_path, 0o600)
     try:
         yield
     finally:
         server.close()
-        for task in list(handlers):
+        for task, writer in list(open_ones.items()):
             task.cancel()
-        await asyncio.gather(*handlers, return_exceptions=True)
+            writer.close()
+        await asyncio.gather(*open_ones, return_exceptions=True)
         await server.wait_closed()
 
 
