@@ -85,6 +85,9 @@ class EgressPolicy:
         local = is_local(address)
         if port == self.frontend[1] and (address in self.frontend_addresses or local):
             return f"{address} is the Temporal frontend"
+        denied = next((p for p in self.deny if p.matches(str(address), port)), None)
+        if denied is not None:
+            return f"{address} matches CODEDESK_SANDBOX_EGRESS_DENY ({_show(denied)})"
         if any(p.names_a_host and p.matches(host, port) for p in self.allow):
             return ""
         if address.is_loopback or address.is_unspecified:

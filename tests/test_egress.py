@@ -129,10 +129,13 @@ async def test_the_deny_setting_and_an_allowlist_restrict_egress(
     named = f"127.0.0.1:{served.port}"
     async with serve_egress(socket_path, policy(settings, frontend, [named], deny=["127.0.0.*"])):
         denied = await ask(socket_path, f"CONNECT {named} HTTP/1.1\r\n\r\n")
+    async with serve_egress(socket_path, policy(settings, frontend, ["*"], deny=["127.*", "::1"])):
+        by_address = await ask(socket_path, f"CONNECT localhost:{served.port} HTTP/1.1\r\n\r\n")
     async with serve_egress(socket_path, policy(settings, frontend, ["api.example.com:443"])):
         unlisted = await ask(socket_path, f"CONNECT {named} HTTP/1.1\r\n\r\n")
     assert b"CODEDESK_SANDBOX_EGRESS_DENY (127.0.0.*)" in denied, denied
     assert b"not in CODEDESK_SANDBOX_EGRESS" in unlisted, unlisted
+    assert b"matches CODEDESK_SANDBOX_EGRESS_DENY" in by_address, by_address
     assert served.paths == []
 
 
