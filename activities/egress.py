@@ -56,49 +56,68 @@ def egress_policy(settings: DeskSettings, frontend: str) -> EgressPolicy:
 async def serve_egress(
     socket_path: Path, policy: EgressPolicy, on_refused: Refused | None = None
 ) -> AsyncIterator[None]:
-    """Serve the proxy on `socket_path` while the block runs; every connection ends with it."""
+    """Serve the proxy on `socket_path` while the block runs; every connection ends with it.
+
+    Plain non-blocking sockets, each owned by this block from `accept` on, so its end closes
+    every one of them whatever state its connection is in.
+    """
     frontend = await _addresses(policy.frontend[0], policy.frontend[1])
     policy = replace(policy, frontend_addresses=frozenset(frontend))
-    open_ones: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+    loop = asyncio.get_running_loop()
+    owned: set[socket.socket] = set()
+    serving: set[asyncio.Task[None]] = set()
 
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            await _serve_one(reader, writer, policy, on_refused)
-        finally:
-            writer.close()
+    async def serve(conn: socket.socket) -> None:
+        await _serve_one(loop, conn, owned, policy, on_refused)
 
-    def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # Registered as the connection is accepted, so the end of the block closes it even
-        # when its task has not started yet.
-        task = asyncio.ensure_future(serve(reader, writer))
-        open_ones[task] = writer
-        task.add_done_callback(lambda done: open_ones.pop(done, None))
+    def accept() -> None:
+        # Called by the loop when the listener is readable: every accepted socket is owned
+        # at once, so none is lost between `accept` and its task.
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:  # nothing more to accept (or no descriptor left for it now)
+                return
+            conn.setblocking(False)
+            owned.add(conn)
+            task = asyncio.create_task(serve(conn))
+            serving.add(task)
+            task.add_done_callback(serving.discard)
 
-    server = await asyncio.start_unix_server(accepted, path=str(socket_path), limit=HEAD_LIMIT)
-    os.chmod(socket_path, 0o600)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    owned.add(listener)
     try:
-        yield
+        listener.bind(str(socket_path))
+        os.chmod(socket_path, 0o600)
+        listener.listen(64)
+        listener.setblocking(False)
+        loop.add_reader(listener, accept)
+        try:
+            yield
+        finally:
+            loop.remove_reader(listener)
+            for task in serving:
+                task.cancel()
+            await asyncio.gather(*serving, return_exceptions=True)
     finally:
-        server.close()
-        for task, writer in list(open_ones.items()):
-            task.cancel()
-            writer.close()
-        await asyncio.gather(*open_ones, return_exceptions=True)
-        await server.wait_closed()
+        for sock in owned:
+            sock.close()
+        socket_path.unlink(missing_ok=True)
 
 
 async def _serve_one(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
+    loop: asyncio.AbstractEventLoop,
+    conn: socket.socket,
+    owned: set[socket.socket],
     policy: EgressPolicy,
     on_refused: Refused | None,
 ) -> None:
     request = "(no request)"
     try:
-        head = await _read_head(reader)
+        head, early = await _read_head(loop, conn)
         request = head.split("\r\n", 1)[0]
         method, host, port, forwarded = _parse(head)
-        upstream = await _open(policy, host, port)
+        upstream = await _open(loop, owned, policy, host, port)
     except _Refusal as refusal:
         line = scrub(f"egress refused {request!r}: {refusal.reason}")
         log.warning(line)
@@ -107,27 +126,46 @@ async def _serve_one(
         body = f"codedesk egress proxy: {refusal.reason}\n".encode()
         head_out = f"HTTP/1.1 {refusal.status}\r\nContent-Type: text/plain\r\n"
         head_out += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-        with contextlib.suppress(ConnectionError):
-            writer.write(head_out.encode() + body)
-            await writer.drain()
+        with contextlib.suppress(OSError):
+            await loop.sock_sendall(conn, head_out.encode() + body)
+        _close(conn, owned)
         return
-    up_reader, up_writer = upstream
     try:
         if method == "CONNECT":
-            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await loop.sock_sendall(conn, b"HTTP/1.1 200 Connection established\r\n\r\n")
         else:
-            up_writer.write(forwarded)
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            await loop.sock_sendall(upstream, forwarded)
+        if early:
+            await loop.sock_sendall(upstream, early)
+        await _relay(loop, conn, upstream)
+    except OSError:
+        pass
     finally:
-        up_writer.close()
+        _close(conn, owned)
+        _close(upstream, owned)
 
 
-async def _read_head(reader: asyncio.StreamReader) -> str:
+def _close(sock: socket.socket, owned: set[socket.socket]) -> None:
+    owned.discard(sock)
+    sock.close()
+
+
+async def _read_head(loop: asyncio.AbstractEventLoop, conn: socket.socket) -> tuple[str, bytes]:
+    """The request head, and whatever the client sent after it already."""
+    data = b""
     try:
-        raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), HEAD_TIMEOUT)
-    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
-        raise _Refusal("400 Bad Request", "no complete request head") from None
-    return raw.decode("latin-1")
+        async with asyncio.timeout(HEAD_TIMEOUT):
+            while b"\r\n\r\n" not in data and len(data) <= HEAD_LIMIT:
+                chunk = await loop.sock_recv(conn, READ_CHUNK)
+                if not chunk:
+                    break
+                data += chunk
+    except (TimeoutError, OSError):
+        pass
+    head, sep, early = data.partition(b"\r\n\r\n")
+    if not sep or len(head) > HEAD_LIMIT:
+        raise _Refusal("400 Bad Request", "no complete request head")
+    return head.decode("latin-1"), early
 
 
 def _parse(head: str) -> tuple[str, str, int, bytes]:
@@ -156,8 +194,12 @@ def _parse(head: str) -> tuple[str, str, int, bytes]:
 
 
 async def _open(
-    policy: EgressPolicy, host: str, port: int
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop: asyncio.AbstractEventLoop,
+    owned: set[socket.socket],
+    policy: EgressPolicy,
+    host: str,
+    port: int,
+) -> socket.socket:
     """Connect to `host:port` at an address the policy allows (resolved once, so a name
     cannot resolve to an allowed address when checked and to a forbidden one when used)."""
     reason = policy.refuse_name(host, port)
@@ -172,12 +214,18 @@ async def _open(
             raise _Refusal("403 Forbidden", f"{host}:{port} is refused: {reason}")
     problems = []
     for address in addresses:
+        family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+        upstream = socket.socket(family, socket.SOCK_STREAM)
+        owned.add(upstream)
+        upstream.setblocking(False)
         try:
-            return await asyncio.wait_for(
-                asyncio.open_connection(str(address), port, limit=READ_CHUNK), CONNECT_TIMEOUT
-            )
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                await loop.sock_connect(upstream, (str(address), port))
         except (OSError, TimeoutError) as failed:
+            _close(upstream, owned)
             problems.append(f"{address}: {failed or type(failed).__name__}")
+            continue
+        return upstream
     raise _Refusal("502 Bad Gateway", f"{host}:{port} cannot be reached ({'; '.join(problems)})")
 
 
@@ -195,11 +243,27 @@ async def _addresses(host: str, port: int) -> list[IPAddress]:
     return list(dict.fromkeys(ipaddress.ip_address(item[4][0]) for item in found))
 
 
-async def _pipe(source: asyncio.StreamReader, target: asyncio.StreamWriter) -> None:
+async def _relay(loop: asyncio.AbstractEventLoop, one: socket.socket, other: socket.socket) -> None:
+    """Copy both ways; a side that ends cleanly half-closes the other, an error ends both."""
+    tasks = {
+        asyncio.create_task(_pipe(loop, one, other)),
+        asyncio.create_task(_pipe(loop, other, one)),
+    }
+    try:
+        while tasks:
+            done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if any(task.exception() is not None for task in done):
+                return
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _pipe(
+    loop: asyncio.AbstractEventLoop, source: socket.socket, target: socket.socket
+) -> None:
     """Copy until the source ends, then end the target's sending side."""
-    with contextlib.suppress(ConnectionError, OSError):
-        while data := await source.read(READ_CHUNK):
-            target.write(data)
-            await target.drain()
-        if target.can_write_eof():
-            target.write_eof()
+    while data := await loop.sock_recv(source, READ_CHUNK):
+        await loop.sock_sendall(target, data)
+    target.shutdown(socket.SHUT_WR)
