@@ -168,7 +168,8 @@ class DeskSettings(BaseSettings):
         description="Agent sandbox: bwrap, none, or auto (bwrap when it works on this host).",
     )
     sandbox_network: bool = Field(
-        default=True, description="Whether a sandboxed agent has the network (false: none)."
+        default=True,
+        description="Whether a sandboxed agent has the network (via the egress proxy; false: no).",
     )
     sandbox_read_paths: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
