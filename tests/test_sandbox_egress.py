@@ -90,3 +90,31 @@ async def test_an_ordinary_online_job_integrates_with_the_proxy_in_its_environme
     assert {"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"} <= set(
         shown["names"]
     ), shown
+
+
+@pytest.fixture
+async def offline_egress(
+    client: Client,
+    settings: DeskSettings,
+    outside: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model_api: Served,
+) -> AsyncIterator[Sandboxed]:
+    allow = ["*", f"127.0.0.1:{model_api.port}"]
+    async for box in sandboxed_desk(client, settings, outside, monkeypatch, False, egress=allow):
+        yield box
+
+
+async def test_without_the_network_not_even_an_allowed_destination_is_reached(
+    offline_egress: Sandboxed, model_api: Served
+) -> None:
+    box = offline_egress
+    attacks = ["tcp to Temporal", "proxy to Temporal", "fetch through the proxy"]
+    command = hostile_command(box, "no-approval", fetch=model_api.url, only=attacks)
+    number = await box.desk.start_job(REPO, "no network", agent_command=command)
+    report = await box.desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert model_api.paths == []
+    assert "egress refused" not in Path(report.log_path).read_text()
+    for attack in attacks:
+        assert f"attack {attack}: failed" in report.output, report.output
