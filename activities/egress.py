@@ -28,6 +28,7 @@ HEAD_LIMIT = 1 << 16
 HEAD_TIMEOUT = 30.0
 CONNECT_TIMEOUT = 30.0
 READ_CHUNK = 1 << 16
+TEMPORAL_PORT = 7233
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te"}
 
 log = logging.getLogger(__name__)
@@ -43,12 +44,11 @@ class _Refusal(Exception):
 
 def egress_policy(settings: DeskSettings, frontend: str) -> EgressPolicy:
     """The policy of `settings`, guarding the Temporal frontend at `frontend` (host:port)."""
-    host, port = split_host_port(frontend, default=7233)
-    assert port is not None
+    host, port = split_host_port(frontend, default=None)
     return EgressPolicy(
         allow=parse_patterns(settings.sandbox_egress),
         deny=parse_patterns(settings.sandbox_egress_deny),
-        frontend=(host, port),
+        frontend=(host, port or TEMPORAL_PORT),
     )
 
 
