@@ -18,7 +18,8 @@ DeskError
 ├── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
 ├── ShaError                not a full commit SHA
 ├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed
-└── RepoBusyError           the repository is integrating, reporting or pushing now
+├── RepoBusyError           the repository is integrating, reporting or pushing now
+└── HostError               a host name is bad, unknown, has no worker, or is claimed twice
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
 these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
@@ -102,6 +103,10 @@ class ShipRefusal(DeskError):
 
 class RepoBusyError(DeskError):
     """The repository's clone is busy with an integration, a report or a push."""
+
+
+class HostError(DeskError):
+    """A host name is not usable, is unknown, has no worker polling, or is claimed twice."""
 
 
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (

@@ -52,6 +52,9 @@ class CommitInfo(Payload):
 class AddRepoInput(Payload):
     repo: str
     source: str = ""
+    host: str = ""
+    """The host whose shelf gets the clone (empty: any worker of the shared queue)."""
+    host_wait: timedelta = timedelta(minutes=1)
 
 
 class CloneInfo(Payload):
@@ -68,10 +71,14 @@ class CloneInfo(Payload):
     last_commit: str = ""
     last_commit_at: datetime | None = None
     error: str = ""
+    host: str = ""
+    """The host whose shelf holds the clone (empty when not known)."""
 
 
 class ListReposInput(Payload):
     fetch: bool = False
+    host: str = ""
+    host_wait: timedelta = timedelta(seconds=10)
 
 
 class ShelfListing(Payload):
@@ -109,6 +116,10 @@ class JobInput(Payload):
     """The `Desk` workflow that admitted the job and is told when it ends (empty: none)."""
     admitted: bool = True
     """False when the job starts queued and waits for the desk's `admit` signal."""
+    host: str = ""
+    """The host that holds the clone; every shelf step runs on its queue (empty: shared queue)."""
+    host_wait: timedelta = timedelta(minutes=1)
+    """How long a step waits for the host's worker before the job says it waits for the host."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -171,6 +182,8 @@ class IntegrationRequest(Payload):
     worktree: Worktree
     report_commits: int = 50
     report_files: int = 100
+    host: str = ""
+    """The host that holds the clone, for a `Repo` entity that does not know it yet."""
 
 
 class WithdrawIntegration(Payload):
@@ -258,6 +271,9 @@ class JobStatus(Payload):
     branch: str = ""
     worktree: str = ""
     report: JobReport | None = None
+    host: str = ""
+    waiting_for_host: str = ""
+    """The host whose worker the job waits for now (empty while it has one)."""
 
 
 # The desk
@@ -271,6 +287,20 @@ class DeskLimits(Payload):
     reclaim_interval: timedelta = timedelta(seconds=30)
     history_limit: int = 0
     """Continue as new past this many history events (0: when Temporal suggests it)."""
+    host: str = ""
+    """The host of the worker that sent these limits (empty: an older worker)."""
+    shelf: str = ""
+    others_polling: bool = False
+    """Another worker of this host polled when this one started (so they must share a shelf)."""
+
+
+class HostRecord(Payload):
+    """A host as the desk knows it: what its workers said when they started."""
+
+    name: str
+    shelf: str = ""
+    slots: int = 4
+    seen_at: datetime | None = None
 
 
 class DeskState(Payload):
@@ -281,6 +311,18 @@ class DeskState(Payload):
     running: list[int] = Field(default_factory=list)
     queue: list[int] = Field(default_factory=list)
     reclaimed: int = 0
+    hosts: dict[str, HostRecord] = Field(default_factory=dict)
+    repo_hosts: dict[str, str] = Field(default_factory=dict)
+    """Which host holds each repository's clone."""
+    job_hosts: dict[int, str] = Field(default_factory=dict)
+    """The host of each running or waiting job: slots are counted per host."""
+
+
+class RepoPlacement(Payload):
+    """`repo add` asks the desk to record that `repo`'s clone is on `host`."""
+
+    repo: str
+    host: str
 
 
 class AdmitInput(Payload):
@@ -297,6 +339,8 @@ class Admission(Payload):
     """0 when the job runs now; 1 for the head of the queue."""
     running: int = 0
     queued: int = 0
+    host: str = ""
+    """The host the job runs on (empty when the desk knows no hosts)."""
 
 
 class JobEnded(Payload):

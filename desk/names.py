@@ -20,7 +20,9 @@ SHELF_LIST_PREFIX = "shelf-list-"
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
 OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")
-SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE)
+WAITING_HOST_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskWaitingHost")
+"""Set while a job waits for its host's worker; `codedesk jobs` shows it."""
+SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE, WAITING_HOST_ATTRIBUTE)
 """Custom search attributes every server that runs codedesk registers (all Keyword)."""
 
 
@@ -50,6 +52,11 @@ def push_workflow_id(repo: str, sha: str) -> str:
 def outbox_workflow_id(queue: str, channel: str) -> str:
     """The workflow id of the ordered outbox of one surface channel or thread."""
     return f"{OUTBOX_ID_PREFIX}{queue}-{channel}"
+
+
+def host_task_queue(task_queue: str, host: str) -> str:
+    """The task queue of one host's shelf activities: `<shared queue>@<host>`."""
+    return f"{task_queue}@{host}"
 
 
 def job_branch(number: int, suffix: int = 0) -> str:

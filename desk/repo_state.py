@@ -16,6 +16,8 @@ class RepoState(Payload):
     """Carried across continue-as-new, so receipts and queued integrations survive restarts."""
 
     repo: str
+    host: str = ""
+    """The host that holds the clone: integrations, reports and pushes run on its queue."""
     queue: list[IntegrationRequest] = Field(default_factory=list)
     integrations: int = 0
     receipts: dict[str, ChangeReport] = Field(default_factory=dict)

@@ -24,7 +24,8 @@ from pydantic_settings import (
 from desk.agents import PRESETS
 from desk.durations import format_duration, parse_duration
 from desk.egress_rules import parse_patterns
-from desk.errors import DeskError, SettingsError
+from desk.errors import DeskError, HostError, SettingsError
+from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.policy import HoldClass
 
@@ -68,6 +69,14 @@ class DeskSettings(BaseSettings):
     )
     namespace: str = Field(default="default", description="Temporal namespace.")
     task_queue: str = Field(default="codedesk", description="Task queue of the codedesk worker.")
+    host: str = Field(
+        default_factory=machine_host_name,
+        description="This worker's host name (its clones and job slots); default: the machine's.",
+    )
+    host_wait: timedelta = Field(
+        default=timedelta(minutes=1),
+        description="How long a step waits for its host's worker before the job says it waits.",
+    )
     shelf: Path | None = Field(
         default=None, description="Where clones live; default `<home>/shelf`."
     )
@@ -93,7 +102,9 @@ class DeskSettings(BaseSettings):
     report_commits: int = Field(default=50, ge=1, description="Commits listed in a report.")
     report_files: int = Field(default=100, ge=1, description="Files listed in a report.")
     max_workers: int = Field(
-        default=4, ge=1, description="Jobs that run at once across the desk (read at worker start)."
+        default=4,
+        ge=1,
+        description="Job slots of this worker's host: how many jobs run there at once.",
     )
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."
@@ -241,6 +252,7 @@ class DeskSettings(BaseSettings):
         "heartbeat_timeout",
         "desk_reclaim_interval",
         "hold_wait",
+        "host_wait",
         "discord_progress_interval",
         mode="before",
     )
@@ -280,6 +292,14 @@ class DeskSettings(BaseSettings):
         if not value.strip():
             raise ValueError("must not be empty")
         return value
+
+    @field_validator("host")
+    @classmethod
+    def _host_name(cls, value: str) -> str:
+        try:
+            return check_host_name(value)
+        except HostError as error:
+            raise ValueError(str(error)) from None
 
     @field_validator("home", "shelf", mode="before")
     @classmethod
@@ -326,6 +346,8 @@ class DeskSettings(BaseSettings):
             max_queued=self.max_queued,
             reclaim_interval=self.desk_reclaim_interval,
             history_limit=self.desk_history_limit,
+            host=self.host,
+            shelf=str(self.shelf_dir),
         )
 
     @property
@@ -382,7 +404,9 @@ def settings_table() -> list[tuple[str, str, str, str]]:
             default = default.get_secret_value()
         if isinstance(default, list):
             default = ",".join(default)
-        if isinstance(default, bool):
+        if name == "host":
+            shown = "(this machine's host name)"
+        elif isinstance(default, bool):
             shown = str(default).lower()
         elif isinstance(default, timedelta):
             shown = format_duration(default)

@@ -55,6 +55,8 @@ class ReportInput(Payload):
     repo: str
     max_commits: int = 50
     max_files: int = 100
+    host: str = ""
+    """The host that holds the clone, for a `Repo` entity that does not know it yet."""
 
 
 class PushInput(Payload):

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
@@ -24,12 +24,14 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.approvals import SurfacePlace
 from desk.errors import (
     DeskError,
+    HostError,
     JobNotFoundError,
     QueueFullError,
     RepoBusyError,
     ShelfError,
     desk_error,
 )
+from desk.host_slots import queue_position
 from desk.models import (
     AddRepoInput,
     Admission,
@@ -41,6 +43,7 @@ from desk.models import (
     JobReport,
     JobStatus,
     ListReposInput,
+    RepoPlacement,
     ShelfListing,
 )
 from desk.names import (
@@ -50,15 +53,19 @@ from desk.names import (
     REPO_ATTRIBUTE,
     SHELF_ADD_PREFIX,
     SHELF_LIST_PREFIX,
+    WAITING_HOST_ATTRIBUTE,
     job_number,
     job_workflow_id,
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.settings import DeskSettings
+from surfaces.hosts_client import host_for_new_repo
 from surfaces.shipping_client import ShippingClient
 from workers.desk_entity import desk_start
+from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
+from workflows.hosts import host_missing
 from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_ATTEMPTS = 6
@@ -69,6 +76,17 @@ DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
+
+
+HOST_LIST_WAIT = timedelta(seconds=10)
+"""How long `repo list` waits for one host's worker before naming it as not answering."""
+
+
+class Shelves(BaseModel):
+    """`repo list` across hosts: every clone, and the hosts that did not answer."""
+
+    clones: list[CloneInfo] = Field(default_factory=list)
+    silent: list[str] = Field(default_factory=list)
 
 
 class JobRow(BaseModel):
@@ -84,6 +102,8 @@ class JobRow(BaseModel):
     started: datetime | None
     position: int | None = None
     """Place in the desk's queue while the job waits for a slot."""
+    waiting_for_host: str = ""
+    """The host whose worker the job waits for (empty while it has one)."""
 
 
 def _desk_failure(error: WorkflowFailureError) -> DeskError:
@@ -103,29 +123,75 @@ class DeskClient:
         self.client = client
         self.settings = settings
 
-    async def add_repo(self, repo: str, source: str = "") -> CloneInfo:
+    async def add_repo(self, repo: str, source: str = "", host: str = "") -> CloneInfo:
+        """Clone `repo` on `host` (default: the only host with a worker) and record it there."""
         name = parse_repo_name(repo)
         if source:
             check_clone_source(source)  # refused here, so a token never reaches the history
+        queue = self.settings.task_queue
+        chosen = await host_for_new_repo(
+            self.client, queue, await self.desk_state(), str(name), host
+        )
         try:
-            return await self.client.execute_workflow(
+            clone: CloneInfo = await self.client.execute_workflow(
                 AddRepo.run,
-                AddRepoInput(repo=str(name), source=source),
+                AddRepoInput(
+                    repo=str(name), source=source, host=chosen, host_wait=self.settings.host_wait
+                ),
                 id=f"{SHELF_ADD_PREFIX}{name}",
-                task_queue=self.settings.task_queue,
+                task_queue=queue,
             )
         except WorkflowFailureError as error:
             raise _desk_failure(error) from None
+        if chosen:
+            await self.place_repo(RepoPlacement(repo=str(name), host=chosen))
+        return clone.model_copy(update={"host": chosen})
+
+    async def place_repo(self, placement: RepoPlacement) -> None:
+        """Record on the desk that a repository's clone is on a host (refused if elsewhere)."""
+        try:
+            await self.client.execute_update_with_start_workflow(
+                Desk.place_repo, placement, start_workflow_operation=desk_start(self.settings)
+            )
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            message = cause.message if isinstance(cause, ApplicationError) else str(error)
+            raise HostError(message) from None
 
     async def list_repos(self, fetch: bool = False) -> list[CloneInfo]:
+        """Every live host's clones in one list (hosts that did not answer are left out)."""
+        return (await self.shelves(fetch)).clones
+
+    async def shelves(self, fetch: bool = False) -> Shelves:
+        """Ask each host with a worker for its clones; name the hosts that did not answer."""
+        desk = await self.desk_state()
+        hosts = sorted(desk.hosts) if desk is not None and desk.hosts else [""]
+        polling = await polled_hosts(self.client, self.settings.task_queue, [h for h in hosts if h])
+        view = Shelves()
+        for host in hosts:
+            if host and not polling[host]:
+                view.silent.append(host)
+                continue
+            try:
+                clones = await self._list_host(host, fetch)
+            except HostError:
+                view.silent.append(host)
+                continue
+            view.clones += [clone.model_copy(update={"host": host}) for clone in clones]
+        return view
+
+    async def _list_host(self, host: str, fetch: bool) -> list[CloneInfo]:
+        wait = min(self.settings.host_wait, HOST_LIST_WAIT)
         try:
             listing: ShelfListing = await self.client.execute_workflow(
                 ListRepos.run,
-                ListReposInput(fetch=fetch),
+                ListReposInput(fetch=fetch, host=host, host_wait=wait),
                 id=f"{SHELF_LIST_PREFIX}{uuid.uuid4()}",
                 task_queue=self.settings.task_queue,
             )
         except WorkflowFailureError as error:
+            if host and host_missing(error.cause):
+                raise HostError(f"Host {host} did not answer.") from None
             raise _desk_failure(error) from None
         return listing.clones
 
@@ -168,6 +234,7 @@ class DeskClient:
             report_held_calls=self.settings.report_held_calls,
             report_held_chars=self.settings.report_held_chars,
             place=place,
+            host_wait=self.settings.host_wait,
         )
         try:
             return await self._admit(AdmitInput(job=job))
@@ -175,6 +242,8 @@ class DeskClient:
             cause = error.cause
             if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
                 raise QueueFullError(cause.message) from None
+            if isinstance(cause, ApplicationError) and cause.type == "HostError":
+                raise HostError(cause.message) from None
             raise DeskError(f"The desk refused the job: {cause or error}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
@@ -245,6 +314,7 @@ class DeskClient:
         fallback = JobStatus(
             number=number,
             repo=attributes.get(REPO_ATTRIBUTE) or "",
+            waiting_for_host=attributes.get(WAITING_HOST_ATTRIBUTE) or "",
             phase=JobPhase(attributes.get(PHASE_ATTRIBUTE) or JobPhase.STARTING.value),
         )
         if state == WorkflowExecutionStatus.COMPLETED:
@@ -277,7 +347,7 @@ class DeskClient:
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
         desk = await self.desk_state()
-        positions = {number: k + 1 for k, number in enumerate(desk.queue)} if desk else {}
+        positions = {number: queue_position(desk, number) for number in desk.queue} if desk else {}
         rows = []
         async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
             attrs = item.typed_search_attributes
@@ -293,6 +363,7 @@ class DeskClient:
                     task=str(memo.get(TASK_MEMO, "")),
                     started=item.start_time,
                     position=positions.get(job_number(item.id)),
+                    waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
                 )
             )
         return sorted(rows, key=lambda row: row.number)

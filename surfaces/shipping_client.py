@@ -17,7 +17,8 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import SurfacePlace, approval_id
 from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
-from desk.names import push_workflow_id, repo_workflow_id
+from desk.host_slots import repo_host
+from desk.names import DESK_WORKFLOW_ID, push_workflow_id, repo_workflow_id
 from desk.repo_names import parse_repo_name
 from desk.repo_state import ReceiptQuery, RepoState
 from desk.settings import DeskSettings
@@ -30,6 +31,7 @@ from desk.shipping import (
     full_sha,
     push_call,
 )
+from workflows.desk import Desk
 from workflows.repo import RepoEntity
 from workflows.ship import Ship
 
@@ -44,9 +46,10 @@ class ShippingClient:
     async def change_report(self, repo: str) -> ChangeReport:
         """Make a change report under the repository's lock; the entity keeps it as a receipt."""
         name = str(parse_repo_name(repo))
+        host = await self._host_of(name)
         start = WithStartWorkflowOperation(
             RepoEntity.run,
-            RepoState(repo=name),
+            RepoState(repo=name, host=host),
             id=repo_workflow_id(name),
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             task_queue=self.settings.task_queue,
@@ -55,6 +58,7 @@ class ShippingClient:
             repo=name,
             max_commits=self.settings.report_commits,
             max_files=self.settings.report_files,
+            host=host,
         )
         try:
             return await self.client.execute_update_with_start_workflow(
@@ -66,6 +70,15 @@ class ShippingClient:
                 kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
                 raise desk_error(kind, cause.message) from None
             raise ShipRefusal(f"The report failed: {cause or error}") from None
+
+    async def _host_of(self, repo: str) -> str:
+        """The host the desk records for `repo` (its only host when it has one), else ""."""
+        handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
+        try:
+            desk = await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return ""
+        return repo_host(desk, repo)
 
     async def request_push(
         self, repo: str, sha: str, place: SurfacePlace | None = None

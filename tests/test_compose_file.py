@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
@@ -14,6 +16,7 @@ from desk.names import SEARCH_ATTRIBUTES
 TOP = Path(__file__).resolve().parent.parent
 COMPOSE = TOP / "docker-compose.yml"
 DOCKERFILE = TOP / "Dockerfile"
+SPEC = Path(__file__).resolve().parent / "data" / "compose-spec.json"
 
 # The only acceptable value for a token: Compose interpolation from the environment.
 TOKEN_FROM_ENV = re.compile(r"^\$\{CODEDESK_DISCORD_TOKEN(?::?[?-][^}]*)?\}$")
@@ -59,6 +62,13 @@ def published(service: dict[str, Any]) -> set[tuple[str, str]]:
     return pairs
 
 
+def condition(service: dict[str, Any], on: str) -> str:
+    """The condition a service waits for on another, from the long depends_on syntax."""
+    depends = service.get("depends_on") or {}
+    assert isinstance(depends, dict), "depends_on must use the long syntax with conditions"
+    return str((depends.get(on) or {}).get("condition", ""))
+
+
 def mounts(service: dict[str, Any]) -> dict[str, str]:
     """Container path -> volume (or host path) of a service's volumes."""
     found = {}
@@ -71,17 +81,55 @@ def mounts(service: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-def test_the_five_services_exist(services: dict[str, dict[str, Any]]) -> None:
-    assert {"postgresql", "temporal", "temporal-ui", "worker", "bot"} <= services.keys()
+def test_the_file_follows_the_compose_specification(text: str) -> None:
+    """Checked against the Compose specification's own JSON schema (compose-spec/compose-spec,
+    schema/compose-spec.json, Apache-2.0, kept in tests/data)."""
+    spec = jsonschema.Draft7Validator(json.loads(SPEC.read_text(encoding="utf-8")))
+    spec.validate(yaml.safe_load(text))
+    wrong = yaml.safe_load(text)
+    wrong["services"]["temporal"]["depends_on"]["temporal-schema"]["condition"] = "when_ready"
+    assert not spec.is_valid(wrong)  # the schema does catch a bad file
 
 
-def test_temporal_runs_on_postgresql(services: dict[str, dict[str, Any]]) -> None:
+def test_the_services_exist(services: dict[str, dict[str, Any]]) -> None:
+    assert {"postgresql", "temporal", "temporal-ui", "worker", "worker-2", "bot"} <= set(services)
+
+
+def test_temporal_runs_on_postgresql_without_auto_setup(
+    text: str, services: dict[str, dict[str, Any]]
+) -> None:
+    assert "auto-setup" not in text  # deprecated: the schema job and the server instead
     temporal = services["temporal"]
-    assert str(temporal["image"]).startswith("temporalio/auto-setup")
+    assert str(temporal["image"]).startswith("temporalio/server:")
     assert environment(temporal)["DB"] == "postgres12"
     assert environment(temporal)["POSTGRES_SEEDS"] == "postgresql"
     assert str(services["postgresql"]["image"]).startswith("postgres:16")
     assert "/var/lib/postgresql/data" in mounts(services["postgresql"])
+    schema = services["temporal-schema"]
+    assert str(schema["image"]).startswith("temporalio/admin-tools:")
+    script = "\n".join(command(schema))
+    assert "temporal-sql-tool --plugin postgres12" in script and "update-schema" in script
+    assert condition(temporal, "temporal-schema") == "service_completed_successfully"
+    assert condition(schema, "postgresql") == "service_healthy"
+    assert temporal.get("healthcheck", {}).get("test")
+
+
+@pytest.mark.parametrize("name", ["worker", "worker-2", "bot"])
+def test_codedesk_waits_for_a_healthy_server_and_its_setup(
+    services: dict[str, dict[str, Any]], name: str
+) -> None:
+    assert condition(services[name], "temporal") == "service_healthy"
+    assert condition(services[name], "temporal-setup") == "service_completed_successfully"
+    assert condition(services["temporal-setup"], "temporal") == "service_healthy"
+
+
+def test_two_workers_are_two_hosts_with_their_own_shelves(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    first, second = services["worker"], services["worker-2"]
+    assert command(first) == command(second) == ["codedesk", "worker"]
+    assert environment(first)["CODEDESK_HOST"] != environment(second)["CODEDESK_HOST"]
+    assert mounts(first)["/data"] != mounts(second)["/data"]
 
 
 @pytest.mark.parametrize("name", ["worker", "bot"])
@@ -114,11 +162,19 @@ def test_the_discord_token_only_comes_from_the_environment(
     assert not DISCORD_TOKEN_SHAPE.search(text)
 
 
-def test_the_ui_is_published_on_8233(services: dict[str, dict[str, Any]]) -> None:
+def test_the_ui_and_the_frontend_are_published_on_this_machine_only(
+    services: dict[str, dict[str, Any]],
+) -> None:
     ui = services["temporal-ui"]
     assert str(ui["image"]).startswith("temporalio/ui")
     assert environment(ui)["TEMPORAL_ADDRESS"] == "temporal:7233"
     assert ("8233", "8080") in published(ui)
+    for name in ("temporal-ui", "temporal"):
+        for port in services[name].get("ports") or []:
+            assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port} beyond 127.0.0.1"
+    for name, service in services.items():
+        if name not in ("temporal-ui", "temporal"):
+            assert not service.get("ports"), f"{name} publishes a port"
 
 
 def test_codedesk_search_attributes_are_registered(text: str) -> None:

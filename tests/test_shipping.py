@@ -19,7 +19,7 @@ from temporalio.worker import Worker
 from desk.approvals import Decision, Principal
 from desk.errors import CloneMissingError, RemoteUrlError, RepoBusyError, ShaError, ShipRefusal
 from desk.models import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
-from desk.names import repo_workflow_id
+from desk.names import host_task_queue, repo_workflow_id
 from desk.repo_state import RepoState
 from desk.settings import DeskSettings
 from desk.shipping import ChangeReport, PushResult, PushStatus
@@ -627,11 +627,15 @@ async def slow_integrations(
     SLOW_INTEGRATION.clear()
     INTEGRATING.clear()
     real = [a for a in activities_for(client, settings) if a.__name__ != "integrate"]
-    async with Worker(
-        client,
-        task_queue=settings.task_queue,
-        workflows=list(WORKFLOWS),
-        activities=[*real, slow_integrate],
+    host_queue = host_task_queue(settings.task_queue, settings.host)
+    async with (
+        Worker(
+            client,
+            task_queue=settings.task_queue,
+            workflows=list(WORKFLOWS),
+            activities=[*real, slow_integrate],
+        ),
+        Worker(client, task_queue=host_queue, activities=[*real, slow_integrate]),
     ):
         await configure_desk(client, settings)
         desk = DeskClient(client, settings)

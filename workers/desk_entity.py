@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
 
+from desk.errors import HostError
 from desk.models import DeskState
 from desk.names import DESK_WORKFLOW_ID
 from desk.settings import DeskSettings
@@ -22,8 +24,21 @@ def desk_start(settings: DeskSettings) -> WithStartWorkflowOperation[Desk, None]
     )
 
 
-async def configure_desk(client: Client, settings: DeskSettings) -> DeskState:
-    """Tell the desk this host's limits; a changed max_workers takes effect from now."""
-    return await client.execute_update_with_start_workflow(
-        Desk.configure, settings.desk_limits, start_workflow_operation=desk_start(settings)
-    )
+async def configure_desk(
+    client: Client, settings: DeskSettings, *, others_polling: bool = False
+) -> DeskState:
+    """Tell the desk this host's limits; a changed max_workers takes effect from now.
+
+    `others_polling` says another worker of this host name polled before this one started:
+    the desk then refuses this worker if it keeps the host's clones on another shelf.
+    """
+    limits = settings.desk_limits.model_copy(update={"others_polling": others_polling})
+    try:
+        return await client.execute_update_with_start_workflow(
+            Desk.configure, limits, start_workflow_operation=desk_start(settings)
+        )
+    except WorkflowUpdateFailedError as error:
+        cause = error.cause
+        if isinstance(cause, ApplicationError) and cause.type == "HostError":
+            raise HostError(cause.message) from None
+        raise

@@ -14,6 +14,7 @@ from desk.settings import DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
+from workers.host_queues import host_polled
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -30,8 +31,9 @@ def stop_on_signals() -> asyncio.Event:
 async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
     """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
     await ensure_search_attributes(client)
+    others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
-        await configure_desk(client, settings)
+        await configure_desk(client, settings, others_polling=others)
         await stop.wait()
 
 
@@ -70,7 +72,10 @@ async def serve_up(
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
         say(describe(choose_sandbox(settings.sandbox)))
-        say(f"Worker polling task queue {settings.task_queue!r}. Press Ctrl-C to stop.")
+        say(
+            f"Worker polling task queue {settings.task_queue!r} as host {settings.host!r}. "
+            "Press Ctrl-C to stop."
+        )
         if also is None:
             await serve_worker(client, settings, stop)
         else:

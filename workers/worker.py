@@ -1,7 +1,9 @@
-"""The codedesk worker: which workflows and activities run on the desk's task queue."""
+"""The codedesk worker: which workflows and activities run on the shared and the host's queue."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
@@ -21,7 +23,7 @@ from activities.holds import classify_call_activity
 from activities.shelf import ShelfActivities
 from activities.shipping import ShipActivities
 from activities.worktrees import WorktreeActivities
-from desk.names import SEARCH_ATTRIBUTES
+from desk.names import SEARCH_ATTRIBUTES, host_task_queue
 from desk.settings import DeskSettings
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob
@@ -43,8 +45,8 @@ WORKFLOWS: Sequence[type] = (
 )
 
 
-def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
-    """Every activity of the desk, bound to this host's settings."""
+def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
+    """The activities that touch this host's shelf: they run on its own queue."""
     shelf = ShelfActivities(settings)
     ship = ShipActivities(settings)
     trees = WorktreeActivities(settings)
@@ -56,11 +58,36 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         trees.integrate,
         trees.release_worktree,
         agent.run_agent,
-        DeskActivities(client).running_jobs,
-        classify_call_activity,
         ship.change_report,
         ship.push,
     ]
+
+
+def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
+    """Every activity of the desk, bound to this host's settings."""
+    return [
+        *shelf_activities_for(client, settings),
+        DeskActivities(client).running_jobs,
+        classify_call_activity,
+    ]
+
+
+class DeskWorkers(contextlib.AsyncExitStack):
+    """This host's two workers, run together: the shared queue's and the host queue's.
+
+    The shared queue runs the workflows and every activity (a workflow started before hosts
+    existed names no host); the host queue runs only the shelf activities of this host.
+    """
+
+    def __init__(self, workers: Sequence[Worker]) -> None:
+        super().__init__()
+        self.workers = list(workers)
+
+    async def __aenter__(self) -> DeskWorkers:
+        await super().__aenter__()
+        for worker in self.workers:
+            await self.enter_async_context(worker)
+        return self
 
 
 def build_worker(
@@ -69,15 +96,30 @@ def build_worker(
     *,
     task_queue: str | None = None,
     sticky_timeout: timedelta = timedelta(seconds=10),
-) -> Worker:
-    """A worker polling the desk's task queue (or `task_queue`, for tests)."""
-    return Worker(
-        client,
-        task_queue=task_queue or settings.task_queue,
-        workflows=list(WORKFLOWS),
-        activities=activities_for(client, settings),
-        sticky_queue_schedule_to_start_timeout=sticky_timeout,
-        graceful_shutdown_timeout=timedelta(seconds=5),
+) -> DeskWorkers:
+    """Workers polling the desk's task queue (or `task_queue`, for tests) and this host's."""
+    shared = task_queue or settings.task_queue
+    # The history's ACTIVITY_TASK_STARTED names the worker: let it name the host too.
+    identity = f"{os.getpid()}@{settings.host}"
+    return DeskWorkers(
+        [
+            Worker(
+                client,
+                task_queue=shared,
+                workflows=list(WORKFLOWS),
+                activities=activities_for(client, settings),
+                sticky_queue_schedule_to_start_timeout=sticky_timeout,
+                graceful_shutdown_timeout=timedelta(seconds=5),
+                identity=identity,
+            ),
+            Worker(
+                client,
+                task_queue=host_task_queue(shared, settings.host),
+                activities=shelf_activities_for(client, settings),
+                graceful_shutdown_timeout=timedelta(seconds=5),
+                identity=identity,
+            ),
+        ]
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
@@ -32,16 +34,19 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
         Worktree,
     )
-    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
     from desk.surface_models import ThreadProgress, ThreadReport
     from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.holds import HoldsCalls
+from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
 from workflows.outbox import send_to_outbox
 from workflows.repo import RepoEntity, repo_entity
+
+T = TypeVar("T")
 
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
@@ -74,7 +79,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
     def __init__(self, job: JobInput) -> None:
         self.job = job
         self.status = JobStatus(
-            number=job.number, repo=job.repo, task=job.task, requester=job.requester
+            number=job.number, repo=job.repo, task=job.task, requester=job.requester, host=job.host
         )
         self.integration: IntegrationResult | None = None
         self.admitted = job.admitted
@@ -137,11 +142,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self._set_phase(JobPhase.PREPARING)
         await self._narrate("Cutting a worktree from the clone's HEAD…")
         try:
-            worktree = await workflow.execute_activity_method(
-                WorktreeActivities.prepare_worktree,
-                PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                retry_policy=GIT_RETRY,
+            worktree = await self._on_host(
+                lambda route: workflow.execute_activity_method(
+                    WorktreeActivities.prepare_worktree,
+                    PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                )
             )
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
@@ -155,7 +163,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         self._set_phase(JobPhase.WORKING)
         await self._narrate(f"The agent works on branch {worktree.branch}…")
         try:
-            agent = await self._run_agent(worktree)
+            agent = await self._run_agent_on_host(worktree)
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
                 return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
@@ -196,7 +204,38 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             category="integration" if result.status == IntegrationStatus.FAILED else "",
         )
 
-    async def _run_agent(self, worktree: Worktree) -> AgentResult | None:
+    async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
+        """Run the agent on the clone's host, starting it again whenever the host was gone."""
+        route = host_route(self.job.host, self.job.host_wait)
+        while True:
+            try:
+                agent = await self._run_agent(worktree, route)
+            except ActivityError as error:
+                if not route or not host_missing(error):
+                    raise
+                self._waiting_for_host(self.job.host)
+                continue
+            self._waiting_for_host("")
+            return agent
+
+    def _waiting_for_host(self, host: str) -> None:
+        """Say (in the status and in visibility) which host the job waits for, if any."""
+        if host == self.status.waiting_for_host:
+            return
+        self.status.waiting_for_host = host
+        workflow.upsert_search_attributes(
+            [
+                WAITING_HOST_ATTRIBUTE.value_set(host)
+                if host
+                else WAITING_HOST_ATTRIBUTE.value_unset()
+            ]
+        )
+
+    async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
+        """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
+        return await on_host(call, self.job.host, self.job.host_wait, self._waiting_for_host)
+
+    async def _run_agent(self, worktree: Worktree, route: Route) -> AgentResult | None:
         """Run the agent under the job's work clock; None when the budget ran out.
 
         The clock stands still while a hold waits for a person, so the budget counts only
@@ -217,6 +256,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             heartbeat_timeout=self.job.heartbeat_timeout,
             retry_policy=AGENT_RETRY,
             cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+            **route,
         )
         worked = timedelta(0)
         out_of_time = False
@@ -248,7 +288,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
-        entity = await repo_entity(self.job.repo)
+        entity = await repo_entity(self.job.repo, self.job.host)
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,
@@ -257,6 +297,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             worktree=worktree,
             report_commits=self.job.report_commits,
             report_files=self.job.report_files,
+            host=self.job.host,
         )
         await entity.signal(RepoEntity.request_integration, request)
         try:
@@ -297,18 +338,21 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
     ) -> JobReport:
         """Release the worktree after a failure and report what was kept."""
         self._set_phase(JobPhase.CLEANING)
-        left = await workflow.execute_activity_method(
-            WorktreeActivities.release_worktree,
-            ReleaseWorktreeInput(
-                number=self.job.number,
-                repo=self.job.repo,
-                worktree=worktree,
-                report_commits=self.job.report_commits,
-                report_files=self.job.report_files,
-                output_chars=self.job.output_chars,
-            ),
-            start_to_close_timeout=GIT_STEP_TIMEOUT,
-            retry_policy=GIT_RETRY,
+        left = await self._on_host(
+            lambda route: workflow.execute_activity_method(
+                WorktreeActivities.release_worktree,
+                ReleaseWorktreeInput(
+                    number=self.job.number,
+                    repo=self.job.repo,
+                    worktree=worktree,
+                    report_commits=self.job.report_commits,
+                    report_files=self.job.report_files,
+                    output_chars=self.job.output_chars,
+                ),
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                retry_policy=GIT_RETRY,
+                **route,
+            )
         )
         if agent is None and left.log_path:
             # The agent was stopped before it could report: its log tells what it said.

@@ -1,4 +1,4 @@
-"""The `Desk` entity: job numbers, at most `max_workers` running, a FIFO queue of `max_queued`."""
+"""The `Desk` entity: job numbers, `max_workers` slots per host, a FIFO queue of `max_queued`."""
 
 from __future__ import annotations
 
@@ -12,14 +12,25 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
+    from desk.host_slots import (
+        must_wait,
+        next_admissible,
+        queue_position,
+        queued_on,
+        repo_host,
+        running_on,
+        slots_of,
+    )
     from desk.models import (
         Admission,
         AdmitInput,
         DeskLimits,
         DeskState,
+        HostRecord,
         JobAdmitted,
         JobInput,
         JobPhase,
+        RepoPlacement,
         RunningJobsInput,
     )
     from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
@@ -70,7 +81,10 @@ class Desk(HearsJobEnds):
         """Number a job and start it, running or queued; refused when the queue is full."""
         self.state.last_number += 1
         number = self.state.last_number
-        queued = len(self.state.running) >= self.state.limits.max_workers or bool(self.state.queue)
+        host = self._host_of(request.job.repo)
+        queued = must_wait(self.state, host)
+        if host:
+            self.state.job_hosts[number] = host
         (self.state.queue if queued else self.state.running).append(number)
         self.starting.add(number)
         job = request.job.model_copy(
@@ -78,6 +92,7 @@ class Desk(HearsJobEnds):
                 "number": number,
                 "desk_id": workflow.info().workflow_id,
                 "admitted": not queued,
+                "host": host,
             }
         )
         try:
@@ -91,21 +106,31 @@ class Desk(HearsJobEnds):
             ) from None
         finally:
             self.starting.discard(number)
-        position = self.state.queue.index(number) + 1 if number in self.state.queue else 0
         return Admission(
             number=number,
-            position=position,
-            running=len(self.state.running),
-            queued=len(self.state.queue),
+            position=queue_position(self.state, number),
+            running=running_on(self.state, host),
+            queued=len(queued_on(self.state, host)),
+            host=host,
         )
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:
-        limits = self.state.limits
-        running, waiting = len(self.state.running), len(self.state.queue)
-        if running >= limits.max_workers and waiting >= limits.max_queued:
+        if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
+            hosts = ", ".join(sorted(self.state.hosts))
             raise ApplicationError(
-                f"The desk is full: {running} jobs run (max_workers {limits.max_workers}) and "
+                f"{request.job.repo} is on none of the hosts {hosts}: add it with "
+                f"`codedesk repo add {request.job.repo} --host NAME`.",
+                type="HostError",
+            )
+        limits = self.state.limits
+        host = self._host_of(request.job.repo)
+        running, waiting = running_on(self.state, host), len(self.state.queue)
+        slots = slots_of(self.state, host)
+        if must_wait(self.state, host) and waiting >= limits.max_queued:
+            where = f" on host {host}" if host else ""
+            raise ApplicationError(
+                f"The desk is full: {running} jobs run (max_workers {slots}){where} and "
                 f"{waiting} wait (max_queued {limits.max_queued}). Try again when one finishes, "
                 "or cancel one with `codedesk cancel N`.",
                 type="QueueFull",
@@ -115,7 +140,47 @@ class Desk(HearsJobEnds):
     def configure(self, limits: DeskLimits) -> DeskState:
         """New limits from a starting worker; lowering max_workers never stops a running job."""
         self.state.limits = limits
+        if limits.host:
+            self.state.hosts[limits.host] = HostRecord(
+                name=limits.host,
+                shelf=limits.shelf,
+                slots=limits.max_workers,
+                seen_at=workflow.now(),
+            )
         return self.state
+
+    @configure.validator
+    def _one_shelf_per_host(self, limits: DeskLimits) -> None:
+        record = self.state.hosts.get(limits.host)
+        if limits.others_polling and record is not None and record.shelf != limits.shelf:
+            raise ApplicationError(
+                f"Host {limits.host} already has a worker with its shelf at {record.shelf}, not "
+                f"{limits.shelf}: give this worker another CODEDESK_HOST, or the same "
+                "CODEDESK_SHELF.",
+                type="HostError",
+            )
+
+    @workflow.update
+    def place_repo(self, placement: RepoPlacement) -> DeskState:
+        """Record that a repository's clone is on `placement.host`; its jobs run there."""
+        self.state.repo_hosts[placement.repo] = placement.host
+        return self.state
+
+    @place_repo.validator
+    def _one_host_per_repo(self, placement: RepoPlacement) -> None:
+        if placement.host not in self.state.hosts:
+            raise ApplicationError(
+                f"Host {placement.host!r} is unknown: no worker has started there. Start "
+                f"`codedesk worker` with CODEDESK_HOST={placement.host} first.",
+                type="HostError",
+            )
+        where = self.state.repo_hosts.get(placement.repo, placement.host)
+        if where != placement.host:
+            raise ApplicationError(
+                f"{placement.repo} is already on host {where}: a repository lives on one host. "
+                f"Use it there, or remove its clone from {where} first.",
+                type="HostError",
+            )
 
     @workflow.query
     def current(self) -> DeskState:
@@ -141,8 +206,8 @@ class Desk(HearsJobEnds):
         """Release the slots of ended jobs, then admit from the head of the queue."""
         while self.ended:
             self._forget(self.ended.pop(0))
-        while self._can_admit():
-            number = self.state.queue.pop(0)
+        while (number := self._admissible()) is not None:
+            self.state.queue.remove(number)
             self.state.running.append(number)
             job = workflow.get_external_workflow_handle(job_workflow_id(number))
             try:
@@ -158,23 +223,22 @@ class Desk(HearsJobEnds):
         """
         return (
             bool(self.ended)
-            or self._can_admit()
+            or self._admissible() is not None
             or self._time_to_continue()
             or (not reclaim_timer and bool(self.state.queue))
         )
 
-    def _can_admit(self) -> bool:
-        queue = self.state.queue
-        return (
-            bool(queue)
-            and queue[0] not in self.starting
-            and len(self.state.running) < self.state.limits.max_workers
-        )
+    def _host_of(self, repo: str) -> str:
+        return repo_host(self.state, repo)
+
+    def _admissible(self) -> int | None:
+        return next_admissible(self.state, self.starting)
 
     def _forget(self, number: int) -> None:
         for numbers in (self.state.running, self.state.queue):
             if number in numbers:
                 numbers.remove(number)
+        self.state.job_hosts.pop(number, None)
 
     def _reclaim_wait(self) -> timedelta | None:
         """Check for lost slots only while someone waits for one."""
@@ -193,6 +257,7 @@ class Desk(HearsJobEnds):
         for number in set(asked) - set(alive.numbers):
             if number in self.state.running:
                 self.state.running.remove(number)
+                self.state.job_hosts.pop(number, None)
                 self.state.reclaimed += 1
                 workflow.logger.warning("Reclaimed the slot of job %s: it no longer runs.", number)
 

@@ -15,6 +15,10 @@ PUSH_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 """A push heartbeats while git runs: a crashed worker's push is retried this soon, and the retry
 sees the remote already at the SHA instead of waiting out GIT_STEP_TIMEOUT."""
 
+HOST_WAIT = timedelta(minutes=1)
+"""How long a repository's integration, report or push waits for its host's worker before it
+says so (a report is refused; an integration or push keeps waiting)."""
+
 HOLD_ALLOWANCE = timedelta(days=7)
 """How long, beyond its budget, an agent may wait for people's answers before Temporal stops it.
 

@@ -25,8 +25,9 @@ with workflow.unsafe.imports_passed_through():
         PushStatus,
         ReportInput,
     )
-    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT, PUSH_HEARTBEAT_TIMEOUT
+    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT, PUSH_HEARTBEAT_TIMEOUT
 
+from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
 
@@ -68,6 +69,7 @@ class RepoEntity:
     @workflow.signal
     def request_integration(self, request: IntegrationRequest) -> None:
         """Queue a job's branch for integration (a repeated request is not queued twice)."""
+        self._learn_host(request.host)
         waiting = {queued.job_workflow_id for queued in self.state.queue}
         if self.running is not None:
             waiting.add(self.running.job_workflow_id)
@@ -93,14 +95,22 @@ class RepoEntity:
     async def change_report(self, request: ReportInput) -> ChangeReport:
         """Describe what a push would ship, and keep it as the receipt of its SHA."""
         self.reporting = True
+        self._learn_host(request.host)
         try:
             report = await workflow.execute_activity_method(
                 ShipActivities.change_report,
                 request,
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
                 retry_policy=GIT_RETRY,
+                **host_route(self.state.host, HOST_WAIT),
             )
         except ActivityError as error:
+            if host_missing(error):
+                raise ApplicationError(
+                    f"No report of {self.state.repo} now: its host {self.state.host} has no "
+                    "worker. Start `codedesk worker` there and try again.",
+                    type="HostError",
+                ) from None
             raise _refusal(error) from None
         finally:
             self.reporting = False
@@ -147,17 +157,28 @@ class RepoEntity:
             return f"a push of {self.state.pushing.receipt.head[:12]} runs"
         return ""
 
+    def _learn_host(self, host: str) -> None:
+        """An entity started before its host was known learns it from the first request."""
+        if host and not self.state.host:
+            self.state.host = host
+
     def _may_integrate(self) -> bool:
         return bool(self.state.queue) and not self.reporting and self.state.pushing is None
 
     async def _next_integration(self) -> None:
         self.running = self.state.queue.pop(0)
         try:
-            result = await workflow.execute_activity_method(
-                WorktreeActivities.integrate,
-                self.running,
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                retry_policy=GIT_RETRY,
+            running = self.running
+            result = await on_host(
+                lambda route: workflow.execute_activity_method(
+                    WorktreeActivities.integrate,
+                    running,
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                ),
+                self.state.host,
+                HOST_WAIT,
             )
         except ActivityError as error:
             cause = error.cause if error.cause is not None else error
@@ -172,12 +193,17 @@ class RepoEntity:
 
     async def _push(self, request: PushRequest) -> None:
         try:
-            result = await workflow.execute_activity_method(
-                ShipActivities.push,
-                PushInput(receipt=request.receipt),
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                heartbeat_timeout=PUSH_HEARTBEAT_TIMEOUT,
-                retry_policy=GIT_RETRY,
+            result = await on_host(
+                lambda route: workflow.execute_activity_method(
+                    ShipActivities.push,
+                    PushInput(receipt=request.receipt),
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=PUSH_HEARTBEAT_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                ),
+                self.state.host,
+                HOST_WAIT,
             )
         except ActivityError as error:
             result = _result(request, PushStatus.REFUSED, _refusal(error).message)
@@ -200,13 +226,13 @@ class RepoEntity:
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
 
 
-async def repo_entity(repo: str) -> ExternalWorkflowHandle[RepoEntity]:
+async def repo_entity(repo: str, host: str = "") -> ExternalWorkflowHandle[RepoEntity]:
     """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
     entity_id = repo_workflow_id(repo)
     try:
         await workflow.start_child_workflow(
             RepoEntity.run,
-            RepoState(repo=repo),
+            RepoState(repo=repo, host=host),
             id=entity_id,
             parent_close_policy=ParentClosePolicy.ABANDON,
         )

@@ -9,10 +9,12 @@ with workflow.unsafe.imports_passed_through():
     from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
     from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT
 
+from workflows.hosts import host_route
+
 
 @workflow.defn(name="AddRepo")
 class AddRepo:
-    """Id `shelf-add-<owner>/<repo>`: clone one repository onto the shelf."""
+    """Id `shelf-add-<owner>/<repo>`: clone one repository onto its host's shelf."""
 
     @workflow.run
     async def run(self, request: AddRepoInput) -> CloneInfo:
@@ -21,12 +23,13 @@ class AddRepo:
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
             retry_policy=GIT_RETRY,
+            **host_route(request.host, request.host_wait),
         )
 
 
 @workflow.defn(name="ListRepos")
 class ListRepos:
-    """Id `shelf-list-<uuid>`: describe every clone on the shelf."""
+    """Id `shelf-list-<uuid>`: describe every clone on one host's shelf."""
 
     @workflow.run
     async def run(self, request: ListReposInput) -> ShelfListing:
@@ -35,4 +38,5 @@ class ListRepos:
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT,
             retry_policy=GIT_RETRY,
+            **host_route(request.host, request.host_wait),
         )

@@ -18,10 +18,11 @@ from desk.errors import AgentCommandError
 from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from surfaces.cli.render import jobs_table, report_lines
-from surfaces.cli.runner import out, settings, with_desk
+from surfaces.cli.runner import err, out, settings, with_desk
 from surfaces.desk_client import DeskClient
 from surfaces.history import HistoryReader, history_lines
 from workers.client import ui_url, workflow_url
+from workers.host_queues import host_polled
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
 
@@ -58,6 +59,13 @@ def task(
             repo, text, agent_command=command, budget=budget, requester=_requester()
         )
         number = admission.number
+        host = admission.host
+        if host and not await host_polled(desk.client, desk.settings.task_queue, host):
+            err.print(
+                f"warning: host {host}, where {repo} lives, has no worker polling now: job "
+                f"{number} waits for it (start `codedesk worker` there with CODEDESK_HOST={host}).",
+                markup=False,
+            )
         if admission.position:
             out.print(
                 f"job {number} queued at position {admission.position} on {repo} "
@@ -115,6 +123,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             f"[bold]job {number}[/] {current.repo}: {state.name.lower()}, phase {current.phase}",
             markup=True,
         )
+        if current.waiting_for_host:
+            out.print(
+                f"waiting for host {current.waiting_for_host}: no worker of that host polls "
+                f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
+                markup=False,
+            )
         if current.report is not None:
             _print_report(current.report)
         out.print("history:")

@@ -10,6 +10,7 @@ import typer
 from surfaces.cli import (
     approval_commands,
     discord_commands,
+    host_commands,
     job_commands,
     server_commands,
     ship_commands,
@@ -28,6 +29,7 @@ app = typer.Typer(
 app.command()(server_commands.up)
 app.command()(server_commands.worker)
 app.add_typer(repo_app, name="repo")
+app.command()(host_commands.hosts)
 app.command()(job_commands.task)
 app.command()(job_commands.jobs)
 app.command()(job_commands.show)

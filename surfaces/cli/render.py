@@ -21,14 +21,18 @@ OUTCOME_STYLE = {
 
 def clones_table(clones: list[CloneInfo]) -> Table:
     table = Table(box=None, pad_edge=False)
-    for column in ("repo", "branch", "upstream", "±", "dirty", "last commit", "path"):
-        table.add_column(column)
+    hosts = any(clone.host for clone in clones)
+    for column in ("repo", "host", "branch", "upstream", "±", "dirty", "last commit", "path"):
+        if column != "host" or hosts:
+            table.add_column(column)
     for clone in clones:
         distance = f"+{clone.ahead}/-{clone.behind}" if clone.upstream else ""
         last = f"{clone.head[:10]} {clone.last_commit}" if clone.head else "(no commits)"
         dirty = str(len(clone.dirty)) if clone.dirty else ""
         table.add_row(
-            *(escape(cell) for cell in (clone.repo, clone.branch, clone.upstream, distance)),
+            escape(clone.repo),
+            *([escape(clone.host)] if hosts else []),
+            *(escape(cell) for cell in (clone.branch, clone.upstream, distance)),
             escape(dirty),
             escape(last + (f"  [fetch failed: {clone.error}]" if clone.error else "")),
             escape(clone.path),
@@ -44,6 +48,8 @@ def jobs_table(rows: list[JobRow]) -> Table:
         started = f"{row.started.astimezone():%Y-%m-%d %H:%M:%S}" if row.started else ""
         outcome = row.outcome or ("" if row.status == "running" else row.status)
         phase = f"queued #{row.position}" if row.position else row.phase
+        if row.waiting_for_host:
+            phase = f"{phase}, waiting for host {row.waiting_for_host}"
         table.add_row(
             str(row.number),
             *(escape(cell) for cell in (row.repo, phase, outcome, row.requester, started)),

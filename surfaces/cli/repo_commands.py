@@ -7,7 +7,7 @@ import json
 import typer
 
 from surfaces.cli.render import clones_table
-from surfaces.cli.runner import out, with_desk
+from surfaces.cli.runner import err, out, with_desk
 from surfaces.desk_client import DeskClient
 
 repo_app = typer.Typer(help="The shelf: the clones codedesk works on.", no_args_is_help=True)
@@ -19,12 +19,18 @@ def add(
     source: str = typer.Option(
         "", "--from", help="Clone from this URL or path instead of the clone-source template."
     ),
+    host: str = typer.Option(
+        "", "--host", help="The host whose shelf gets the clone (default: the only live host)."
+    ),
 ) -> None:
-    """Clone OWNER/REPO onto the shelf."""
+    """Clone OWNER/REPO onto a host's shelf; its jobs, reports and pushes run on that host."""
 
     async def body(desk: DeskClient) -> None:
-        clone = await desk.add_repo(repo, source)
-        out.print(f"Added {clone.repo} at {clone.path} (branch {clone.branch}).", markup=False)
+        clone = await desk.add_repo(repo, source, host)
+        where = f" on host {clone.host}" if clone.host else ""
+        out.print(
+            f"Added {clone.repo} at {clone.path}{where} (branch {clone.branch}).", markup=False
+        )
 
     with_desk(body)
 
@@ -34,15 +40,22 @@ def list_(
     fetch: bool = typer.Option(False, "--fetch", help="Fetch each clone's origin first."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """List the clones on the shelf with branch, upstream distance, dirty files, last commit."""
+    """List every host's clones with branch, upstream distance, dirty files, last commit."""
 
     async def body(desk: DeskClient) -> None:
-        clones = await desk.list_repos(fetch=fetch)
+        shelves = await desk.shelves(fetch=fetch)
+        clones = shelves.clones
         if as_json:
             typer.echo(json.dumps([clone.model_dump(mode="json") for clone in clones], indent=2))
         elif not clones:
             out.print("The shelf is empty: add a repository with `codedesk repo add OWNER/REPO`.")
         else:
             out.print(clones_table(clones))
+        if shelves.silent:
+            err.print(
+                f"Hosts that did not answer: {', '.join(shelves.silent)} (no worker polls "
+                "there now; their clones are not listed).",
+                markup=False,
+            )
 
     with_desk(body)

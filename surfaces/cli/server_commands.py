@@ -37,7 +37,10 @@ def worker() -> None:
         client = await connect(config)
         stop = stop_on_signals()
         out.print(describe(choose_sandbox(config.sandbox)), markup=False)
-        out.print(f"Worker polling task queue {config.task_queue!r}. Press Ctrl-C to stop.")
+        out.print(
+            f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
+            "Press Ctrl-C to stop."
+        )
         await serve_worker(client, config, stop)
 
     run(body())
