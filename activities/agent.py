@@ -14,20 +14,22 @@ import subprocess
 import sys
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
+from activities.agent_claim import AgentClaim
 from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.egress import egress_policy, serve_egress
 from activities.failures import desk_failures
+from activities.off_loop import off_the_loop
 from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
@@ -38,7 +40,6 @@ from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 
-T = TypeVar("T")
 TAIL_LINES = 20
 HOOK_SETTINGS_FILE = "hook-settings.json"
 HOLD_SOCKET = "hold.sock"
@@ -86,37 +87,47 @@ class AgentActivities:
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         argv, hook_file = self._with_hook_settings(argv, folder)
-        killed = await kill_stale_agents(request.worktree)
-        confined = self.sandbox.mode == BWRAP
-        with log_path.open("a", encoding="utf-8") as log:
-            log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
-            log.write(f"{' after killing a stale agent' if killed else ''}")
-            log.write(f", sandbox {self.sandbox.mode} ===\n")
-            if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
-                log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
-                return self._not_started(argv[0], log_path, info.attempt)
-            with desk_failures():
-                git = await _beating(lambda: self._agent_git(request)) if confined else None
-            socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
-            egress = (
-                socket_dir / EGRESS_SOCKET if confined and self.settings.sandbox_network else None
-            )
-            paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file, egress)
-            try:
-                async with (
-                    self._hold_channel(paths.hold_socket, request.number) as legacy_env,
-                    self._egress_proxy(egress, log),
-                ):
-                    launch = plan_launch(
-                        self.settings, self.sandbox.mode, request, argv, paths, info.attempt, git
-                    )
-                    launch.env.update(legacy_env)
-                    end, process, tail = await self._run(launch, request, log, info)
-            finally:
-                shutil.rmtree(socket_dir, ignore_errors=True)
-                if git is not None:
-                    told = await _beating(lambda: _take_back(git))
-                    log.write(f"{told}\n" if told else "")
+        # Only under the job's claim: a stale attempt never starts an agent beside a later one.
+        with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
+            killed = await kill_stale_agents(request.worktree)
+            confined = self.sandbox.mode == BWRAP
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"{' after killing a stale agent' if killed else ''}")
+                log.write(f", sandbox {self.sandbox.mode} ===\n")
+                if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
+                    log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
+                    return self._not_started(argv[0], log_path, info.attempt)
+                with desk_failures():
+                    git = await off_the_loop(self._agent_git, request) if confined else None
+                socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
+                egress = (
+                    socket_dir / EGRESS_SOCKET
+                    if confined and self.settings.sandbox_network
+                    else None
+                )
+                paths = JobPaths(folder, socket_dir / HOLD_SOCKET, hook_file, egress)
+                try:
+                    async with (
+                        self._hold_channel(paths.hold_socket, request.number) as legacy_env,
+                        self._egress_proxy(egress, log),
+                    ):
+                        launch = plan_launch(
+                            self.settings,
+                            self.sandbox.mode,
+                            request,
+                            argv,
+                            paths,
+                            info.attempt,
+                            git,
+                        )
+                        launch.env.update(legacy_env)
+                        end, process, tail = await self._run(launch, request, log, info, claim)
+                finally:
+                    shutil.rmtree(socket_dir, ignore_errors=True)
+                    if git is not None:
+                        told = await off_the_loop(_take_back, git)
+                        log.write(f"{told}\n" if told else "")
         return AgentResult(
             end=end,
             exit_code=_exit_code(process.returncode, confined),
@@ -128,18 +139,26 @@ class AgentActivities:
         )
 
     async def _run(
-        self, launch: Launch, request: RunAgentInput, log: TextIO, info: activity.Info
+        self,
+        launch: Launch,
+        request: RunAgentInput,
+        log: TextIO,
+        info: activity.Info,
+        claim: AgentClaim,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
-        process = await asyncio.create_subprocess_exec(
-            *launch.argv,
-            cwd=request.worktree,
-            env=launch.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *launch.argv,
+                cwd=request.worktree,
+                env=launch.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
+        finally:
+            claim.close()  # started (or not): a later attempt may now kill it and start its own
         tail = _Tail(request.output_chars)
         end = await _supervise(process, log, tail, info.heartbeat_timeout)
         return end, process, tail
@@ -229,17 +248,6 @@ def _hook_settings_file(folder: Path, settings: DeskSettings) -> Path:
         return path
     written: Path = module.write_claude_hook_settings(folder, settings.hold_wait)
     return written
-
-
-async def _beating(work: Callable[[], T]) -> T:
-    """Run blocking git work off the loop, heartbeating meanwhile (a large import of the
-    agent's objects may outlast the heartbeat timeout)."""
-    timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 10.0
-    running = asyncio.ensure_future(asyncio.to_thread(work))
-    while not (await asyncio.wait({running}, timeout=every))[0]:
-        activity.heartbeat()
-    return running.result()
 
 
 def _take_back(git: AgentGit) -> str:

@@ -1,4 +1,4 @@
-"""Turn desk errors into non-retryable activity failures that keep their type and message."""
+"""Turn desk errors into activity failures that keep their type and message."""
 
 from __future__ import annotations
 
@@ -7,17 +7,20 @@ from contextlib import contextmanager
 
 from temporalio.exceptions import ApplicationError
 
-from desk.errors import DeskError
+from desk.errors import DeskError, GitBusyError
 
 
 @contextmanager
 def desk_failures() -> Iterator[None]:
     """Inside an activity: a DeskError becomes `ApplicationError(type=<class name>)`.
 
-    A retry cannot fix a bad name or an existing clone, so these fail at once; anything else
-    (a crash, a lost connection) is left to Temporal's retry policy.
+    A retry cannot fix a bad name or an existing clone, so these fail at once; a git failure
+    that passes (GitBusyError: a held lock, a busy file) and anything else (a crash, a lost
+    connection) are left to Temporal's retry policy.
     """
     try:
         yield
+    except GitBusyError as error:
+        raise ApplicationError(str(error), type=type(error).__name__) from None
     except DeskError as error:
         raise ApplicationError(str(error), type=type(error).__name__, non_retryable=True) from None

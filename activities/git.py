@@ -8,7 +8,9 @@ from pathlib import Path
 from git import Git
 from git.exc import GitCommandError
 
-from desk.errors import GitError
+from activities.git_locks import lock_named_in, remove_stale_lock
+from desk.errors import GitBusyError, GitError
+from desk.models import CommitInfo
 from desk.scrub import scrub
 
 SAFE_CONFIG = (
@@ -25,23 +27,77 @@ def git_env() -> dict[str, str]:
     return env
 
 
+BUSY_SIGNS = (
+    ".lock': File exists",  # a lock file: another git runs, or a killed one left it
+    "Resource temporarily unavailable",
+    "Device or resource busy",
+    "Text file busy",
+    "early EOF",
+    "the remote end hung up unexpectedly",
+    "Connection reset",
+)
+"""Parts of git's messages that mean the failure passes: the step is retried, not failed."""
+
+LOG_FORMAT = "%H%x00%s"
+"""How `commit_log` asks git to print a commit: its SHA and subject, NUL-separated."""
+
+
 def run_git(cwd: Path, *args: str) -> str:
-    """Run `git <args>` in `cwd` and return its stdout; a failure raises a scrubbed GitError."""
-    command = ["git", *SAFE_CONFIG, *args]
+    """Run `git <args>` in `cwd` and return its stdout; a failure raises a scrubbed GitError.
+
+    A lock file left by a killed git is removed once and the command run again; a failure that
+    passes (a live lock holder, a busy file, a dropped connection) raises GitBusyError.
+    """
     try:
-        output = Git(str(cwd)).execute(command, env=git_env(), strip_newline_in_stdout=True)
+        return _execute(cwd, args)
     except GitCommandError as error:
-        detail = scrub(str(error.stderr or error.stdout or "").strip())
-        raise GitError(f"git {args[0]} failed in {cwd}: {detail or 'no message'}") from None
-    return str(output)
+        lock = lock_named_in(_detail(error))
+        if lock is None or not remove_stale_lock(lock):
+            raise _git_error(cwd, args, error) from None
+    try:
+        return _execute(cwd, args)
+    except GitCommandError as error:
+        raise _git_error(cwd, args, error) from None
+
+
+def _execute(cwd: Path, args: tuple[str, ...]) -> str:
+    command = ["git", *SAFE_CONFIG, *args]
+    return str(Git(str(cwd)).execute(command, env=git_env(), strip_newline_in_stdout=True))
+
+
+def _detail(error: GitCommandError) -> str:
+    return str(error.stderr or error.stdout or "").strip()
+
+
+def _git_error(cwd: Path, args: tuple[str, ...], error: GitCommandError) -> GitError:
+    detail = _detail(error)
+    message = f"git {args[0]} failed in {cwd}: {scrub(detail) or 'no message'}"
+    if any(sign in detail for sign in BUSY_SIGNS):
+        return GitBusyError(f"{message} (a passing failure: the step is retried)")
+    return GitError(message)
 
 
 def try_git(cwd: Path, *args: str) -> tuple[bool, str]:
-    """Run git and report success instead of raising; the text is stdout or the scrubbed error."""
+    """Run git and report success instead of raising; the text is stdout or the scrubbed error.
+
+    A failure that passes (GitBusyError) is raised all the same: it says nothing about the
+    question asked, and the step is retried.
+    """
     try:
         return True, run_git(cwd, *args)
+    except GitBusyError:
+        raise
     except GitError as error:
         return False, str(error)
+
+
+def commit_log(cwd: Path, span: str) -> list[CommitInfo]:
+    """The commits of `span` (`base..tip`), oldest first, each with its SHA and subject."""
+    out = run_git(cwd, "log", "--reverse", f"--format={LOG_FORMAT}", span)
+    return [
+        CommitInfo(sha=sha, subject=subject)
+        for sha, _, subject in (line.partition("\x00") for line in lines(out))
+    ]
 
 
 def lines(text: str) -> list[str]:

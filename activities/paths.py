@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desk.errors import RepoNameError
+from desk.errors import CloneMissingError, RepoNameError
 from desk.repo_names import RepoName, parse_repo_name
 from desk.settings import DeskSettings
 
@@ -20,6 +20,16 @@ def clone_path(settings: DeskSettings, repo: str | RepoName) -> Path:
         raise RepoNameError(
             f"The clone path of {str(name)!r} leaves the shelf {str(shelf)!r} (a symlink?); "
             "remove the link or pick another name."
+        )
+    return path
+
+
+def existing_clone(settings: DeskSettings, repo: str) -> Path:
+    """The clone of `repo` on the shelf; CloneMissingError when there is none."""
+    path = clone_path(settings, repo)
+    if not (path / ".git").exists():
+        raise CloneMissingError(
+            f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
         )
     return path
 

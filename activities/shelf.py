@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import shutil
-import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from temporalio import activity
 
 from activities.failures import desk_failures
 from activities.git import porcelain_files, run_git, try_git
+from activities.off_loop import off_the_loop
 from activities.paths import clone_path
 from desk.errors import CloneExistsError, RemoteUrlError
 from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
@@ -27,31 +30,41 @@ class ShelfActivities:
     @activity.defn
     async def add_repo(self, request: AddRepoInput) -> CloneInfo:
         """Clone `owner/repo` into `<shelf>/<owner>/<repo>`; an existing clone is refused."""
+        return await off_the_loop(self._add_repo, request)
+
+    @activity.defn
+    async def list_repos(self, request: ListReposInput) -> ShelfListing:
+        """Every clone on the shelf with branch, upstream ahead/behind, dirty files, last commit."""
+        return await off_the_loop(self._list_repos, request)
+
+    def _add_repo(self, request: AddRepoInput) -> CloneInfo:
         with desk_failures():
             name = parse_repo_name(request.repo)
             source = self._source(
                 request.source, clone_source_for(name, self.settings.clone_source)
             )
             target = clone_path(self.settings, name)
-            if target.exists():
-                if activity.info().attempt > 1 and _origin(target) == source:
-                    return describe_clone(str(name), target)
-                raise CloneExistsError(
-                    f"Repository {str(name)!r} is already on the shelf at {target}; use it as it "
-                    "is, or move that directory away first."
-                )
             target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.parent / f".{name.name}.partial-{uuid.uuid4().hex[:8]}"
-            try:
-                run_git(target.parent, "clone", "--quiet", "--", source, str(partial))
-                partial.rename(target)
-            finally:
+            with _adding(target):
+                if target.exists():
+                    if activity.info().attempt > 1 and _origin(target) == source:
+                        return describe_clone(str(name), target)
+                    raise CloneExistsError(
+                        f"Repository {str(name)!r} is already on the shelf at {target}; use it "
+                        "as it is, or move that directory away first."
+                    )
+                # Named after the run, so a retry finds (and removes) what a dead attempt left.
+                run = activity.info().workflow_run_id or "run"
+                partial = target.parent / f".{name.name}.partial-{run}"
                 shutil.rmtree(partial, ignore_errors=True)
+                try:
+                    run_git(target.parent, "clone", "--quiet", "--", source, str(partial))
+                    partial.rename(target)
+                finally:
+                    shutil.rmtree(partial, ignore_errors=True)
             return describe_clone(str(name), target)
 
-    @activity.defn
-    async def list_repos(self, request: ListReposInput) -> ShelfListing:
-        """Every clone on the shelf with branch, upstream ahead/behind, dirty files, last commit."""
+    def _list_repos(self, request: ListReposInput) -> ShelfListing:
         with desk_failures():
             clones = []
             for path in shelf_clones(self.settings.shelf_dir):
@@ -79,7 +92,7 @@ class ShelfActivities:
 
 
 def shelf_clones(shelf: Path) -> list[Path]:
-    """Clones on the shelf, sorted; nothing under a dot-leading folder (such as .worktrees)."""
+    """Clones on the shelf, sorted; nothing dot-leading (.worktrees, a clone being made)."""
     if not shelf.is_dir():
         return []
     found = []
@@ -87,9 +100,17 @@ def shelf_clones(shelf: Path) -> list[Path]:
         if owner.name.startswith(".") or not owner.is_dir():
             continue
         for repo in sorted(owner.iterdir()):
-            if not repo.name.startswith(".partial") and (repo / ".git").exists():
+            if not repo.name.startswith(".") and (repo / ".git").exists():
                 found.append(repo)
     return found
+
+
+@contextmanager
+def _adding(target: Path) -> Iterator[None]:
+    """One clone into `target` at a time: a stalled attempt and its retry never clone at once."""
+    with (target.parent / f".{target.name}.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def describe_clone(repo: str, path: Path) -> CloneInfo:

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
 
 from temporalio import activity
 
 from activities.failures import desk_failures
-from activities.git import head_sha, lines, porcelain_files, run_git, try_git
-from activities.paths import clone_path
-from desk.errors import CloneMissingError, ShipRefusal
-from desk.models import CommitInfo
+from activities.git import commit_log, head_sha, lines, porcelain_files, run_git, try_git
+from activities.off_loop import off_the_loop
+from activities.paths import existing_clone
+from desk.errors import ShipRefusal
 from desk.repo_names import check_clone_source
 from desk.settings import DeskSettings
 from desk.shipping import (
@@ -26,9 +23,6 @@ from desk.shipping import (
     ReportInput,
 )
 
-T = TypeVar("T")
-A = TypeVar("A")
-
 
 class ShipActivities:
     """Run on the host that owns the shelf, under the repository's `Repo` entity."""
@@ -39,7 +33,7 @@ class ShipActivities:
     @activity.defn
     async def change_report(self, request: ReportInput) -> ChangeReport:
         """Fetch, check the clone is clean and ahead of origin, and describe what would ship."""
-        return await _off_the_loop(self._change_report, request)
+        return await off_the_loop(self._change_report, request)
 
     @activity.defn
     async def push(self, request: PushInput) -> PushResult:
@@ -47,11 +41,11 @@ class ShipActivities:
 
         Safe to run twice: a remote already at the SHA counts as pushed.
         """
-        return await _off_the_loop(self._push, request)
+        return await off_the_loop(self._push, request)
 
     def _change_report(self, request: ReportInput) -> ChangeReport:
         with desk_failures():
-            clone = self._clone(request.repo)
+            clone = existing_clone(self.settings, request.repo)
             destination = _destination(clone)
             run_git(clone, "fetch", "--quiet", "origin")
             branch = _default_branch(clone)
@@ -67,7 +61,7 @@ class ShipActivities:
             ahead = _count(clone, f"{remote_tip}..{head}")
             if not ahead:
                 raise ShipRefusal(f"Nothing to ship: the clone is at origin/{branch}.")
-            commits = _commits(clone, remote_tip, head)
+            commits = commit_log(clone, f"{remote_tip}..{head}")
             files = _numstat(clone, remote_tip, head)
             return ChangeReport(
                 repo=request.repo,
@@ -85,7 +79,7 @@ class ShipActivities:
     def _push(self, request: PushInput) -> PushResult:
         receipt = request.receipt
         with desk_failures():
-            clone = self._clone(receipt.repo)
+            clone = existing_clone(self.settings, receipt.repo)
             destination = _destination(clone)
             # Before the "already pushed" check: another remote having the SHA is no push.
             if destination != receipt.destination:
@@ -102,31 +96,6 @@ class ShipActivities:
                 raise ShipRefusal(f"{problem} Nothing was pushed.")
             run_git(clone, "push", "--quiet", "--porcelain", "origin", f"{receipt.head}:{ref}")
             return _pushed(receipt, already=False)
-
-    def _clone(self, repo: str) -> Path:
-        path = clone_path(self.settings, repo)
-        if not (path / ".git").exists():
-            raise CloneMissingError(
-                f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
-            )
-        return path
-
-
-async def _off_the_loop(step: Callable[[A], T], request: A) -> T:
-    """Run a blocking git step in a thread, heartbeating meanwhile.
-
-    On the event loop, a slow fetch or push would stall every workflow and query of the worker
-    (a push would then look like no push at all to `push_running`), and a crashed worker's push
-    could only be retried after its start-to-close timeout instead of its heartbeat timeout.
-    """
-    timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 5.0
-    work = asyncio.ensure_future(asyncio.to_thread(step, request))
-    while True:
-        done, _ = await asyncio.wait({work}, timeout=every)
-        if done:
-            return work.result()
-        activity.heartbeat()
 
 
 def _destination(clone: Path) -> str:
@@ -169,14 +138,6 @@ def _require_clean(clone: Path) -> None:
         raise ShipRefusal(
             f"The clone has uncommitted changes ({', '.join(dirty[:10])}); commit or stash them."
         )
-
-
-def _commits(clone: Path, base: str, head: str) -> list[CommitInfo]:
-    out = run_git(clone, "log", "--reverse", "--format=%H%x00%s", f"{base}..{head}")
-    return [
-        CommitInfo(sha=sha, subject=subject)
-        for sha, _, subject in (line.partition("\x00") for line in lines(out))
-    ]
 
 
 def _count(clone: Path, span: str) -> int:

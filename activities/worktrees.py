@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import fcntl
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from pydantic import BaseModel
 from temporalio import activity
 
 from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
-from activities.git import git_state, head_sha, lines, porcelain_files, run_git, try_git
-from activities.paths import clone_path, job_dir, worktree_path
-from desk.errors import CloneMissingError
+from activities.git import (
+    commit_log,
+    git_state,
+    head_sha,
+    lines,
+    porcelain_files,
+    run_git,
+    try_git,
+)
+from activities.job_branches import cut_worktree
+from activities.off_loop import off_the_loop
+from activities.paths import existing_clone, job_dir, worktree_path
 from desk.models import (
     CommitInfo,
     IntegrationRequest,
@@ -23,11 +36,15 @@ from desk.models import (
     ReleaseWorktreeInput,
     Worktree,
 )
-from desk.names import job_branch
 from desk.settings import DeskSettings
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
+MERGE_PLAN = "merge-plan.json"
+"""What an integration is about to do (see `_MergePlan`): a retry learns from it whether a
+half-done rebase is codedesk's and which commits a fast-forward it finds done brought in."""
+JOB_GIT_LOCK = "git.lock"
+"""In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
 
 
@@ -39,50 +56,57 @@ class WorktreeActivities:
 
     @activity.defn
     async def prepare_worktree(self, request: PrepareWorktreeInput) -> Worktree:
-        """Cut branch `worker/<n>` from the clone's HEAD into `<shelf>/.worktrees/.../<n>`."""
-        with desk_failures():
-            clone = self._clone(request.repo)
-            receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
-            path = worktree_path(self.settings, request.repo, request.number)
-            if receipt.is_file() and path.is_dir():
-                return Worktree.model_validate_json(receipt.read_text())
-            if path.exists():
-                _remove_worktree(clone, path)
-            base = head_sha(clone)
-            branch = _free_branch(clone, request.number)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            run_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
-            worktree = Worktree(path=str(path), branch=branch, base=base)
-            receipt.parent.mkdir(parents=True, exist_ok=True)
-            receipt.write_text(worktree.model_dump_json())
-            return worktree
+        """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`."""
+        return await off_the_loop(self._prepare, request)
 
     @activity.defn
     async def integrate(self, request: IntegrationRequest) -> IntegrationResult:
         """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, clean up."""
-        with desk_failures():
-            receipt = job_dir(self.settings, request.number) / INTEGRATION_RECEIPT
-            if receipt.is_file():
-                return IntegrationResult.model_validate_json(receipt.read_text())
-            result = self._integrate(request)
-            receipt.parent.mkdir(parents=True, exist_ok=True)
-            receipt.write_text(result.model_dump_json())
-            if result.status in (IntegrationStatus.INTEGRATED, IntegrationStatus.NOTHING):
-                clone = self._clone(request.repo)
-                _remove_worktree(clone, Path(request.worktree.path))
-                _delete_branch(clone, request.worktree.branch)
-            return result
+        return await off_the_loop(self._integrate_once, request)
 
     @activity.defn
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         """After a failure: keep a worktree that holds work, remove one that holds none."""
-        with desk_failures():
+        return await off_the_loop(self._release, request)
+
+    def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
+        with desk_failures(), self._job_lock(request.number):
+            clone = existing_clone(self.settings, request.repo)
+            receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
+            path = worktree_path(self.settings, request.repo, request.number)
+            if receipt.is_file() and path.is_dir():
+                return Worktree.model_validate_json(receipt.read_text())
+            if path.exists():  # an earlier attempt died before its receipt: no agent ran yet
+                _remove_leftover(clone, path)
+            base = head_sha(clone)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            branch = cut_worktree(clone, path, base, request.number)
+            worktree = Worktree(path=str(path), branch=branch, base=base)
+            receipt.write_text(worktree.model_dump_json())
+            return worktree
+
+    def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
+        with desk_failures(), self._job_lock(request.number):
+            receipt = job_dir(self.settings, request.number) / INTEGRATION_RECEIPT
+            if receipt.is_file():
+                result = IntegrationResult.model_validate_json(receipt.read_text())
+            else:
+                result = self._integrate(request)
+                receipt.write_text(result.model_dump_json())
+            if result.status in (IntegrationStatus.INTEGRATED, IntegrationStatus.NOTHING):
+                clone = existing_clone(self.settings, request.repo)
+                _remove_worktree(clone, Path(request.worktree.path))
+                _delete_branch(clone, request.worktree.branch)
+            return result
+
+    def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:
+        with desk_failures(), self._job_lock(request.number):
             # Sandbox (activities/agent_git.py): no host-side git before the agent's pointers
             # are restored and its branch taken back, even when its attempt died unfinished.
             settle(job_dir(self.settings, request.number), request.worktree)
             output, cut, log = log_tail(self.settings, request.number, request.output_chars)
             told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
-            clone = self._clone(request.repo)
+            clone = existing_clone(self.settings, request.repo)
             path = Path(request.worktree.path)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)
@@ -103,82 +127,147 @@ class WorktreeActivities:
             _delete_branch(clone, request.worktree.branch)
             return told
 
-    def _clone(self, repo: str) -> Path:
-        path = clone_path(self.settings, repo)
-        if not (path / ".git").exists():
-            raise CloneMissingError(
-                f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
-            )
-        return path
+    @contextmanager
+    def _job_lock(self, number: int) -> Iterator[None]:
+        """One git step of a job at a time on this host.
+
+        A worker stalled past its heartbeat timeout (stopped, swapped out) finishes its step
+        when it continues, while Temporal has already started the retry: the retry waits here
+        for it, then finds its receipt instead of rebasing or merging a second time.
+        """
+        folder = job_dir(self.settings, number)
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / JOB_GIT_LOCK).open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            yield
 
     def _integrate(self, request: IntegrationRequest) -> IntegrationResult:
-        clone = self._clone(request.repo)
+        clone = existing_clone(self.settings, request.repo)
         tree = request.worktree
         path = Path(tree.path)
+        plan_path = job_dir(self.settings, request.number) / MERGE_PLAN
+        done = _merged_before(clone, plan_path, request.report_commits)
+        if done is not None:
+            return done
         if not path.is_dir():
             return IntegrationResult(
                 status=IntegrationStatus.FAILED,
                 reason=f"The worktree {path} is gone, so there is nothing to integrate.",
             )
+        if plan_path.is_file():
+            _abort_leftover_rebase(path)
         uncommitted = porcelain_files(path)
         commits, omitted = _commits(path, tree.base, "HEAD", request.report_commits)
         if uncommitted:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=(
-                    "The agent left uncommitted changes in its worktree, so nothing was "
-                    f"integrated; branch {tree.branch} and worktree {path} are kept."
-                ),
-                commits=commits,
-                commits_omitted=omitted,
+            return _kept(
+                IntegrationStatus.REFUSED,
+                "The agent left uncommitted changes in its worktree, so nothing was "
+                f"integrated; branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                path,
                 uncommitted=uncommitted[: request.report_files],
-                branch_kept=True,
-                git_state=git_state(path),
             )
         if not commits:
             return IntegrationResult(status=IntegrationStatus.NOTHING, head=head_sha(clone))
         refusal = _clone_refusal(clone, request.report_files)
         if refusal:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=f"{refusal} Branch {tree.branch} and worktree {path} are kept.",
-                commits=commits,
-                commits_omitted=omitted,
-                branch_kept=True,
-                git_state=git_state(clone),
+            return _kept(
+                IntegrationStatus.REFUSED,
+                f"{refusal} Branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                clone,
             )
         onto = head_sha(clone)
+        plan_path.write_text(_MergePlan(onto=onto).model_dump_json())
         rebased, _ = try_git(path, *_identity(path), "rebase", "--quiet", onto)
         if not rebased:
             conflicts = lines(run_git(path, "diff", "--name-only", "--diff-filter=U"))
             try_git(path, "rebase", "--abort")
-            return IntegrationResult(
-                status=IntegrationStatus.CONFLICT,
-                reason=(
-                    f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
-                    f"and branch {tree.branch} and worktree {path} are kept."
-                ),
-                commits=commits,
-                commits_omitted=omitted,
+            return _kept(
+                IntegrationStatus.CONFLICT,
+                f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
+                f"and branch {tree.branch} and worktree {path} are kept.",
+                (commits, omitted),
+                path,
                 conflict_files=conflicts[: request.report_files],
-                branch_kept=True,
-                git_state=git_state(path),
             )
         tip = head_sha(path)
+        plan_path.write_text(_MergePlan(onto=onto, tip=tip).model_dump_json())
         merged, detail = try_git(clone, "merge", "--ff-only", "--quiet", tip)
         if not merged:
-            return IntegrationResult(
-                status=IntegrationStatus.REFUSED,
-                reason=f"The clone could not be fast-forwarded to {tip[:12]}: {detail}",
-                commits=commits,
-                commits_omitted=omitted,
-                branch_kept=True,
-                git_state=git_state(clone),
+            return _kept(
+                IntegrationStatus.REFUSED,
+                f"The clone could not be fast-forwarded to {tip[:12]}: {detail}",
+                (commits, omitted),
+                clone,
             )
-        commits, omitted = _commits(clone, onto, tip, request.report_commits)
-        return IntegrationResult(
-            status=IntegrationStatus.INTEGRATED, head=tip, commits=commits, commits_omitted=omitted
-        )
+        return _integrated(clone, _MergePlan(onto=onto, tip=tip), request.report_commits)
+
+
+def _kept(
+    status: IntegrationStatus,
+    reason: str,
+    found: tuple[list[CommitInfo], int],
+    state_of: Path,
+    *,
+    uncommitted: list[str] | None = None,
+    conflict_files: list[str] | None = None,
+) -> IntegrationResult:
+    """A result that keeps branch and worktree: the commits found and the state of `state_of`."""
+    commits, omitted = found
+    return IntegrationResult(
+        status=status,
+        reason=reason,
+        commits=commits,
+        commits_omitted=omitted,
+        branch_kept=True,
+        git_state=git_state(state_of),
+        uncommitted=uncommitted or [],
+        conflict_files=conflict_files or [],
+    )
+
+
+class _MergePlan(BaseModel):
+    """The fast-forward an integration is about to make: from `onto` to `tip`.
+
+    Written with `onto` alone before the rebase (so a retry knows a rebase it finds half done
+    is codedesk's, not the agent's) and with `tip` before the fast-forward.
+    """
+
+    onto: str
+    tip: str = ""
+
+
+def _merged_before(clone: Path, plan_path: Path, cap: int) -> IntegrationResult | None:
+    """The result of a fast-forward an earlier attempt made before it died, if it made one."""
+    if not plan_path.is_file():
+        return None
+    plan = _MergePlan.model_validate_json(plan_path.read_text())
+    if not plan.tip:
+        return None
+    contained, _ = try_git(clone, "merge-base", "--is-ancestor", plan.tip, "HEAD")
+    return _integrated(clone, plan, cap) if contained else None
+
+
+def _integrated(clone: Path, plan: _MergePlan, cap: int) -> IntegrationResult:
+    commits, omitted = _commits(clone, plan.onto, plan.tip, cap)
+    return IntegrationResult(
+        status=IntegrationStatus.INTEGRATED, head=plan.tip, commits=commits, commits_omitted=omitted
+    )
+
+
+def _abort_leftover_rebase(worktree: Path) -> None:
+    """A rebase an earlier attempt began and left half done (its worker died) is undone."""
+    if _mid_rebase(_git_dir(worktree)):
+        run_git(worktree, "rebase", "--abort")
+
+
+def _git_dir(checkout: Path) -> Path:
+    return Path(run_git(checkout, "rev-parse", "--absolute-git-dir").strip())
+
+
+def _mid_rebase(git_dir: Path) -> bool:
+    return (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists()
 
 
 def _clone_refusal(clone: Path, max_files: int) -> str:
@@ -187,8 +276,8 @@ def _clone_refusal(clone: Path, max_files: int) -> str:
     if dirty:
         shown = ", ".join(dirty[:max_files])
         return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them."
-    git_dir = Path(run_git(clone, "rev-parse", "--absolute-git-dir").strip())
-    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+    git_dir = _git_dir(clone)
+    if _mid_rebase(git_dir):
         return f"The clone {clone} is in the middle of a rebase; finish or abort it."
     if (git_dir / "MERGE_HEAD").exists():
         return f"The clone {clone} is in the middle of a merge; finish or abort it."
@@ -200,13 +289,8 @@ def _clone_refusal(clone: Path, max_files: int) -> str:
 
 def _commits(cwd: Path, base: str, tip: str, cap: int) -> tuple[list[CommitInfo], int]:
     """Commits in `base..tip`, oldest first, capped; and how many the cap left out."""
-    out = run_git(cwd, "log", "--reverse", "--format=%H%x00%s", f"{base}..{tip}")
-    found = [CommitInfo(sha=sha, subject=subject) for sha, subject in _pairs(out)]
+    found = commit_log(cwd, f"{base}..{tip}")
     return found[:cap], max(0, len(found) - cap)
-
-
-def _pairs(out: str) -> list[tuple[str, str]]:
-    return [(line.split("\x00", 1) + [""])[:2] for line in lines(out)]  # type: ignore[misc]
 
 
 def _identity(cwd: Path) -> tuple[str, ...]:
@@ -215,22 +299,20 @@ def _identity(cwd: Path) -> tuple[str, ...]:
     return () if ok and email.strip() else FALLBACK_IDENTITY
 
 
-def _free_branch(clone: Path, number: int) -> str:
-    suffix = 0
-    while True:
-        branch = job_branch(number, suffix)
-        exists, _ = try_git(clone, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}")
-        if not exists:
-            return branch
-        suffix += 1
-
-
 def _remove_worktree(clone: Path, path: Path) -> None:
     if path.exists():
         ok, _ = try_git(clone, "worktree", "remove", "--force", str(path))
         if not ok:
             shutil.rmtree(path, ignore_errors=True)
     try_git(clone, "worktree", "prune")
+
+
+def _remove_leftover(clone: Path, path: Path) -> None:
+    """Remove a worktree a dead attempt cut, and its branch unless it holds unmerged commits."""
+    ok, branch = try_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
+    _remove_worktree(clone, path)
+    if ok and branch.strip():
+        try_git(clone, "branch", "--quiet", "-d", branch.strip())
 
 
 def _delete_branch(clone: Path, branch: str) -> None:

@@ -8,6 +8,8 @@ DeskError
 │   ├── CloneExistsError    the clone is already on the shelf
 │   ├── CloneMissingError   no clone of that repository on the shelf
 │   └── GitError            git failed; its message is scrubbed of credentials
+│       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,
+│                           a dropped connection): retried, unlike every other desk error
 ├── AgentCommandError       the agent command is empty or cannot be split
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
@@ -22,8 +24,8 @@ DeskError
 └── HostError               a host name is bad, unknown, has no worker, or is claimed twice
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
-these into non-retryable `ApplicationError`s whose `type` is the class name, so a surface can
-show the message as it is.
+these into `ApplicationError`s whose `type` is the class name, so a surface can show the message
+as it is; all are non-retryable except `GitBusyError`, which Temporal retries.
 """
 
 from __future__ import annotations
@@ -59,6 +61,10 @@ class CloneMissingError(ShelfError):
 
 class GitError(ShelfError):
     """A git command failed."""
+
+
+class GitBusyError(GitError):
+    """A git command failed for a passing reason (a held lock, a busy file); a retry may pass."""
 
 
 class AgentCommandError(DeskError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from temporalio.common import SearchAttributeKey
 
 from desk.errors import JobNotFoundError
@@ -59,6 +61,14 @@ def host_task_queue(task_queue: str, host: str) -> str:
     return f"{task_queue}@{host}"
 
 
-def job_branch(number: int, suffix: int = 0) -> str:
-    """The branch a job works on: `worker/<n>`, or `worker/<n>-<k>` when a kept one has the name."""
-    return f"worker/{number}" if suffix == 0 else f"worker/{number}-{suffix}"
+def job_branch_names(number: int, tries: int) -> Iterator[str]:
+    """Branch names job `number` may work on, in order of preference.
+
+    `worker/<n>`, then `worker/<n>-1`, `-2`, ... when kept branches hold those names; then
+    `worker-<n>`, `worker-<n>-1`, ... for when a branch named `worker` (or `worker/<n>/x`)
+    blocks the whole `worker/<n>` family.
+    """
+    for stem in (f"worker/{number}", f"worker-{number}"):
+        yield stem
+        for suffix in range(1, tries):
+            yield f"{stem}-{suffix}"

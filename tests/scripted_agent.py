@@ -11,6 +11,7 @@ Steps:
     commit:MESSAGE             ``git add -A`` and commit; nothing to commit is not an error
     sleep:SECONDS              sleep (a float)
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
+    wait:PATH                  wait until PATH exists (at most 120 s, then exit 3)
     if-first:STEP              run STEP only when CODEDESK_INTERRUPTED is not "1"
     grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
     escape:SECONDS             start a child in a session of its own that starts a grandchild;
@@ -47,6 +48,8 @@ from typing import NoReturn
 
 AUTHOR_NAME = "Scripted Agent"
 AUTHOR_EMAIL = "agent@codedesk.invalid"
+WAIT_LIMIT = 120.0
+"""How long a `wait:PATH` step waits for its file before the agent gives up."""
 
 
 class StepError(Exception):
@@ -135,6 +138,17 @@ def grandchild(arg: str, step: str) -> None:
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
 
 
+def wait_for(path: str, step: str) -> None:
+    if not path:
+        raise StepError(f"step {step!r} needs a PATH")
+    say(f"scripted agent: wait for {path}")
+    deadline = time.monotonic() + WAIT_LIMIT
+    while not Path(path).exists():
+        if time.monotonic() > deadline:
+            fail(f"{path} did not appear within {WAIT_LIMIT:g}s", code=3)
+        time.sleep(0.1)
+
+
 SLEEP_TREE = """
 import subprocess, sys, time
 subprocess.Popen([sys.executable, "-c", "import time; time.sleep(%r)"], start_new_session=True)
@@ -210,6 +224,8 @@ def run_step(step: str) -> bool:
         else:
             say(f"scripted agent: sleep-first {seconds:g}s")
             time.sleep(seconds)
+    elif name == "wait":
+        wait_for(arg, step)
     elif name == "grandchild":
         grandchild(arg, step)
     elif name == "escape":

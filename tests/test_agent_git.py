@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from temporalio.testing import ActivityEnvironment
 
 from activities.agent_git import agent_git, prepare, take_back
 from activities.paths import job_dir, worktree_path
@@ -111,8 +112,9 @@ async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
     (path / "README.md").write_text("# changed\n")
     (path / ".git").write_text(f"gitdir: {evil / '.git'}\n")
 
-    released = await WorktreeActivities(settings).release_worktree(
-        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree)
+    released = await ActivityEnvironment().run(
+        WorktreeActivities(settings).release_worktree,
+        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree),
     )
 
     assert not pwned.exists()

@@ -36,7 +36,13 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
     from desk.surface_models import ThreadProgress, ThreadReport
-    from workflows.policies import AGENT_RETRY, GIT_RETRY, GIT_STEP_TIMEOUT, HOLD_ALLOWANCE
+    from workflows.policies import (
+        AGENT_RETRY,
+        GIT_HEARTBEAT_TIMEOUT,
+        GIT_RETRY,
+        GIT_STEP_TIMEOUT,
+        HOLD_ALLOWANCE,
+    )
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.holds import HoldsCalls
@@ -147,6 +153,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                     WorktreeActivities.prepare_worktree,
                     PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
                     start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                     retry_policy=GIT_RETRY,
                     **route,
                 )
@@ -350,6 +357,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                     output_chars=self.job.output_chars,
                 ),
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                 retry_policy=GIT_RETRY,
                 **route,
             )

@@ -11,9 +11,10 @@ from desk.errors import NON_RETRYABLE_ERROR_TYPES
 GIT_STEP_TIMEOUT = timedelta(minutes=5)
 """One git step (worktree add, rebase and fast-forward, cleanup) on a large clone."""
 
-PUSH_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
-"""A push heartbeats while git runs: a crashed worker's push is retried this soon, and the retry
-sees the remote already at the SHA instead of waiting out GIT_STEP_TIMEOUT."""
+GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""Every git step heartbeats while git runs (clone, prepare, integrate, release, report, push):
+a crashed or stalled worker's step is retried this soon, instead of after GIT_STEP_TIMEOUT, and
+the retry finds what the dead attempt did (a receipt, a merged tip, a remote at the SHA)."""
 
 HOST_WAIT = timedelta(minutes=1)
 """How long a repository's integration, report or push waits for its host's worker before it
@@ -30,6 +31,9 @@ GIT_RETRY = RetryPolicy(
     maximum_attempts=10,
     non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
 )
+"""A git step is retried when its worker died or stalled (heartbeat timeout) and when git failed
+for a reason that passes (`GitBusyError`: a held lock, a busy file), for about two and a half
+minutes in all; a failure a retry cannot fix (`GitError`, the other desk errors) fails at once."""
 
 AGENT_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
         PushStatus,
         ReportInput,
     )
-    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT, PUSH_HEARTBEAT_TIMEOUT
+    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
 
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
@@ -101,6 +101,7 @@ class RepoEntity:
                 ShipActivities.change_report,
                 request,
                 start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                 retry_policy=GIT_RETRY,
                 **host_route(self.state.host, HOST_WAIT),
             )
@@ -174,6 +175,7 @@ class RepoEntity:
                     WorktreeActivities.integrate,
                     running,
                     start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                     retry_policy=GIT_RETRY,
                     **route,
                 ),
@@ -198,7 +200,7 @@ class RepoEntity:
                     ShipActivities.push,
                     PushInput(receipt=request.receipt),
                     start_to_close_timeout=GIT_STEP_TIMEOUT,
-                    heartbeat_timeout=PUSH_HEARTBEAT_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
                     retry_policy=GIT_RETRY,
                     **route,
                 ),

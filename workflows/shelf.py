@@ -7,7 +7,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.shelf import ShelfActivities
     from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
-    from workflows.policies import GIT_RETRY, GIT_STEP_TIMEOUT
+    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
 
 from workflows.hosts import host_route
 
@@ -22,6 +22,7 @@ class AddRepo:
             ShelfActivities.add_repo,
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
+            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
             retry_policy=GIT_RETRY,
             **host_route(request.host, request.host_wait),
         )
@@ -37,6 +38,7 @@ class ListRepos:
             ShelfActivities.list_repos,
             request,
             start_to_close_timeout=GIT_STEP_TIMEOUT,
+            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
             retry_policy=GIT_RETRY,
             **host_route(request.host, request.host_wait),
         )

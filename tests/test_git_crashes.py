@@ -1,0 +1,299 @@
+"""Git steps beside a running agent and through a worker's crash or stall, with real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import subprocess
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from desk.models import JobOutcome, JobReport
+from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.cli_helpers import pid_dead, read_pid, settings_env, until
+from tests.conftest import agent, git, make_origin
+from tests.processes import StartWorker
+from workflows.coding_job import CodingJob
+from workflows.policies import GIT_STEP_TIMEOUT
+
+REPO = "acme/api"
+TWO_AGENTS_EXIT = 99
+AGENT_HEARTBEAT = timedelta(seconds=2)
+"""The heartbeat timeout `settings_env` gives the workers (CODEDESK_HEARTBEAT_TIMEOUT=2s)."""
+
+
+def executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def slow_packs(tmp_path: Path) -> Path:
+    """A git config under which every pack served waits for `tmp_path/gate` (at most 120 s),
+    after touching `tmp_path/pack-started`: a clone from a `file://` URL as slow as wanted."""
+    started, gate = tmp_path / "pack-started", tmp_path / "gate"
+    hook = executable(
+        tmp_path / "slow-pack",
+        "#!/bin/sh\n"
+        f"touch '{started}'\n"
+        f"for i in $(seq 1200); do [ -e '{gate}' ] && break; sleep 0.1; done\n"
+        'exec "$@"\n',
+    )
+    config = tmp_path / "gitconfig"
+    config.write_text(f"[uploadpack]\n\tpackObjectsHook = {hook}\n")
+    return config
+
+
+def worker_with_git(
+    start_worker: StartWorker, settings: DeskSettings, tmp_path: Path, before: str
+) -> subprocess.Popen[bytes]:
+    """A worker whose git runs the shell text `before`, then the real git (unless it exits)."""
+    wrappers = tmp_path / "bin"
+    wrappers.mkdir()
+    executable(wrappers / "git", f'#!/bin/sh\n{before}exec /usr/bin/git "$@"\n')
+    env = settings_env(settings)
+    return start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
+
+
+def pause_once_after(words: str, paused: Path) -> str:
+    """Wrapper text: after the first git call whose arguments hold `words`, mark `paused` and
+    sleep (the test kills the worker in that window)."""
+    return (
+        f'case "$*" in *"{words}"*)\n'
+        '  /usr/bin/git "$@"; code=$?\n'
+        f"  [ -e '{paused}' ] || {{ touch '{paused}'; sleep 120; }}\n"
+        "  exit $code;;\n"
+        "esac\n"
+    )
+
+
+async def kill_with_its_git(worker: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the worker and everything it started (its paused git among them)."""
+    os.killpg(worker.pid, signal.SIGKILL)
+    await asyncio.to_thread(worker.wait, 10)
+
+
+async def wait_report(desk: DeskClient, number: int) -> JobReport:
+    return await asyncio.wait_for(desk.wait(number), timeout=90)
+
+
+def subjects(clone: Path) -> list[str]:
+    return git(clone, "log", "--format=%s").splitlines()
+
+
+async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # Every pack the worker's git serves waits for the gate: a clone as slow as the test wants.
+    started, gate = tmp_path / "pack-started", tmp_path / "gate"
+    start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(slow_packs(tmp_path))))
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))  # a local path: no pack is served, no wait
+
+    pid_file, go = tmp_path / "agent.pid", tmp_path / "go"
+    command = agent(f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish")
+    number = await desk.start_job(REPO, "finish it", agent_command=command)
+    await until(lambda: read_pid(pid_file), 60, "the agent to start")
+
+    other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
+    adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
+    try:
+        await until(started.exists, 60, "the clone to start")
+        # Three agent heartbeat timeouts with the clone stuck: a worker whose event loop ran
+        # the clone would miss the agent's heartbeats, and Temporal would start it again.
+        await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
+        asked = time.monotonic()
+        status = await client.get_workflow_handle_for(CodingJob.run, f"job-{number}").query(
+            CodingJob.current, rpc_timeout=timedelta(seconds=20)
+        )
+        print(f"query answered in {time.monotonic() - asked:.2f}s during the clone")
+        assert status.phase == "working", status
+        assert not adding.done(), "the clone must still be waiting for the gate"
+    finally:
+        gate.touch()
+    added = await asyncio.wait_for(adding, timeout=60)
+    assert added.repo == "acme/tool"
+
+    go.touch()
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.agent_attempts == 1, report
+
+
+@pytest.mark.parametrize("agent_done_while_stopped", [True, False], ids=["done", "running"])
+async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    agent_done_while_stopped: bool,
+) -> None:
+    worker = start_worker(settings_env(settings))
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+
+    pid_file, go, runs = tmp_path / "agent.pid", tmp_path / "go", tmp_path / "runs"
+    # An agent that finds another agent of the job still running exits 99 at once: a second
+    # agent in the worktree would fail the job.
+    command = f"flock -n -E {TWO_AGENTS_EXIT} {tmp_path / 'one-agent'} " + agent(
+        f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish"
+    )
+    number = await desk.start_job(REPO, "finish it", agent_command=command)
+    agent_pid = await until(lambda: read_pid(pid_file), 60, "the agent to start")
+
+    os.kill(worker.pid, signal.SIGSTOP)
+    try:
+        if agent_done_while_stopped:
+            go.touch()  # the agent finishes and commits while its worker cannot see it
+            await until(lambda: pid_dead(agent_pid), 30, "the agent to finish")
+        await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
+    finally:
+        os.kill(worker.pid, signal.SIGCONT)
+    if not agent_done_while_stopped:
+        # The retry kills the stale agent before it starts the agent again: never two at once.
+        await until(lambda: len(runs.read_text().splitlines()) >= 2, 60, "the second run")
+        assert pid_dead(agent_pid), "the first agent must be gone before the second runs"
+        go.touch()
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["finish"], report
+    assert subjects(clone).count("finish") == 1, subjects(clone)
+    assert (clone / "done.txt").read_text() == "ok"
+    assert worker.poll() is None, "the worker lives on after SIGCONT"
+    # The worker may also be handed an attempt while it is stopped, which times out in turn:
+    # then the agent runs a third time, after the stale one was killed.
+    marks = runs.read_text().splitlines()
+    assert marks[0] == f"run {number} interrupted=0", marks
+    assert set(marks[1:]) == {f"run {number} interrupted=1"}, marks
+
+
+@pytest.mark.parametrize(
+    ("words", "step"),
+    [("worktree add", "prepare_worktree"), ("merge --ff-only", "integrate")],
+    ids=["after-cutting-the-worktree", "after-the-fast-forward"],
+)
+async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_it_once(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    words: str,
+    step: str,
+) -> None:
+    # The worker's git pauses once right after the step's git command did its work, before the
+    # step is recorded: the worker (and everything it started) is killed in that window.
+    paused = tmp_path / "paused"
+    first = worker_with_git(start_worker, settings, tmp_path, pause_once_after(words, paused))
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    number = await desk.start_job(
+        REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
+    )
+    await until(paused.exists, 60, f"git {words}")
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    # A retry that finds the fast-forward done still lists what it brought in.
+    assert [commit.subject for commit in report.commits] == ["finish"], report
+    assert report.head == git(clone, "rev-parse", "HEAD")
+    assert subjects(clone).count("finish") == 1, subjects(clone)
+    assert not Path(report.worktree).exists()
+    # A retried cut removes the dead attempt's branch too, and cuts the same name again.
+    assert report.branch == f"worker/{number}", report
+    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
+    owner = f"job-{number}" if step == "prepare_worktree" else repo_workflow_id(REPO)
+    await assert_resumed_on_heartbeat(client, owner, step)
+
+
+async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # The worker's integration rebase stops after its first commit, mid-rebase, and the worker
+    # (with its git) is killed there: the worktree is left in the middle of a rebase.
+    paused = tmp_path / "paused"
+    first = worker_with_git(
+        start_worker,
+        settings,
+        tmp_path,
+        f'if [ ! -e \'{paused}\' ]; then case "$*" in *"rebase --quiet"*)\n'
+        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n',
+    )
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    go = tmp_path / "go"
+    steps = (f"wait:{go}", "write:a.txt=a", "commit:first", "write:b.txt=b", "commit:second")
+    number = await desk.start_job(REPO, "two commits", agent_command=agent(*steps))
+    await until(lambda: (settings.jobs_dir / str(number) / "agent.log").exists(), 60, "the agent")
+    # Another commit lands in the clone while the agent works, so the rebase has work to do.
+    (clone / "other.txt").write_text("other\n")
+    git(clone, "add", "other.txt")
+    git(clone, "commit", "--quiet", "-m", "other")
+    go.touch()
+    await until(paused.exists, 60, "the rebase to stop after its first commit")
+    worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
+    git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
+    assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["first", "second"], report
+    assert subjects(clone)[:3] == ["second", "first", "other"], subjects(clone)
+    assert not worktree.exists()
+    await assert_resumed_on_heartbeat(client, repo_workflow_id(REPO), "integrate")
+
+
+async def assert_resumed_on_heartbeat(client: Client, workflow_id: str, step: str) -> None:
+    """The step's second attempt started before its first could have timed out."""
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    scheduled = next(
+        event
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and event.activity_task_scheduled_event_attributes.activity_type.name == step
+    )
+    retried = next(
+        event
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.scheduled_event_id == scheduled.event_id
+    )
+    assert retried.activity_task_started_event_attributes.attempt == 2
+    waited = retried.event_time.ToDatetime() - scheduled.event_time.ToDatetime()
+    print(f"{step} resumed {waited.total_seconds():.1f}s after it was first scheduled")
+    assert waited < GIT_STEP_TIMEOUT, "resumed on the heartbeat timeout, not start-to-close"
+
+
+async def test_a_worker_killed_mid_clone_clones_again_and_leaves_no_partial_clone(
+    settings: DeskSettings, client: Client, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    started = tmp_path / "pack-started"
+    first = start_worker(settings_env(settings, GIT_CONFIG_GLOBAL=str(slow_packs(tmp_path))))
+    desk = DeskClient(client, settings)
+    other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
+    adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
+    await until(started.exists, 60, "the clone to start")
+    await kill_with_its_git(first)
+    start_worker(settings_env(settings))
+
+    added = await asyncio.wait_for(adding, timeout=90)
+    assert added.repo == "acme/tool" and added.last_commit == "initial", added
+    owner = settings.shelf_dir / "acme"
+    assert not [path.name for path in owner.iterdir() if ".partial-" in path.name]
+    assert [clone.repo for clone in await desk.list_repos()] == ["acme/tool"]
+    await assert_resumed_on_heartbeat(client, f"{SHELF_ADD_PREFIX}acme/tool", "add_repo")
