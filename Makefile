@@ -22,5 +22,13 @@ lint: $(BIN)/codedesk
 test: lint
 	$(BIN)/pytest
 
+# Every bench script in bench/ (but its helpers and the profiler) writes its JSON to bench/results/; then the
+# README's Performance table is made from those files.
+BENCHES := $(filter-out common report profile_job,$(basename $(notdir $(wildcard bench/*.py))))
+
 bench: $(BIN)/codedesk
-	$(BIN)/python bench/job_overhead.py
+	mkdir -p bench/results
+	for name in $(BENCHES); do \
+		$(BIN)/python bench/$$name.py --out bench/results/$$name.json || exit 1; \
+	done
+	$(BIN)/python bench/report.py README.md

@@ -27,6 +27,7 @@ from activities.agent_claim import AgentClaim
 from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
+from activities.agent_stream import OutputTranslator, final_output, translator_for
 from activities.egress import egress_policy, serve_egress
 from activities.failures import desk_failures
 from activities.off_loop import off_the_loop
@@ -34,10 +35,10 @@ from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
 from activities.worktrees import WORKTREE_RECEIPT
-from desk.agents import HOOK_SETTINGS, claude_hook_settings
+from desk.agents import HOOK_SETTINGS, claude_hook_settings, guards_off_refusal
 from desk.errors import AgentCommandError, SandboxError
 from desk.models import AgentEnd, AgentResult, RunAgentInput, Worktree
-from desk.scrub import scrub
+from desk.scrub import StreamScrubber, scrub
 from desk.settings import DeskSettings
 
 TAIL_LINES = 20
@@ -91,10 +92,21 @@ class AgentActivities:
         with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
             killed = await kill_stale_agents(request.worktree)
             confined = self.sandbox.mode == BWRAP
+            refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
+            translator = translator_for(argv)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
+                if refusal is not None:
+                    log.write(f"codedesk: {refusal}\n")
+                    return AgentResult(
+                        end=AgentEnd.NOT_STARTED,
+                        reason=refusal,
+                        log_path=str(log_path),
+                        attempts=info.attempt,
+                        confinement=self.sandbox.mode,
+                    )
                 if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
                     log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
                     return self._not_started(argv[0], log_path, info.attempt)
@@ -122,17 +134,22 @@ class AgentActivities:
                             git,
                         )
                         launch.env.update(legacy_env)
-                        end, process, tail = await self._run(launch, request, log, info, claim)
+                        end, process, tail = await self._run(
+                            launch, request, log, info, claim, translator
+                        )
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
                     if git is not None:
                         told = await off_the_loop(_take_back, git)
-                        log.write(f"{told}\n" if told else "")
+                        log.write(scrub(f"{told}\n") if told else "")
+        output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
+        failed = end == AgentEnd.EXITED and translator.failure
         return AgentResult(
-            end=end,
+            end=AgentEnd.FAILED if failed else end,
+            reason=scrub(translator.failure or ""),
             exit_code=_exit_code(process.returncode, confined),
-            output=scrub(tail.text()),
-            output_cut=tail.cut,
+            output=scrub(output),
+            output_cut=cut,
             log_path=str(log_path),
             attempts=info.attempt,
             confinement=self.sandbox.mode,
@@ -145,6 +162,7 @@ class AgentActivities:
         log: TextIO,
         info: activity.Info,
         claim: AgentClaim,
+        translator: OutputTranslator,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         try:
             process = await asyncio.create_subprocess_exec(
@@ -160,7 +178,7 @@ class AgentActivities:
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
         tail = _Tail(request.output_chars)
-        end = await _supervise(process, log, tail, info.heartbeat_timeout)
+        end = await _supervise(process, log, tail, info.heartbeat_timeout, translator)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -276,7 +294,7 @@ class _Tail:
     def add(self, text: str) -> None:
         self.chunks.append(text)
         self.size += len(text)
-        self.lines.append(text.rstrip("\n"))
+        self.lines.extend(text.rstrip("\n").split("\n"))
         while self.size - len(self.chunks[0]) >= self.limit:
             dropped = self.chunks.popleft()
             self.size -= len(dropped)
@@ -294,6 +312,7 @@ async def _supervise(
     log: TextIO,
     tail: _Tail,
     heartbeat_timeout: timedelta | None,
+    translator: OutputTranslator,
 ) -> AgentEnd:
     """Copy output to the log and heartbeat until the agent's own process exits.
 
@@ -304,11 +323,21 @@ async def _supervise(
     assert process.stdout is not None
     every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
-    def emit(line: str) -> None:
-        log.write(line)
-        log.flush()
-        # Scrub before the cap cuts the text, so a cut never keeps part of a credential.
-        tail.add(scrub(line))
+    # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
+    # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
+    scrubber = StreamScrubber()
+
+    def show(text: str) -> None:
+        if text:
+            log.write(text)
+            log.flush()
+            tail.add(text)
+
+    def emit(text: str, end: bool = False) -> None:
+        for line in translator.finish() if end else translator.feed(text):
+            show(scrubber.feed(line))
+        if end:
+            show(scrubber.flush())
 
     async def pump() -> None:
         # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
@@ -321,6 +350,8 @@ async def _supervise(
             *complete, pending = pending.split("\n")
             for line in complete:
                 emit(line + "\n")
+            if translator.give_up:
+                await kill_group(process.pid, grace=0.2)
             if len(pending) >= READ_CHUNK:
                 # A very long line goes out in pieces, cut at whitespace where it can be so a
                 # credential (which has none) stays whole for the scrubber.
@@ -330,6 +361,7 @@ async def _supervise(
         pending += decoder.decode(b"", final=True)
         if pending:
             emit(pending)
+        emit("", end=True)
 
     async def beat() -> None:
         while True:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from git import Git
-from git.exc import GitCommandError
+from typing import TYPE_CHECKING
 
 from activities.git_locks import lock_named_in, remove_stale_lock
 from desk.errors import GitBusyError, GitError
 from desk.models import CommitInfo
 from desk.scrub import scrub
+
+if TYPE_CHECKING:
+    from git.exc import GitCommandError
 
 SAFE_CONFIG = (
     "-c", "core.hooksPath=/dev/null",
@@ -48,6 +49,10 @@ def run_git(cwd: Path, *args: str) -> str:
     A lock file left by a killed git is removed once and the command run again; a failure that
     passes (a live lock holder, a busy file, a dropped connection) raises GitBusyError.
     """
+    # GitPython is imported here, not above: every surface imports this module through the
+    # workflows' activity references, and a command like `codedesk jobs` runs no git at all.
+    from git.exc import GitCommandError
+
     try:
         return _execute(cwd, args)
     except GitCommandError as error:
@@ -62,6 +67,8 @@ def run_git(cwd: Path, *args: str) -> str:
 
 def _execute(cwd: Path, args: tuple[str, ...]) -> str:
     command = ["git", *SAFE_CONFIG, *args]
+    from git import Git
+
     return str(Git(str(cwd)).execute(command, env=git_env(), strip_newline_in_stdout=True))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 from temporalio import activity
 
+from activities.agent_files import exclude_agent_files
 from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
@@ -72,6 +73,7 @@ class WorktreeActivities:
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):
             clone = existing_clone(self.settings, request.repo)
+            exclude_agent_files(clone)
             receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
             path = worktree_path(self.settings, request.repo, request.number)
             if receipt.is_file() and path.is_dir():

@@ -8,21 +8,27 @@ first on `sys.path`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
 import subprocess
 import sys
+import time
 import traceback
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from temporalio.client import Client
 
 from desk.errors import ServerError
 from desk.settings import DeskSettings, load_settings
 from workers.client import connect
+from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port
 from workers.worker import build_worker
 
@@ -31,15 +37,100 @@ IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.i
 SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
 
-def arguments(doc: str | None, jobs_help: str) -> argparse.Namespace:
-    """`--jobs N` (at least 1, default 20) and `--json`; the usage line is `doc`'s first line."""
+def arguments(
+    doc: str | None,
+    jobs_help: str,
+    more: Callable[[argparse.ArgumentParser], None] | None = None,
+    jobs: int = 20,
+) -> argparse.Namespace:
+    """`--jobs N` (at least 1, default `jobs`), `--json`, `--out FILE`, and what `more` adds;
+    the usage line is `doc`'s first line."""
     parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=20, help=jobs_help)
+    parser.add_argument("--jobs", type=int, default=jobs, help=jobs_help)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON to this file")
+    if more is not None:
+        more(parser)
     args = parser.parse_args()
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     return args
+
+
+@dataclass
+class Comparison:
+    """One figure beside the baseline measured in the same run, and the target if there is one."""
+
+    what: str
+    figure: float
+    unit: str
+    baseline_what: str
+    baseline: float
+    target: str = ""
+    met: bool | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.figure / self.baseline if self.baseline else 0.0
+
+    def line(self) -> str:
+        target = ""
+        if self.target:
+            verdict = "" if self.met is None else (": met" if self.met else ": NOT met")
+            target = f" [target {self.target}{verdict}]"
+        return (
+            f"{self.what}: {self.figure:.0f} {self.unit}; baseline, {self.baseline_what}: "
+            f"{self.baseline:.0f} {self.unit}; ratio {self.ratio:.2f}x{target}"
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {**asdict(self), "ratio": round(self.ratio, 2)}
+
+
+def report(
+    bench: str,
+    figures: dict[str, Any],
+    comparisons: list[Comparison],
+    args: argparse.Namespace,
+    text: str = "",
+) -> None:
+    """Print the figures (text with each comparison, or JSON) and write them to `--out`.
+
+    The JSON carries what bench/report.py needs for the README: the comparisons, when the run
+    was, the machine's core count and its load average.
+    """
+    document = {
+        **figures,
+        "bench": bench,
+        "comparisons": [comparison.as_json() for comparison in comparisons],
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cores": os.cpu_count(),
+        "load": [round(load, 2) for load in os.getloadavg()],
+    }
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(document, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return
+    if text:
+        print(text)
+    for comparison in comparisons:
+        print(comparison.line())
+
+
+def wall_times_ms(argv: list[str], runs: int, env: dict[str, str] | None = None) -> list[float]:
+    """Wall times in ms of `runs` runs of a command, each waited for; output is discarded."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, env=env, capture_output=True, check=False)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
 
 
 def isolate(root: Path) -> None:
@@ -104,6 +195,7 @@ async def running_desk(
         )
         client = await connect(settings)
         async with build_worker(client, settings):
+            await configure_desk(client, settings)  # the worker polls: commands need one
             yield client, settings
     finally:
         server.stop()

@@ -1,6 +1,6 @@
 """Bench: a codedesk job's wall time against the same git steps done directly with git.
 
-Usage: python bench/job_overhead.py [--jobs N] [--json]
+Usage: python bench/job_overhead.py [--jobs N] [--json] [--out FILE]
 
 In one run it starts its own headless Temporal dev server on free ports in a temporary home,
 an in-process worker and a DeskClient, then:
@@ -8,24 +8,38 @@ an in-process worker and a DeskClient, then:
 - codedesk: adds a bare origin to the shelf and runs N jobs one after another, each with a tiny
   agent that writes one file and commits it; a job's time runs from `start_job` to its report;
 - raw git: on a second clone of the same origin, N times: worktree add, write a file, commit,
-  rebase onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete.
+  rebase onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete;
+- the agent alone: the same agent script run directly N times in a third clone.
 
-It prints the median and p90 of each and the ratio of the medians (codedesk / raw git). It exits
-non-zero unless every codedesk job was integrated into the clone.
+It prints the median and p90 of each and the ratio of the medians (codedesk / raw git), and the
+job's overhead: codedesk's median minus raw git's minus the agent's (target <= 250 ms, issue 13).
+It exits non-zero unless every codedesk job was integrated into the clone.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import os
+import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import IDENTITY, arguments, exit_with, git, isolate, make_origin, running_desk
+from common import (
+    IDENTITY,
+    Comparison,
+    arguments,
+    exit_with,
+    git,
+    isolate,
+    make_origin,
+    report,
+    running_desk,
+)
 
 from desk.models import JobOutcome, JobReport
 from surfaces.desk_client import DeskClient
@@ -43,6 +57,10 @@ subprocess.run([*git, "add", name], check=True)
 subprocess.run([*git, "commit", "--quiet", "-m", f"Add {name}"], check=True)
 """
 """The bench agent: writes `job-<n>.txt` in its worktree and commits it."""
+
+AGENT_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(AGENT)}"
+"""The agent as a job runs it: its code on the command line, since a sandboxed agent sees no
+file outside its worktree."""
 
 
 @dataclass
@@ -66,6 +84,7 @@ class Figures:
 class Outcome:
     codedesk: Figures
     raw_git: Figures
+    agent: Figures
     outcomes: list[str]
     problems: list[str]
 
@@ -78,9 +97,7 @@ async def bench_codedesk(
     root: Path, origin: Path, jobs: int
 ) -> tuple[Figures, list[JobReport], int]:
     """N codedesk jobs one after another; returns their times, reports and new commit count."""
-    agent = root / "agent.py"
-    agent.write_text(AGENT)
-    async with running_desk(root / "home", f"{sys.executable} {agent}") as (client, settings):
+    async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
         desk = DeskClient(client, settings)
         clone = Path((await desk.add_repo(REPO, str(origin))).path)
         before = int(git(clone, "rev-list", "--count", "HEAD"))
@@ -118,6 +135,21 @@ def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
     return figures
 
 
+def bench_agent(root: Path, origin: Path, jobs: int) -> Figures:
+    """The bench agent run directly N times in a clone: the part of a job that is the agent's."""
+    clone = root / "agent-clone"
+    git(root, "clone", "--quiet", str(origin), str(clone))
+    agent = root / "agent.py"
+    agent.write_text(AGENT)
+    figures = Figures()
+    for index in range(jobs):
+        env = {**os.environ, "CODEDESK_JOB": f"agent-{index}", "CODEDESK_TASK": "bench"}
+        started = time.perf_counter()
+        subprocess.run([sys.executable, str(agent)], cwd=clone, env=env, check=True)
+        figures.runs_ms.append((time.perf_counter() - started) * 1000)
+    return figures
+
+
 async def run(jobs: int) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
@@ -125,6 +157,7 @@ async def run(jobs: int) -> Outcome:
         origin = make_origin(root / "origin")
         codedesk, reports, added = await bench_codedesk(root, origin, jobs)
         raw = bench_raw_git(root, origin, jobs)
+        agent = bench_agent(root, origin, jobs)
     problems = [
         f"job {report.number} ended {report.outcome.value}, not integrated: {report.reason}"
         for report in reports
@@ -132,7 +165,7 @@ async def run(jobs: int) -> Outcome:
     ]
     if added != jobs:
         problems.append(f"the clone gained {added} commits, not {jobs}")
-    return Outcome(codedesk, raw, [report.outcome.value for report in reports], problems)
+    return Outcome(codedesk, raw, agent, [report.outcome.value for report in reports], problems)
 
 
 def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
@@ -147,27 +180,55 @@ def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
         "raw_git_median_ms": round(outcome.raw_git.median, 1),
         "raw_git_p90_ms": round(outcome.raw_git.p90, 1),
         "ratio": round(ratio, 2),
+        "agent_median_ms": round(outcome.agent.median, 1),
+        "overhead_ms": round(overhead(outcome), 1),
         "codedesk_runs_ms": [round(ms, 1) for ms in outcome.codedesk.runs_ms],
         "raw_git_runs_ms": [round(ms, 1) for ms in outcome.raw_git.runs_ms],
+        "agent_runs_ms": [round(ms, 1) for ms in outcome.agent.runs_ms],
         "outcomes": outcome.outcomes,
     }
+
+
+def overhead(outcome: Outcome) -> float:
+    """What a job costs beyond its git work and its agent: codedesk − raw git − agent medians."""
+    return outcome.codedesk.median - outcome.raw_git.median - outcome.agent.median
+
+
+def comparisons(outcome: Outcome) -> list[Comparison]:
+    return [
+        Comparison(
+            f"codedesk job whose agent commits one file, median of {len(outcome.outcomes)}",
+            outcome.codedesk.median,
+            "ms",
+            "raw git doing the same steps",
+            outcome.raw_git.median,
+        ),
+        Comparison(
+            "the same codedesk job",
+            outcome.codedesk.median,
+            "ms",
+            "raw git steps + the agent run directly",
+            outcome.raw_git.median + outcome.agent.median,
+            target="difference <= 250 ms",
+            met=overhead(outcome) <= 250,
+        ),
+    ]
 
 
 def main() -> int:
     args = arguments(__doc__, "jobs on each side (default 20)")
     outcome = asyncio.run(run(args.jobs))
     figures = summary(outcome, args.jobs)
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        print(
-            f"{args.jobs} jobs each.\n"
-            f"codedesk job: median {figures['codedesk_median_ms']:.0f} ms, "
-            f"p90 {figures['codedesk_p90_ms']:.0f} ms; "
-            f"raw git steps: median {figures['raw_git_median_ms']:.0f} ms, "
-            f"p90 {figures['raw_git_p90_ms']:.0f} ms; "
-            f"ratio {figures['ratio']:.1f}x"
-        )
+    text = (
+        f"{args.jobs} jobs each.\n"
+        f"codedesk job: median {figures['codedesk_median_ms']:.0f} ms, "
+        f"p90 {figures['codedesk_p90_ms']:.0f} ms; "
+        f"raw git steps: median {figures['raw_git_median_ms']:.0f} ms, "
+        f"p90 {figures['raw_git_p90_ms']:.0f} ms; "
+        f"agent alone: median {figures['agent_median_ms']:.0f} ms; "
+        f"overhead {figures['overhead_ms']:.0f} ms"
+    )
+    report("job_overhead", figures, comparisons(outcome), args, text)
     for problem in outcome.problems:
         print(f"FAILED: {problem}", file=sys.stderr)
     return 0 if outcome.ok else 1

@@ -1,6 +1,6 @@
 """Bench: jobs per minute through the desk's queue at max_workers 1, 2 and 4, and without it.
 
-Usage: python bench/queue_throughput.py [--jobs N] [--json]
+Usage: python bench/queue_throughput.py [--jobs N] [--json] [--out FILE]
 
 In one run it starts its own headless Temporal dev server on free ports in a temporary home,
 an in-process worker and a DeskClient, adds a bare origin to the shelf, then:
@@ -20,7 +20,6 @@ non-zero unless every job ended `nothing` and every desk job number was used onc
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import shutil
 import sys
@@ -29,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import arguments, exit_with, isolate, make_origin, running_desk
+from common import Comparison, arguments, exit_with, isolate, make_origin, report, running_desk
 from temporalio.client import Client
 from temporalio.runtime import (
     LogForwardingConfig,
@@ -204,12 +203,27 @@ def core_logs_to_stderr() -> None:
     )
 
 
+def comparisons(rows: list[Row]) -> list[Comparison]:
+    direct_row = rows[-1]
+    return [
+        Comparison(
+            f"{len(row.outcomes)} jobs through the desk, max_workers {row.max_workers}",
+            row.jobs_per_minute,
+            "jobs/min",
+            "the same jobs started directly, no desk",
+            direct_row.jobs_per_minute,
+        )
+        for row in rows
+        if row.mode == "desk"
+    ]
+
+
 def main() -> int:
     args = arguments(__doc__, "jobs in each row (default 20)")
     core_logs_to_stderr()
     rows, problems = asyncio.run(run(args.jobs))
     figures = summary(rows, problems, args.jobs)
-    print(json.dumps(figures, indent=2) if args.json else table(figures))
+    report("queue_throughput", figures, comparisons(rows), args, table(figures))
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)
     return 0 if not problems else 1

@@ -1,25 +1,132 @@
-"""Agent presets: command templates for known coding agents, and Claude Code's hold hook.
+"""Agent presets: the command of each known coding agent CLI, and Claude Code's hold hook.
 
-A preset is only a command template; any command works as the agent. In a template, `{task}`
-becomes the task text and `{hook_settings}` the path of a settings file that makes the agent
-call `codedesk hold` before each tool runs (written per job by the `run_agent` activity).
+A preset is a command template and what codedesk knows about the CLI behind it: the version it
+was proven with, the files the CLI writes for itself in the worktree (kept out of git through
+the clone's `info/exclude`), whether it turns the CLI's own guards off (then it runs only inside
+codedesk's sandbox, unless the owner opts in), and the output by which it says it could not
+work although it exits 0. Any command works as the agent too. In a template, `{task}` becomes
+the task text and `{hook_settings}` the path of a settings file that makes the agent call
+`codedesk hold` before each tool runs (written per job by the `run_agent` activity). Every
+preset passes the task where the CLI cannot read it as an option (after `--`, or glued to its
+option as `--message=TEXT`).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from desk.errors import AgentCommandError
 
 HOOK_SETTINGS = "{hook_settings}"
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+TASK = "{task}"
 
-PRESETS: dict[str, str] = {
-    "claude": "claude -p {task} --permission-mode acceptEdits --settings {hook_settings}",
-    "codex": "codex exec --full-auto {task}",
-    "aider": "aider --yes-always --message {task}",
-    "goose": "goose run --text {task}",
-    "opencode": "opencode run {task}",
+GUARDS_OFF_FLAGS = frozenset(
+    {
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-skip-permissions",
+        "--yolo",
+    }
+)
+"""Options by which an agent CLI turns its own approvals and sandbox off."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A known agent CLI: how codedesk starts it and what it knows about it."""
+
+    name: str
+    command: str
+    program: str
+    proven_version: str
+    """The version the preset was proven with by the real-CLI tests ("" if never run)."""
+    package: str
+    """Where the CLI comes from (a registry package), for `codedesk doctor`'s advice."""
+    own_files: tuple[str, ...] = ()
+    """Git exclude patterns of the files the CLI writes for itself in the worktree."""
+    cannot_work: tuple[str, ...] = ()
+    """Regular expressions of an output line meaning it could not work, though it exits 0."""
+    worked: tuple[str, ...] = ()
+    """Regular expressions of an output line meaning the model answered after all: an earlier
+    sign that it could not work was a retry that succeeded."""
+    gives_up: tuple[str, ...] = ()
+    """Regular expressions of an output line after which the CLI waits forever without working
+    (codedesk stops it then)."""
+    notes: str = ""
+
+    def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
+        """Why the agent could not work, when this line of its output matches `patterns`."""
+        plain = ANSI_ESCAPE.sub("", line)
+        if any(re.search(pattern, plain) for pattern in patterns):
+            return f"{self.program} could not work: {plain.strip()[:300]}"
+        return None
+
+    @property
+    def guards_off(self) -> bool:
+        """Whether the command turns the CLI's own approvals and sandbox off."""
+        return bool(guards_off_flags(self.command.split()))
+
+
+AGENT_PRESETS: dict[str, Preset] = {
+    preset.name: preset
+    for preset in (
+        Preset(
+            name="claude",
+            command=(
+                "claude -p --output-format stream-json --verbose --permission-mode acceptEdits"
+                " --settings {hook_settings} -- {task}"
+            ),
+            program="claude",
+            proven_version="2.1.197",
+            package="npm @anthropic-ai/claude-code",
+        ),
+        Preset(
+            name="codex",
+            command="codex exec --dangerously-bypass-approvals-and-sandbox -- {task}",
+            program="codex",
+            proven_version="0.171.0",
+            package="npm @openai/codex",
+            gives_up=(r"^ERROR: Reconnecting\.\.\. waiting for network",),
+            notes="its own sandbox cannot commit in a worktree: codedesk's sandbox replaces it",
+        ),
+        Preset(
+            name="aider",
+            command=(
+                "aider --yes-always --no-gitignore --no-check-update --no-show-release-notes"
+                " --analytics-disable --chat-history-file /dev/null --input-history-file"
+                " /dev/null --message={task}"
+            ),
+            program="aider",
+            proven_version="0.86.2",
+            package="PyPI aider-chat",
+            own_files=(".aider*",),
+            cannot_work=(r"^litellm\.\w*Error:",),
+            worked=(r"^Tokens: [\d.]+k? sent",),
+        ),
+        Preset(
+            name="opencode",
+            command="opencode run -- {task}",
+            program="opencode",
+            proven_version="1.18.33",
+            package="npm opencode-ai",
+            cannot_work=(r"^Error: Cannot connect to API",),
+        ),
+        Preset(
+            name="goose",
+            command="goose run --text={task}",
+            program="goose",
+            proven_version="",
+            package="Block's download script (not on a package registry)",
+            notes="untested: goose cannot be installed from a package registry",
+        ),
+    )
 }
+
+PRESETS: dict[str, str] = {name: preset.command for name, preset in AGENT_PRESETS.items()}
+"""Each preset's command template, by name."""
 
 HELD_TOOLS_MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit"
 """The Claude Code tools whose calls go through `codedesk hold`."""
@@ -34,6 +141,38 @@ def preset_command(name: str) -> str:
         raise AgentCommandError(
             f"There is no agent preset {name!r}: use one of {known}, or --agent-command."
         ) from None
+
+
+def preset_for(argv: Sequence[str]) -> Preset | None:
+    """The preset whose program `argv` runs (by its file name), if any."""
+    if not argv:
+        return None
+    program = argv[0].rsplit("/", 1)[-1]
+    return next((p for p in AGENT_PRESETS.values() if p.program == program), None)
+
+
+def guards_off_flags(argv: Sequence[str]) -> list[str]:
+    """The options in `argv` that turn an agent CLI's own guards off."""
+    return [part for part in argv if part.split("=", 1)[0] in GUARDS_OFF_FLAGS]
+
+
+def guards_off_refusal(argv: Sequence[str], confined: bool, allowed: bool) -> str | None:
+    """Why an agent command that turns its CLI's own guards off may not run unconfined; None
+    when it may (codedesk's sandbox is around it, or the owner opted in)."""
+    flags = guards_off_flags(argv)
+    if not flags or confined or allowed:
+        return None
+    return (
+        f"The agent command turns its CLI's own approvals and sandbox off ({', '.join(flags)}), "
+        "and codedesk's sandbox is not around it: it would run with all of the worker's "
+        "rights. Run the worker with the sandbox (CODEDESK_SANDBOX=bwrap), or set "
+        "CODEDESK_UNCONFINED_GUARDS_OFF=true to let it run unconfined."
+    )
+
+
+def all_own_files() -> list[str]:
+    """Exclude patterns of every preset's own files, for the clone's `info/exclude`."""
+    return sorted({pattern for preset in AGENT_PRESETS.values() for pattern in preset.own_files})
 
 
 def claude_hook_settings(hold_command: str) -> dict[str, Any]:

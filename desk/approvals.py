@@ -13,9 +13,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedData, ScrubbedText
+from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"
 
@@ -46,9 +47,9 @@ class ApprovalRequest(Payload):
     """What a person is asked to approve."""
 
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
-    title: str = ""
-    action: str = ""
+    input: ScrubbedData = Field(default_factory=dict)
+    title: ScrubbedText = ""
+    action: ScrubbedText = ""
     parameters: dict[str, Any] | None = None
     """The tool's parameter JSON Schema, when known: the card is a field list built from it."""
     files: list[FileRef] = Field(default_factory=list)
@@ -63,7 +64,7 @@ class ApprovalRequest(Payload):
     """Where a surface shows the card; None: only `codedesk approvals` lists it."""
     thread_workflow_id: str = ""
     """A job thread that shows the card in order with its other messages (else posted here)."""
-    copy_text: str = ""
+    copy_text: ScrubbedText = ""
     expires_at: datetime | None = None
     classes: list[str] = Field(default_factory=list)
     """Why the call is held (hold classes such as `push`), for the card's footer."""
@@ -91,7 +92,7 @@ class AnswerInput(Payload):
 
 
 class WithdrawInput(Payload):
-    reason: str = ""
+    reason: ScrubbedText = ""
     by: str = ""
 
 
@@ -111,21 +112,21 @@ class ApprovalOutcome(Payload):
     by: Principal | None = None
     card_id: str = ""
     at: datetime | None = None
-    note: str = ""
+    note: ScrubbedText = ""
 
 
 class AnswerResult(Payload):
     """Whether an answer counted, and why not when it did not."""
 
     counted: bool
-    reason: str = ""
+    reason: ScrubbedText = ""
     outcome: ApprovalOutcome | None = None
 
 
 class IgnoredAnswer(Payload):
     by: Principal
     decision: Decision
-    reason: str
+    reason: ScrubbedText
     at: datetime | None = None
 
 
@@ -167,14 +168,25 @@ class HoldRequest(Payload):
     """One tool call an agent's hook asks about."""
 
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: ScrubbedData = Field(default_factory=dict)
     parameters: dict[str, Any] | None = None
     wait_seconds: float = 600.0
+    scrubbed: bool = False
+    """The input held a credential, scrubbed before anything recorded it: the rule never sees
+    the call as it runs, so it waits for a person."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_a_credential(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            if scrub_data(data["input"]) != data["input"]:
+                return {**data, "scrubbed": True}
+        return data
 
 
 class HoldAnswer(Payload):
     verdict: HoldVerdict
-    reason: str = ""
+    reason: ScrubbedText = ""
     classes: list[str] = Field(default_factory=list)
     approval_id: str = ""
     by: str = ""
@@ -188,22 +200,24 @@ class HeldCall(Payload):
     """A call the report lists: declined, withdrawn, expired or never answered."""
 
     tool: str
-    summary: str
+    summary: ScrubbedText
     verdict: HoldVerdict
     approval_id: str = ""
-    note: str = ""
+    note: ScrubbedText = ""
 
 
 class ClassifyInput(Payload):
     tool: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: ScrubbedData = Field(default_factory=dict)
     workspace: str
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
+    scrubbed: bool = False
+    """The call's input held a credential (`HoldRequest.scrubbed`)."""
 
 
 class Classification(Payload):
     """Why a call must wait for a person; empty `classes` means it may run."""
 
     classes: list[str] = Field(default_factory=list)
-    action: str = ""
+    action: ScrubbedText = ""

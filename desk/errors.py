@@ -14,6 +14,7 @@ DeskError
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
+│   └── NoWorkerError       the server answers, but no codedesk worker polls the task queue
 ├── JobNotFoundError        no job with that number
 ├── QueueFullError          the desk runs and queues all the jobs it may
 ├── ApprovalNotFoundError   no open approval matches the id given
@@ -83,6 +84,10 @@ class ServerError(DeskError):
     """The Temporal server cannot be reached or started."""
 
 
+class NoWorkerError(ServerError):
+    """The server answers, but no codedesk worker polls the desk's task queue."""
+
+
 class JobNotFoundError(DeskError):
     """No job has that number."""
 
@@ -127,6 +132,19 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
     "ShipRefusal",
 )
 """Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
+
+
+EXPECTED_REFUSALS: tuple[type[DeskError], ...] = (
+    SettingsError,
+    RepoNameError,
+    RemoteUrlError,
+    CloneExistsError,
+    CloneMissingError,
+    AgentCommandError,
+    ShipRefusal,
+    RepoBusyError,
+)
+"""Refusals that answer a request as designed: logged as benign, never as a fault."""
 
 
 def desk_error(type_name: str | None, message: str) -> DeskError:

@@ -16,8 +16,13 @@ from desk.policy_calls import (
     call_hold_classes,
 )
 
+CREDENTIAL = "credential"
+"""The hold class of a call that held a credential: it was scrubbed before it was classified,
+so the rule saw less than will run, and a person decides (fail closed)."""
+
 __all__ = [
     "ALWAYS",
+    "CREDENTIAL",
     "DEFAULT_HOLD_CLASSES",
     "SHELL_TOOLS",
     "WRITE_TOOLS",
@@ -30,4 +35,6 @@ def classify_call(request: ClassifyInput) -> Classification:
     classes, action = call_hold_classes(
         request.tool, request.input, request.workspace, request.hold_classes, request.hold_tools
     )
+    if request.scrubbed:
+        classes = sorted({*classes, CREDENTIAL})
     return Classification(classes=classes, action=action)

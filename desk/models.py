@@ -12,7 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import HeldCall, SurfacePlace
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedText
 
 
 class JobOutcome(StrEnum):
@@ -43,7 +43,7 @@ class CommitInfo(Payload):
     """One commit as a report lists it."""
 
     sha: str
-    subject: str = ""
+    subject: ScrubbedText = ""
 
 
 # Shelf
@@ -66,11 +66,11 @@ class CloneInfo(Payload):
     upstream: str = ""
     ahead: int = 0
     behind: int = 0
-    dirty: list[str] = Field(default_factory=list)
+    dirty: list[ScrubbedText] = Field(default_factory=list)
     head: str = ""
-    last_commit: str = ""
+    last_commit: ScrubbedText = ""
     last_commit_at: datetime | None = None
-    error: str = ""
+    error: ScrubbedText = ""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
 
@@ -93,7 +93,7 @@ class JobInput(Payload):
 
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     requester: str = ""
     budget: timedelta = timedelta(hours=1)
@@ -138,7 +138,7 @@ class Worktree(Payload):
 class RunAgentInput(Payload):
     number: int
     repo: str
-    task: str
+    task: ScrubbedText
     agent_command: str
     worktree: str
     output_chars: int = 20_000
@@ -148,6 +148,8 @@ class AgentEnd(StrEnum):
     EXITED = "exited"
     TIMED_OUT = "timed_out"
     NOT_STARTED = "not_started"
+    FAILED = "failed"
+    """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
 
 
 class AgentResult(Payload):
@@ -155,11 +157,11 @@ class AgentResult(Payload):
 
     end: AgentEnd
     exit_code: int | None = None
-    output: str = ""
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
     attempts: int = 1
-    reason: str = ""
+    reason: ScrubbedText = ""
     confinement: str = ""
     """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
 
@@ -194,28 +196,28 @@ class IntegrationResult(Payload):
     """What integrating a job's branch did to the clone."""
 
     status: IntegrationStatus
-    reason: str = ""
+    reason: ScrubbedText = ""
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
     branch_kept: bool = False
-    git_state: str = ""
+    git_state: ScrubbedText = ""
 
 
 class ReleaseResult(Payload):
     """What became of a job's worktree after it failed, timed out or was cancelled."""
 
     kept: bool
-    output: str = ""
+    output: ScrubbedText = ""
     """The tail of the agent's log, for a report whose agent was stopped before it returned."""
     output_cut: int = 0
     log_path: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    git_state: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    git_state: ScrubbedText = ""
 
 
 class ReleaseWorktreeInput(Payload):
@@ -232,9 +234,9 @@ class JobReport(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     outcome: JobOutcome
-    reason: str = ""
+    reason: ScrubbedText = ""
     failure_category: str = ""
     exit_code: int | None = None
     branch: str = ""
@@ -244,12 +246,12 @@ class JobReport(Payload):
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
-    uncommitted: list[str] = Field(default_factory=list)
-    conflict_files: list[str] = Field(default_factory=list)
-    output: str = ""
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
+    output: ScrubbedText = ""
     output_cut: int = 0
     log_path: str = ""
-    git_state: str = ""
+    git_state: ScrubbedText = ""
     agent_attempts: int = 0
     confinement: str = ""
     """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
@@ -265,7 +267,7 @@ class JobStatus(Payload):
 
     number: int
     repo: str
-    task: str = ""
+    task: ScrubbedText = ""
     requester: str = ""
     phase: JobPhase = JobPhase.STARTING
     branch: str = ""
@@ -341,6 +343,46 @@ class Admission(Payload):
     queued: int = 0
     host: str = ""
     """The host the job runs on (empty when the desk knows no hosts)."""
+
+
+class AdmissionCheck(Payload):
+    """What the desk asks the worker's host before it numbers a job."""
+
+    repo: str
+    agent_command: str
+    host: str = ""
+    """The host the desk records for the repository; another host's shelf is not checked here."""
+
+
+class AdmissionVerdict(Payload):
+    """Empty when the job may run; else why not, and the error type that says so."""
+
+    refusal: str = ""
+    kind: str = ""
+
+
+class HostReportInput(Payload):
+    """`codedesk doctor`'s question to a worker's host."""
+
+    agent_command: str = ""
+    """The configured agent command, whose program must be on the host's PATH."""
+
+
+class HostReport(Payload):
+    """A worker's host as `codedesk doctor` shows it."""
+
+    host: str = ""
+    git: str = ""
+    git_problem: str = ""
+    agent_program: str = ""
+    agent_path: str = ""
+    programs: dict[str, str] = Field(default_factory=dict)
+    """Each preset's program and where it is on the host's PATH ("" when missing)."""
+    sandbox: str = ""
+    sandbox_status: str = "skip"
+    """ok (confined), warn (agents run unconfined), fail (the probe refuses), skip (no probe)."""
+    imports: dict[str, str] = Field(default_factory=dict)
+    """Each of codedesk's top-level packages and the folder it is imported from."""
 
 
 class JobEnded(Payload):

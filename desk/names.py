@@ -18,6 +18,7 @@ PUSH_ID_PREFIX = "push-"
 OUTBOX_ID_PREFIX = "outbox-"
 SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
+HOST_CHECK_PREFIX = "host-check-"
 
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")

@@ -221,7 +221,8 @@ def check_clone_source(source: str) -> str:
     a ':' before any '/', and not a drive letter like `C:`), or a local path, which is taken
     as it is (the activity resolves it). URLs may use https, http, ssh, git or file, with no
     query, no fragment and no password; only ssh URLs may name a user, since elsewhere user info
-    is a token that belongs in a credential helper. Sources that git or ssh would read as an
+    is a token that belongs in a credential helper. A token of a shape `desk.scrub` knows
+    anywhere in the source is refused too. Sources that git or ssh would read as an
     option (a leading '-') and remote-helper transports (`ext::...`) are refused.
 
     Raises:
@@ -249,6 +250,12 @@ def check_clone_source(source: str) -> str:
         _check_url(source)
     elif _is_scp_like(source):
         _check_scp_like(source)
+    if scrub(source) != source:
+        raise _refuse(
+            source,
+            "holds a credential (a token in the URL or path), which would be kept in the "
+            "shelf's history: give the plain URL and let a credential helper supply the token.",
+        )
     return source
 
 

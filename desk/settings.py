@@ -148,6 +148,11 @@ class DeskSettings(BaseSettings):
     report_held_chars: int = Field(
         default=1000, ge=20, description="Characters of each held call in a report."
     )
+    card_value_chars: int = Field(
+        default=4000,
+        ge=100,
+        description="Characters of one value a terminal approval card shows; the rest is counted.",
+    )
     port: int = Field(
         default=7233, ge=1, le=65535, description="Port of the embedded Temporal server."
     )
@@ -204,6 +209,18 @@ class DeskSettings(BaseSettings):
     discord_progress_interval: timedelta = Field(
         default=timedelta(seconds=5),
         description="At most one edit of a job thread's progress message per this interval.",
+    )
+    unconfined_guards_off: bool = Field(
+        default=False,
+        description=(
+            "Let an agent command that turns its CLI's own guards off (codex "
+            "--dangerously-bypass-approvals-and-sandbox) run without codedesk's sandbox."
+        ),
+    )
+    list_limit: int = Field(
+        default=50,
+        ge=1,
+        description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
     )
 
     @field_validator(
@@ -315,6 +332,13 @@ class DeskSettings(BaseSettings):
         self.home = self.home.expanduser()
         self.shelf = (self.shelf or self.home / "shelf").expanduser()
         return self
+
+    @field_validator("home", "shelf")
+    @classmethod
+    def _a_directory(cls, value: Path | None) -> Path | None:
+        if value is not None and value.expanduser().exists() and not value.expanduser().is_dir():
+            raise ValueError("is not a directory: name a directory (it is created if missing)")
+        return value
 
     @property
     def shelf_dir(self) -> Path:

@@ -12,7 +12,7 @@ from pydantic import Field
 from desk.approvals import SurfacePlace
 from desk.errors import ShaError
 from desk.models import CommitInfo
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedText
 
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -29,7 +29,7 @@ def full_sha(text: str) -> str:
 
 
 class FileChange(Payload):
-    path: str
+    path: ScrubbedText
     added: int = 0
     deleted: int = 0
 
@@ -40,7 +40,7 @@ class ChangeReport(Payload):
     repo: str
     head: str
     default_branch: str
-    destination: str
+    destination: ScrubbedText
     """The credential-free push URL."""
     remote_tip: str
     """Where the remote's default branch was when the report was made."""
@@ -78,8 +78,8 @@ class PushResult(Payload):
     repo: str
     sha: str
     branch: str = ""
-    destination: str = ""
-    reason: str = ""
+    destination: ScrubbedText = ""
+    reason: ScrubbedText = ""
     already: bool = False
     """The remote was at the SHA already (a retried push after a crash)."""
     approval_id: str = ""

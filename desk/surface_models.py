@@ -12,7 +12,7 @@ from pydantic import Field
 
 from desk.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
 from desk.models import JobReport
-from desk.payload import Payload
+from desk.payload import Payload, ScrubbedText
 
 
 class CardRef(Payload):
@@ -41,7 +41,7 @@ class ThreadText(Payload):
     kind: Literal["text"] = "text"
 
     channel: str
-    text: str
+    text: ScrubbedText
 
 
 class ThreadProgress(Payload):
@@ -50,7 +50,7 @@ class ThreadProgress(Payload):
     kind: Literal["progress"] = "progress"
 
     channel: str
-    text: str
+    text: ScrubbedText
 
 
 class ThreadReport(Payload):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import AsyncIterator
 from datetime import timedelta
 
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
@@ -24,56 +27,75 @@ from desk.approvals import (
     WithdrawInput,
 )
 from desk.errors import ApprovalNotFoundError
+from surfaces.listing import Page
+from surfaces.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
 
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 """A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
 
+DIGEST_CHARS = len("-") + 16
+"""The end of every approval id: a dash and 16 hex digits of the call's digest."""
+
 ANSWER_TIMEOUT = timedelta(seconds=5)
 """How long an answer waits for a worker before it is sent as a durable signal instead."""
 
+OPEN = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
+
+QUERIES_AT_ONCE = 16
+"""Approval states asked for at once while listing: enough to hide round trips, few enough
+not to swamp a worker that also runs jobs."""
+
 
 class ApprovalsClient:
-    def __init__(self, client: Client) -> None:
+    """Approvals through one Temporal client; with the desk's `task_queue`, a command that needs
+    a worker says at once when none polls it instead of waiting for a timeout."""
+
+    def __init__(self, client: Client, task_queue: str = "") -> None:
         self.client = client
+        self.task_queue = task_queue
+
+    async def worker_polling(self) -> bool:
+        return not self.task_queue or bool(await live_pollers(self.client, self.task_queue))
 
     async def open_approvals(self) -> list[ApprovalState]:
         """Every approval still waiting for an answer, oldest first."""
-        states = []
-        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-        async for item in self.client.list_workflows(query):
-            handle = self.client.get_workflow_handle_for(Approval.run, item.id)
-            try:
-                state = await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
-            except (RPCError, WorkflowQueryFailedError):
-                continue  # it settled meanwhile, or no worker answers: listed next time
-            # Visibility lags: one settled already (withdrawn with its start) is never shown.
-            if state.outcome is None:
-                states.append(state)
-        return sorted(
-            states, key=lambda state: state.opened_at.isoformat() if state.opened_at else ""
+        if self.task_queue:
+            await require_worker(self.client, self.task_queue)
+        states = await self._states([item.id async for item in self.client.list_workflows(OPEN)])
+        return sorted(states, key=_opened_at)
+
+    async def open_page(self, limit: int) -> Page[ApprovalState]:
+        """The `limit` newest open approvals, newest first, and how many are open in all."""
+        if self.task_queue:
+            await require_worker(self.client, self.task_queue)
+        counted, idents = await asyncio.gather(
+            self.client.count_workflows(OPEN),
+            _ids(self.client.list_workflows(OPEN, limit=limit, page_size=limit)),
         )
+        states = sorted(await self._states(idents), key=_opened_at, reverse=True)
+        settled = len(idents) - len(states)
+        return Page(items=states, total=max(counted.count - settled, len(states)))
+
+    async def _states(self, idents: list[str]) -> list[ApprovalState]:
+        """The state of each approval that is still open, asked a few at a time."""
+        gate = asyncio.Semaphore(QUERIES_AT_ONCE)
+
+        async def ask(ident: str) -> ApprovalState | None:
+            handle = self.client.get_workflow_handle_for(Approval.run, ident)
+            async with gate:
+                try:
+                    return await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
+                except (RPCError, WorkflowQueryFailedError):
+                    return None  # it settled meanwhile, or no worker answers: listed next time
+
+        found = await asyncio.gather(*(ask(ident) for ident in idents))
+        # Visibility lags: one settled already (withdrawn with its start) is never shown.
+        return [state for state in found if state is not None and state.outcome is None]
 
     async def resolve(self, given: str) -> str:
-        """The full id of the one open approval whose id starts with `given`."""
-        full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
-        query = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-        matches = [item.id async for item in self.client.list_workflows(query)]
-        if full in matches:
-            return full
-        found = [ident for ident in matches if ident.startswith(full) or given in ident]
-        if len(found) == 1:
-            return found[0]
-        if not found:
-            if FULL_ID.fullmatch(full):
-                return full  # a whole id, settled: answering it says it no longer counts
-            raise ApprovalNotFoundError(
-                f"No open approval matches {given!r}: `codedesk approvals` lists the open ones."
-            )
-        raise ApprovalNotFoundError(
-            f"{given!r} matches {len(found)} open approvals ({', '.join(found[:5])}): "
-            "give more of the id."
-        )
+        """The full id of the one open approval `given` names (see `match_approval`)."""
+        return match_approval(given, [item.id async for item in self.client.list_workflows(OPEN)])
 
     async def answer(
         self, ident: str, decision: Decision, by: Principal
@@ -81,6 +103,13 @@ class ApprovalsClient:
         """Answer by Update; with no worker in time, by signal. Returns (result, by_signal)."""
         handle = self.client.get_workflow_handle_for(Approval.run, ident)
         answer = AnswerInput(by=by, decision=decision, card_id=f"cli:{ident}")
+        signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
+        if not await self.worker_polling():
+            try:
+                await handle.signal(signal, answer)
+            except RPCError as error:
+                return AnswerResult(counted=False, reason=_closed(error, ident)), False
+            return AnswerResult(counted=False, reason=no_worker(self.task_queue)), True
         try:
             result = await handle.execute_update(
                 Approval.answer, answer, rpc_timeout=ANSWER_TIMEOUT
@@ -91,7 +120,6 @@ class ApprovalsClient:
             reason = cause.message if isinstance(cause, ApplicationError) else str(error)
             return AnswerResult(counted=False, reason=reason), False
         except WorkflowUpdateRPCTimeoutOrCancelledError:
-            signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
             await handle.signal(signal, answer)
             return AnswerResult(counted=False, reason="No worker answered in time."), True
         except RPCError as error:
@@ -103,6 +131,46 @@ class ApprovalsClient:
             await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
         except RPCError as error:
             raise ApprovalNotFoundError(_closed(error, ident)) from None
+
+
+def _opened_at(state: ApprovalState) -> str:
+    return state.opened_at.isoformat() if state.opened_at else ""
+
+
+async def _ids(items: AsyncIterator[WorkflowExecution]) -> list[str]:
+    return [item.id async for item in items]
+
+
+def match_approval(given: str, open_ids: list[str]) -> str:
+    """The one id among `open_ids` that `given` names, or an ApprovalNotFoundError.
+
+    `given` is a whole id or a prefix of one, with or without its `approval-` start, that
+    covers at least the approval's scope (`job-7`, `push-acme/api`): `job` or `job-1` name
+    no approval of job 12, so a slip can never answer another job's call. Nothing else
+    matches: no substrings. Several matches list the candidates.
+    """
+    full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
+    if full in open_ids:
+        return full
+    found = [ident for ident in open_ids if ident.startswith(full) and _covers_scope(full, ident)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        if FULL_ID.fullmatch(full):
+            return full  # a whole id, settled: answering it says it no longer counts
+        raise ApprovalNotFoundError(
+            f"No open approval starts with {given!r}: give a whole approval id, or its start "
+            "up to at least its scope (e.g. job-7); `codedesk approvals` lists the open ones."
+        )
+    raise ApprovalNotFoundError(
+        f"{given!r} matches {len(found)} open approvals ({', '.join(sorted(found))}): "
+        "give more of the id."
+    )
+
+
+def _covers_scope(prefix: str, ident: str) -> bool:
+    """Whether `prefix` reaches at least the end of `ident`'s scope (`approval-<scope>`)."""
+    return len(prefix) >= len(ident) - DIGEST_CHARS
 
 
 def _closed(error: RPCError, ident: str) -> str:

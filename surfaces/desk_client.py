@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
@@ -12,6 +14,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
+    WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
@@ -23,11 +26,11 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import SurfacePlace
 from desk.errors import (
+    AgentCommandError,
     DeskError,
     HostError,
     JobNotFoundError,
     QueueFullError,
-    RepoBusyError,
     ShelfError,
     desk_error,
 )
@@ -58,21 +61,38 @@ from desk.names import (
     job_workflow_id,
 )
 from desk.repo_names import check_clone_source, parse_repo_name
+from desk.scrub import scrub
 from desk.settings import DeskSettings
 from surfaces.hosts_client import host_for_new_repo
-from surfaces.shipping_client import ShippingClient
+from surfaces.listing import Page
+from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
 from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
 from workflows.hosts import host_missing
+from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
 
-ADMIT_ATTEMPTS = 6
-"""Tries of the desk's admit update while the desk is between runs (3 s of waits in all)."""
+ADMIT_PATIENCE = 60.0
+"""Seconds a submission keeps trying while the desk is busy, waiting a little longer (up to a
+second, with jitter so that callers spread out) after each refusal."""
 
-DESK_BUSY = {RPCStatusCode.FAILED_PRECONDITION, RPCStatusCode.ABORTED}
-"""How the server says the desk cannot take an update just now (a task being retried)."""
+DESK_BUSY = {
+    RPCStatusCode.FAILED_PRECONDITION,
+    RPCStatusCode.ABORTED,
+    RPCStatusCode.RESOURCE_EXHAUSTED,
+    RPCStatusCode.UNAVAILABLE,
+}
+"""How the server says the desk cannot take an update just now: a task being retried, the
+limit of updates in flight on one workflow (10 by default) reached by people submitting at
+once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
+them admitted the job, and a retry carries the same update id."""
+
+JOBS_QUERY = "WorkflowType = 'CodingJob'"
+
+REFUSALS = {"CloneMissingError", "AgentCommandError", "RepoBusyError", "RepoNameError"}
+"""What the desk's admission check refuses a job for, raised again as the desk error it was."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -113,7 +133,7 @@ def _desk_failure(error: WorkflowFailureError) -> DeskError:
         cause = cause.__cause__
     if isinstance(cause, ApplicationError):
         return desk_error(cause.type, cause.message)
-    return ShelfError(str(error))
+    return ShelfError(reason_of(error))
 
 
 class DeskClient:
@@ -128,6 +148,7 @@ class DeskClient:
         name = parse_repo_name(repo)
         if source:
             check_clone_source(source)  # refused here, so a token never reaches the history
+        await require_worker(self.client, self.settings.task_queue)
         queue = self.settings.task_queue
         chosen = await host_for_new_repo(
             self.client, queue, await self.desk_state(), str(name), host
@@ -164,6 +185,7 @@ class DeskClient:
 
     async def shelves(self, fetch: bool = False) -> Shelves:
         """Ask each host with a worker for its clones; name the hosts that did not answer."""
+        await require_worker(self.client, self.settings.task_queue)
         desk = await self.desk_state()
         hosts = sorted(desk.hosts) if desk is not None and desk.hosts else [""]
         polling = await polled_hosts(self.client, self.settings.task_queue, [h for h in hosts if h])
@@ -212,16 +234,19 @@ class DeskClient:
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
-        pushing = await ShippingClient(self.client, self.settings).push_running(str(name))
-        if pushing:
-            raise RepoBusyError(
-                f"A push of {pushing[:12]} to {name} runs now; start the task when it is done."
+        command = agent_command or self.settings.agent_command
+        if scrub(command) != command:
+            raise AgentCommandError(
+                f"The agent command holds a credential ({scrub(command)}); it would be kept in "
+                "the job's history as given. Put it in the worker's environment instead (for "
+                "example ANTHROPIC_API_KEY), where the agent finds it."
             )
+        await require_worker(self.client, self.settings.task_queue)
         job = JobInput(
             number=0,
             repo=str(name),
             task=task,
-            agent_command=agent_command or self.settings.agent_command,
+            agent_command=command,
             requester=requester,
             budget=budget or self.settings.work_budget,
             heartbeat_timeout=self.settings.heartbeat_timeout,
@@ -244,17 +269,23 @@ class DeskClient:
                 raise QueueFullError(cause.message) from None
             if isinstance(cause, ApplicationError) and cause.type == "HostError":
                 raise HostError(cause.message) from None
-            raise DeskError(f"The desk refused the job: {cause or error}") from None
+            if isinstance(cause, ApplicationError) and cause.type in REFUSALS:
+                raise desk_error(cause.type, cause.message) from None
+            raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
-        """Ask the desk to admit, again while it is between runs (the update was not applied).
+        """Ask the desk to admit, again while it is busy (the update was not applied).
 
         While the desk continues as new, a signal that lands during that workflow task makes
         the server reject the task, and for that moment it refuses updates as "Workflow Task
-        in failed state": a submission made then is tried again rather than failed.
+        in failed state"; when many people submit at once, the server refuses updates past its
+        limit in flight and aborts some that wait. A submission made then is tried again
+        rather than failed.
         """
         update_id = str(uuid.uuid4())  # the same update on each try: never admitted twice
-        for attempt in range(1, ADMIT_ATTEMPTS + 1):
+        deadline = time.monotonic() + ADMIT_PATIENCE
+        pause = 0.1
+        while True:
             try:
                 return await self.client.execute_update_with_start_workflow(
                     Desk.admit,
@@ -263,10 +294,10 @@ class DeskClient:
                     start_workflow_operation=desk_start(self.settings),
                 )
             except RPCError as error:
-                if attempt == ADMIT_ATTEMPTS or error.status not in DESK_BUSY:
+                if error.status not in DESK_BUSY or time.monotonic() + pause > deadline:
                     raise
-            await asyncio.sleep(0.2 * attempt)
-        raise AssertionError("unreachable")
+            await asyncio.sleep(pause * random.uniform(0.5, 1.5))
+            pause = min(pause * 2, 1.0)
 
     async def start_job(
         self,
@@ -283,8 +314,14 @@ class DeskClient:
         )
         return admission.number
 
+    async def worker_polling(self) -> bool:
+        """Whether a codedesk worker polls the desk's task queue now (asked of Temporal)."""
+        return bool(await live_pollers(self.client, self.settings.task_queue))
+
     async def desk_state(self) -> DeskState | None:
-        """The desk's running jobs and queue, or None when no worker answers in time."""
+        """The desk's running jobs and queue; None at once when no worker polls or answers."""
+        if not await self.worker_polling():
+            return None
         handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
         try:
             return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
@@ -326,7 +363,7 @@ class DeskClient:
                 report.worktree,
             )
             return state, fallback
-        if state != WorkflowExecutionStatus.RUNNING:
+        if state != WorkflowExecutionStatus.RUNNING or not await self.worker_polling():
             return state, fallback
         try:
             current = await handle.query(CodingJob.current, rpc_timeout=QUERY_TIMEOUT)
@@ -346,27 +383,48 @@ class DeskClient:
         await self.job(number).cancel()
 
     async def jobs(self, limit: int = 100) -> list[JobRow]:
-        desk = await self.desk_state()
+        """Up to `limit` jobs, oldest first."""
+        page = await self.job_page(limit)
+        return sorted(page.items, key=lambda row: row.number)
+
+    async def job_page(self, limit: int) -> Page[JobRow]:
+        """The `limit` newest jobs, newest first, and how many jobs there are in all.
+
+        Visibility lists running jobs first, then the most recently closed: a page is what is
+        happening now and what just happened. The desk's queue, the count and the page are
+        asked for at once.
+        """
+        desk, counted, items = await asyncio.gather(
+            self.desk_state(),
+            self.client.count_workflows(JOBS_QUERY),
+            self._listed(JOBS_QUERY, limit),
+        )
         positions = {number: queue_position(desk, number) for number in desk.queue} if desk else {}
-        rows = []
-        async for item in self.client.list_workflows("WorkflowType = 'CodingJob'", limit=limit):
-            attrs = item.typed_search_attributes
-            memo = await item.memo()
-            rows.append(
-                JobRow(
-                    number=job_number(item.id),
-                    repo=attrs.get(REPO_ATTRIBUTE) or "",
-                    phase=attrs.get(PHASE_ATTRIBUTE) or "",
-                    outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
-                    status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
-                    requester=str(memo.get(REQUESTER_MEMO, "")),
-                    task=str(memo.get(TASK_MEMO, "")),
-                    started=item.start_time,
-                    position=positions.get(job_number(item.id)),
-                    waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
-                )
-            )
-        return sorted(rows, key=lambda row: row.number)
+        rows = [await self._row(item, positions) for item in items]
+        rows.sort(key=lambda row: row.number, reverse=True)
+        return Page(items=rows, total=max(counted.count, len(rows)))
+
+    async def _listed(self, query: str, limit: int) -> list[WorkflowExecution]:
+        return [
+            item async for item in self.client.list_workflows(query, limit=limit, page_size=limit)
+        ]
+
+    @staticmethod
+    async def _row(item: WorkflowExecution, positions: dict[int, int]) -> JobRow:
+        attrs = item.typed_search_attributes
+        memo = await item.memo()
+        return JobRow(
+            number=job_number(item.id),
+            repo=attrs.get(REPO_ATTRIBUTE) or "",
+            phase=attrs.get(PHASE_ATTRIBUTE) or "",
+            outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
+            status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
+            requester=str(memo.get(REQUESTER_MEMO, "")),
+            task=str(memo.get(TASK_MEMO, "")),
+            started=item.start_time,
+            position=positions.get(job_number(item.id)),
+            waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
+        )
 
     async def history(self, number: int) -> list[HistoryEvent]:
         await self.status(number)

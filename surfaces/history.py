@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
@@ -97,8 +98,14 @@ class HistoryReader:
             shown = ", ".join(
                 f"{key.removeprefix('Codedesk').lower()}={value.data.decode().strip(chr(34))}"
                 for key, value in sorted(fields.indexed_fields.items())
+                if key != PATCHES_ATTRIBUTE
             )
-            return f"now {shown}"
+            return f"now {shown}" if shown else ""
+        if kind == E.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED:
+            failed = event.signal_external_workflow_execution_failed_event_attributes
+            return f"{failed.workflow_execution.workflow_id} does not run: the signal was not sent"
+        if kind == E.EVENT_TYPE_MARKER_RECORDED:
+            return _local_activity(event)
         if kind == E.EVENT_TYPE_TIMER_STARTED:
             return "timer started"
         if kind == E.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
@@ -120,6 +127,40 @@ class HistoryReader:
     def _took(self, scheduled: int, at: datetime) -> str:
         began = self.started.get(scheduled)
         return f" in {format_duration(at - began)}" if began else ""
+
+
+PATCHES_ATTRIBUTE = "TemporalChangeVersion"
+"""The search attribute the SDK keeps the workflow's code patches in: nothing a person reads."""
+
+LOCAL_ACTIVITY_MARKER = "core_local_activity"
+"""The marker the SDK records for a local activity (other markers, such as patches, say nothing
+a person needs)."""
+
+
+def _local_activity(event: HistoryEvent) -> str:
+    """A local activity's marker as one line: its name, how it ended, how long it took."""
+    marker = event.marker_recorded_event_attributes
+    if marker.marker_name != LOCAL_ACTIVITY_MARKER or "data" not in marker.details:
+        return ""
+    try:
+        data = json.loads(marker.details["data"].payloads[0].data)
+    except (IndexError, ValueError):
+        return "local activity (unreadable marker)"
+    name = str(data.get("activity_type") or "?")
+    attempt = int(data.get("attempt") or 1)
+    tries = f" (attempt {attempt})" if attempt > 1 else ""
+    if marker.HasField("failure"):
+        return f"local activity {name} failed{tries}: {marker.failure.message}"
+    took = ""
+    began, ended = data.get("original_schedule_time"), data.get("complete_time")
+    if isinstance(began, dict) and isinstance(ended, dict):
+        took = f" in {format_duration(_instant(ended) - _instant(began))}"
+    return f"local activity {name} completed{tries}{took}"
+
+
+def _instant(stamp: dict[str, int]) -> datetime:
+    seconds = stamp.get("seconds", 0) + stamp.get("nanos", 0) / 1e9
+    return datetime.fromtimestamp(seconds, UTC)
 
 
 def history_lines(events: list[HistoryEvent]) -> list[HistoryLine]:

@@ -31,7 +31,9 @@ from desk.shipping import (
     full_sha,
     push_call,
 )
+from surfaces.worker_check import require_worker
 from workflows.desk import Desk
+from workflows.reasons import reason_of
 from workflows.repo import RepoEntity
 from workflows.ship import Ship
 
@@ -46,6 +48,7 @@ class ShippingClient:
     async def change_report(self, repo: str) -> ChangeReport:
         """Make a change report under the repository's lock; the entity keeps it as a receipt."""
         name = str(parse_repo_name(repo))
+        await require_worker(self.client, self.settings.task_queue)
         host = await self._host_of(name)
         start = WithStartWorkflowOperation(
             RepoEntity.run,
@@ -69,7 +72,7 @@ class ShippingClient:
             if isinstance(cause, ApplicationError):
                 kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
                 raise desk_error(kind, cause.message) from None
-            raise ShipRefusal(f"The report failed: {cause or error}") from None
+            raise ShipRefusal(f"The report failed: {reason_of(cause or error)}") from None
 
     async def _host_of(self, repo: str) -> str:
         """The host the desk records for `repo` (its only host when it has one), else ""."""
@@ -86,6 +89,7 @@ class ShippingClient:
         """Start the push of exactly `sha`; returns its handle and the approval id it waits on."""
         name = str(parse_repo_name(repo))
         sha = full_sha(sha)
+        await require_worker(self.client, self.settings.task_queue)
         receipt = await self.receipt(name, sha)
         owner_repo = name in self.settings.owner_repos
         ident = push_workflow_id(name, sha)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shlex
 import subprocess
 import sys
 import uuid
@@ -14,12 +15,12 @@ import pytest
 import pytest_asyncio
 from hypothesis import settings as hypothesis_settings
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
@@ -43,6 +44,18 @@ def agent(*steps: str) -> str:
     return f"{sys.executable} {SCRIPTED_AGENT} {quoted}"
 
 
+def agent_script(folder: Path, *steps: str) -> str:
+    """An agent command running the scripted agent with steps from a script in `folder`.
+
+    For steps that carry credentials: an agent command holding one is refused, since the job's
+    history would keep it as given.
+    """
+    script = folder / f"agent-{uuid.uuid4().hex[:8]}.sh"
+    quoted = " ".join(shlex.quote(step) for step in steps)
+    script.write_text(f"exec {shlex.quote(sys.executable)} {SCRIPTED_AGENT} {quoted}\n")
+    return f"sh {script}"
+
+
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     extra: list[str] = []
@@ -50,7 +63,7 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         extra += ["--namespace", f"test-{number}"]
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
         search_attributes=SEARCH_ATTRIBUTES,
         ui=False,
         dev_server_log_level="error",
@@ -93,7 +106,7 @@ async def client(settings: DeskSettings) -> Client:
     return await Client.connect(
         settings.temporal_address,
         namespace=settings.namespace,
-        data_converter=pydantic_data_converter,
+        data_converter=DATA_CONVERTER,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
         )
         log.close()
         started.append(process)
+        _ready(process, tmp_path / f"worker-{len(started)}.log")
         return process
 
     yield start
@@ -45,6 +47,19 @@ def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
         if process.poll() is None:
             os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+
+
+def _ready(process: subprocess.Popen[bytes], log: Path, seconds: float = 60) -> None:
+    """Wait until the worker polls (it says so once the desk answered it), or has exited.
+
+    Commands refuse when no worker polls the task queue, so a test that starts a worker and
+    then runs one must not run it before the worker's first poll.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and process.poll() is None:
+        if b"Worker polling" in log.read_bytes():
+            return
+        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -104,7 +104,7 @@ async def test_list_then_approve_by_prefix_while_the_agent_blocks(
     assert cards.returncode == 0, shown(cards)
     assert ident in cards.stdout
     assert "git push origin main" in cards.stdout
-    assert "held: push" in cards.stdout
+    assert "held because: push" in cards.stdout
     assert f"codedesk approve {ident}" in cards.stdout
 
     # A unique prefix, with or without `approval-`, is enough.
@@ -188,7 +188,7 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     reason = assert_refused(ambiguous, "matches 2 open approvals", "give more of the id")
     assert "counted" not in reason
     unknown = await run_cli(env, "approve", "no-such-approval", cwd=tmp_path)
-    assert_refused(unknown, "No open approval matches 'no-such-approval'", "codedesk approvals")
+    assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
 
     await desk.cancel(number)
     report = await asyncio.wait_for(desk.wait(number), timeout=30)
@@ -296,7 +296,8 @@ def test_claude_preset_and_hook_settings() -> None:
     command = preset_command("claude")
     assert command == PRESETS["claude"]
     parts = shlex.split(command)
-    assert parts[:3] == ["claude", "-p", "{task}"]
+    assert parts[:2] == ["claude", "-p"]
+    assert parts[-2:] == ["--", "{task}"]
     assert parts[parts.index("--settings") + 1] == "{hook_settings}"
     settings = claude_hook_settings("codedesk hold --format claude")
     [entry] = settings["hooks"]["PreToolUse"]

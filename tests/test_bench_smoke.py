@@ -40,27 +40,72 @@ def queue_throughput_figures(figures: dict[str, Any]) -> None:
         assert isinstance(ratio, int | float) and ratio > 0
 
 
+def cli_start_figures(figures: dict[str, Any]) -> None:
+    assert set(figures["medians_ms"]) == {"baseline", "help", "usage error", "jobs"}
+    assert all(len(runs) == 1 for runs in figures["runs_ms"].values()), figures["runs_ms"]
+    assert [row["target"] for row in figures["comparisons"]] == [
+        "<= baseline + 100 ms",
+        "<= baseline + 100 ms",
+        "<= 300 ms",
+    ]
+
+
+def load_figures(figures: dict[str, Any]) -> None:
+    # Two finished jobs, then the queued one and the running one that held it back.
+    assert figures["outcomes"] == {"nothing": 2 + 1 + 1}, figures
+    assert figures["approvals"] == 3
+    assert 0 < figures["idle_rss_mb"] and 0 < figures["loaded_rss_mb"] <= figures["peak_rss_mb"]
+    assert [row["unit"] for row in figures["comparisons"]] == ["ms", "ms", "MB"]
+
+
+SMALL = {
+    "job_overhead.py": ["--jobs", "2"],
+    "queue_throughput.py": ["--jobs", "2"],
+    "cli_start.py": ["--jobs", "2", "--runs", "1"],
+    "load.py": [
+        "--jobs",
+        "2",
+        "--approvals",
+        "3",
+        "--queued",
+        "1",
+        "--workers",
+        "1",
+        "--runs",
+        "1",
+    ],
+}
+
+
 @pytest.mark.parametrize(
     ("script", "check"),
     [
         ("job_overhead.py", job_overhead_figures),
         ("queue_throughput.py", queue_throughput_figures),
+        ("cli_start.py", cli_start_figures),
+        ("load.py", load_figures),
     ],
-    ids=["job_overhead", "queue_throughput"],
+    ids=["job_overhead", "queue_throughput", "cli_start", "load"],
 )
 def test_bench_runs_and_reports_figures(
     script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path
 ) -> None:
+    written = tmp_path / "results" / "figures.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--jobs", "2", "--json"],
+        [sys.executable, str(BENCH / script), *SMALL[script], "--json", "--out", str(written)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=100,
+        timeout=110,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(done.stdout)
+    assert json.loads(written.read_text()) == figures
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
-    assert figures["jobs"] == 2
+    assert figures["jobs"] == 2 or script == "load.py"
+    assert figures["bench"] == script.removesuffix(".py")
+    assert figures["cores"] >= 1 and len(figures["load"]) == 3
+    for row in figures["comparisons"]:
+        assert row["figure"] > 0 and row["baseline"] > 0 and row["ratio"] > 0, row
     check(figures)

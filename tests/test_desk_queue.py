@@ -336,10 +336,9 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
 async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
     desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
 ) -> None:
-    # Reclaiming is slow here (the fixture's 30 s): each slot must come back by job_ended.
+    # Each slot must come back by job_ended: the desk counts every slot it had to reclaim.
     desk = await limited(desk, settings, max_workers=1)
     log = tmp_path / "marks"
-    began = time.monotonic()
     failing = await desk.submit_job(
         REPO, "fail", agent_command=agent(f"mark:{log}", "sleep:3", "exit:3")
     )
@@ -364,9 +363,8 @@ async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
         JobOutcome.NOTHING,
     ], [r.reason for r in reports]
     assert marks(log) == numbers
-    assert time.monotonic() - began < 28, "a slot came back only by reclaiming"
     final = await settled(desk)
-    assert final.reclaimed == 0
+    assert final.reclaimed == 0, "a slot came back only by reclaiming"
 
 
 def kill_pid_file(path: Path) -> None:

@@ -18,7 +18,6 @@ from desk.errors import SettingsError
 from desk.models import CloneInfo, JobOutcome
 from desk.settings import DeskSettings, load_settings
 from desk.shipping import PushStatus
-from surfaces.cli import server_commands
 from surfaces.cli.main import invoke
 from surfaces.desk_client import DeskClient
 from surfaces.discord.access import REFUSAL
@@ -38,6 +37,7 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
+from workers import host
 from workflows.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals"}
@@ -319,7 +319,7 @@ def test_up_runs_the_bot_beside_the_worker_only_with_a_token(
     async def serve_up(settings: DeskSettings, say: object, **options: object) -> None:
         seen.append(options["also"])
 
-    monkeypatch.setattr(server_commands, "serve_up", serve_up)
+    monkeypatch.setattr(host, "serve_up", serve_up)  # `up` imports it when it runs
     assert invoke(["up"]) == 0
     monkeypatch.setenv("CODEDESK_DISCORD_TOKEN", "very-secret-token")
     assert invoke(["up"]) == 0

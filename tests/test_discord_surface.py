@@ -179,17 +179,29 @@ async def test_progress_is_one_message_edited_in_place_and_coalesced(
 ) -> None:
     fake, client = bot
     thread = fake.thread(fake.text_channel())
-    say = DiscordSurface(client, progress_interval=0.5).set_progress
+    # The interval is driven by the test: a clock it sets, and a wait that ends when it says.
+    surface = DiscordSurface(client, progress_interval=5.0)
+    now = [1000.0]
+    interval_over = asyncio.Event()
+
+    async def wait_for_the_test(seconds: float) -> None:
+        await interval_over.wait()
+        now[0] += seconds
+
+    surface.progress.clock = lambda: now[0]
+    surface.progress.sleep = wait_for_the_test
+    say = surface.set_progress
     await say(ThreadProgress(channel=str(thread), text="Cutting a worktree"))
     [message] = fake.in_channel(thread)
     edits = f"/channels/{thread}/messages/{message['id']}"
     await say(ThreadProgress(channel=str(thread), text="The agent works"))
     await say(ThreadProgress(channel=str(thread), text="The agent runs tests"))
     assert requests(fake, "PATCH", edits) == []  # within the interval: coalesced
-    await asyncio.sleep(0.7)  # the interval ends: one edit shows the latest narration
+    interval_over.set()
+    await surface.progress.settle(thread)  # the interval ends: one edit shows the latest
     [edit] = requests(fake, "PATCH", edits)
     assert isinstance(edit, dict) and edit["embeds"][0]["description"] == "The agent runs tests"
-    await asyncio.sleep(0.6)
+    now[0] += 5.0
     await say(ThreadProgress(channel=str(thread), text="Integrating"))  # interval over: at once
     assert len(requests(fake, "PATCH", edits)) == 2
     assert [m["id"] for m in fake.in_channel(thread)] == [message["id"]]

@@ -12,7 +12,7 @@ from temporalio.api.enums.v1 import EventType
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.conftest import agent, git
+from tests.conftest import agent, agent_script, git
 
 REPO = "acme/api"
 GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123"
@@ -177,7 +177,8 @@ async def test_an_agent_exit_code_is_reported(desk: DeskClient, clone: Path) -> 
 async def test_an_agent_command_that_does_not_exist_fails_clearly(
     desk: DeskClient, clone: Path, tmp_path: Path
 ) -> None:
-    missing = str(tmp_path / "no-such-agent")
+    # A path relative to the worktree: the desk cannot check it before the worktree exists.
+    missing = "./no-such-agent"
     number = await desk.start_job(REPO, "anything", agent_command=f"{missing} --go")
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.FAILED, report
@@ -240,11 +241,12 @@ async def test_the_reported_output_is_capped(
     assert Path(report.log_path).read_text().count("line 1\n") == 1  # the log has it all
 
 
-async def test_credentials_in_the_agent_output_are_scrubbed(desk: DeskClient, clone: Path) -> None:
+async def test_credentials_in_the_agent_output_are_scrubbed(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
     url = f"https://user:{GITHUB_TOKEN}@github.com/x"
-    number = await desk.start_job(
-        REPO, "leak", agent_command=agent(f"say:{url}", f"say:token {GITHUB_TOKEN}")
-    )
+    command = agent_script(tmp_path, f"say:{url}", f"say:token {GITHUB_TOKEN}")
+    number = await desk.start_job(REPO, "leak", agent_command=command)
     report = await desk.wait(number)
     assert GITHUB_TOKEN not in report.output
     assert GITHUB_TOKEN[4:] not in report.output
@@ -254,15 +256,14 @@ async def test_credentials_in_the_agent_output_are_scrubbed(desk: DeskClient, cl
 
 
 async def test_the_cap_never_keeps_part_of_a_credential(
-    desk: DeskClient, settings: DeskSettings, clone: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
 ) -> None:
     capped = DeskClient(desk.client, settings.model_copy(update={"report_output_chars": 200}))
     # The last 200 characters start ten characters into the token: a tail cut before scrubbing
     # would keep the rest of it, which no rule recognises any more.
     url = f"https://user:{GITHUB_TOKEN}@github.com/x"
-    number = await capped.start_job(
-        REPO, "leak", agent_command=agent("say-many:20", f"say:{url}", "say:" + "p" * 140)
-    )
+    command = agent_script(tmp_path, "say-many:20", f"say:{url}", "say:" + "p" * 140)
+    number = await capped.start_job(REPO, "leak", agent_command=command)
     report = await capped.wait(number)
     assert report.output_cut > 0
     assert GITHUB_TOKEN[10:] not in report.output

@@ -333,3 +333,19 @@ def test_clone_source_for_template_message_hides_user_info() -> None:
 def test_clone_source_for_checks_the_result(template: str, reason: str) -> None:
     with pytest.raises(RemoteUrlError, match=reason.replace("?", r"\?")):
         clone_source_for(RepoName("o", "r"), template)
+
+
+@pytest.mark.parametrize(
+    ("source", "secret"),
+    [
+        ("https://github.com/ghp_abcdefghijklmnopqrstuvwxyz0123/r.git", "abcdefghijklmnop"),
+        ("https://127.0.0.1:9/AKIAQ7XK2MZP4VNB8RTY/tool.git", "Q7XK2MZP4VNB8RTY"),
+        ("/srv/git/xoxb-1234567890-abcdefghij/r.git", "1234567890-abcdefghij"),
+        ("git@github.com:o/glpat-Ab12Cd34Ef56Gh78Ij90.git", "Ab12Cd34Ef56Gh78Ij90"),
+    ],
+)
+def test_check_clone_source_refuses_a_token_anywhere(source: str, secret: str) -> None:
+    with pytest.raises(RemoteUrlError) as caught:
+        check_clone_source(source)
+    assert secret not in str(caught.value)
+    assert "holds a credential" in str(caught.value)

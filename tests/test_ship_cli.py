@@ -62,11 +62,11 @@ async def test_report_prints_the_full_sha_and_the_push_command_or_json(
     assert made.returncode == 0, shown(made)
     text = made.stdout
     assert f"{REPO}: 2 commit(s) ahead of origin/main" in text, text
-    assert f"HEAD:        {head}" in text
-    assert f"branch:      main (remote at {remote_tip[:12]})" in text
+    assert f"HEAD: {head}" in text
+    assert f"branch: main (remote at {remote_tip[:12]})" in text
     assert f"destination: {origin}" in text
     assert f"{head[:12]} edit readme" in text
-    assert "+2 -0  a.txt" in text and "+1 -1  README.md" in text
+    assert "+2 -0 a.txt" in text and "+1 -1 README.md" in text
     assert f"To ship it: codedesk push {REPO} {head}" in text
 
     as_json = await cli("report", REPO, "--json")

@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
 
 from desk.errors import ServerError
+from desk.scrub import scrub
 from desk.settings import DeskSettings
 from workers.runtime import read_runtime
+
+
+class ScrubbingFailureConverter(DefaultFailureConverter):
+    """Failures (an activity's error, a workflow's) are scrubbed before they are recorded.
+
+    An error's text often quotes what failed (git's stderr, a URL, a command): this is the one
+    place every failure this process sends to Temporal passes, causes included.
+    """
+
+    def to_failure(
+        self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure
+    ) -> None:
+        super().to_failure(exception, payload_converter, failure)
+        part: Failure | None = failure
+        while part is not None:
+            part.message = scrub(part.message)
+            part.stack_trace = scrub(part.stack_trace)
+            part = part.cause if part.HasField("cause") else None
+
+
+DATA_CONVERTER: DataConverter = dataclasses.replace(
+    pydantic_data_converter, failure_converter_class=ScrubbingFailureConverter
+)
+"""Pydantic payloads, scrubbed failures: every client, worker and test connects with it."""
 
 
 def resolve_address(settings: DeskSettings) -> str:
@@ -48,7 +77,7 @@ async def connect(settings: DeskSettings, address: str | None = None) -> Client:
     target = address or resolve_address(settings)
     try:
         return await Client.connect(
-            target, namespace=settings.namespace, data_converter=pydantic_data_converter
+            target, namespace=settings.namespace, data_converter=DATA_CONVERTER
         )
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
         raise ServerError(

@@ -10,11 +10,13 @@ from collections.abc import Awaitable, Callable
 from temporalio.client import Client
 
 from activities.sandbox import choose_sandbox, describe
-from desk.settings import DeskSettings
+from desk.errors import SettingsError
+from desk.settings import ENV_PREFIX, DeskSettings
 from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
+from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -28,12 +30,40 @@ def stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def serve_worker(client: Client, settings: DeskSettings, stop: asyncio.Event) -> None:
-    """Run a worker until `stop`; once it polls, tell the desk this host's limits."""
+def prepare_directories(settings: DeskSettings) -> None:
+    """Create the home and the shelf, or say in one line why they cannot be used.
+
+    A host writes its server database, runtime record, job logs and clones there, so a path
+    that cannot be created or written is refused before anything starts.
+    """
+    for name, path in (("home", settings.home), ("shelf", settings.shelf_dir)):
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise PermissionError(13, "not writable")
+        except OSError as error:
+            raise SettingsError(
+                f"Setting {name!r} ({ENV_PREFIX}{name.upper()}) is {str(path)!r}, which cannot be "
+                f"used as a directory ({error.strerror or error}): name a directory you may write."
+            ) from None
+
+
+async def serve_worker(
+    client: Client,
+    settings: DeskSettings,
+    stop: asyncio.Event,
+    ready: Callable[[], None] = lambda: None,
+) -> None:
+    """Run a worker until `stop`; once it polls, tell the desk this host's limits.
+
+    `ready` is called once the desk has answered, so the worker is really polling then.
+    """
+    scrub_log_output()
     await ensure_search_attributes(client)
     others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
         await configure_desk(client, settings, others_polling=others)
+        ready()
         await stop.wait()
 
 
@@ -48,6 +78,7 @@ async def serve_up(
 
     `also` runs beside the worker until the same stop (the Discord bot, when configured).
     """
+    prepare_directories(settings)
     stop = stop_on_signals()
     server: DevServer | None = None
     if settings.temporal_address:
@@ -72,14 +103,17 @@ async def serve_up(
         if ui:
             say(f"Temporal UI:     {ui}/namespaces/{settings.namespace}/workflows")
         say(describe(choose_sandbox(settings.sandbox)))
-        say(
-            f"Worker polling task queue {settings.task_queue!r} as host {settings.host!r}. "
-            "Press Ctrl-C to stop."
-        )
+
+        def ready() -> None:
+            say(
+                f"Worker polling task queue {settings.task_queue!r} as host {settings.host!r}. "
+                "Press Ctrl-C to stop."
+            )
+
         if also is None:
-            await serve_worker(client, settings, stop)
+            await serve_worker(client, settings, stop, ready)
         else:
-            await asyncio.gather(serve_worker(client, settings, stop), also(client, stop))
+            await asyncio.gather(serve_worker(client, settings, stop, ready), also(client, stop))
         say("Stopping: the worker drained; stopping the server.")
     finally:
         if server is not None:

@@ -17,9 +17,11 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 from temporalio.worker import Worker
 
+from activities.admission import AdmissionActivities
 from activities.agent import AgentActivities
 from activities.desk import DeskActivities
 from activities.holds import classify_call_activity
+from activities.host_check import HostActivities
 from activities.shelf import ShelfActivities
 from activities.shipping import ShipActivities
 from activities.worktrees import WorktreeActivities
@@ -28,6 +30,7 @@ from desk.settings import DeskSettings
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
+from workflows.host_check import HostCheck
 from workflows.outbox import Outbox
 from workflows.repo import RepoEntity
 from workflows.shelf import AddRepo, ListRepos
@@ -42,6 +45,7 @@ WORKFLOWS: Sequence[type] = (
     Approval,
     Ship,
     Outbox,
+    HostCheck,
 )
 
 
@@ -68,6 +72,8 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
     return [
         *shelf_activities_for(client, settings),
         DeskActivities(client).running_jobs,
+        AdmissionActivities(client, settings).check_admission,
+        HostActivities(settings).host_report,
         classify_call_activity,
     ]
 

@@ -50,7 +50,8 @@ from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
 from workflows.outbox import send_to_outbox
-from workflows.repo import RepoEntity, repo_entity
+from workflows.reasons import reason_of
+from workflows.repo import RepoEntity, queue_integration
 
 T = TypeVar("T")
 
@@ -71,10 +72,6 @@ def _cancelled(error: BaseException) -> bool:
     return isinstance(error, asyncio.CancelledError) or (
         isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
     )
-
-
-def _cause(error: ActivityError) -> str:
-    return str(error.cause) if error.cause is not None else str(error)
 
 
 @workflow.defn(name="CodingJob")
@@ -164,7 +161,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                     self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
                 )
             assert isinstance(error, ActivityError)
-            return build_report(self.job, JobOutcome.REFUSED, reason=_cause(error))
+            return build_report(self.job, JobOutcome.REFUSED, reason=reason_of(error))
         self.status.branch, self.status.worktree = worktree.branch, worktree.path
 
         self._set_phase(JobPhase.WORKING)
@@ -175,7 +172,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             if _cancelled(error):
                 return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
             assert isinstance(error, ActivityError)
-            reason = f"The agent activity failed: {_cause(error)}"
+            reason = f"The agent activity failed: {reason_of(error)}"
             return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
             reason = (
@@ -185,6 +182,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         if agent.end == AgentEnd.NOT_STARTED:
             return await self._left_behind(
                 worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
+            )
+        if agent.end == AgentEnd.FAILED:
+            # Only agents of this version end so: recorded histories never take this branch.
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="agent"
             )
         if agent.exit_code != 0:
             code = agent.exit_code
@@ -295,7 +297,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
-        entity = await repo_entity(self.job.repo, self.job.host)
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,
@@ -306,7 +307,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             report_files=self.job.report_files,
             host=self.job.host,
         )
-        await entity.signal(RepoEntity.request_integration, request)
+        entity = await queue_integration(request)
         try:
             await workflow.wait_condition(
                 lambda: self.integration is not None, timeout=self.job.integration_wait

@@ -7,10 +7,16 @@ from functools import partial
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    ApplicationErrorCategory,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.admission import AdmissionActivities
     from activities.desk import DeskActivities
     from desk.host_slots import (
         must_wait,
@@ -23,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.models import (
         Admission,
+        AdmissionCheck,
         AdmitInput,
         DeskLimits,
         DeskState,
@@ -34,10 +41,14 @@ with workflow.unsafe.imports_passed_through():
         RunningJobsInput,
     )
     from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
+    from workflows.policies import ADMISSION_CHECK_RETRY, ADMISSION_CHECK_TIMEOUT
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.coding_job import CodingJob
+from workflows.reasons import reason_of
 
+ADMISSION_CHECK = "admission-check"
+"""Patch: a job is checked on the worker's host before it gets a number."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 
@@ -78,7 +89,15 @@ class Desk(HearsJobEnds):
 
     @workflow.update
     async def admit(self, request: AdmitInput) -> Admission:
-        """Number a job and start it, running or queued; refused when the queue is full."""
+        """Number a job and start it, running or queued; refused when the queue is full.
+
+        Before a number is given the worker's host checks that it can run the job (the clone
+        is on the shelf, the agent's program is installed) and that no push of the repository
+        runs: every client gets these refusals, and none can skip them.
+        """
+        if workflow.patched(ADMISSION_CHECK):
+            await self._check(request.job)
+            self._refuse_when_full(request)  # other jobs may have filled it meanwhile
         self.state.last_number += 1
         number = self.state.last_number
         host = self._host_of(request.job.repo)
@@ -134,6 +153,31 @@ class Desk(HearsJobEnds):
                 f"{waiting} wait (max_queued {limits.max_queued}). Try again when one finishes, "
                 "or cancel one with `codedesk cancel N`.",
                 type="QueueFull",
+                category=ApplicationErrorCategory.BENIGN,
+            )
+
+    async def _check(self, job: JobInput) -> None:
+        try:
+            # A local activity: one marker in the desk's history per admission, no task queue
+            # round trip; the worker that runs the desk is a worker of the shelf's host.
+            verdict = await workflow.execute_local_activity_method(
+                AdmissionActivities.check_admission,
+                AdmissionCheck(
+                    repo=job.repo,
+                    agent_command=job.agent_command,
+                    host=repo_host(self.state, job.repo),
+                ),
+                start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
+                retry_policy=ADMISSION_CHECK_RETRY,
+            )
+        except ActivityError as error:  # fail closed: a job nobody could check does not run
+            raise ApplicationError(
+                f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again.",
+                type="AdmissionCheckFailed",
+            ) from None
+        if verdict.refusal:
+            raise ApplicationError(
+                verdict.refusal, type=verdict.kind, category=ApplicationErrorCategory.BENIGN
             )
 
     @workflow.update

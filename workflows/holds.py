@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.models import JobInput, JobPhase, JobStatus
 
 from workflows.approval import Approval
+from workflows.reasons import reason_of
 
 CLASSIFY_TIMEOUT = timedelta(seconds=30)
 DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
@@ -74,6 +75,7 @@ class HoldsCalls:
                 workspace=self.status.worktree,
                 hold_classes=self.job.hold_classes,
                 hold_tools=self.job.hold_tools,
+                scrubbed=request.scrubbed,
             ),
             start_to_close_timeout=CLASSIFY_TIMEOUT,
         )
@@ -126,7 +128,7 @@ class HoldsCalls:
         except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
             # Fail closed: an approval that cannot be asked or did not settle is no approval.
             return ApprovalOutcome(
-                kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {error}"
+                kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
             )
 
     def _verdict(

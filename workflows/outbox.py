@@ -13,8 +13,8 @@ from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, WorkflowAlreadyStartedError
-from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
+from temporalio.exceptions import ActivityError
+from temporalio.workflow import ExternalWorkflowHandle
 
 with workflow.unsafe.imports_passed_through():
     from activities.surface import SurfaceActivities
@@ -31,6 +31,8 @@ with workflow.unsafe.imports_passed_through():
         ThreadReport,
         ThreadText,
     )
+
+from workflows.children import start_entity
 
 SURFACE_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -156,13 +158,5 @@ async def send_to_outbox(place: SurfacePlace, item: OutboxItem) -> None:
 
 async def _outbox(place: SurfacePlace) -> ExternalWorkflowHandle[Outbox]:
     ident = outbox_workflow_id(place.queue, place.channel)
-    try:
-        await workflow.start_child_workflow(
-            Outbox.run,
-            OutboxState(place=place),
-            id=ident,
-            parent_close_policy=ParentClosePolicy.ABANDON,
-        )
-    except WorkflowAlreadyStartedError:
-        pass
+    await start_entity(Outbox.run, OutboxState(place=place), id=ident)
     return workflow.get_external_workflow_handle_for(Outbox.run, ident)

@@ -42,3 +42,9 @@ AGENT_RETRY = RetryPolicy(
     non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
 )
 """A retry of the agent happens only when its worker died; the agent is told it was interrupted."""
+
+ADMISSION_CHECK_TIMEOUT = timedelta(seconds=30)
+"""The worker's host checks a new job (shelf, agent program, running push) in well under this."""
+
+ADMISSION_CHECK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
+"""A job waits for its number while this runs: after three failed checks it is refused."""

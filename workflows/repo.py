@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, WorkflowAlreadyStartedError
-from temporalio.workflow import ExternalWorkflowHandle, ParentClosePolicy
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.workflow import ExternalWorkflowHandle
 
 with workflow.unsafe.imports_passed_through():
     from activities.shipping import ShipActivities
@@ -27,9 +27,14 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
 
+from workflows.children import start_entity
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
+from workflows.reasons import reason_of
+
+SIGNAL_REPO_FIRST = "signal-repo-first"
+"""Patch: a job signals its repository's entity first, and starts it only when that fails."""
 
 
 @workflow.defn(name="Repo")
@@ -183,10 +188,9 @@ class RepoEntity:
                 HOST_WAIT,
             )
         except ActivityError as error:
-            cause = error.cause if error.cause is not None else error
             result = IntegrationResult(
                 status=IntegrationStatus.FAILED,
-                reason=f"Integration failed: {cause}",
+                reason=f"Integration failed: {reason_of(error)}",
                 branch_kept=True,
             )
         self.state.integrations += 1
@@ -228,18 +232,30 @@ class RepoEntity:
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
 
 
+async def queue_integration(request: IntegrationRequest) -> ExternalWorkflowHandle[RepoEntity]:
+    """From a job: queue its integration at the repository's entity, started if need be.
+
+    The entity almost always runs already, so the job signals it first: one round trip
+    instead of a child start that fails before the signal (issue 13). Only when the signal
+    finds no entity (the first job on a repository, or one terminated) is it started.
+    """
+    if workflow.patched(SIGNAL_REPO_FIRST):
+        entity_id = repo_workflow_id(request.repo)
+        running = workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
+        try:
+            await running.signal(RepoEntity.request_integration, request)
+            return running
+        except FailureError:
+            pass  # no entity runs for this repository yet: start it, then ask again
+    entity = await repo_entity(request.repo, request.host)
+    await entity.signal(RepoEntity.request_integration, request)
+    return entity
+
+
 async def repo_entity(repo: str, host: str = "") -> ExternalWorkflowHandle[RepoEntity]:
     """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
     entity_id = repo_workflow_id(repo)
-    try:
-        await workflow.start_child_workflow(
-            RepoEntity.run,
-            RepoState(repo=repo, host=host),
-            id=entity_id,
-            parent_close_policy=ParentClosePolicy.ABANDON,
-        )
-    except WorkflowAlreadyStartedError:
-        pass  # it runs already: the usual case
+    await start_entity(RepoEntity.run, RepoState(repo=repo, host=host), id=entity_id)
     return workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
 
 
@@ -247,7 +263,7 @@ def _refusal(error: ActivityError) -> ApplicationError:
     cause = error.cause
     if isinstance(cause, ApplicationError):
         return ApplicationError(cause.message, type=cause.type or "ShipRefusal")
-    return ApplicationError(f"The git step failed: {cause or error}", type="ShipFailed")
+    return ApplicationError(f"The git step failed: {reason_of(error)}", type="ShipFailed")
 
 
 def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult:

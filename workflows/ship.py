@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.approval import Approval
 from workflows.push_reply import AwaitsPush
+from workflows.reasons import reason_of
 from workflows.repo import RepoEntity, repo_entity
 
 
@@ -58,7 +59,9 @@ class Ship(AwaitsPush):
                     parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
                 )
             except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
-                return self._unpushed(PushStatus.REFUSED, f"The approval failed: {error}", ident)
+                return self._unpushed(
+                    PushStatus.REFUSED, f"The approval failed: {reason_of(error)}", ident
+                )
             if outcome.kind != OutcomeKind.APPROVED:
                 status = (
                     PushStatus.DECLINED

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import typer
 
-from desk.approvals import ApprovalState, Decision, Principal
 from desk.errors import DeskError, HoldError
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.cards import CardLimits, approval_card
-from surfaces.cli.runner import err, out, run, settings
-from surfaces.hold import ask_job, claude_output, job_from_environment, read_request
-from workers.client import connect
+from surfaces.cli.runner import err, more_line, out, run, settings
+
+if TYPE_CHECKING:
+    from desk.approvals import ApprovalState, Decision
 
 ID = typer.Argument(..., metavar="ID", help="An approval id, or a unique part of one.")
 HOLD_REFUSED = 2
@@ -27,32 +25,45 @@ class HoldFormat(StrEnum):
     CLAUDE = "claude"
 
 
-def approvals(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List open approvals, each as a card rendered for this terminal."""
+def approvals(
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="How many to show, newest first (default: the setting)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List open approvals, newest first, each as a card rendered for this terminal."""
+    from surfaces.approvals_client import ApprovalsClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> None:
-        states = await ApprovalsClient(await connect(config)).open_approvals()
+        client = ApprovalsClient(await connect(config), config.task_queue)
+        page = await client.open_page(limit or config.list_limit)
         if as_json:
+            states = page.items
             typer.echo(json.dumps([state.model_dump(mode="json") for state in states], indent=2))
-            return
-        if not states:
+        elif not page.items:
             out.print("No open approvals.")
-            return
-        width = shutil.get_terminal_size((100, 24)).columns
-        for state in states:
-            _print_card(state, width)
+        else:
+            for state in page.items:
+                print_card(state, config.card_value_chars)
+        more_line(page, "open approval", "approvals")
 
     run(body())
 
 
 def approve(approval: str = ID) -> None:
     """Approve an open approval as the local owner."""
+    from desk.approvals import Decision
+
     raise typer.Exit(_answer(approval, Decision.APPROVE))
 
 
 def decline(approval: str = ID) -> None:
     """Decline an open approval as the local owner."""
+    from desk.approvals import Decision
+
     raise typer.Exit(_answer(approval, Decision.DECLINE))
 
 
@@ -61,10 +72,13 @@ def withdraw(
     reason: str = typer.Option("", "--reason", help="Why it is withdrawn (shown on the card)."),
 ) -> None:
     """Withdraw an open approval for every caller waiting on it."""
+    from surfaces.approvals_client import ApprovalsClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> None:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(approval)
         await client.withdraw(ident, reason, config.owner)
         out.print(f"Withdrawal of {ident} sent; it counts unless the approval settled first.")
@@ -79,6 +93,9 @@ FORMAT = typer.Option(
 
 def hold(output: HoldFormat = FORMAT) -> None:
     """Ask the job whether an agent's tool call may run (hook seam; JSON request on stdin)."""
+    from surfaces.hold import ask_job, claude_output, job_from_environment, read_request
+    from workers.client import connect
+
     try:
         config = settings()
         request = read_request(sys.stdin.read(), config.hold_wait)
@@ -103,18 +120,23 @@ def hold(output: HoldFormat = FORMAT) -> None:
 
 
 def _answer(given: str, decision: Decision) -> int:
+    from desk.approvals import Decision, Principal
+    from surfaces.approvals_client import ApprovalsClient
+    from workers.client import connect
+
     config = settings()
     by = Principal(id=config.owner, name=config.owner.removeprefix("local:"))
 
     async def body() -> int:
-        client = ApprovalsClient(await connect(config))
+        client = ApprovalsClient(await connect(config), config.task_queue)
         ident = await client.resolve(given)
         result, by_signal = await client.answer(ident, decision, by)
         verb = "approved" if decision == Decision.APPROVE else "declined"
         if by_signal:
             out.print(
-                f"No worker answered in time, so your answer to {ident} was sent as a signal: "
-                f"it counts when a worker runs, unless the approval settled first."
+                f"{result.reason} Your answer to {ident} was sent as a durable signal: it counts "
+                "when a worker runs, unless the approval settled first.",
+                markup=False,
             )
             return 0
         if result.counted:
@@ -126,22 +148,10 @@ def _answer(given: str, decision: Decision) -> int:
     return run(body())
 
 
-def _print_card(state: ApprovalState, width: int) -> None:
-    request = state.request
-    limits = CardLimits(total_chars=max(400, min(width * 20, 4000)))
-    card = approval_card(
-        request.tool,
-        request.input,
-        action=request.action,
-        parameters=request.parameters,
-        files=[file.path for file in request.files],
-        limits=limits,
-    )
-    held = f" — held: {', '.join(request.classes)}" if request.classes else ""
-    out.print(f"[bold]{state.approval_id}[/]{held}", markup=True)
-    if request.title:
-        out.print(f"  {request.title}", markup=False)
-    for line in card.splitlines():
-        out.print(f"  {line}", markup=False)
-    out.print(f"  approve: codedesk approve {state.approval_id}", markup=False)
+def print_card(state: ApprovalState, value_chars: int) -> None:
+    """One open approval as a terminal card, from its structured payload."""
+    from surfaces.card_layout import approval_card
+    from surfaces.cli.render import print_blocks
+
+    print_blocks(approval_card(state, value_chars=value_chars))
     out.print()

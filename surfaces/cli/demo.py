@@ -14,17 +14,17 @@ from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from desk.shipping import PushStatus
 from surfaces.approvals_client import ApprovalsClient
-from surfaces.cards import approval_card
-from surfaces.cli.render import report_lines
+from surfaces.cli.approval_commands import print_card
+from surfaces.cli.render import print_blocks
 from surfaces.cli.runner import out
-from surfaces.cli.ship_commands import push_line
-from surfaces.cli.ship_commands import report_lines as ship_report_lines
 from surfaces.desk_client import DeskClient
 from surfaces.history import history_lines
+from surfaces.report_layout import change_report, job_report, push_result
 from surfaces.shipping_client import ShippingClient
 from workers.client import connect, workflow_url
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
+from workers.host import prepare_directories
 from workers.runtime import read_runtime
 from workers.worker import build_worker, ensure_search_attributes
 
@@ -41,6 +41,7 @@ SEED_FILES = {
 
 async def run_demo(settings: DeskSettings) -> int:
     """Run the demo end to end; returns the exit code (0 when both jobs integrated)."""
+    prepare_directories(settings)
     server, address, ui = await _server(settings)
     try:
         client = await connect(settings, address)
@@ -90,8 +91,7 @@ async def _jobs(desk: DeskClient, ui: str) -> int:
     reports = await asyncio.gather(*(desk.wait(number) for number in numbers))
     for report in reports:
         out.print()
-        for line in report_lines(report):
-            out.print(line, markup=True)
+        print_blocks(job_report(report))
     first = numbers[0]
     out.print(f"\n[bold]4.[/] The history of job {first}:", markup=True)
     for entry in history_lines(await desk.history(first)):
@@ -118,8 +118,7 @@ async def _ship(desk: DeskClient, repo: str, origin: Path) -> bool:
     shipping = ShippingClient(desk.client, settings)
     report = await shipping.change_report(repo)
     out.print("\n[bold]5.[/] The change report (`codedesk report`):", markup=True)
-    for line in ship_report_lines(report):
-        out.print(f"  {line}", markup=False)
+    print_blocks(change_report(report))
     handle, approval = await shipping.request_push(repo, report.head)
     out.print(
         f"\n[bold]6.[/] `codedesk push {repo} {report.head}` waits for an owner. "
@@ -128,14 +127,7 @@ async def _ship(desk: DeskClient, repo: str, origin: Path) -> bool:
     )
     approvals = ApprovalsClient(desk.client)
     state = await _opened(approvals, approval)
-    card = approval_card(
-        state.request.tool,
-        state.request.input,
-        action=state.request.action,
-        parameters=state.request.parameters,
-    )
-    for line in card.splitlines():
-        out.print(f"  │ {line}", markup=False)
+    print_card(state, settings.card_value_chars)
     owner = Principal(id=settings.owner, name="the demo's owner")
     out.print(
         f"\n[bold]7.[/] The demo approves it [bold]as its owner ({settings.owner})[/], through "
@@ -144,7 +136,7 @@ async def _ship(desk: DeskClient, repo: str, origin: Path) -> bool:
     )
     answered, _ = await approvals.answer(approval, Decision.APPROVE, owner)
     result = await handle.result()
-    out.print(f"  {push_line(result)}", markup=False)
+    print_blocks(push_result(result))
     shipped = answered.counted and result.status == PushStatus.PUSHED
     if shipped:
         out.print(f"\nThe origin has the commits: `git -C {origin} log --oneline main`.")

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-import discord
 import typer
-from temporalio.client import Client
 
 from desk.errors import DeskError
-from desk.settings import DeskSettings
 from surfaces.cli.runner import err, fail, out, run, settings
-from surfaces.discord.bot import NO_TOKEN, serve_bot
-from workers.client import connect
-from workers.host import stop_on_signals
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from temporalio.client import Client
+
+    from desk.settings import DeskSettings
 
 
 def discord_bot(
@@ -24,10 +24,20 @@ def discord_bot(
     ),
 ) -> None:
     """Run the Discord bot and its surface worker; the token comes from CODEDESK_DISCORD_TOKEN."""
+    import logging
+
+    import discord
+
+    from surfaces.discord.bot import NO_TOKEN, serve_bot
+    from workers.client import connect
+    from workers.host import stop_on_signals
+    from workers.log_scrub import scrub_log_output
+
     config = settings()
     if not config.discord_token.get_secret_value():
         raise fail(NO_TOKEN, code=2)
     discord.utils.setup_logging(level=logging.INFO)
+    scrub_log_output()
 
     async def body() -> None:
         client = await connect(config)
@@ -42,6 +52,8 @@ def bot_beside(config: DeskSettings) -> Callable[[Client, asyncio.Event], Awaita
     """The bot as `codedesk up` runs it: beside the worker; if it stops, the desk runs on."""
 
     async def bot(client: Client, stop: asyncio.Event) -> None:
+        from surfaces.discord.bot import serve_bot
+
         out.print("Discord bot: starting (CODEDESK_DISCORD_TOKEN is set).")
         try:
             await serve_bot(client, config, stop)

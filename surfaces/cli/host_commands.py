@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from surfaces.cli.runner import out, with_desk
-from surfaces.desk_client import DeskClient
-from surfaces.hosts_client import HostRow, host_rows
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from surfaces.desk_client import DeskClient
+    from surfaces.hosts_client import HostRow
 
 
 def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List hosts: whether a worker polls each now, its shelf, job slots, repos, running jobs."""
+    from surfaces.hosts_client import host_rows
 
     async def body(desk: DeskClient) -> None:
         state = await desk.desk_state()
@@ -34,6 +38,9 @@ def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
 
 
 def _hosts_table(rows: list[HostRow]) -> Table:
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(box=None, pad_edge=False)
     for column in ("host", "worker", "slots", "repos", "running jobs", "shelf"):
         table.add_column(column)

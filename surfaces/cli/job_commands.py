@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import json
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from temporalio.client import WorkflowExecutionStatus
 
-from activities.agent_log import AGENT_LOG
-from activities.paths import job_dir
 from desk.agents import PRESETS, preset_command
-from desk.durations import parse_duration
 from desk.errors import AgentCommandError
-from desk.models import JobOutcome, JobReport
-from desk.names import job_workflow_id
-from surfaces.cli.render import jobs_table, report_lines
-from surfaces.cli.runner import err, out, settings, with_desk
-from surfaces.desk_client import DeskClient
-from surfaces.history import HistoryReader, history_lines
-from workers.client import ui_url, workflow_url
-from workers.host_queues import host_polled
+from surfaces.cli.runner import err, more_line, out, settings, with_desk
+
+if TYPE_CHECKING:
+    from desk.models import JobReport
+    from surfaces.desk_client import DeskClient
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
 
@@ -36,7 +30,12 @@ def _requester() -> str:
 
 def task(
     repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
-    text: str = typer.Argument(..., metavar="TASK", help="What the agent should do."),
+    text: str = typer.Argument(
+        None,
+        metavar="TASK",
+        help="What the agent should do: any text, even one starting with '-'; '-' reads stdin.",
+    ),
+    task_file: str = typer.Option(None, "--task-file", help="Read the task from this file."),
     agent_command: str = typer.Option(
         None, "--agent-command", help="The agent command for this job ({task} = the task)."
     ),
@@ -49,6 +48,11 @@ def task(
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
+    text = _task_text(text, task_file)
+    from desk.durations import parse_duration
+    from desk.models import JobOutcome
+    from desk.names import job_workflow_id
+    from workers.host_queues import host_polled
 
     async def body(desk: DeskClient) -> int:
         budget = parse_duration(timeout) if timeout is not None else None
@@ -87,26 +91,60 @@ def task(
     raise typer.Exit(with_desk(body))
 
 
-def jobs(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """List jobs: number, repository, phase, outcome, requester, start time."""
+def _task_text(text: str | None, task_file: str | None) -> str:
+    """The task from the TASK argument, `-` (stdin) or --task-file; a usage error otherwise."""
+    if (text is None) == (task_file is None):
+        raise typer.BadParameter(
+            "Give the task as TASK (or '-' to read it from stdin) or --task-file, one of them."
+        )
+    if task_file is not None:
+        try:
+            text = Path(task_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise typer.BadParameter(f"--task-file {task_file} cannot be read: {error}.") from None
+    elif text == "-":
+        text = sys.stdin.read()
+    assert text is not None
+    if not text.strip():
+        raise typer.BadParameter("The task is empty: say what the agent should do.")
+    return text.strip("\n")
+
+
+def jobs(
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="How many jobs to show, newest first (default: the setting)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List jobs, newest first: number, repository, phase, outcome, requester, start time."""
+    from surfaces.cli.render import jobs_table
 
     async def body(desk: DeskClient) -> None:
-        rows = await desk.jobs()
+        page = await desk.job_page(limit or desk.settings.list_limit)
+        await _note_when_no_worker(desk, "queue positions are not shown")
         if as_json:
-            typer.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
-        elif not rows:
+            typer.echo(json.dumps([row.model_dump(mode="json") for row in page.items], indent=2))
+        elif not page.items:
             out.print('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
         else:
-            out.print(jobs_table(rows))
+            out.print(jobs_table(page.items))
+        more_line(page, "job", "jobs")
 
     with_desk(body)
 
 
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
     """Show a job's status, report, history and Temporal UI link."""
+    from temporalio.client import WorkflowExecutionStatus
+
+    from desk.names import job_workflow_id
+    from surfaces.history import history_lines
+    from workers.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
+        if state == WorkflowExecutionStatus.RUNNING:
+            await _note_when_no_worker(desk, "the phase shown is the last one recorded")
         lines = history_lines(await desk.history(number))
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
@@ -159,6 +197,13 @@ def logs(
     follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until the job ends."),
 ) -> None:
     """Print (or follow) the agent's output of a job."""
+    import asyncio
+
+    from temporalio.client import WorkflowExecutionStatus
+
+    from activities.agent_log import AGENT_LOG
+    from activities.paths import job_dir
+
     config = settings()
     path = job_dir(config, number) / AGENT_LOG
 
@@ -182,6 +227,7 @@ def logs(
 
 def cancel(number: int = NUMBER) -> None:
     """Cancel a job: its agent's process group is killed and its report says cancelled."""
+    import asyncio
 
     async def body(desk: DeskClient) -> None:
         await desk.cancel(number)
@@ -196,7 +242,19 @@ def cancel(number: int = NUMBER) -> None:
     with_desk(body)
 
 
+async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
+    """Say on stderr, at once, that no worker polls: nothing waits for one meanwhile."""
+    from surfaces.worker_check import no_worker
+
+    if not await desk.worker_polling():
+        err.print(
+            f"note: {no_worker(desk.settings.task_queue)} Until then {consequence}.", markup=False
+        )
+
+
 async def _follow(desk: DeskClient, number: int) -> None:
+    from surfaces.history import HistoryReader
+
     reader = HistoryReader()
     async for event in desk.follow(number):
         line = reader.read(event)
@@ -205,8 +263,10 @@ async def _follow(desk: DeskClient, number: int) -> None:
 
 
 def _print_report(report: JobReport) -> None:
-    for line in report_lines(report):
-        out.print(line, markup=True)
+    from surfaces.cli.render import print_blocks
+    from surfaces.report_layout import job_report
+
+    print_blocks(job_report(report))
 
 
 def _print_from(path: Path, position: int) -> int:

@@ -1,4 +1,10 @@
-"""The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash."""
+"""The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash.
+
+Every command module imports only typer and light modules at its top; what a command needs
+(the Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so
+`codedesk --help` and a usage error cost little more than starting Python and typer (which
+itself loads pydantic to check a command's arguments); tests/test_cli_imports.py checks it.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ from surfaces.cli import (
     server_commands,
     ship_commands,
 )
-from surfaces.cli.demo import run_demo
+from surfaces.cli.doctor import doctor
 from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
 
@@ -25,12 +31,15 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help and usage errors: rich's help panels cost more to import than the help is worth.
+    rich_markup_mode=None,
 )
 app.command()(server_commands.up)
 app.command()(server_commands.worker)
 app.add_typer(repo_app, name="repo")
 app.command()(host_commands.hosts)
-app.command()(job_commands.task)
+# A task is text: one that starts with '-' is not an option of `task` (unless it is exactly one).
+app.command(context_settings={"ignore_unknown_options": True})(job_commands.task)
 app.command()(job_commands.jobs)
 app.command()(job_commands.show)
 app.command()(job_commands.watch)
@@ -44,11 +53,14 @@ app.command()(approval_commands.hold)
 app.command()(ship_commands.report)
 app.command()(ship_commands.push)
 app.command(name="discord")(discord_commands.discord_bot)
+app.command()(doctor)
 
 
 @app.command()
 def demo() -> None:
     """Run the demo offline: a sample repository, two jobs by the demo agent, reports, history."""
+    from surfaces.cli.demo import run_demo
+
     raise typer.Exit(run(run_demo(settings())))
 
 

@@ -1,22 +1,16 @@
-"""Rich rendering of clones, jobs and reports for a terminal."""
+"""Tables of clones and jobs, and laid-out reports and cards, for a terminal or a pipe."""
 
 from __future__ import annotations
 
+import typer
 from rich.markup import escape
 from rich.table import Table
 
-from desk.models import CloneInfo, JobOutcome, JobReport
+from desk.models import CloneInfo
+from surfaces.cli.runner import out
 from surfaces.desk_client import JobRow
-
-OUTCOME_STYLE = {
-    JobOutcome.INTEGRATED: "green",
-    JobOutcome.NOTHING: "yellow",
-    JobOutcome.CONFLICT: "red",
-    JobOutcome.REFUSED: "red",
-    JobOutcome.FAILED: "red",
-    JobOutcome.TIMED_OUT: "red",
-    JobOutcome.CANCELLED: "yellow",
-}
+from surfaces.layout import Block
+from surfaces.render_text import plain, terminal
 
 
 def clones_table(clones: list[CloneInfo]) -> Table:
@@ -58,45 +52,11 @@ def jobs_table(rows: list[JobRow]) -> Table:
     return table
 
 
-def report_lines(report: JobReport) -> list[str]:
-    """The report as rich-markup lines; every value from the job is escaped."""
-    style = OUTCOME_STYLE.get(report.outcome, "white")
-    lines = [f"[bold]job {report.number}[/] on {escape(report.repo)}: [{style}]{report.outcome}[/]"]
-    if report.reason:
-        lines.append(f"  {escape(report.reason)}")
-    if report.failure_category:
-        code = f", exit code {report.exit_code}" if report.exit_code is not None else ""
-        lines.append(f"  failure: {escape(report.failure_category)}{code}")
-    if report.branch:
-        kept = " (kept)" if report.branch_kept else ""
-        lines.append(f"  branch: {escape(report.branch)}{kept}")
-    if report.confinement:
-        unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
-        lines.append(f"  sandbox: {escape(report.confinement)}{unconfined}")
-    if report.branch_kept and report.worktree:
-        lines.append(f"  worktree: {escape(report.worktree)}")
-    if report.head:
-        lines.append(f"  clone HEAD: {report.head}")
-    if report.commits:
-        lines.append(f"  commits ({len(report.commits) + report.commits_omitted}):")
-        lines += [f"    {c.sha[:12]} {escape(c.subject)}" for c in report.commits]
-        if report.commits_omitted:
-            lines.append(f"    … and {report.commits_omitted} more")
-    for title, files in (
-        ("conflicting", report.conflict_files),
-        ("uncommitted", report.uncommitted),
-    ):
-        if files:
-            lines.append(f"  {title} files: {escape(', '.join(files))}")
-    if report.git_state:
-        lines.append("  git state:")
-        lines += [f"    {escape(line)}" for line in report.git_state.splitlines()]
-    if report.output:
-        lines.append("  agent output:")
-        if report.output_cut:
-            lines.append(
-                f"    [dim][… {report.output_cut} earlier characters cut; whole log: "
-                f"{escape(report.log_path)}][/]"
-            )
-        lines += [f"    {escape(line)}" for line in report.output.rstrip().splitlines()]
-    return lines
+def print_blocks(blocks: list[Block]) -> None:
+    """Print laid-out blocks: styled on a terminal, plain text when piped (never markup)."""
+    if out.is_terminal:
+        for styled in terminal(blocks):
+            out.print(styled)
+    else:
+        for line in plain(blocks):
+            typer.echo(line)

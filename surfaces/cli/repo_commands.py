@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.render import clones_table
 from surfaces.cli.runner import err, out, with_desk
-from surfaces.desk_client import DeskClient
 
-repo_app = typer.Typer(help="The shelf: the clones codedesk works on.", no_args_is_help=True)
+if TYPE_CHECKING:
+    from surfaces.desk_client import DeskClient
+
+repo_app = typer.Typer(
+    help="The shelf: the clones codedesk works on.", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @repo_app.command("add")
@@ -41,6 +45,7 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List every host's clones with branch, upstream distance, dirty files, last commit."""
+    from surfaces.cli.render import clones_table
 
     async def body(desk: DeskClient) -> None:
         shelves = await desk.shelves(fetch=fetch)

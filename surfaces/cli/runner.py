@@ -1,23 +1,53 @@
-"""How every command runs: settings, the client, async bodies, and errors as one-line reasons."""
+"""How every command runs: settings, the client, async bodies, and errors as one-line reasons.
+
+Nothing heavy is imported here at module level: every command module imports this one, and
+`codedesk --help` or an argument error must not pay for rich, pydantic or the Temporal SDK.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from rich.console import Console
 
 from desk.errors import DeskError
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
-from workers.client import connect
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from desk.settings import DeskSettings
+    from surfaces.desk_client import DeskClient
+    from surfaces.listing import Page
 
 T = TypeVar("T")
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class LazyConsole:
+    """A rich Console made on first use, so a command that prints nothing never imports rich."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console: Console | None = None
+
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return self._console
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.console.is_terminal
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        self.console.print(*objects, **options)
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -26,8 +56,24 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
+def more_line(page: Page[Any], noun: str, command: str) -> None:
+    """Say on stderr how many entries a page left off, and how to see them (nothing if none).
+
+    On stderr, so `--json` output stays one document a script can parse.
+    """
+    if page.more:
+        err.print(
+            f"… and {page.more} more {noun}{'' if page.more == 1 else 's'} "
+            f"({len(page.items)} of {page.total} shown): "
+            f"`codedesk {command} --limit {page.total}` shows them all.",
+            markup=False,
+        )
+
+
 def run(body: Coroutine[Any, Any, T]) -> T:
     """Run an async command body; a DeskError becomes a one-line reason and exit code 1."""
+    import asyncio
+
     try:
         return asyncio.run(body)
     except DeskError as error:
@@ -37,6 +83,8 @@ def run(body: Coroutine[Any, Any, T]) -> T:
 
 
 def settings(**overrides: Any) -> DeskSettings:
+    from desk.settings import load_settings
+
     try:
         return load_settings(**overrides)
     except DeskError as error:
@@ -45,6 +93,9 @@ def settings(**overrides: Any) -> DeskSettings:
 
 def with_desk(body: Callable[[DeskClient], Awaitable[T]], **overrides: Any) -> T:
     """Connect to the desk's server and run `body` with a DeskClient."""
+    from surfaces.desk_client import DeskClient
+    from workers.client import connect
+
     config = settings(**overrides)
 
     async def connected() -> T:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from activities.sandbox import choose_sandbox, describe
 from surfaces.cli.discord_commands import bot_beside
 from surfaces.cli.runner import out, run, settings
-from workers.client import connect
-from workers.host import serve_up, serve_worker, stop_on_signals
 
 
 def up(
@@ -24,6 +21,8 @@ def up(
 
     With CODEDESK_DISCORD_TOKEN set, the Discord bot runs beside them.
     """
+    from workers.host import serve_up
+
     config = settings(port=port, ui_port=ui_port)
     also = bot_beside(config) if config.discord_token.get_secret_value() else None
     run(serve_up(config, out.print, headless=headless, also=also))
@@ -31,16 +30,24 @@ def up(
 
 def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
+    from activities.sandbox import choose_sandbox, describe
+    from workers.client import connect
+    from workers.host import prepare_directories, serve_worker, stop_on_signals
+
     config = settings()
 
     async def body() -> None:
+        prepare_directories(config)
         client = await connect(config)
         stop = stop_on_signals()
         out.print(describe(choose_sandbox(config.sandbox)), markup=False)
-        out.print(
-            f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
-            "Press Ctrl-C to stop."
-        )
-        await serve_worker(client, config, stop)
+
+        def ready() -> None:
+            out.print(
+                f"Worker polling task queue {config.task_queue!r} as host {config.host!r}. "
+                "Press Ctrl-C to stop."
+            )
+
+        await serve_worker(client, config, stop, ready)
 
     run(body())

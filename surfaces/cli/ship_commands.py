@@ -6,16 +6,18 @@ import json
 
 import typer
 
-from desk.shipping import ChangeReport, PushResult, PushStatus
 from surfaces.cli.runner import out, run, settings
-from surfaces.shipping_client import ShippingClient
-from workers.client import connect
 
 REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf.")
 
 
 def report(repo: str = REPO, as_json: bool = typer.Option(False, "--json")) -> None:
     """Fetch, check and describe what a push of the clone's HEAD would ship (keeps a receipt)."""
+    from surfaces.cli.render import print_blocks
+    from surfaces.report_layout import change_report
+    from surfaces.shipping_client import ShippingClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> None:
@@ -23,8 +25,7 @@ def report(repo: str = REPO, as_json: bool = typer.Option(False, "--json")) -> N
         if as_json:
             typer.echo(made.model_dump_json(indent=2))
             return
-        for line in report_lines(made):
-            out.print(line, markup=False)
+        print_blocks(change_report(made))
         out.print(f"\nTo ship it: codedesk push {made.repo} {made.head}", markup=False)
 
     run(body())
@@ -37,6 +38,12 @@ def push(
     as_json: bool = typer.Option(False, "--json", help="With --wait: print the result as JSON."),
 ) -> None:
     """Ask to push exactly SHA to the default branch; an owner approves it first."""
+    from desk.shipping import PushStatus
+    from surfaces.cli.render import print_blocks
+    from surfaces.report_layout import push_result
+    from surfaces.shipping_client import ShippingClient
+    from workers.client import connect
+
     config = settings()
 
     async def body() -> int:
@@ -57,35 +64,7 @@ def push(
         if as_json:
             typer.echo(json.dumps(result.model_dump(mode="json"), indent=2))
         else:
-            out.print(push_line(result), markup=False)
+            print_blocks(push_result(result))
         return 0 if result.status == PushStatus.PUSHED else 1
 
     raise typer.Exit(run(body()))
-
-
-def report_lines(made: ChangeReport) -> list[str]:
-    """A change report for a terminal."""
-    total = len(made.commits) + made.commits_omitted
-    lines = [
-        f"{made.repo}: {total} commit(s) ahead of origin/{made.default_branch}",
-        f"  HEAD:        {made.head}",
-        f"  branch:      {made.default_branch} (remote at {made.remote_tip[:12]})",
-        f"  destination: {made.destination}",
-        "  commits:",
-        *(f"    {commit.sha[:12]} {commit.subject}" for commit in made.commits),
-    ]
-    if made.commits_omitted:
-        lines.append(f"    … and {made.commits_omitted} more")
-    lines.append("  files:")
-    lines += [f"    +{f.added} -{f.deleted}  {f.path}" for f in made.files]
-    if made.files_omitted:
-        lines.append(f"    … and {made.files_omitted} more")
-    return lines
-
-
-def push_line(result: PushResult) -> str:
-    if result.status == PushStatus.PUSHED:
-        again = " (the remote already had it)" if result.already else ""
-        by = f", approved by {result.approved_by}" if result.approved_by else ""
-        return f"Pushed {result.sha} to {result.branch} at {result.destination}{again}{by}."
-    return f"Not pushed ({result.status.value}): {result.reason}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import discord
@@ -43,11 +43,13 @@ class ProgressBoards:
         interval: float,
         history_limit: int = 50,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.client = client
         self.interval = interval
         self.history_limit = history_limit
         self.clock = clock
+        self.sleep = sleep
         self.boards: dict[int, _Board] = {}
 
     async def set(self, channel_id: int, text: str) -> None:
@@ -75,7 +77,7 @@ class ProgressBoards:
             await asyncio.shield(board.flush)
 
     async def _later(self, channel_id: int, board: _Board, wait: float) -> None:
-        await asyncio.sleep(wait)
+        await self.sleep(wait)
         async with board.lock:
             if board.shown == board.wanted or board.message is None:
                 return

@@ -18,6 +18,7 @@ from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
 from desk.approvals import Decision, Principal, SurfacePlace
+from desk.models import HostReportInput
 from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, outbox_workflow_id, repo_workflow_id
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
@@ -27,6 +28,7 @@ from tests.conftest import agent, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
+from workflows.host_check import HostCheck
 
 IDS = "workflow_ids.json"
 """Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""
@@ -84,6 +86,12 @@ async def main() -> None:
         keep(out / "repo_entity.json", h)
         h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
         keep(out / "desk.json", h)
+        keep(out / "desk_admission_checked.json", h)
+        check = await env.client.start_workflow(
+            HostCheck.run, HostReportInput(), id="host-check-rec", task_queue=settings.task_queue
+        )
+        await check.result()
+        keep(out / "host_check.json", await check.fetch_history())
     await env.shutdown()
 
 

@@ -1,0 +1,96 @@
+"""What the desk checks on the worker's host before it gives a job a number.
+
+The CLI may run on another machine than the shelf and the agent, so whether the repository is
+on the shelf, whether the agent's program is installed and whether a push of the repository
+runs are asked here, where the job would run, and answered with the fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from datetime import timedelta
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.client import Client, WorkflowQueryFailedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.agent import agent_argv
+from activities.paths import clone_path
+from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
+from desk.models import AdmissionCheck, AdmissionVerdict
+from desk.names import repo_workflow_id
+from desk.settings import DeskSettings
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+
+
+class AdmissionActivities:
+    """Built by the worker with its client and this host's settings."""
+
+    def __init__(self, client: Client, settings: DeskSettings) -> None:
+        self.client = client
+        self.settings = settings
+
+    @activity.defn
+    async def check_admission(self, request: AdmissionCheck) -> AdmissionVerdict:
+        """Why the job cannot run here, or an empty verdict when it can."""
+        try:
+            if not request.host or request.host == self.settings.host:
+                await asyncio.to_thread(self._on_this_host, request)
+            await self._no_push_running(request.repo)
+        except DeskError as refusal:
+            return AdmissionVerdict(refusal=str(refusal), kind=type(refusal).__name__)
+        return AdmissionVerdict()
+
+    def _on_this_host(self, request: AdmissionCheck) -> None:
+        if not (clone_path(self.settings, request.repo) / ".git").exists():
+            raise CloneMissingError(
+                f"Repository {request.repo!r} is not on the shelf: add it with "
+                f"`codedesk repo add {request.repo}` (`codedesk repo list` shows the shelf)."
+            )
+        program = agent_argv(request.agent_command, "")[0]
+        if not _installed(program):
+            raise AgentCommandError(
+                f"The agent's program {program!r} is not installed on the worker's host "
+                f"({activity.info().task_queue}): install it there, or pick another agent with "
+                "--agent / --agent-command (`codedesk doctor` checks each preset)."
+            )
+
+    async def _no_push_running(self, repo: str) -> None:
+        # Imported here: workflow modules import this one (passed through their sandbox), and
+        # the entity's module must stay a workflow module of its own there.
+        from workflows.repo import RepoEntity
+
+        handle = self.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(repo))
+        try:
+            state = await handle.query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return  # no entity yet: nothing was ever pushed or reported
+            raise RepoBusyError(
+                f"Could not tell whether a push of {repo} runs ({error.message}); try again."
+            ) from None
+        except WorkflowQueryFailedError as error:
+            raise RepoBusyError(
+                f"Could not tell whether a push of {repo} runs ({error}); try again."
+            ) from None
+        if state.pushing is not None:
+            raise RepoBusyError(
+                f"A push of {state.pushing.receipt.head[:12]} to {repo} runs now; start the task "
+                "when it is done."
+            )
+
+
+def _installed(program: str) -> bool:
+    """Whether `program` runs here: found on PATH, or an executable file at that path.
+
+    A relative path with a slash (`./agent.sh`) is relative to the job's worktree, which does
+    not exist yet: it is left to the agent step to find.
+    """
+    if os.sep in program and not os.path.isabs(program):
+        return True
+    found = shutil.which(program)
+    return found is not None and Path(found).is_file()

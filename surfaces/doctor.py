@@ -1,0 +1,156 @@
+"""`codedesk doctor`'s checks: the server, the workers, search attributes, and each host's tools.
+
+Each check is a line with a status: ok, warn (works, but worth knowing), fail (codedesk cannot
+work as configured), skip (could not be checked, and says why). What a job needs on the host
+that runs it (git, the agent's program, the sandbox) is asked of a worker, not of this machine.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from importlib.metadata import packages_distributions
+
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.client import Client
+
+from activities.host_check import OWN_PACKAGES, import_problem, import_roots, program_of
+from desk.errors import DeskError
+from desk.models import HostReport, HostReportInput
+from desk.names import HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
+from desk.settings import DeskSettings
+from surfaces.worker_check import live_pollers, no_worker
+from workers.client import connect, resolve_address
+from workflows.host_check import HostCheck
+
+HOST_CHECK_WAIT = timedelta(seconds=30)
+DISTRIBUTION = "codedesk"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok | warn | fail | skip
+    detail: str
+
+    def as_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+async def run_checks(settings: DeskSettings) -> list[Check]:
+    """Every check, in the order a person fixes things: server, worker, then the host's tools."""
+    checks = [_local_imports(), _discord_token(settings)]
+    try:
+        address = resolve_address(settings)
+        client = await connect(settings, address)
+        await client.service_client.check_health()
+    except (DeskError, RuntimeError) as error:
+        return [Check("server", "fail", str(error)), *checks, *_skipped("no server")]
+    checks.insert(0, Check("server", "ok", f"Temporal at {address}, namespace {client.namespace}"))
+    checks.append(await _search_attributes(client))
+    pollers = await live_pollers(client, settings.task_queue)
+    if not pollers:
+        checks.append(Check("worker", "fail", no_worker(settings.task_queue)))
+        return checks + _skipped("no worker")
+    polling = f"{len(pollers)} polling task queue {settings.task_queue!r}: {', '.join(pollers)}"
+    checks.append(Check("worker", "ok", polling))
+    report = await client.execute_workflow(
+        HostCheck.run,
+        HostReportInput(agent_command=settings.agent_command),
+        id=f"{HOST_CHECK_PREFIX}{uuid.uuid4()}",
+        task_queue=settings.task_queue,
+        execution_timeout=HOST_CHECK_WAIT,
+    )
+    return checks + host_checks(report, settings)
+
+
+def host_checks(report: HostReport, settings: DeskSettings) -> list[Check]:
+    """The worker's host: git, the configured agent, each preset, the sandbox, its imports."""
+    where = f"on the worker's host ({report.host})"
+    checks = [
+        Check("git", "ok", f"{report.git} {where}")
+        if report.git
+        else Check("git", "fail", f"{report.git_problem} {where}: install git there"),
+    ]
+    agent = report.agent_program or program_of(settings.agent_command)
+    if report.agent_path:
+        checks.append(Check("agent", "ok", f"{agent} at {report.agent_path} {where}"))
+    else:
+        checks.append(
+            Check(
+                "agent",
+                "fail",
+                f"{agent!r} (CODEDESK_AGENT_COMMAND) is not on the PATH {where}: install it, "
+                "or set CODEDESK_AGENT_COMMAND to an agent that is",
+            )
+        )
+    for name, path in sorted(report.programs.items()):
+        if path:
+            checks.append(Check(f"preset {name}", "ok", f"found at {path}"))
+        else:
+            checks.append(
+                Check(f"preset {name}", "warn", f"not installed {where}: `--agent {name}` fails")
+            )
+    checks.append(Check("sandbox", report.sandbox_status, report.sandbox))
+    problem = import_problem(report.imports)
+    checks.append(
+        Check("imports (worker)", "fail", problem)
+        if problem
+        else Check("imports (worker)", "ok", _one_root(report.imports))
+    )
+    return checks
+
+
+def _local_imports() -> Check:
+    """This environment: codedesk's packages are its own, and no other distribution has them."""
+    roots = import_roots()
+    problem = import_problem(roots)
+    if problem:
+        return Check("imports", "fail", problem)
+    shared = {
+        name: sorted(set(owners) - {DISTRIBUTION})
+        for name, owners in packages_distributions().items()
+        if name in OWN_PACKAGES and set(owners) - {DISTRIBUTION}
+    }
+    if shared:
+        clashes = "; ".join(f"{name} also from {', '.join(who)}" for name, who in shared.items())
+        return Check(
+            "imports",
+            "fail",
+            f"{clashes}: install codedesk into an environment of its own (pipx, uv tool, make)",
+        )
+    return Check("imports", "ok", _one_root(roots))
+
+
+def _one_root(roots: dict[str, str]) -> str:
+    folder = next(iter(roots.values()))
+    return f"{', '.join(OWN_PACKAGES)} are codedesk's own (from {folder.rsplit('/', 1)[0]})"
+
+
+def _discord_token(settings: DeskSettings) -> Check:
+    if settings.discord_token.get_secret_value():
+        return Check("discord token", "ok", "set (its value is never shown)")
+    return Check("discord token", "skip", "not set: the Discord bot does not run")
+
+
+async def _search_attributes(client: Client) -> Check:
+    listing = await client.operator_service.list_search_attributes(
+        ListSearchAttributesRequest(namespace=client.namespace)
+    )
+    missing = [key.name for key in SEARCH_ATTRIBUTES if key.name not in listing.custom_attributes]
+    if missing:
+        return Check(
+            "search attributes",
+            "fail",
+            f"{', '.join(missing)} missing in namespace {client.namespace}: a starting worker "
+            "registers them (`codedesk worker`), or add them with `temporal operator`",
+        )
+    return Check("search attributes", "ok", ", ".join(key.name for key in SEARCH_ATTRIBUTES))
+
+
+def _skipped(why: str) -> list[Check]:
+    return [
+        Check(name, "skip", f"not checked: {why}")
+        for name in ("git", "agent", "sandbox", "imports (worker)")
+    ]

@@ -1,0 +1,1 @@
+"""Tests that run the real agent CLIs against scripted fakes of their model APIs."""

@@ -1,0 +1,123 @@
+"""Installing a real agent CLI once into a cache outside the repository, for the tests.
+
+The cache is `$CODEDESK_AGENT_CACHE` or `~/.cache/codedesk-agents`; each CLI gets a folder of
+its own, installed on first use and reused after (a lock keeps parallel test processes from
+installing the same CLI twice). Where the package manager is missing or the registry cannot be
+reached, the test is skipped with the reason; any other install failure fails the test.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+INSTALL_TIMEOUT = 900
+UNREACHABLE = (
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ECONNREFUSED",
+    "ETIMEDOUT",
+    "ECONNRESET",
+    "Failed to establish a new connection",
+    "Temporary failure in name resolution",
+    "No matching distribution found",
+)
+
+
+def agent_cache() -> Path:
+    """Where real agent CLIs are installed for the tests (outside any repository)."""
+    return Path(os.environ.get("CODEDESK_AGENT_CACHE", "~/.cache/codedesk-agents")).expanduser()
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _works(program: Path, version: str) -> bool:
+    """Whether `program --version` answers with a version that starts with `version`."""
+    try:
+        done = subprocess.run(
+            [str(program), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except OSError:
+        return False
+    found = re.search(r"\d+(?:\.\d+)+", done.stdout + done.stderr)
+    return done.returncode == 0 and found is not None and found.group().startswith(version)
+
+
+def _install(argv: list[str], what: str, cwd: Path) -> None:
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    if done.returncode == 0:
+        return
+    output = (done.stdout + done.stderr)[-3000:]
+    if any(sign in output for sign in UNREACHABLE):
+        pytest.skip(f"{what} could not be installed, the registry is unreachable:\n{output}")
+    pytest.fail(f"{what} could not be installed ({' '.join(argv)}):\n{output}")
+
+
+def npm_cli(name: str, package: str, program: str) -> Path:
+    """The `program` of npm `package` (e.g. `@openai/codex@0.171`), installed under the cache
+    (again when the installed version is not the one asked for)."""
+    for tool in ("node", "npm"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed, so the real {name} CLI cannot be installed")
+    version = package.rpartition("@")[2]
+    folder = agent_cache() / name
+    binary = folder / "node_modules" / ".bin" / program
+    with _locked(folder):
+        if not _works(binary, version):
+            npm = shutil.which("npm") or "npm"
+            _install(
+                [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", package],
+                f"npm package {package}",
+                folder,
+            )
+        if not _works(binary, version):
+            pytest.fail(f"{binary} was installed from {package} but `--version` fails")
+    return binary
+
+
+def pip_cli(name: str, package: str, program: str) -> Path:
+    """The `program` of PyPI `package` (e.g. `aider-chat==0.86.2`), installed into a venv of its
+    own under the cache (again when the installed version is not the one asked for)."""
+    version = package.rpartition("==")[2]
+    folder = agent_cache() / name
+    binary = folder / "venv" / "bin" / program
+    with _locked(folder):
+        if not _works(binary, version):
+            if not (folder / "venv" / "bin" / "python").exists():
+                _install([sys.executable, "-m", "venv", str(folder / "venv")], "a venv", folder)
+            pip = str(folder / "venv" / "bin" / "pip")
+            _install([pip, "install", "--quiet", package], f"PyPI package {package}", folder)
+        if not _works(binary, version):
+            pytest.fail(f"{binary} was installed from {package} but `--version` fails")
+    return binary

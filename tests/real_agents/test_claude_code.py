@@ -1,0 +1,324 @@
+"""The `claude` preset with the real Claude Code CLI, its model a scripted fake on 127.0.0.1.
+
+Each test runs a real codedesk job (real Temporal, real git, the real `claude` binary from npm)
+whose model is a script: tool calls, then a final answer. What the fake gets back (the tool
+results) is what the model would have read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from desk.agents import preset_command
+from desk.approvals import Decision, HoldVerdict, Principal
+from desk.models import JobOutcome, JobReport
+from desk.settings import DeskSettings
+from surfaces.approvals_client import ApprovalsClient, ApprovalState
+from surfaces.desk_client import DeskClient
+from tests.conftest import git, make_origin
+from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
+from tests.real_agents.install import agent_cache, npm_cli
+
+REPO = "acme/api"
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1"
+
+pytestmark = pytest.mark.timeout(240)
+HOLD_WAIT = timedelta(seconds=20)
+AGENT_ENV = [
+    "CLAUDE_CONFIG_DIR",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "DISABLE_ERROR_REPORTING",
+]
+"""What Claude Code needs of the worker's environment here beyond the default `agent_env`."""
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("Bash", {"command": command, "description": "run a command"})
+
+
+COMMIT = bash("git add -A && git commit -q -m 'Add notes'")
+
+
+@pytest.fixture
+def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSettings:
+    # Long enough for the test to answer an approval on a busy machine, short enough to wait
+    # out once for the unanswered hold.
+    # A test parametrized by `sandbox` runs its agent in that sandbox (else the suite's).
+    given = getattr(request.node, "callspec", None)
+    sandbox = given.params.get("sandbox", settings.sandbox) if given else settings.sandbox
+    return settings.model_copy(
+        update={
+            "hold_wait": HOLD_WAIT,
+            "sandbox": sandbox,
+            "agent_env": [*settings.agent_env, *AGENT_ENV],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],
+        }
+    )
+
+
+@pytest.fixture(scope="session")
+def claude_binary() -> Path:
+    return npm_cli("claude", CLAUDE_PACKAGE, "claude")
+
+
+@pytest.fixture
+def claude_env(
+    claude_binary: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., FakeAnthropic]]:
+    """Points the agent's environment at a fake model; call it with the model's script."""
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    # The user's own rule allows pushes: only codedesk's hold stands between the model and
+    # the origin, so a hook that fell through would let the push run.
+    (config / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(git push:*)"]}})
+    )
+    monkeypatch.setenv("PATH", f"{claude_binary.parent}:{os.environ['PATH']}")
+    for name, value in {
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+        "CLAUDE_CONFIG_DIR": str(config),
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "GIT_AUTHOR_NAME": "Claude",
+        "GIT_AUTHOR_EMAIL": "claude@codedesk.invalid",
+        "GIT_COMMITTER_NAME": "Claude",
+        "GIT_COMMITTER_EMAIL": "claude@codedesk.invalid",
+    }.items():
+        monkeypatch.setenv(name, value)
+    fakes: list[Iterator[FakeAnthropic]] = []
+
+    def start(steps: list[Step], refuse: str = "") -> FakeAnthropic:
+        running = serving(FakeAnthropic(steps=steps, refuse=refuse))
+        fakes.append(running)
+        fake = running.__enter__()
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        return fake
+
+    yield start
+    for running in fakes:
+        running.__exit__(None, None, None)
+
+
+@dataclass
+class Answered:
+    """What a person did with the approvals a job opened."""
+
+    approvals: list[ApprovalState]
+
+
+async def run_job(
+    desk: DeskClient,
+    settings: DeskSettings,
+    task: str,
+    decide: Callable[[ApprovalState], Decision | None] = lambda state: None,
+) -> tuple[JobReport, Answered]:
+    """Run a `claude` preset job; answer each approval it opens with `decide` (None: leave it)."""
+    number = await desk.start_job(REPO, task, agent_command=preset_command("claude"))
+    approvals = ApprovalsClient(desk.client)
+    seen: dict[str, ApprovalState] = {}
+    waiting = asyncio.create_task(desk.wait(number))
+    while not waiting.done():
+        for state in await approvals.open_approvals():
+            if state.approval_id in seen:
+                continue
+            seen[state.approval_id] = state
+            decision = decide(state)
+            if decision is not None:
+                await approvals.answer(state.approval_id, decision, Principal(id=settings.owner))
+        await asyncio.wait({waiting}, timeout=0.2)
+    return waiting.result(), Answered(list(seen.values()))
+
+
+def asks_about(state: ApprovalState, text: str) -> bool:
+    return text in json.dumps(state.request.model_dump(mode="json"))
+
+
+def origin_branches(origin: Path) -> str:
+    return git(origin, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads")
+
+
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        "none",
+        pytest.param(
+            "bwrap",
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
+    ],
+)
+async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer(
+    sandbox: str,
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+            bash("ls && git status --short"),
+            COMMIT,
+            Say("I added NOTES.md and committed it."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    report, answered = await run_job(desk, settings, "-v add a notes file")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["Add notes"]
+    assert answered.approvals == []
+    assert "I added NOTES.md and committed it." in report.output
+    prompt = json.dumps(fake.conversation()[0]["messages"][0])
+    assert "-v add a notes file" in prompt, prompt
+    results = fake.tool_results()
+    assert len(results) == 3, results
+    assert "NOTES.md" in results[1], results
+    log = Path(report.log_path).read_text()
+    assert "→ Write: NOTES.md\n" in log, log
+    assert "→ Bash: git add -A && git commit -q -m 'Add notes'\n" in log, log
+    assert '"type"' not in log, log
+
+
+async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_approved_one_runs(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+            COMMIT,
+            bash("git push origin HEAD:refs/heads/main"),
+            bash("git push origin HEAD:refs/heads/agent-branch"),
+            Say("Pushed to agent-branch."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    before = origin_branches(origin)
+
+    def decide(state: ApprovalState) -> Decision:
+        declined = asks_about(state, "refs/heads/main")
+        return Decision.DECLINE if declined else Decision.APPROVE
+
+    report, answered = await run_job(desk, settings, "Push the notes", decide)
+    assert len(answered.approvals) == 2, answered
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    after = origin_branches(origin)
+    main_line = next(line for line in before.splitlines() if line.startswith("refs/heads/main "))
+    assert main_line in after.splitlines(), after
+    assert "refs/heads/agent-branch " in after, after
+    declined, approved = fake.tool_results()[2:4]
+    assert "declined" in declined.lower(), declined
+    assert "agent-branch" in approved, approved
+    assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
+
+
+async def test_a_write_outside_the_worktree_is_held(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside" / "planted.txt"
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": str(outside), "content": "planted\n"}),
+            Say("I could not write there."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    report, answered = await run_job(
+        desk, settings, "Write outside", lambda state: Decision.DECLINE
+    )
+    assert [asks_about(state, "planted.txt") for state in answered.approvals] == [True]
+    assert not outside.exists()
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert "declined" in fake.tool_results()[0].lower(), fake.tool_results()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 9 item 1: the hook imports the worktree's packages (helper holds fixes it)",
+)
+async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "repository-code-ran"
+    planted = f"open({str(marker)!r}, 'w').close()\nraise SystemExit(1)\n"
+    origin = make_origin(
+        tmp_path / "origins" / "acme" / "api.git",
+        {
+            name: planted
+            for name in (
+                "workflows/__init__.py",
+                "desk/__init__.py",
+                "activities/__init__.py",
+                "surfaces/__init__.py",
+                "workers/__init__.py",
+            )
+        },
+    )
+    before = origin_branches(origin)
+    fake = claude_env([bash("git push origin HEAD:refs/heads/main"), Say("Tried to push.")])
+    await desk.add_repo(REPO, str(origin))
+    report, answered = await run_job(desk, settings, "Push", lambda state: Decision.DECLINE)
+    assert len(answered.approvals) == 1, (answered, fake.tool_results())
+    assert origin_branches(origin) == before
+    assert not marker.exists()
+    assert report.outcome == JobOutcome.NOTHING, report
+
+
+async def test_an_unanswered_hold_is_refused_by_codedesk(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+            COMMIT,
+            bash("git push origin HEAD:refs/heads/main"),
+            Say("Nobody answered."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    before = origin_branches(origin)
+    report, answered = await run_job(desk, settings, "Push unanswered")
+    assert len(answered.approvals) == 1, answered
+    assert origin_branches(origin) == before
+    refusal = fake.tool_results()[2]
+    assert "codedesk" in refusal.lower() or "answer" in refusal.lower(), refusal
+    assert [call.verdict for call in report.held_calls] != [], report
+
+
+async def test_a_model_that_refuses_fails_the_job_with_the_reason(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    claude_env([], refuse="the model is not available")
+    await desk.add_repo(REPO, str(origin))
+    report, _ = await run_job(desk, settings, "Anything")
+    assert report.outcome == JobOutcome.FAILED, report
+    assert report.reason.startswith("Claude Code could not finish: "), report
+    assert "the model is not available" in report.reason, report
+    assert report.failure_category == "agent"

@@ -1,0 +1,124 @@
+"""The desk refuses, before a number is given, a job its host cannot run: for every client."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
+
+from desk.errors import AgentCommandError, CloneMissingError
+from desk.models import AdmitInput, JobInput, JobOutcome
+from desk.names import DESK_WORKFLOW_ID
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.cli_helpers import assert_refused, run_cli, settings_env
+from tests.conftest import agent
+from tests.test_approval_cli import working
+from tests.test_shipping import commit, owner_client, slow_origin, until
+from workers.desk_entity import desk_start
+from workflows.desk import Desk
+
+REPO = "acme/api"
+
+
+@pytest.fixture
+def settings(settings: DeskSettings) -> DeskSettings:
+    """One running job at a time, so a second job waits in the queue."""
+    return settings.model_copy(update={"max_workers": 1})
+
+
+def job(repo: str, command: str) -> AdmitInput:
+    return AdmitInput(job=JobInput(number=0, repo=repo, task="work", agent_command=command))
+
+
+async def admit_by_sdk(client: Client, settings: DeskSettings, request: AdmitInput) -> object:
+    """What a script with the SDK (or any surface) does: the desk's own update, no CLI."""
+    return await client.execute_update_with_start_workflow(
+        Desk.admit, request, start_workflow_operation=desk_start(settings)
+    )
+
+
+async def numbers_given(client: Client) -> int:
+    state = await client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID).query(Desk.current)
+    return state.last_number
+
+
+async def test_an_unknown_repository_is_refused_before_a_number(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+) -> None:
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await admit_by_sdk(desk.client, settings, job("acme/nope", agent("say:hi")))
+    cause = refused.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "CloneMissingError"
+    assert "codedesk repo add acme/nope" in cause.message
+    with pytest.raises(CloneMissingError, match="not on the shelf"):
+        await desk.submit_job("acme/nope", "work")
+    result = await run_cli(settings_env(settings), "task", "acme/nope", "work", cwd=tmp_path)
+    assert_refused(result, "'acme/nope' is not on the shelf", "codedesk repo add acme/nope")
+    assert await numbers_given(desk.client) == 0
+
+
+async def test_an_agent_program_missing_on_the_workers_host_is_refused(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    missing = "codedesk-no-such-agent-program"
+    with pytest.raises(AgentCommandError, match=f"'{missing}' is not installed on the worker"):
+        await desk.submit_job(REPO, "work", agent_command=f"{missing} --go {{task}}")
+    with pytest.raises(AgentCommandError, match="is not installed on the worker"):
+        await desk.submit_job(REPO, "work", agent_command=f"{tmp_path}/absent --go")
+    env = settings_env(settings)
+    result = await run_cli(env, "task", REPO, "work", "--agent-command", missing, cwd=tmp_path)
+    assert_refused(result, "not installed on the worker's host", "--agent-command")
+    assert await numbers_given(desk.client) == 0
+    number = await desk.start_job(REPO, "work", agent_command=agent("say:hi"))
+    assert number == 1
+
+
+async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    clone = (await desk.add_repo(REPO, str(origin))).path
+    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
+    slow_origin(origin, marker, gate)
+    shipping = owner_client(desk, settings, REPO)
+    head = commit(Path(clone), "a.txt", "a\n", "a")
+    await shipping.change_report(REPO)
+    handle, _ = await shipping.request_push(REPO, head)
+    try:
+        await until(marker.exists, 20, "the push to reach the origin")
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
+        cause = refused.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "RepoBusyError"
+        assert f"A push of {head[:12]} to {REPO} runs now" in cause.message
+        assert await numbers_given(desk.client) == 0
+    finally:
+        gate.touch()
+    await handle.result()
+    admitted = await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
+    assert admitted is not None
+    assert await numbers_given(desk.client) == 1
+
+
+async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(
+    desk: DeskClient, origin: Path
+) -> None:
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    first = await desk.start_job(REPO, "wait", agent_command=agent("sleep:15"))
+    second = await desk.submit_job(REPO, "greet", agent_command=agent("say:hi"))
+    assert second.position == 1  # queued behind the first: admitted while the clone was there
+    await working(desk, first)
+    shutil.rmtree(clone)  # gone before the first integrates and before the second starts
+    missing = f"Repository '{REPO}' is not on the shelf"
+    failed = await asyncio.wait_for(desk.wait(first), timeout=60)
+    assert failed.outcome == JobOutcome.FAILED, failed
+    assert failed.reason.startswith(f"Integration failed: {missing}"), failed.reason
+    refused = await asyncio.wait_for(desk.wait(second.number), timeout=60)
+    assert refused.outcome == JobOutcome.REFUSED, refused
+    assert refused.reason.startswith(missing), refused.reason
+    assert "Error" not in failed.reason + refused.reason

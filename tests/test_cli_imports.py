@@ -1,0 +1,77 @@
+"""The console script imports only what a command uses: help and usage errors stay light.
+
+Each case runs the real `codedesk` script with Python's import profiler on and reads which
+modules it loaded; nothing here measures time.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import CODEDESK, cli_env, shown
+
+HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")
+"""What `--help` and a usage error must never load: each costs tens of milliseconds or more."""
+
+
+def imported(args: list[str], home: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run `codedesk ARGS` and return its result and the top-level packages it imported."""
+    env = cli_env(CODEDESK_HOME=str(home), PYTHONPROFILEIMPORTTIME="1")
+    done = subprocess.run(
+        [CODEDESK, *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return done, names
+
+
+def test_help_lists_every_command_without_heavy_imports(tmp_path: Path) -> None:
+    from surfaces.cli.main import app
+
+    done, names = imported(["--help"], tmp_path)
+    assert done.returncode == 0, shown(done)
+    assert "typer" in names, "the import profiler saw nothing: the check would pass vacuously"
+    listed = [
+        info.name or (info.callback.__name__ if info.callback else "")
+        for info in app.registered_commands
+    ]
+    for command in [*listed, "repo"]:
+        assert f"  {command} " in done.stdout, (command, done.stdout)
+    assert not names & {*HEAVY, "pydantic"}, sorted(names & {*HEAVY, "pydantic"})
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["task"], "Missing argument 'OWNER/REPO'"),
+        (["show", "x"], "Invalid value for 'N'"),
+        (["jobs", "--bogus"], "No such option: --bogus"),
+        (["approve"], "Missing argument 'ID'"),
+        (["no-such-command"], "No such command 'no-such-command'"),
+    ],
+    ids=["missing-argument", "bad-integer", "unknown-option", "approve", "unknown-command"],
+)
+def test_usage_error_names_the_problem_without_heavy_imports(
+    args: list[str], problem: str, tmp_path: Path
+) -> None:
+    done, names = imported(args, tmp_path)
+    assert done.returncode == 2, shown(done)
+    assert "typer" in names, "the import profiler saw nothing: the check would pass vacuously"
+    assert problem in done.stderr, shown(done)
+    assert not names & set(HEAVY), sorted(names & set(HEAVY))
+
+
+def test_a_command_that_runs_loads_the_sdk_but_not_discord(tmp_path: Path) -> None:
+    """`codedesk jobs` with no server known: it gets as far as connecting, without discord.py
+    or GitPython (a listing runs no git)."""
+    done, names = imported(["jobs"], tmp_path)
+    assert done.returncode == 1, shown(done)
+    assert "No Temporal server is known" in done.stderr, shown(done)
+    assert "temporalio" in names, sorted(names)
+    assert not names & {"discord", "git"}, sorted(names & {"discord", "git"})
