@@ -24,6 +24,7 @@ from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.agent_stream import OutputTranslator, final_output, translator_for
+from activities.egress import egress_policy, serve_egress
 from activities.failures import desk_failures
 from activities.hold_channel import ChannelRules, HoldChannel, serve_holds
 from activities.hook_settings import write_claude_hook_settings
@@ -40,6 +41,7 @@ from desk.scrub import StreamScrubber, scrub
 from desk.settings import DeskSettings
 
 TAIL_LINES = 20
+EGRESS_SOCKET = "egress.sock"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
 
@@ -111,11 +113,19 @@ class AgentActivities:
                 with desk_failures():
                     git = await off_the_loop(self._agent_git, request) if confined else None
                 socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
-                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file)
+                egress = (
+                    socket_dir / EGRESS_SOCKET
+                    if confined and self.settings.sandbox_network
+                    else None
+                )
+                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file, egress)
                 try:
                     rules = self._rules(request)
                     socket = paths.hold_socket
-                    async with serve_holds(socket, request.number, self.client, rules) as channel:
+                    async with (
+                        serve_holds(socket, request.number, self.client, rules) as channel,
+                        self._egress_proxy(egress, log),
+                    ):
                         launch = plan_launch(
                             self.settings,
                             self.sandbox.mode,
@@ -216,6 +226,20 @@ class AgentActivities:
         hold_wait, hook_timeout = self.settings.hold_wait, self.settings.hook_timeout
         path = write_claude_hook_settings(folder, hold_wait, hook_timeout)
         return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
+
+    def _egress_proxy(
+        self, socket: Path | None, log: TextIO
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Serve the agent's way out on `socket` while it runs (none: it has no network)."""
+        if socket is None:
+            return contextlib.nullcontext()
+
+        def refused(line: str) -> None:
+            log.write(f"codedesk: {line}\n")
+            log.flush()
+
+        frontend = self.client.service_client.config.target_host
+        return serve_egress(socket, egress_policy(self.settings, frontend), refused)
 
 
 def _take_back(git: AgentGit) -> str:

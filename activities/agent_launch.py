@@ -19,7 +19,9 @@ from activities.sandbox import (
     BWRAP,
     SandboxLayout,
     bwrap_argv,
+    forwarder_argv,
     hidden_paths,
+    proxy_environment,
     read_paths,
     reaper_argv,
     tool_paths,
@@ -46,11 +48,13 @@ class Launch:
 
 @dataclass(frozen=True)
 class JobPaths:
-    """The job's own files the agent needs: its folder, the hold socket, the hook settings."""
+    """The job's own files the agent needs: its folder, the hold socket, the hook settings,
+    and the egress proxy's socket (None: the agent has no network)."""
 
     folder: Path
     hold_socket: Path
     hook_settings: Path | None
+    egress_socket: Path | None = None
 
 
 def passed_environment(names: list[str], environ: dict[str, str]) -> dict[str, str]:
@@ -121,12 +125,13 @@ def plan_launch(
         writable, git_readable = git.binds()
         readable += git_readable
         env.update(git.environment())
+    if paths.egress_socket is not None:
+        # The socket's folder again: the proxy binds it after this.
+        readable.append(paths.egress_socket.parent)
+        env.update(proxy_environment())
+        argv = forwarder_argv(paths.egress_socket, argv)
     layout = SandboxLayout(
-        worktree=Path(request.worktree),
-        writable=writable,
-        readable=readable,
-        hidden=hidden,
-        network=settings.sandbox_network,
+        worktree=Path(request.worktree), writable=writable, readable=readable, hidden=hidden
     )
     return Launch(bwrap_argv(layout, argv), env, mode)
 

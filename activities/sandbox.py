@@ -4,8 +4,9 @@ With bubblewrap the agent sees the host's root file system read-only, its worktr
 few git paths its branch needs) writable, a private `/tmp`, home and `/run`, its own `/proc`
 and a minimal `/dev`, and none of codedesk's home, the shelf or the owner's home except what
 is bound back in. It runs as the last process of its own PID namespace, so the whole tree dies
-when the agent exits or the worker dies. Without bubblewrap the agent runs under
-`activities/reaper.py`, which gives the same end of life but confines nothing.
+when the agent exits or the worker dies. Its network namespace has only loopback: with the
+network on, the agent reaches out through the worker's egress proxy. Without bubblewrap the
+agent runs under `activities/reaper.py`, which gives the same end of life but confines nothing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from desk.settings import DeskSettings, config_file
 BWRAP = "bwrap"
 UNCONFINED = "none"
 REAPER = Path(__file__).with_name("reaper.py")
+FORWARDER = Path(__file__).with_name("egress_forwarder.py")
+EGRESS_PORT = 3128
+"""Where the forwarder listens inside the sandbox (its own network namespace: no clash)."""
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
 """Where codedesk's packages are (a checkout or site-packages): the hook runs from there."""
 PROBE_TIMEOUT = 10.0
@@ -50,7 +54,6 @@ class SandboxLayout:
     writable: list[tuple[Path, Path]] = field(default_factory=list)
     readable: list[Path] = field(default_factory=list)
     hidden: list[Path] = field(default_factory=list)
-    network: bool = True
 
 
 def choose_sandbox(setting: str) -> SandboxChoice:
@@ -85,7 +88,7 @@ def _bwrap_problem() -> str:
     path = shutil.which(BWRAP)
     if path is None:
         return "bubblewrap (bwrap) is not installed"
-    argv = [path, *_base_options(network=True), "true"]
+    argv = [path, *_base_options(), "true"]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -96,20 +99,21 @@ def _bwrap_problem() -> str:
     return ""
 
 
-def _base_options(*, network: bool) -> list[str]:
+def _base_options() -> list[str]:
+    # The network namespace is always its own (only loopback): the agent's way out, when it
+    # has one, is the worker's egress proxy (activities/egress.py) through a Unix socket.
     options = [
         "--ro-bind", "/", "/",
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", "/tmp",
         "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--unshare-net",
         "--die-with-parent",
     ]  # fmt: skip
     if os.geteuid() == 0:
         # Root keeps every capability inside by default, and could unmount what hides things.
         options += ["--cap-drop", "ALL"]
-    if not network:
-        options.append("--unshare-net")
     return options
 
 
@@ -133,7 +137,7 @@ def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
     config = config_file()
     if config is not None and config.is_file():
         add(config.resolve(), 3, ["--ro-bind", "/dev/null", str(config.resolve())])
-    options = _base_options(network=layout.network)
+    options = _base_options()
     for _, _, mount in sorted(mounts, key=lambda item: (item[0], item[1])):
         options += mount
     program = shutil.which(BWRAP) or BWRAP
@@ -143,6 +147,19 @@ def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
 def reaper_argv(argv: list[str]) -> list[str]:
     """The agent under the reaper, which takes its whole tree down with it."""
     return [sys.executable, "-I", str(REAPER), "--", *argv]
+
+
+def forwarder_argv(egress_socket: Path, argv: list[str]) -> list[str]:
+    """The agent as the child of the forwarder that relays its proxy port to the worker."""
+    return [sys.executable, "-I", str(FORWARDER), str(egress_socket), str(EGRESS_PORT), "--", *argv]
+
+
+def proxy_environment() -> dict[str, str]:
+    """The variables that send the agent's HTTP(S) clients through the forwarder."""
+    url = f"http://127.0.0.1:{EGRESS_PORT}"
+    names = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
+    env = {name: url for name in names} | {name.lower(): url for name in names}
+    return env | {"NO_PROXY": "", "no_proxy": ""}
 
 
 def hidden_paths(settings: DeskSettings) -> list[Path]:

@@ -23,6 +23,7 @@ from pydantic_settings import (
 
 from desk.agents import PRESETS
 from desk.durations import format_duration, parse_duration
+from desk.egress_rules import parse_patterns
 from desk.errors import DeskError, HostError, SettingsError
 from desk.hold_protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
@@ -198,11 +199,23 @@ class DeskSettings(BaseSettings):
         description="Agent sandbox: bwrap, none, or auto (bwrap when it works on this host).",
     )
     sandbox_network: bool = Field(
-        default=True, description="Whether a sandboxed agent has the network (false: none)."
+        default=True,
+        description="Whether a sandboxed agent has the network (via the egress proxy; false: no).",
     )
     sandbox_read_paths: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Extra paths a sandboxed agent may read, e.g. ~/.claude (comma-separated).",
+    )
+    sandbox_egress: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["*"],
+        description=(
+            "Where a sandboxed agent may connect through the egress proxy: `*` (anywhere "
+            "public) or host[:port] patterns; a named loopback host:port is allowed too."
+        ),
+    )
+    sandbox_egress_deny: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Destinations (host[:port] patterns) the egress proxy always refuses.",
     )
     agent_env: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: list(AGENT_ENV_DEFAULT),
@@ -234,6 +247,8 @@ class DeskSettings(BaseSettings):
         "discord_owner_role_ids",
         "discord_guild_ids",
         "sandbox_read_paths",
+        "sandbox_egress",
+        "sandbox_egress_deny",
         "agent_env",
         mode="before",
     )
@@ -283,6 +298,12 @@ class DeskSettings(BaseSettings):
         if duration <= timedelta(0):
             raise ValueError("must be longer than zero")
         return duration
+
+    @field_validator("sandbox_egress", "sandbox_egress_deny")
+    @classmethod
+    def _egress_patterns(cls, value: list[str]) -> list[str]:
+        parse_patterns(value)
+        return value
 
     @field_validator("sandbox")
     @classmethod

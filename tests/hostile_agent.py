@@ -4,9 +4,9 @@ ordinary edit and commit. Usage: ``python tests/hostile_agent.py PLAN_JSON``.
 
 PLAN_JSON names what the agent is assumed to know (the worst case: it read our README and
 guessed the rest): `outside` (a file to create), `secrets` (files to steal), `clone`, `origin`,
-`approval`, `address`, `namespace`, `owner`, and optionally `only` (the attacks to try, by
-name; all when absent). Each attempt prints one line `attack NAME: ...`;
-the tests check every effect from the outside, never by trusting these lines.
+`approval`, `address`, `namespace`, `owner`, `fetch` (a URL the egress proxy allows), and
+optionally `only` (the attacks to try, by name; all when absent). Each attempt prints one line
+`attack NAME: ...`; the tests check every effect from the outside, never by trusting these lines.
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +93,28 @@ def direct_temporal(plan: dict[str, Any]) -> str:
     return asyncio.run(answer())
 
 
+def tcp_connect(address: str) -> str:
+    host, _, port = address.rpartition(":")
+    with socket.create_connection((host, int(port)), timeout=10):
+        return "connected"
+
+
+def proxy_connect(address: str) -> str:
+    """CONNECT to `address` through the proxy the environment names; only a 200 is success."""
+    proxy = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+    with socket.create_connection((proxy.hostname, proxy.port), timeout=10) as conn:
+        conn.sendall(f"CONNECT {address} HTTP/1.1\r\nHost: {address}\r\n\r\n".encode())
+        status = conn.recv(4096).decode(errors="replace").splitlines()[0]
+    if " 200 " not in f"{status} ":
+        raise RuntimeError(status)
+    return status
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return response.read().decode().strip()
+
+
 def main(plan: dict[str, Any]) -> int:
     ONLY.update(plan.get("only", []))
     clone = Path(plan["clone"])
@@ -109,6 +134,10 @@ def main(plan: dict[str, Any]) -> int:
     server = {"CODEDESK_TEMPORAL_ADDRESS": plan["address"], "CODEDESK_NAMESPACE": plan["namespace"]}
     attempt("codedesk approve", lambda: run(codedesk, "approve", plan["approval"], env=server))
     attempt("direct Temporal call", lambda: direct_temporal(plan))
+    attempt("tcp to Temporal", lambda: tcp_connect(plan["address"]))
+    attempt("proxy to Temporal", lambda: proxy_connect(plan["address"]))
+    if "fetch" in plan:
+        attempt("fetch through the proxy", lambda: fetch(plan["fetch"]))
     Path("ordinary.txt").write_text("an ordinary change\n")
     run(*GIT, "add", "-A")
     run(*GIT, "commit", "--quiet", "-m", "ordinary", env=IDENTITY)

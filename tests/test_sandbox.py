@@ -67,6 +67,7 @@ async def sandboxed_desk(
     monkeypatch: pytest.MonkeyPatch,
     network: bool,
     mode: str = BWRAP,
+    egress: list[str] | None = None,
 ) -> AsyncIterator[Sandboxed]:
     owner = outside / "owner"
     (owner / ".ssh").mkdir(parents=True)
@@ -81,6 +82,7 @@ async def sandboxed_desk(
             "shelf": home / "shelf",
             "sandbox": mode,
             "sandbox_network": network,
+            "sandbox_egress": egress or ["*"],
         }
     )
     origin = make_origin(outside / "origins" / "acme" / "api.git")

@@ -62,6 +62,9 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
             "sandbox": sandbox,
             "agent_env": [*settings.agent_env, *AGENT_ENV],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],
+            # In bubblewrap the fake model on the worker's loopback is reached through the
+            # egress proxy, which refuses loopback unless a setting names the host.
+            "sandbox_egress": ["*", "127.0.0.1"],
         }
     )
 
