@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+from activities.processes import proc_stats
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -15,17 +16,8 @@ def tree_cpu_seconds(root: int) -> float:
     """
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # it exited meanwhile
-        # The command name may hold spaces and parentheses: fields start after the last ')'.
-        fields = stat[stat.rfind(")") + 2 :].split()
+    for pid, fields in proc_stats():
         if len(fields) > 14:
-            pid = int(entry.name)
             parents[pid] = int(fields[1])
             ticks[pid] = sum(int(value) for value in fields[11:15])
     children: dict[int, list[int]] = {}

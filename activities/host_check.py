@@ -11,6 +11,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.preset_checks import preset_checks
 from activities.sandbox import UNCONFINED, choose_sandbox, describe
 from desk.agents import PRESETS
 from desk.errors import DeskError
@@ -37,6 +38,7 @@ class HostActivities:
         git, git_problem = git_version()
         sandbox_status, sandbox = sandbox_state(self.settings)
         agent = program_of(request.agent_command) if request.agent_command else ""
+        presets = preset_checks()
         return HostReport(
             host=activity.info().task_queue,
             git=git,
@@ -44,6 +46,8 @@ class HostActivities:
             agent_program=agent,
             agent_path=(shutil.which(agent) or "") if agent else "",
             programs={name: shutil.which(program_of(cmd)) or "" for name, cmd in PRESETS.items()},
+            preset_versions={check.name: check.version for check in presets if check.version},
+            preset_problems={check.name: check.problem for check in presets if check.problem},
             sandbox=sandbox,
             sandbox_status=sandbox_status,
             imports=import_roots(),

@@ -6,7 +6,7 @@ import asyncio
 import ctypes
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
@@ -50,18 +50,24 @@ def _live_members(pgid: int) -> bool:
     return any(group == pgid and state != "Z" for _, group, state in _processes())
 
 
-def _processes() -> list[tuple[int, int, str]]:
-    found = []
+def proc_stats() -> Iterator[tuple[int, list[str]]]:
+    """Each live process's id and the fields of its /proc stat after the command name.
+
+    Fields: state, ppid, pgrp, session, ..., utime, stime, cutime, cstime at [11:15].
+    """
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
         except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        found.append((int(entry.name), int(fields[2]), fields[0]))
-    return found
+            continue  # it exited meanwhile
+        # The command name may hold spaces and parentheses: fields start after the last ')'.
+        yield int(entry.name), stat[stat.rfind(")") + 2 :].split()
+
+
+def _processes() -> list[tuple[int, int, str]]:
+    return [(pid, int(fields[2]), fields[0]) for pid, fields in proc_stats()]
 
 
 def processes_with_env(name: str, value: str) -> list[int]:

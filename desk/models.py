@@ -384,6 +384,10 @@ class HostReport(Payload):
     agent_path: str = ""
     programs: dict[str, str] = Field(default_factory=dict)
     """Each preset's program and where it is on the host's PATH ("" when missing)."""
+    preset_versions: dict[str, str] = Field(default_factory=dict)
+    """Each installed preset's version, as its program says (`--version`)."""
+    preset_problems: dict[str, str] = Field(default_factory=dict)
+    """What is wrong with each preset on the host: missing, untested, older than proven."""
     sandbox: str = ""
     sandbox_status: str = "skip"
     """ok (confined), warn (agents run unconfined), fail (the probe refuses), skip (no probe)."""

@@ -86,12 +86,17 @@ def host_checks(report: HostReport, settings: DeskSettings) -> list[Check]:
             )
         )
     for name, path in sorted(report.programs.items()):
-        if path:
-            checks.append(Check(f"preset {name}", "ok", f"found at {path}"))
-        else:
+        version = report.preset_versions.get(name, "")
+        problem = report.preset_problems.get(name, "")
+        if not path:
             checks.append(
                 Check(f"preset {name}", "warn", f"not installed {where}: `--agent {name}` fails")
             )
+        elif problem:
+            checks.append(Check(f"preset {name}", "warn", f"{problem} (at {path})"))
+        else:
+            shown = f"version {version} " if version else ""
+            checks.append(Check(f"preset {name}", "ok", f"{shown}found at {path}"))
     checks.append(Check("sandbox", report.sandbox_status, report.sandbox))
     problem = import_problem(report.imports)
     checks.append(

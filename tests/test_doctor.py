@@ -71,3 +71,25 @@ async def test_doctor_without_a_server_fails_at_the_first_line(tmp_path: Path) -
     assert done.returncode == 1, shown(done)
     assert done.stdout.startswith("fail  server: No Temporal server is known"), shown(done)
     assert "Traceback" not in done.stderr
+
+
+def test_doctor_shows_each_presets_version_and_warns_when_it_is_older_than_proven(
+    settings: DeskSettings,
+) -> None:
+    from desk.models import HostReport
+    from surfaces.doctor import host_checks
+
+    report = HostReport(
+        host="codedesk@alpha",
+        git="git version 2.39.5",
+        programs={"claude": "/opt/bin/claude", "aider": "/opt/bin/aider", "codex": ""},
+        preset_versions={"claude": "2.1.197", "aider": "0.80.0"},
+        preset_problems={"aider": "aider 0.80.0 is older than 0.86.2, the version it was proven"},
+    )
+    checks = {check.name: check for check in host_checks(report, settings)}
+    assert checks["preset claude"].status == "ok"
+    assert "version 2.1.197" in checks["preset claude"].detail
+    assert checks["preset aider"].status == "warn"
+    assert "older than 0.86.2" in checks["preset aider"].detail
+    assert checks["preset codex"].status == "warn"
+    assert "not installed" in checks["preset codex"].detail

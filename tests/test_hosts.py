@@ -223,3 +223,34 @@ async def test_a_task_for_a_host_without_a_worker_warns_at_once_and_the_job_wait
     await desk.cancel(number)
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.CANCELLED
+
+
+async def test_a_job_from_a_chat_thread_says_there_that_it_waits_for_its_host(
+    desk: DeskClient, client: Client, settings: DeskSettings
+) -> None:
+    import uuid
+
+    from temporalio.worker import Worker
+
+    from activities.surface import SurfaceActivities
+    from desk.approvals import SurfacePlace
+    from tests.surfaces.fake_surface import FakeSurface
+
+    await configure_desk(client, settings.model_copy(update={"host": "ghost"}))
+    await desk.place_repo(RepoPlacement(repo="acme/gone", host="ghost"))
+    hasty = DeskClient(client, settings.model_copy(update={"host_wait": timedelta(seconds=1)}))
+    queue = f"fake-surface-{uuid.uuid4().hex[:8]}"
+    surface = FakeSurface()
+    async with Worker(client, task_queue=queue, activities=SurfaceActivities(surface).all()):
+        admission = await hasty.submit_job(
+            "acme/gone", "anything", place=SurfacePlace(queue=queue, channel="thread-9")
+        )
+        await eventually(
+            lambda: asyncio.sleep(0, surface.progress.get("thread-9", "")),
+            lambda text: "Waiting for host ghost" in text,
+            60,
+            "the thread's progress",
+        )
+        await desk.cancel(admission.number)
+        report = await desk.wait(admission.number)
+    assert report.outcome == JobOutcome.CANCELLED

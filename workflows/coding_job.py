@@ -220,15 +220,16 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             except ActivityError as error:
                 if not route or not host_missing(error):
                     raise
-                self._waiting_for_host(self.job.host)
+                await self._waiting_for_host(self.job.host)
                 continue
-            self._waiting_for_host("")
+            await self._waiting_for_host("")
             return agent
 
-    def _waiting_for_host(self, host: str) -> None:
-        """Say (in the status and in visibility) which host the job waits for, if any."""
+    async def _waiting_for_host(self, host: str) -> None:
+        """Say (in the status, in visibility and in the job's thread) which host it waits for."""
         if host == self.status.waiting_for_host:
             return
+        gone = host or self.status.waiting_for_host
         self.status.waiting_for_host = host
         workflow.upsert_search_attributes(
             [
@@ -237,6 +238,13 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                 else WAITING_HOST_ATTRIBUTE.value_unset()
             ]
         )
+        if host:
+            await self._narrate(
+                f"Waiting for host {host}: no worker of that host polls now; "
+                "the job goes on when one does."
+            )
+        else:
+            await self._narrate(f"Host {gone} is back; the job goes on.")
 
     async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""

@@ -43,7 +43,7 @@ async def on_host(
     call: Callable[[Route], Awaitable[T]],
     host: str,
     wait: timedelta,
-    waiting: Callable[[str], None] | None = None,
+    waiting: Callable[[str], Awaitable[None]] | None = None,
 ) -> T:
     """Run `call` on `host`'s queue, again and again while the host has no worker.
 
@@ -59,8 +59,8 @@ async def on_host(
                 raise
             workflow.logger.warning("Host %s has no worker; the step waits for it.", host)
             if waiting is not None:
-                waiting(host)
+                await waiting(host)
             continue
         if waiting is not None:
-            waiting("")
+            await waiting("")
         return result
