@@ -99,6 +99,10 @@ def _bwrap_problem() -> str:
     return ""
 
 
+PRIVATE_DIRECTORIES = ("/tmp", "/run")
+"""Directories the sandbox replaces by empty ones of its own."""
+
+
 def _base_options() -> list[str]:
     # The network namespace is always its own (only loopback): the agent's way out, when it
     # has one, is the worker's egress proxy (activities/egress.py) through a Unix socket.
@@ -178,6 +182,9 @@ def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]
     `~/.local`). Other programs under a hidden directory stay hidden: add them to
     `sandbox_read_paths`.
     """
+    # The sandbox's own /tmp and /run are empty too: codedesk installed under /tmp (a CI
+    # checkout) must be bound back like one under a hidden home.
+    hidden = [*hidden, *(Path(path).resolve() for path in PRIVATE_DIRECTORIES)]
     wanted = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), SOURCE_ROOT}
     found = shutil.which(program, path=search_path) if "/" not in program else program
     if found:
