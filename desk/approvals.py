@@ -174,7 +174,7 @@ class CallSummary(Payload):
     """`desk.hold_rules.call_digest` of the tool and the full input: identical calls share it."""
     input_bytes: int = 0
     classes: list[str] = Field(default_factory=list)
-    action: str = ""
+    action: ScrubbedText = ""
 
 
 class HoldRequest(Payload):
