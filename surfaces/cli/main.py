@@ -2,8 +2,9 @@
 
 Every command module imports only typer and light modules at its top; what a command needs
 (the Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so
-`codedesk --help` and a usage error cost little more than starting Python and typer (which
-itself loads pydantic to check a command's arguments); tests/test_cli_imports.py checks it.
+`codedesk --help` and a usage error cost little more than starting Python and typer (whose
+pydantic-based checks of plain values `surfaces.cli.coercion` replaces); tests/test_cli_imports.py
+checks it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import typer
 
 from surfaces.cli import (
     approval_commands,
+    coercion,
     discord_commands,
     host_commands,
     job_commands,
@@ -25,6 +27,7 @@ from surfaces.cli.doctor import doctor
 from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
 
+coercion.install()
 app = typer.Typer(
     name="codedesk",
     help="Run AI coding jobs on real repositories as durable Temporal workflows.",
