@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING, Protocol
 
-from desk.models import DeskState
+if TYPE_CHECKING:
+    from desk.models import DeskState
+
+
+class HostedQueue(Protocol):
+    """What a queue position is read from: the desk's state, or a listing's view of it."""
+
+    @property
+    def queue(self) -> list[int]: ...
+
+    @property
+    def job_hosts(self) -> dict[int, str]: ...
 
 
 def repo_host(state: DeskState, repo: str) -> str:
@@ -14,7 +26,7 @@ def repo_host(state: DeskState, repo: str) -> str:
     return next(iter(state.hosts)) if len(state.hosts) == 1 else ""
 
 
-def job_host(state: DeskState, number: int) -> str:
+def job_host(state: HostedQueue, number: int) -> str:
     """The host job `number` runs on ("" for a job of a desk that knows no hosts)."""
     return state.job_hosts.get(number, "")
 
@@ -29,7 +41,7 @@ def running_on(state: DeskState, host: str) -> int:
     return sum(1 for number in state.running if job_host(state, number) == host)
 
 
-def queued_on(state: DeskState, host: str) -> list[int]:
+def queued_on(state: HostedQueue, host: str) -> list[int]:
     """The host's waiting jobs, first come first."""
     return [number for number in state.queue if job_host(state, number) == host]
 
@@ -52,7 +64,7 @@ def next_admissible(state: DeskState, starting: Collection[int]) -> int | None:
     return None
 
 
-def queue_position(state: DeskState, number: int) -> int:
+def queue_position(state: HostedQueue, number: int) -> int:
     """1 for the head of the job's host's queue; 0 when the job does not wait."""
     waiting = queued_on(state, job_host(state, number))
     return waiting.index(number) + 1 if number in waiting else 0

@@ -20,6 +20,16 @@ SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
 HOST_CHECK_PREFIX = "host-check-"
 
+JOB_WORKFLOW_TYPE = "CodingJob"
+APPROVAL_WORKFLOW_TYPE = "Approval"
+"""Workflow type names, for what reads Temporal's visibility without the workflow definitions
+(`codedesk jobs`); tests/test_job_listing.py holds them equal to the definitions'."""
+DESK_STATE_QUERY = "current"
+"""The `Desk` entity's query of its state (`Desk.current`)."""
+REQUESTER_MEMO = "requester"
+TASK_MEMO = "task"
+"""The memo keys the desk gives each job it starts (who asked, the task's start)."""
+
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
 OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")

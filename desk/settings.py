@@ -7,7 +7,6 @@ TOML file (`$CODEDESK_CONFIG`, else `./codedesk.toml` when it exists), defaults.
 from __future__ import annotations
 
 import getpass
-import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,10 +28,17 @@ from desk.hold_protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.policy import HoldClass
+from desk.reach import (
+    CONFIG_ENV,
+    DEFAULT_HOME,
+    DEFAULT_LIST_LIMIT,
+    DEFAULT_NAMESPACE,
+    DEFAULT_TASK_QUEUE,
+    LIST_LIMIT_MIN,
+)
+from desk.reach import ENV_PREFIX as ENV_PREFIX
+from desk.reach import config_file as config_file
 
-ENV_PREFIX = "CODEDESK_"
-CONFIG_ENV = "CODEDESK_CONFIG"
-CONFIG_FILE = "codedesk.toml"
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
 SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
@@ -46,30 +52,23 @@ SECRET_SETTINGS = frozenset({"discord_token"})
 """Settings whose values are never shown, not even in an error about them."""
 
 
-def config_file() -> Path | None:
-    """The TOML file settings are read from, if any."""
-    named = os.environ.get(CONFIG_ENV)
-    if named:
-        return Path(named).expanduser()
-    local = Path(CONFIG_FILE)
-    return local if local.is_file() else None
-
-
 class DeskSettings(BaseSettings):
     """Every setting codedesk reads; the README's settings table documents each."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
     home: Path = Field(
-        default=Path("~/.codedesk"),
+        default=Path(DEFAULT_HOME),
         description="Where codedesk keeps its server database, shelf, job logs and runtime file.",
     )
     temporal_address: str = Field(
         default="",
         description="Temporal frontend host:port; empty means the embedded dev server.",
     )
-    namespace: str = Field(default="default", description="Temporal namespace.")
-    task_queue: str = Field(default="codedesk", description="Task queue of the codedesk worker.")
+    namespace: str = Field(default=DEFAULT_NAMESPACE, description="Temporal namespace.")
+    task_queue: str = Field(
+        default=DEFAULT_TASK_QUEUE, description="Task queue of the codedesk worker."
+    )
     host: str = Field(
         default_factory=machine_host_name,
         description="This worker's host name (its clones and job slots); default: the machine's.",
@@ -233,8 +232,8 @@ class DeskSettings(BaseSettings):
         ),
     )
     list_limit: int = Field(
-        default=50,
-        ge=1,
+        default=DEFAULT_LIST_LIMIT,
+        ge=LIST_LIMIT_MIN,
         description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
     )
 

@@ -7,14 +7,13 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pydantic import BaseModel, Field
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
-    WorkflowExecution,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
@@ -34,7 +33,6 @@ from desk.errors import (
     ShelfError,
     desk_error,
 )
-from desk.host_slots import queue_position
 from desk.models import (
     AddRepoInput,
     Admission,
@@ -51,25 +49,25 @@ from desk.models import (
 )
 from desk.names import (
     DESK_WORKFLOW_ID,
-    OUTCOME_ATTRIBUTE,
     PHASE_ATTRIBUTE,
     REPO_ATTRIBUTE,
     SHELF_ADD_PREFIX,
     SHELF_LIST_PREFIX,
     WAITING_HOST_ATTRIBUTE,
-    job_number,
     job_workflow_id,
 )
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 from surfaces.hosts_client import host_for_new_repo
+from surfaces.job_listing import JobRow as JobRow
+from surfaces.job_listing import job_page
 from surfaces.listing import Page
 from surfaces.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.coding_job import CodingJob
-from workflows.desk import REQUESTER_MEMO, TASK_MEMO, Desk
+from workflows.desk import Desk
 from workflows.hosts import host_missing
 from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
@@ -89,8 +87,6 @@ limit of updates in flight on one workflow (10 by default) reached by people sub
 once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
 them admitted the job, and a retry carries the same update id."""
 
-JOBS_QUERY = "WorkflowType = 'CodingJob'"
-
 REFUSALS = {"CloneMissingError", "AgentCommandError", "RepoBusyError", "RepoNameError"}
 """What the desk's admission check refuses a job for, raised again as the desk error it was."""
 
@@ -107,23 +103,6 @@ class Shelves(BaseModel):
 
     clones: list[CloneInfo] = Field(default_factory=list)
     silent: list[str] = Field(default_factory=list)
-
-
-class JobRow(BaseModel):
-    """One line of `codedesk jobs`."""
-
-    number: int
-    repo: str
-    phase: str
-    outcome: str
-    status: str
-    requester: str
-    task: str
-    started: datetime | None
-    position: int | None = None
-    """Place in the desk's queue while the job waits for a slot."""
-    waiting_for_host: str = ""
-    """The host whose worker the job waits for (empty while it has one)."""
 
 
 def _desk_failure(error: WorkflowFailureError) -> DeskError:
@@ -388,43 +367,11 @@ class DeskClient:
         return sorted(page.items, key=lambda row: row.number)
 
     async def job_page(self, limit: int) -> Page[JobRow]:
-        """The `limit` newest jobs, newest first, and how many jobs there are in all.
-
-        Visibility lists running jobs first, then the most recently closed: a page is what is
-        happening now and what just happened. The desk's queue, the count and the page are
-        asked for at once.
-        """
-        desk, counted, items = await asyncio.gather(
-            self.desk_state(),
-            self.client.count_workflows(JOBS_QUERY),
-            self._listed(JOBS_QUERY, limit),
+        """The `limit` newest jobs, newest first, and how many jobs there are in all."""
+        listing = await job_page(
+            self.client.workflow_service, self.client.namespace, self.settings.task_queue, limit
         )
-        positions = {number: queue_position(desk, number) for number in desk.queue} if desk else {}
-        rows = [await self._row(item, positions) for item in items]
-        rows.sort(key=lambda row: row.number, reverse=True)
-        return Page(items=rows, total=max(counted.count, len(rows)))
-
-    async def _listed(self, query: str, limit: int) -> list[WorkflowExecution]:
-        return [
-            item async for item in self.client.list_workflows(query, limit=limit, page_size=limit)
-        ]
-
-    @staticmethod
-    async def _row(item: WorkflowExecution, positions: dict[int, int]) -> JobRow:
-        attrs = item.typed_search_attributes
-        memo = await item.memo()
-        return JobRow(
-            number=job_number(item.id),
-            repo=attrs.get(REPO_ATTRIBUTE) or "",
-            phase=attrs.get(PHASE_ATTRIBUTE) or "",
-            outcome=attrs.get(OUTCOME_ATTRIBUTE) or "",
-            status=(item.status or WorkflowExecutionStatus.RUNNING).name.lower(),
-            requester=str(memo.get(REQUESTER_MEMO, "")),
-            task=str(memo.get(TASK_MEMO, "")),
-            started=item.start_time,
-            position=positions.get(job_number(item.id)),
-            waiting_for_host=attrs.get(WAITING_HOST_ATTRIBUTE) or "",
-        )
+        return listing.page
 
     async def history(self, number: int) -> list[HistoryEvent]:
         await self.status(number)

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
-from temporalio.client import Client
 
 from desk.errors import NoWorkerError
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
+    from temporalio.service import WorkflowService
 
 POLLER_FRESH = timedelta(minutes=2)
 """A poller seen this recently is taken as alive: a live worker polls again within about 70 s,
@@ -23,9 +27,14 @@ and Temporal keeps listing a stopped one for a few minutes."""
 
 async def live_pollers(client: Client, task_queue: str) -> list[str]:
     """The identities of the workers that polled `task_queue` for workflow tasks lately."""
-    described = await client.workflow_service.describe_task_queue(
+    return await pollers_of(client.workflow_service, client.namespace, task_queue)
+
+
+async def pollers_of(service: WorkflowService, namespace: str, task_queue: str) -> list[str]:
+    """`live_pollers` asked of the service alone (what `codedesk jobs` connects to)."""
+    described = await service.describe_task_queue(
         DescribeTaskQueueRequest(
-            namespace=client.namespace,
+            namespace=namespace,
             task_queue=TaskQueue(name=task_queue),
             task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
         )

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import CODEDESK, cli_env, shown
+from desk.settings import DeskSettings
+from surfaces.desk_client import DeskClient
+from tests.cli_helpers import CODEDESK, cli_env, run_cli, settings_env, shown
 
 HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")
 """What `--help` and a usage error must never load: each costs tens of milliseconds or more."""
@@ -90,3 +92,40 @@ def test_a_command_that_runs_loads_the_sdk_but_not_discord(tmp_path: Path) -> No
     assert "No Temporal server is known" in done.stderr, shown(done)
     assert "temporalio" in names, sorted(names)
     assert not names & {"discord", "git"}, sorted(names & {"discord", "git"})
+
+
+LISTING_NEVER = {
+    "pydantic",
+    "pydantic_settings",
+    "rich",
+    "workflows",
+    "activities",
+    "discord",
+    "git",
+    "aiohttp",
+}
+"""What `codedesk jobs` never loads: settings, workflow definitions, a data converter or a
+terminal renderer (piped, it prints plain text)."""
+
+LISTING_SDK_NEVER = ("temporalio.client", "temporalio.worker", "temporalio.converter")
+"""The parts of the Temporal SDK a listing does without: it asks the workflow service itself."""
+
+
+async def test_jobs_lists_from_the_workflow_service_alone(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job("acme/api", "list me")
+    await desk.wait(number)
+    env = settings_env(settings, PYTHONPROFILEIMPORTTIME="1")
+    done = await run_cli(env, "jobs", cwd=tmp_path)
+    assert done.returncode == 0, shown(done)
+    assert done.stdout.splitlines()[1].split()[:4] == [str(number), "acme/api", "done", "nothing"]
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "temporalio.service" in modules, "the import profiler saw no connection"
+    assert not {name.split(".")[0] for name in modules} & LISTING_NEVER, sorted(modules)
+    assert not [name for name in modules if name.startswith(LISTING_SDK_NEVER)], sorted(modules)

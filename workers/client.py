@@ -9,10 +9,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultFailureConverter, PayloadConverter
 
-from desk.errors import ServerError
 from desk.scrub import scrub
 from desk.settings import DeskSettings
-from workers.runtime import read_runtime
+from workers.runtime import cannot_reach, read_runtime, server_address
 
 
 class ScrubbingFailureConverter(DefaultFailureConverter):
@@ -41,15 +40,7 @@ DATA_CONVERTER: DataConverter = dataclasses.replace(
 
 def resolve_address(settings: DeskSettings) -> str:
     """The configured Temporal address, else the one a running `codedesk up` recorded."""
-    if settings.temporal_address:
-        return settings.temporal_address
-    record = read_runtime(settings.home)
-    if record is None:
-        raise ServerError(
-            "No Temporal server is known: start one with `codedesk up` in another terminal, "
-            "or set CODEDESK_TEMPORAL_ADDRESS to a running server."
-        )
-    return record.address
+    return server_address(settings.home, settings.temporal_address)
 
 
 def ui_url(settings: DeskSettings) -> str:
@@ -80,7 +71,4 @@ async def connect(settings: DeskSettings, address: str | None = None) -> Client:
             target, namespace=settings.namespace, data_converter=DATA_CONVERTER
         )
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
-        raise ServerError(
-            f"Cannot reach the Temporal server at {target} ({error}). Is `codedesk up` running, "
-            "or is CODEDESK_TEMPORAL_ADDRESS right?"
-        ) from None
+        raise cannot_reach(target, error) from None

@@ -12,7 +12,7 @@ import typer
 
 from desk.agents import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import err, more_line, out, settings, with_desk
+from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_desk
 
 if TYPE_CHECKING:
     from desk.models import JobReport
@@ -117,20 +117,38 @@ def jobs(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List jobs, newest first: number, repository, phase, outcome, requester, start time."""
-    from surfaces.cli.render import jobs_table
+    from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, plain_table
+    from surfaces.job_listing import job_page
+    from surfaces.worker_check import no_worker
+    from workers.runtime import server_address
+    from workers.service import connect_service
 
-    async def body(desk: DeskClient) -> None:
-        page = await desk.job_page(limit or desk.settings.list_limit)
-        await _note_when_no_worker(desk, "queue positions are not shown")
+    where = reach()
+
+    async def body() -> None:
+        service = await connect_service(server_address(where.home, where.temporal_address))
+        listing = await job_page(
+            service, where.namespace, where.task_queue, limit or where.list_limit
+        )
+        if not listing.worker_polling:
+            typer.echo(
+                f"note: {no_worker(where.task_queue)} Until then queue positions are not shown.",
+                err=True,
+            )
+        rows = listing.page.items
         if as_json:
-            typer.echo(json.dumps([row.model_dump(mode="json") for row in page.items], indent=2))
-        elif not page.items:
-            out.print('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
-        else:
-            out.print(jobs_table(page.items))
-        more_line(page, "job", "jobs")
+            typer.echo(json.dumps([row.as_json() for row in rows], indent=2))
+        elif not rows:
+            typer.echo('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
+        elif sys.stdout.isatty():
+            from surfaces.cli.render import jobs_table
 
-    with_desk(body)
+            out.print(jobs_table(rows))
+        else:
+            typer.echo(plain_table(JOB_COLUMNS, [job_cells(row) for row in rows]))
+        more_line(listing.page, "job", "jobs")
+
+    run(body())
 
 
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:

@@ -7,8 +7,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from desk.models import CloneInfo
+from surfaces.cli.plain_table import JOB_COLUMNS, job_cells
 from surfaces.cli.runner import out
-from surfaces.desk_client import JobRow
+from surfaces.job_listing import JobRow
 from surfaces.layout import Block
 from surfaces.render_text import plain, terminal
 
@@ -36,19 +37,10 @@ def clones_table(clones: list[CloneInfo]) -> Table:
 
 def jobs_table(rows: list[JobRow]) -> Table:
     table = Table(box=None, pad_edge=False)
-    for column in ("job", "repo", "phase", "outcome", "requester", "started", "task"):
+    for column in JOB_COLUMNS:
         table.add_column(column)
     for row in rows:
-        started = f"{row.started.astimezone():%Y-%m-%d %H:%M:%S}" if row.started else ""
-        outcome = row.outcome or ("" if row.status == "running" else row.status)
-        phase = f"queued #{row.position}" if row.position else row.phase
-        if row.waiting_for_host:
-            phase = f"{phase}, waiting for host {row.waiting_for_host}"
-        table.add_row(
-            str(row.number),
-            *(escape(cell) for cell in (row.repo, phase, outcome, row.requester, started)),
-            escape(row.task if len(row.task) <= 60 else row.task[:59] + "…"),
-        )
+        table.add_row(*(escape(cell) for cell in job_cells(row)))
     return table
 
 

@@ -1,7 +1,8 @@
 """How every command runs: settings, the client, async bodies, and errors as one-line reasons.
 
 Nothing heavy is imported here at module level: every command module imports this one, and
-`codedesk --help` or an argument error must not pay for rich, pydantic or the Temporal SDK.
+`codedesk --help` or an argument error must not pay for rich, pydantic or the Temporal SDK
+(nor `codedesk jobs` for rich or pydantic).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from desk.errors import DeskError
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from desk.reach import Reach
     from desk.settings import DeskSettings
     from surfaces.desk_client import DeskClient
     from surfaces.listing import Page
@@ -69,14 +71,15 @@ def refuse_inside_a_job(command: str) -> None:
 def more_line(page: Page[Any], noun: str, command: str) -> None:
     """Say on stderr how many entries a page left off, and how to see them (nothing if none).
 
-    On stderr, so `--json` output stays one document a script can parse.
+    On stderr, so `--json` output stays one document a script can parse; plain text, so a
+    listing needs no rich.
     """
     if page.more:
-        err.print(
+        typer.echo(
             f"… and {page.more} more {noun}{'' if page.more == 1 else 's'} "
             f"({len(page.items)} of {page.total} shown): "
             f"`codedesk {command} --limit {page.total}` shows them all.",
-            markup=False,
+            err=True,
         )
 
 
@@ -90,6 +93,16 @@ def run(body: Coroutine[Any, Any, T]) -> T:
         raise fail(str(error)) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+def reach() -> Reach:
+    """The few settings a listing needs, read without pydantic when that is exact."""
+    from desk.reach import read_reach
+
+    try:
+        return read_reach()
+    except DeskError as error:
+        raise fail(str(error)) from None
 
 
 def settings(**overrides: Any) -> DeskSettings:

@@ -1,0 +1,32 @@
+"""The jobs table's cells, and a table as plain text for a pipe (no rich: a listing stays light)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from surfaces.job_listing import JobRow
+
+JOB_COLUMNS = ("job", "repo", "phase", "outcome", "requester", "started", "task")
+TASK_CHARS = 60
+"""Characters of a job's task a table shows."""
+
+
+def job_cells(row: JobRow) -> tuple[str, ...]:
+    """One job's cells, in JOB_COLUMNS order, for every target."""
+    started = f"{row.started.astimezone():%Y-%m-%d %H:%M:%S}" if row.started else ""
+    outcome = row.outcome or ("" if row.status == "running" else row.status)
+    phase = f"queued #{row.position}" if row.position else row.phase
+    if row.waiting_for_host:
+        phase = f"{phase}, waiting for host {row.waiting_for_host}"
+    task = row.task if len(row.task) <= TASK_CHARS else row.task[: TASK_CHARS - 1] + "…"
+    return (str(row.number), row.repo, phase, outcome, row.requester, started, task)
+
+
+def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell, two spaces apart, never wrapped: one line a job."""
+    widths = [max(len(line[k]) for line in [columns, *rows]) for k in range(len(columns))]
+    lines = [columns, *rows]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in lines
+    )
