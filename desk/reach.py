@@ -1,9 +1,10 @@
-"""Where the settings come from, and the five a listing needs (home, server, namespace, task
-queue, list limit) read without pydantic; anything unusual is left to `desk.settings`.
+"""Where the settings come from, and the few a listing needs (home, server, namespace, task
+queue, list limit, card width) read without pydantic; anything unusual is left to
+`desk.settings`.
 
 `desk.settings.DeskSettings` stays the one definition and the one parser of every setting: it
-takes its sources (`config_file`) and these five settings' defaults from here, and
-`read_reach` answers only when the environment and the TOML file give these five as plain
+takes its sources (`config_file`) and these settings' defaults from here, and
+`read_reach` answers only when the environment and the TOML file give them as plain
 values it reads exactly as DeskSettings would (tests/test_reach.py holds the two equal);
 otherwise it asks `load_settings`, which also names a bad value. Importing pydantic and
 pydantic-settings costs a listing about three times what the rest of its start does.
@@ -26,6 +27,8 @@ DEFAULT_NAMESPACE = "default"
 DEFAULT_TASK_QUEUE = "codedesk"
 DEFAULT_LIST_LIMIT = 50
 LIST_LIMIT_MIN = 1
+DEFAULT_CARD_VALUE_CHARS = 4000
+CARD_VALUE_CHARS_MIN = 100
 
 DEFAULTS: dict[str, Any] = {
     "home": DEFAULT_HOME,
@@ -33,8 +36,12 @@ DEFAULTS: dict[str, Any] = {
     "namespace": DEFAULT_NAMESPACE,
     "task_queue": DEFAULT_TASK_QUEUE,
     "list_limit": DEFAULT_LIST_LIMIT,
+    "card_value_chars": DEFAULT_CARD_VALUE_CHARS,
 }
 """The settings `Reach` holds and their defaults, as DeskSettings declares them."""
+
+MINIMUMS = {"list_limit": LIST_LIMIT_MIN, "card_value_chars": CARD_VALUE_CHARS_MIN}
+"""The integer settings among them, each with its least value."""
 
 
 def config_file() -> Path | None:
@@ -55,10 +62,11 @@ class Reach:
     namespace: str
     task_queue: str
     list_limit: int
+    card_value_chars: int
 
 
 def read_reach() -> Reach:
-    """These five settings, read plainly when that is exact, else by `load_settings`.
+    """These settings, read plainly when that is exact, else by `load_settings`.
 
     Raises SettingsError (from `load_settings`) for a bad value, as every command does.
     """
@@ -74,11 +82,12 @@ def read_reach() -> Reach:
         namespace=settings.namespace,
         task_queue=settings.task_queue,
         list_limit=settings.list_limit,
+        card_value_chars=settings.card_value_chars,
     )
 
 
 def plain_reach() -> Reach | None:
-    """The five settings from the environment, the TOML file and the defaults; None when any
+    """These settings from the environment, the TOML file and the defaults; None when any
     of them is given in a way only DeskSettings can judge (a different case, an odd value)."""
     given = _from_toml()
     if given is None:
@@ -97,7 +106,7 @@ def plain_reach() -> Reach | None:
 
 
 def _from_toml() -> dict[str, Any] | None:
-    """The five settings the TOML file gives ({} without a file); None if it is not plain."""
+    """These settings the TOML file gives ({} without a file); None if it is not plain."""
     path = config_file()
     if path is None:
         return {}
@@ -114,10 +123,10 @@ def _from_toml() -> dict[str, Any] | None:
 
 def _plain(name: str, value: Any) -> Any:
     """The value DeskSettings makes of `value` for setting `name`, or None when unsure."""
-    if name == "list_limit":
+    if name in MINIMUMS:
         if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
             value = int(value)
-        if type(value) is not int or value < LIST_LIMIT_MIN:
+        if type(value) is not int or value < MINIMUMS[name]:
             return None
         return value
     if type(value) is not str:

@@ -29,7 +29,9 @@ from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.policy import HoldClass
 from desk.reach import (
+    CARD_VALUE_CHARS_MIN,
     CONFIG_ENV,
+    DEFAULT_CARD_VALUE_CHARS,
     DEFAULT_HOME,
     DEFAULT_LIST_LIMIT,
     DEFAULT_NAMESPACE,
@@ -163,8 +165,8 @@ class DeskSettings(BaseSettings):
         default=1000, ge=20, description="Characters of each held call in a report."
     )
     card_value_chars: int = Field(
-        default=4000,
-        ge=100,
+        default=DEFAULT_CARD_VALUE_CHARS,
+        ge=CARD_VALUE_CHARS_MIN,
         description="Characters of one value a terminal approval card shows; the rest is counted.",
     )
     port: int = Field(

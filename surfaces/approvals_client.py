@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import AsyncIterator
 from datetime import timedelta
 
 from temporalio.client import (
     Client,
-    WorkflowExecution,
-    WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
@@ -27,6 +23,7 @@ from desk.approvals import (
     WithdrawInput,
 )
 from desk.errors import ApprovalNotFoundError
+from surfaces.approval_listing import OPEN, open_page, open_states, opened_at
 from surfaces.listing import Page
 from surfaces.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
@@ -39,12 +36,6 @@ DIGEST_CHARS = len("-") + 16
 
 ANSWER_TIMEOUT = timedelta(seconds=5)
 """How long an answer waits for a worker before it is sent as a durable signal instead."""
-
-OPEN = "WorkflowType = 'Approval' AND ExecutionStatus = 'Running'"
-
-QUERIES_AT_ONCE = 16
-"""Approval states asked for at once while listing: enough to hide round trips, few enough
-not to swamp a worker that also runs jobs."""
 
 
 class ApprovalsClient:
@@ -63,35 +54,17 @@ class ApprovalsClient:
         if self.task_queue:
             await require_worker(self.client, self.task_queue)
         states = await self._states([item.id async for item in self.client.list_workflows(OPEN)])
-        return sorted(states, key=_opened_at)
+        return sorted(states, key=opened_at)
 
     async def open_page(self, limit: int) -> Page[ApprovalState]:
         """The `limit` newest open approvals, newest first, and how many are open in all."""
-        if self.task_queue:
-            await require_worker(self.client, self.task_queue)
-        counted, idents = await asyncio.gather(
-            self.client.count_workflows(OPEN),
-            _ids(self.client.list_workflows(OPEN, limit=limit, page_size=limit)),
+        return await open_page(
+            self.client.workflow_service, self.client.namespace, self.task_queue, limit
         )
-        states = sorted(await self._states(idents), key=_opened_at, reverse=True)
-        settled = len(idents) - len(states)
-        return Page(items=states, total=max(counted.count - settled, len(states)))
 
     async def _states(self, idents: list[str]) -> list[ApprovalState]:
         """The state of each approval that is still open, asked a few at a time."""
-        gate = asyncio.Semaphore(QUERIES_AT_ONCE)
-
-        async def ask(ident: str) -> ApprovalState | None:
-            handle = self.client.get_workflow_handle_for(Approval.run, ident)
-            async with gate:
-                try:
-                    return await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
-                except (RPCError, WorkflowQueryFailedError):
-                    return None  # it settled meanwhile, or no worker answers: listed next time
-
-        found = await asyncio.gather(*(ask(ident) for ident in idents))
-        # Visibility lags: one settled already (withdrawn with its start) is never shown.
-        return [state for state in found if state is not None and state.outcome is None]
+        return await open_states(self.client.workflow_service, self.client.namespace, idents)
 
     async def resolve(self, given: str) -> str:
         """The full id of the one open approval `given` names (see `match_approval`)."""
@@ -131,14 +104,6 @@ class ApprovalsClient:
             await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
         except RPCError as error:
             raise ApprovalNotFoundError(_closed(error, ident)) from None
-
-
-def _opened_at(state: ApprovalState) -> str:
-    return state.opened_at.isoformat() if state.opened_at else ""
-
-
-async def _ids(items: AsyncIterator[WorkflowExecution]) -> list[str]:
-    return [item.id async for item in items]
 
 
 def match_approval(given: str, open_ids: list[str]) -> str:

@@ -122,7 +122,7 @@ async def job_page(
         service.count_workflow_executions(
             CountWorkflowExecutionsRequest(namespace=namespace, query=JOBS_QUERY)
         ),
-        _listed(service, namespace, JOBS_QUERY, limit),
+        listed(service, namespace, JOBS_QUERY, limit),
         pollers_of(service, namespace, task_queue),
     )
     rows = [_row(info) for info in infos]
@@ -135,7 +135,7 @@ async def job_page(
     return JobListing(page=page, worker_polling=bool(pollers))
 
 
-async def _listed(
+async def listed(
     service: WorkflowService, namespace: str, query: str, limit: int
 ) -> list[WorkflowExecutionInfo]:
     """At most `limit` executions, asked for in pages of `limit` (the server may cap a page)."""
@@ -200,7 +200,7 @@ async def _queue_view(service: WorkflowService, namespace: str) -> QueueView | N
         return None
     if answer.HasField("query_rejected") or not answer.query_result.payloads:
         return None
-    state = _json(answer.query_result.payloads[0], "the desk's state")
+    state = payload_json(answer.query_result.payloads[0], "the desk's state")
     if not isinstance(state, dict):
         raise ServerError(f"The desk's state is not a JSON object: {str(state)[:100]}")
     hosts = state.get("job_hosts") or {}
@@ -211,18 +211,23 @@ async def _queue_view(service: WorkflowService, namespace: str) -> QueueView | N
 
 
 def _text(payload: Payload, number: int) -> str:
-    value = _json(payload, f"job {number}'s listing")
+    value = payload_json(payload, f"job {number}'s listing")
     if isinstance(value, list):  # servers before 1.20 give a keyword as a list of one
         value = value[0] if value else ""
     return "" if value is None else str(value)
 
 
-def _json(payload: Payload, what: str) -> Any:
+def payload_json(payload: Payload, what: str) -> Any:
     """A payload's value; an error naming `what` if it is not plain JSON (a codec's output)."""
+    return json.loads(json_data(payload, what))
+
+
+def json_data(payload: Payload, what: str) -> bytes:
+    """A payload's JSON text; an error naming `what` if it is not plain JSON."""
     encoding = payload.metadata.get("encoding", b"")
     if encoding != b"json/plain":
         raise ServerError(
             f"{what.capitalize()} holds a payload encoded as {encoding.decode(errors='replace')!r}"
-            ", not JSON: codedesk lists jobs only from a server whose payloads it wrote itself."
+            ", not JSON: codedesk lists only from a server whose payloads it wrote itself."
         )
-    return json.loads(payload.data)
+    return payload.data

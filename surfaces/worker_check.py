@@ -61,9 +61,14 @@ is starting (a test's, or `codedesk up` a moment ago) has not sent its first pol
 
 async def require_worker(client: Client, task_queue: str) -> None:
     """Refuse within a second or so, with what to do, when no worker polls `task_queue`."""
+    await require_worker_at(client.workflow_service, client.namespace, task_queue)
+
+
+async def require_worker_at(service: WorkflowService, namespace: str, task_queue: str) -> None:
+    """`require_worker` asked of the service alone."""
     for check in range(STARTING_WORKER_CHECKS):
         if check:
             await asyncio.sleep(0.5)
-        if await live_pollers(client, task_queue):
+        if await pollers_of(service, namespace, task_queue):
             return
     raise NoWorkerError(no_worker(task_queue))

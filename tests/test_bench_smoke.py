@@ -55,12 +55,18 @@ def hold_latency_figures(figures: dict[str, Any]) -> None:
 
 def cli_start_figures(figures: dict[str, Any]) -> None:
     assert set(figures["medians_ms"]) == {"baseline", "help", "usage error", "jobs"}
+    assert set(figures["cpu_medians_ms"]) == set(figures["medians_ms"])
     assert all(len(runs) == 1 for runs in figures["runs_ms"].values()), figures["runs_ms"]
+    assert all(len(runs) == 1 for runs in figures["cpu_runs_ms"].values()), figures
     assert [row["target"] for row in figures["comparisons"]] == [
         "<= baseline + 100 ms",
+        "",
         "<= baseline + 100 ms",
+        "",
         "<= 300 ms",
+        "",
     ]
+    assert all(row["figure"] > 0 for row in figures["comparisons"]), figures["comparisons"]
 
 
 def load_figures(figures: dict[str, Any]) -> None:
@@ -68,7 +74,8 @@ def load_figures(figures: dict[str, Any]) -> None:
     assert figures["outcomes"] == {"nothing": 2 + 1 + 1}, figures
     assert figures["approvals"] == 3
     assert 0 < figures["idle_rss_mb"] and 0 < figures["loaded_rss_mb"] <= figures["peak_rss_mb"]
-    assert [row["unit"] for row in figures["comparisons"]] == ["ms", "ms", "MB"]
+    assert [row["unit"] for row in figures["comparisons"]] == ["ms", "ms", "ms", "ms", "MB"]
+    assert figures["listed_jobs"] == 2 + 1 + 1
 
 
 SMALL = {

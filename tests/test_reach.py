@@ -1,4 +1,4 @@
-"""The listing's plain read of five settings agrees with DeskSettings, or leaves it to it."""
+"""The listing's plain read of a few settings agrees with DeskSettings, or leaves it to it."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ VALUES = {
     "list_limit": st.sampled_from(
         ["", "0", "1", "007", "50", "-2", "1.5", "x", " 5", "٣", "9" * 12]
     ),
+    "card_value_chars": st.sampled_from(["99", "100", "4000", "x", ""]),
 }  # fmt: skip
 """Values as a person may write them, plain and odd."""
 
@@ -30,19 +31,20 @@ TOML_VALUES = {
     "namespace": st.sampled_from(['"tn"', '""', "true"]),
     "task_queue": st.sampled_from(['"tq"', "[1]"]),
     "list_limit": st.sampled_from(["7", "0", '"12"', "1.0", "true"]),
+    "card_value_chars": st.sampled_from(["100", "50", '"200"']),
 }
 """Values as a TOML file may hold them (TOML syntax)."""
 
-env_settings = st.dictionaries(st.sampled_from(list(DEFAULTS)), st.none(), max_size=5).flatmap(
+env_settings = st.dictionaries(st.sampled_from(list(DEFAULTS)), st.none(), max_size=6).flatmap(
     lambda names: st.fixed_dictionaries({name: VALUES[name] for name in names})
 )
-toml_settings = st.dictionaries(st.sampled_from(list(DEFAULTS)), st.none(), max_size=5).flatmap(
+toml_settings = st.dictionaries(st.sampled_from(list(DEFAULTS)), st.none(), max_size=6).flatmap(
     lambda names: st.fixed_dictionaries({name: TOML_VALUES[name] for name in names})
 )
 
 
 def full_reach() -> Reach | str:
-    """The five settings as DeskSettings reads them, or the error it gives."""
+    """These settings as DeskSettings reads them, or the error it gives."""
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -53,6 +55,7 @@ def full_reach() -> Reach | str:
         namespace=settings.namespace,
         task_queue=settings.task_queue,
         list_limit=settings.list_limit,
+        card_value_chars=settings.card_value_chars,
     )
 
 
@@ -95,6 +98,7 @@ def test_the_plain_read_answers_for_plain_settings(
         namespace="from-toml",
         task_queue="codedesk",
         list_limit=12,
+        card_value_chars=4000,
     )
 
 

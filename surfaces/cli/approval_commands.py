@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import more_line, out, refuse_inside_a_job, run, settings
+from surfaces.cli.runner import more_line, out, reach, refuse_inside_a_job, run, settings
 
 if TYPE_CHECKING:
     from desk.approvals import ApprovalState, Decision
@@ -29,22 +29,25 @@ def approvals(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List open approvals, newest first, each as a card rendered for this terminal."""
-    from surfaces.approvals_client import ApprovalsClient
-    from workers.client import connect
+    from surfaces.approval_listing import open_page
+    from workers.runtime import server_address
+    from workers.service import connect_service
 
-    config = settings()
+    where = reach()
 
     async def body() -> None:
-        client = ApprovalsClient(await connect(config), config.task_queue)
-        page = await client.open_page(limit or config.list_limit)
+        service = await connect_service(server_address(where.home, where.temporal_address))
+        page = await open_page(
+            service, where.namespace, where.task_queue, limit or where.list_limit
+        )
         if as_json:
             states = page.items
             typer.echo(json.dumps([state.model_dump(mode="json") for state in states], indent=2))
         elif not page.items:
-            out.print("No open approvals.")
+            typer.echo("No open approvals.")
         else:
             for state in page.items:
-                print_card(state, config.card_value_chars)
+                print_card(state, where.card_value_chars)
         more_line(page, "open approval", "approvals")
 
     run(body())

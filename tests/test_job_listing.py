@@ -1,0 +1,27 @@
+"""The names a listing reads visibility by are the workflow definitions' own."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+from desk.models import JobPhase
+from desk.names import (
+    APPROVAL_WORKFLOW_TYPE,
+    DESK_STATE_QUERY,
+    JOB_WORKFLOW_TYPE,
+    REQUESTER_MEMO,
+    TASK_MEMO,
+)
+from surfaces.job_listing import QUEUED_PHASE
+from workflows import desk as desk_workflow
+from workflows.approval import Approval
+from workflows.coding_job import CodingJob
+
+
+def test_names_are_the_definitions_names() -> None:
+    assert workflow._Definition.must_from_class(CodingJob).name == JOB_WORKFLOW_TYPE
+    assert workflow._Definition.must_from_class(Approval).name == APPROVAL_WORKFLOW_TYPE
+    queries = workflow._Definition.must_from_class(desk_workflow.Desk).queries
+    assert queries[DESK_STATE_QUERY].fn is desk_workflow.Desk.current
+    assert (desk_workflow.REQUESTER_MEMO, desk_workflow.TASK_MEMO) == (REQUESTER_MEMO, TASK_MEMO)
+    assert JobPhase.QUEUED.value == QUEUED_PHASE
