@@ -193,10 +193,21 @@ async def test_no_server_known_says_how_to_start_one(tmp_path: Path) -> None:
     assert_refused(result, "codedesk up")
 
 
-async def test_bad_setting_names_the_setting(settings: DeskSettings, tmp_path: Path) -> None:
-    env = settings_env(settings, CODEDESK_WORK_BUDGET="banana")
-    result = await run_cli(env, "jobs", cwd=tmp_path)
-    assert_refused(result, "work_budget", "CODEDESK_WORK_BUDGET", "banana")
+@pytest.mark.parametrize(
+    ("command", "setting", "value"),
+    [
+        (["show", "1"], "work_budget", "banana"),
+        # A listing reads only the settings it uses (desk/reach.py): a bad one of those is named.
+        (["jobs"], "list_limit", "banana"),
+        (["approvals"], "card_value_chars", "12"),
+    ],
+)
+async def test_bad_setting_names_the_setting(
+    settings: DeskSettings, tmp_path: Path, command: list[str], setting: str, value: str
+) -> None:
+    env = settings_env(settings, **{f"CODEDESK_{setting.upper()}": value})
+    result = await run_cli(env, *command, cwd=tmp_path)
+    assert_refused(result, setting, f"CODEDESK_{setting.upper()}", value)
 
 
 async def test_bad_timeout_is_refused(cli: Cli, clone: Path, settings: DeskSettings) -> None:

@@ -121,11 +121,25 @@ async def test_jobs_lists_from_the_workflow_service_alone(
     done = await run_cli(env, "jobs", cwd=tmp_path)
     assert done.returncode == 0, shown(done)
     assert done.stdout.splitlines()[1].split()[:4] == [str(number), "acme/api", "done", "nothing"]
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
+    modules = profiled(done.stderr)
     assert "temporalio.service" in modules, "the import profiler saw no connection"
     assert not {name.split(".")[0] for name in modules} & LISTING_NEVER, sorted(modules)
     assert not [name for name in modules if name.startswith(LISTING_SDK_NEVER)], sorted(modules)
+
+    # Approvals are cards of pydantic models, but still no SDK client, settings or workflows.
+    done = await run_cli(env, "approvals", cwd=tmp_path)
+    assert done.returncode == 0 and "No open approvals." in done.stdout, shown(done)
+    modules = profiled(done.stderr)
+    assert "desk.approvals" in modules, "the import profiler saw no approval model"
+    never = LISTING_NEVER - {"pydantic", "rich"}
+    assert not {name.split(".")[0] for name in modules} & never, sorted(modules)
+    assert not [name for name in modules if name.startswith(LISTING_SDK_NEVER)], sorted(modules)
+
+
+def profiled(stderr: str) -> set[str]:
+    """The modules Python's import profiler saw imported."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
