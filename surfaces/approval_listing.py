@@ -43,9 +43,11 @@ async def open_page(
     """The `limit` newest open approvals, newest first, and how many are open in all.
 
     A worker must answer each approval's state: without one polling `task_queue` this says so
-    at once (NoWorkerError) instead of waiting for each query to time out.
+    at once (NoWorkerError) instead of waiting for each query to time out (an empty
+    `task_queue`, as the Discord bot gives, leaves that to each query).
     """
-    await require_worker_at(service, namespace, task_queue)
+    if task_queue:
+        await require_worker_at(service, namespace, task_queue)
     counted, infos = await asyncio.gather(
         service.count_workflow_executions(
             CountWorkflowExecutionsRequest(namespace=namespace, query=OPEN)
