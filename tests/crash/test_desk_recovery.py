@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
@@ -34,6 +35,7 @@ from tests.test_desk_queue import (
 from workers.devserver import DevServer
 
 
+@pytest.mark.slow
 async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     settings: DeskSettings,
     client: Client,
@@ -84,6 +86,7 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     await assert_a_later_job_runs(env, tmp_path)
 
 
+@pytest.mark.slow
 async def test_the_queue_survives_a_server_restart(
     own_server: list[DevServer],
     origin: Path,
