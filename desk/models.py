@@ -144,6 +144,8 @@ class RunAgentInput(Payload):
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
     output_chars: int = 20_000
+    execution: int = 1
+    """Which run of the agent's step: the job starts it again (2, 3, …) after its host was gone."""
 
 
 class AgentEnd(StrEnum):

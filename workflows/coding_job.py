@@ -214,13 +214,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
         """Run the agent on the clone's host, starting it again whenever the host was gone."""
         route = host_route(self.job.host, self.job.host_wait)
+        execution = 1
         while True:
             try:
-                agent = await self._run_agent(worktree, route)
+                agent = await self._run_agent(worktree, route, execution)
             except ActivityError as error:
                 if not route or not host_missing(error):
                     raise
                 await self._waiting_for_host(self.job.host)
+                execution += 1
                 continue
             await self._waiting_for_host("")
             return agent
@@ -250,7 +252,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
         return await on_host(call, self.job.host, self.job.host_wait, self._waiting_for_host)
 
-    async def _run_agent(self, worktree: Worktree, route: Route) -> AgentResult | None:
+    async def _run_agent(
+        self, worktree: Worktree, route: Route, execution: int = 1
+    ) -> AgentResult | None:
         """Run the agent under the job's work clock; None when the budget ran out.
 
         The clock stands still while a hold waits for a person, so the budget counts only
@@ -269,6 +273,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                 output_chars=self.job.output_chars,
                 hold_classes=self.job.hold_classes,
                 hold_tools=self.job.hold_tools,
+                execution=execution,
             ),
             start_to_close_timeout=self.job.budget + HOLD_ALLOWANCE,
             heartbeat_timeout=self.job.heartbeat_timeout,

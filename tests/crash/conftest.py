@@ -20,6 +20,7 @@ from temporalio.client import Client
 from desk.names import job_workflow_id
 from tests.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
 from tests.conftest import agent
+from tests.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
 from tests.test_up import start_up  # noqa: F401  (a fixture, shared with tests/test_up.py)
 from workers.devserver import DevServer
 
