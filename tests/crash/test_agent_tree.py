@@ -33,6 +33,7 @@ from tests.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_al
 @pytest.mark.skipif(
     choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
 )
+@pytest.mark.slow
 async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
     settings: DeskSettings,
     client: Client,

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -159,6 +160,7 @@ async def hold_across_a_worker_kill(
     return env, number, ident, agent_pid
 
 
+@pytest.mark.slow
 async def test_an_open_approval_survives_a_sigkilled_worker(
     settings: DeskSettings,
     client: Client,
@@ -187,6 +189,7 @@ async def test_an_open_approval_survives_a_sigkilled_worker(
     await assert_a_later_job_runs(env, tmp_path)
 
 
+@pytest.mark.slow
 async def test_a_hold_declined_after_a_worker_restart_is_refused_and_its_call_never_runs(
     settings: DeskSettings,
     client: Client,
