@@ -122,7 +122,12 @@ async def task_command(
     place = SurfacePlace(queue=services.queue, channel=str(thread.id)) if thread else None
     try:
         admission = await services.desk.submit_job(
-            name, task, requester=f"discord:{interaction.user.id}", place=place
+            name,
+            task,
+            requester=f"discord:{interaction.user.id}",
+            place=place,
+            starter=f"discord:{interaction.user.id}",
+            origin_channel=str(interaction.channel_id or ""),
         )
     except DeskError as error:
         await interaction.edit_original_response(
