@@ -99,6 +99,22 @@ class JobModes(Payload):
         return switch is not None and switch.on
 
 
+def modes_said(modes: JobModes, following: Iterable[str]) -> str:
+    """`yolo on (desk, by alice); long-running off`: what a job's scopes say, and where it does
+    not follow them."""
+    followed = set(following)
+    said = []
+    for mode in Mode:
+        switch = modes.of(mode)
+        if switch is None:
+            said.append(f"{mode.value} off")
+        elif switch.on and mode.value not in followed:
+            said.append(f"{switch.said()}, not followed: the job's starter is no owner")
+        else:
+            said.append(switch.said())
+    return "; ".join(said)
+
+
 class ModeBoard(Payload):
     """Every scope's latest switch per mode, kept by the `Desk` across continue-as-new."""
 

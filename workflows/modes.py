@@ -9,7 +9,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.approvals import HeldCall, HoldAnswer, HoldVerdict, WithdrawInput
     from desk.models import JobInput, JobStatus
-    from desk.modes import JobModes, Mode, long_running_allowance, yolo_allows
+    from desk.modes import JobModes, Mode, long_running_allowance, modes_said, yolo_allows
     from desk.surface_models import ThreadText
 
 from workflows.approval import Approval
@@ -55,17 +55,9 @@ class FollowsModes:
         return self.modes.is_on(mode)
 
     def modes_line(self) -> str:
-        """`Modes now: yolo on (desk, by alice); long-running off.`, for the job's thread."""
-        said = []
-        for mode in Mode:
-            switch = self.modes.of(mode)
-            if switch is None:
-                said.append(f"{mode.value} off")
-            elif mode == Mode.YOLO and switch.on and not self.follows(mode):
-                said.append(f"{switch.said()}, not followed: the job's starter is no owner")
-            else:
-                said.append(switch.said())
-        return f"Job {self.job.number}: modes now {'; '.join(said)}."
+        """`Job 4: modes now yolo on (desk, by alice); long-running off.`, for its thread."""
+        said = modes_said(self.modes, self.status.following)
+        return f"Job {self.job.number}: modes now {said}."
 
     def _show_modes(self) -> None:
         self.status.modes = self.modes
