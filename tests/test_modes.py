@@ -158,6 +158,8 @@ async def test_a_job_scope_wins_over_the_desk_and_a_finished_job_says_so(
     )
     assert switched.jobs == [number]
     await following(desk, number, [])
+    show = await run_cli(settings_env(desk.settings), "show", str(number), cwd=origin.parent)
+    assert f"modes: yolo off (job {number}, by alice); long-running off" in show.stdout, shown(show)
     view = await client.view()
     assert view.desk[Mode.YOLO].on and view.jobs[number].yolo == switched.switch
 

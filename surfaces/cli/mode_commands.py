@@ -17,7 +17,7 @@ def mode(
     name: str = typer.Argument(
         None, metavar="MODE", help="yolo or long-running; without it, show the modes in force."
     ),
-    value: str = typer.Argument(None, metavar="on|off", help="Switch the mode on or off."),
+    value: str = typer.Argument(None, metavar="VALUE", help="on or off."),
     job: int = typer.Option(None, "--job", min=1, help="Switch the mode of this job only."),
     channel: str = typer.Option(
         None, "--channel", help="Switch the mode of the jobs started from this chat channel (id)."
