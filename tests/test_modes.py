@@ -9,14 +9,17 @@ from pathlib import Path
 import pytest
 from temporalio.api.enums.v1 import EventType
 
-from desk.approvals import HoldVerdict, OutcomeKind, Principal
+from desk.approvals import HeldCall, HoldVerdict, OutcomeKind, Principal
 from desk.errors import JobFinishedError, JobNotFoundError, ModeRefusedError
-from desk.models import JobOutcome
+from desk.models import JobOutcome, JobReport
 from desk.modes import Mode, ScopeKind
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from surfaces.discord.replies import report_text
 from surfaces.modes_client import ModesClient
+from surfaces.render_text import plain
+from surfaces.report_layout import job_report
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, until
 from tests.conftest import agent
 from tests.test_holds import REPO, ask, hold_step, open_ids, working
@@ -267,3 +270,27 @@ async def test_mode_cli_shows_switches_and_refuses_bad_input(
     assert_refused(await run_cli(stranger, "mode", "yolo", "off", cwd=tmp_path), "not an owner")
     view = await modes(desk).view()
     assert [switch.on for switch in view.switches] == [True] and len(view.refusals) == 1
+
+
+def test_the_report_lists_yolo_approvals_and_the_extension_in_every_target() -> None:
+    note = "yolo mode, switched on by alice"
+    calls = [
+        HeldCall(tool="Bash", summary=f"rm {n}", verdict=HoldVerdict.APPROVED, note=note)
+        for n in range(2)
+    ]
+    report = JobReport(
+        number=5,
+        repo="acme/api",
+        outcome=JobOutcome.TIMED_OUT,
+        yolo_approved=calls,
+        yolo_approved_omitted=3,
+        extended_by=timedelta(minutes=5),
+    )
+    lines = plain(job_report(report))
+    assert "  Approved by yolo mode (5):" in lines
+    assert f"    Bash approved: rm 0 ({note})" in lines
+    assert "    … and 3 more" in lines
+    assert "  long-running: the budget was extended by 0:05:00 (long-running mode)" in lines
+    markdown = report_text(report)
+    assert "**Approved by yolo mode (5)**:" in markdown
+    assert report.model_dump(mode="json")["yolo_approved"][0]["note"] == note
