@@ -179,8 +179,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
 
 def watch(number: int = NUMBER) -> None:
-    """Follow a job's history and its agent's latest lines live until it closes, then print
-    its report."""
+    """Follow a job's history and its agent's latest lines until it closes, then its report."""
     import asyncio
 
     async def body(desk: DeskClient) -> None:
