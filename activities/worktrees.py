@@ -27,6 +27,7 @@ from activities.git import (
 from activities.job_branches import cut_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from desk.errors import CloneMissingError
 from desk.models import (
     CommitInfo,
     IntegrationRequest,
@@ -103,13 +104,20 @@ class WorktreeActivities:
 
     def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         with desk_failures(), self._job_lock(request.number):
+            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
+            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
+            path = Path(request.worktree.path)
+            try:
+                clone = existing_clone(self.settings, request.repo)
+            except CloneMissingError as gone:
+                # Someone removed the clone: there is no git left to ask, and nothing to undo.
+                activity.logger.warning(
+                    "%s Job %s's worktree %s is left as it is.", gone, request.number, path
+                )
+                return told.model_copy(update={"kept": path.is_dir()})
             # Sandbox (activities/agent_git.py): no host-side git before the agent's pointers
             # are restored and its branch taken back, even when its attempt died unfinished.
             settle(job_dir(self.settings, request.number), request.worktree)
-            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
-            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
-            clone = existing_clone(self.settings, request.repo)
-            path = Path(request.worktree.path)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)
                 return told

@@ -4,6 +4,7 @@ host (real git, a real worktree; the agent's writes are made by hand as it could
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from activities.paths import job_dir, worktree_path
 from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
 from activities.worktrees import WorktreeActivities
 from desk.models import ReleaseWorktreeInput, Worktree
-from desk.settings import load_settings
+from desk.settings import DeskSettings, load_settings
 from tests.conftest import git
 
 
@@ -30,6 +31,19 @@ def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
     git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
     base = git(clone, "rev-parse", "HEAD")
     return clone, Worktree(path=str(path), branch=branch, base=base)
+
+
+def a_shelf_job(settings: DeskSettings) -> tuple[Path, Worktree]:
+    """Job 1's worktree of acme/api, cut from a clone on the shelf of `settings`."""
+    clone = settings.shelf_dir / "acme" / "api"
+    clone.mkdir(parents=True)
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    (clone / "README.md").write_text("# sample\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", "initial")
+    path = worktree_path(settings, "acme/api", 1)
+    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
+    return clone, Worktree(path=str(path), branch="worker/1", base=git(clone, "rev-parse", "HEAD"))
 
 
 def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
@@ -95,15 +109,8 @@ async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
     # The agent's worker died mid-attempt and the job was cancelled: no take-back ran. The
     # agent had pointed the worktree at a repository of its own whose config runs a filter.
     settings = load_settings(home=tmp_path / "home")
-    clone = settings.shelf_dir / "acme" / "api"
-    clone.mkdir(parents=True)
-    git(clone, "init", "--quiet", "--initial-branch=main")
-    (clone / "README.md").write_text("# sample\n")
-    git(clone, "add", "-A")
-    git(clone, "commit", "--quiet", "-m", "initial")
-    path = worktree_path(settings, "acme/api", 1)
-    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
-    worktree = Worktree(path=str(path), branch="worker/1", base=git(clone, "rev-parse", "HEAD"))
+    clone, worktree = a_shelf_job(settings)
+    path = Path(worktree.path)
     prepare(agent_git(job_dir(settings, 1), worktree))
     evil, pwned = tmp_path / "evil", tmp_path / "pwned"
     git(tmp_path, "init", "--quiet", str(evil))
@@ -120,3 +127,22 @@ async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
     assert not pwned.exists()
     assert released.kept, released
     assert (path / ".git").read_text() == f"gitdir: {clone / '.git' / 'worktrees' / '1'}\n"
+
+
+async def test_releasing_the_worktree_of_a_clone_that_is_gone_is_a_no_op(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Someone deleted the clone while its job ran: the job's cleanup must not fail on it.
+    settings = load_settings(home=tmp_path / "home")
+    clone, worktree = a_shelf_job(settings)
+    path = Path(worktree.path)
+    shutil.rmtree(clone)
+
+    released = await ActivityEnvironment().run(
+        WorktreeActivities(settings).release_worktree,
+        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree),
+    )
+
+    assert released.kept, released  # nothing is removed without git to say what it holds
+    assert path.is_dir()
+    assert "is not on the shelf" in caplog.text and str(path) in caplog.text, caplog.text
