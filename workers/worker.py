@@ -59,6 +59,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         shelf.add_repo,
         shelf.list_repos,
         trees.prepare_worktree,
+        trees.discard_worktree,
         trees.integrate,
         trees.release_worktree,
         agent.run_agent,

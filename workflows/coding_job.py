@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
+from workflows.discard import discard_cancelled_worktree
 from workflows.holds import HoldsCalls
 from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
@@ -155,6 +156,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             )
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
+                await discard_cancelled_worktree(self.job)
                 return build_report(
                     self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
                 )
