@@ -18,7 +18,8 @@ from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
 from tests.test_approval_cli import working
-from tests.test_shipping import commit, owner_client, slow_origin, until
+from tests.test_shipping import commit, owner_client, slow_origin
+from tests.waiting import until
 from workers.desk_entity import desk_start
 from workflows.desk import Desk
 
@@ -90,7 +91,7 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     await shipping.change_report(REPO)
     handle, _ = await shipping.request_push(REPO, head)
     try:
-        await until(marker.exists, 20, "the push to reach the origin")
+        await until(marker.exists, "the push to reach the origin")
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
         cause = refused.value.cause

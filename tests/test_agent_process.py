@@ -22,9 +22,10 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number, until
+from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.processes import StartWorker
+from tests.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 
@@ -121,7 +122,7 @@ async def test_a_sigkilled_worker_takes_the_whole_agent_tree_with_it(
     assert f"Agent sandbox: {mode} (" in (tmp_path / "worker-1.log").read_text()
 
     try:
-        await until(lambda: not agents_in(worktree), 10, f"the agent's processes {alive} to die")
+        await until(lambda: not agents_in(worktree), f"the agent's processes {alive} to die")
     finally:
         kill_all(agents_in(worktree))
 

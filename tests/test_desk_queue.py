@@ -7,8 +7,6 @@ import json
 import os
 import re
 import signal
-import time
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,6 +21,7 @@ from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient, JobRow
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
+from tests.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 
 REPO = "acme/api"
@@ -59,27 +58,12 @@ def most_at_once(path: Path) -> int:
     return most
 
 
-async def eventually(
-    probe: Callable[[], Awaitable[T]], accept: Callable[[T], Any], seconds: float, what: str
-) -> T:
-    """Poll the async `probe` until `accept` holds for its value; fail with the last value."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = await probe()
-        if accept(value):
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}: {value!r}")
-        await asyncio.sleep(0.1)
-
-
-async def marked(path: Path, count: int, seconds: float = 30) -> list[int]:
+async def marked(path: Path, count: int) -> list[int]:
     """Wait until the mark file holds at least `count` marks."""
-
-    async def read() -> list[int]:
-        return marks(path)
-
-    return await eventually(read, lambda found: len(found) >= count, seconds, f"{count} marks")
+    found: list[int] = await eventually(
+        lambda: marks(path), lambda found: len(found) >= count, f"{count} marks"
+    )
+    return found
 
 
 async def limited(desk: DeskClient, settings: DeskSettings, **update: Any) -> DeskClient:
@@ -95,30 +79,31 @@ async def desk_state(desk: DeskClient) -> DeskState:
     return state
 
 
-async def settled(desk: DeskClient, seconds: float = 20) -> DeskState:
+async def settled(desk: DeskClient) -> DeskState:
     """The desk once nothing runs or waits (the last job_ended signal was handled)."""
-    return await eventually(
+    state: DeskState = await eventually(
         lambda: desk_state(desk),
         lambda state: not state.running and not state.queue,
-        seconds,
         "an empty desk",
     )
+    return state
 
 
-async def rows_of(desk: DeskClient, numbers: list[int], seconds: float = 30) -> dict[int, JobRow]:
+async def rows_of(desk: DeskClient, numbers: list[int]) -> dict[int, JobRow]:
     """`jobs()` once visibility lists every job in `numbers`."""
 
     async def listed() -> dict[int, JobRow]:
         return {row.number: row for row in await desk.jobs()}
 
-    return await eventually(
-        listed, lambda rows: set(numbers) <= set(rows), seconds, f"jobs {numbers} listed"
+    rows: dict[int, JobRow] = await eventually(
+        listed, lambda rows: set(numbers) <= set(rows), f"jobs {numbers} listed"
     )
+    return rows
 
 
-async def wait_all(desk: DeskClient, numbers: list[int], seconds: float = 60) -> list[JobReport]:
-    return await asyncio.wait_for(
-        asyncio.gather(*(desk.wait(number) for number in numbers)), timeout=seconds
+async def wait_all(desk: DeskClient, numbers: list[int]) -> list[JobReport]:
+    return await awaited(
+        asyncio.gather(*(desk.wait(number) for number in numbers)), f"the reports of {numbers}"
     )
 
 
@@ -308,12 +293,12 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
     gone = queued[1].number
 
     await desk.cancel(gone)
-    report = await asyncio.wait_for(desk.wait(gone), timeout=15)
+    report = await awaited(desk.wait(gone), f"job {gone}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
     assert "never ran" in report.reason
     assert (report.branch, report.worktree, report.agent_attempts) == ("", "", 0)
     state = await eventually(
-        lambda: desk_state(desk), lambda s: gone not in s.queue, 10, "the queue to shrink"
+        lambda: desk_state(desk), lambda s: gone not in s.queue, "the queue to shrink"
     )
     assert state.queue == [queued[0].number, queued[2].number, queued[3].number]
     rows = await desk.jobs()
@@ -391,7 +376,7 @@ async def test_terminated_jobs_lose_their_slot_and_their_place(
         # desk meets a gone job at the head of its queue once the slot is reclaimed.
         await client.get_workflow_handle(job_workflow_id(doomed.number)).terminate("test")
         await client.get_workflow_handle(job_workflow_id(running.number)).terminate("test")
-        report = await asyncio.wait_for(desk.wait(after.number), timeout=30)
+        report = await awaited(desk.wait(after.number), f"job {after.number}'s report")
     finally:
         kill_pid_file(pid)
     assert report.outcome == JobOutcome.NOTHING, report
@@ -466,7 +451,7 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
     assert (state.last_number, state.running, state.limits.history_limit) == (12, [1, 2], 40)
     assert state.queue == numbers[2:]
 
-    reports = await wait_all(desk, numbers, seconds=90)
+    reports = await wait_all(desk, numbers)
     assert [r.number for r in reports] == numbers
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), [r.reason for r in reports]
     assert sorted(marks(log)) == numbers, "a job ran twice or not at all"
@@ -502,11 +487,9 @@ async def test_two_hundred_jobs_through_four_slots_each_run_once(
             admission = await desk.submit_job(REPO, f"load {index}", agent_command=command)
         return admission.number
 
-    began = time.monotonic()
     numbers = await asyncio.gather(*(submit(index) for index in range(total)))
     assert sorted(numbers) == list(range(1, total + 1))
     reports = await wait_all(desk, sorted(numbers), seconds=150)
-    elapsed = time.monotonic() - began
     assert [r.number for r in reports] == list(range(1, total + 1))
     outcomes = {r.outcome for r in reports}
     assert outcomes == {JobOutcome.NOTHING}, [r.reason for r in reports if r.outcome != "nothing"]
@@ -518,4 +501,3 @@ async def test_two_hundred_jobs_through_four_slots_each_run_once(
     assert (final.last_number, final.reclaimed) == (total, 0)
     runs = [run async for run in desk.client.list_workflows(f"WorkflowId = '{DESK_WORKFLOW_ID}'")]
     assert len(runs) >= 3, "the desk should have continued as new under the load"
-    print(f"{total} jobs through 4 slots in {elapsed:.1f}s")

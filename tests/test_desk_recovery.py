@@ -13,19 +13,19 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import cli_env, pid_dead, read_pid, settings_env, until
+from tests.cli_helpers import cli_env, pid_dead, read_pid, settings_env
 from tests.conftest import agent
 from tests.processes import StartWorker
 from tests.test_desk_queue import (
     REPO,
     admitted_order,
     desk_state,
-    eventually,
     marked,
     marks,
     settled,
     wait_all,
 )
+from tests.waiting import eventually, until
 from workers.devserver import DevServer
 
 
@@ -51,14 +51,14 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     ]
     assert [a.position for a in queued] == [1, 2, 3]
 
-    agent_pid = await until(lambda: read_pid(pid_file), 10, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
     os.kill(first.pid, signal.SIGKILL)
     await asyncio.to_thread(first.wait, 10)
-    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     start_worker(env)
 
     numbers = [running.number] + [a.number for a in queued]
-    reports = await wait_all(desk, numbers, seconds=75)
+    reports = await wait_all(desk, numbers)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 4, [r.reason for r in reports]
     assert reports[0].agent_attempts == 2
     assert [r.agent_attempts for r in reports[1:]] == [1, 1, 1]
@@ -66,7 +66,7 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert marks(log) == [running.number] * 2 + numbers[1:]
     assert log.read_text().splitlines()[1] == f"run {running.number} interrupted=1"
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
-    final = await settled(desk, seconds=30)
+    final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (4, 0)
 
 
@@ -111,14 +111,14 @@ async def test_the_queue_survives_a_server_restart(
     async def answer() -> object:
         return await desk.desk_state()
 
-    await eventually(answer, lambda state: state is not None, 30, "the desk to answer")
+    await eventually(answer, lambda state: state is not None, "the desk to answer")
     numbers = [running.number] + [a.number for a in queued]
     state = await desk_state(desk)
     print(f"after the restart: {state}")
     assert state.last_number == 3
     unfinished = state.running + state.queue  # those not finished yet, still in order
     assert unfinished == numbers[len(numbers) - len(unfinished) :], state
-    reports = await wait_all(desk, numbers, seconds=75)
+    reports = await wait_all(desk, numbers)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 3, [r.reason for r in reports]
     ran = marks(log)
     # The slot holder may have been retried across the restart; the queued ones ran once each,
@@ -126,5 +126,5 @@ async def test_the_queue_survives_a_server_restart(
     assert [n for n in ran if n != running.number] == numbers[1:], ran
     assert ran[0] == running.number
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
-    final = await settled(desk, seconds=30)
+    final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (3, 0)

@@ -24,7 +24,7 @@ from surfaces.desk_client import DeskClient
 from tests.cli_helpers import pid_dead, read_pid, settings_env
 from tests.conftest import agent, git, make_origin
 from tests.processes import StartWorker
-from tests.waiting import PATIENCE, settled, until
+from tests.waiting import PATIENCE, awaited, until
 from workflows.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 
@@ -86,7 +86,7 @@ async def kill_with_its_git(worker: subprocess.Popen[bytes]) -> None:
 
 
 async def wait_report(desk: DeskClient, number: int) -> JobReport:
-    return await settled(desk.wait(number), f"job {number}'s report")
+    return await awaited(desk.wait(number), f"job {number}'s report")
 
 
 def subjects(clone: Path) -> list[str]:
@@ -123,7 +123,7 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
         assert not adding.done(), "the clone must still be waiting for the gate"
     finally:
         gate.touch()
-    added = await settled(adding, "the clone to finish")
+    added = await awaited(adding, "the clone to finish")
     assert added.repo == "acme/tool"
 
     go.touch()
@@ -294,7 +294,7 @@ async def test_a_worker_killed_mid_clone_clones_again_and_leaves_no_partial_clon
     await kill_with_its_git(first)
     start_worker(settings_env(settings))
 
-    added = await settled(adding, "the clone to finish")
+    added = await awaited(adding, "the clone to finish")
     assert added.repo == "acme/tool" and added.last_commit == "initial", added
     owner = settings.shelf_dir / "acme"
     assert not [path.name for path in owner.iterdir() if ".partial-" in path.name]

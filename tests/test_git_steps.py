@@ -19,8 +19,8 @@ from desk.errors import GitBusyError, GitError
 from desk.models import JobOutcome
 from desk.names import repo_workflow_id
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import until
 from tests.conftest import agent, git
+from tests.waiting import until
 
 REPO = "acme/api"
 
@@ -106,7 +106,7 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
         ]
     )
     try:
-        await until(lock.exists, 10, "the holder to take the lock")
+        await until(lock.exists, "the holder to take the lock")
         number = await desk.start_job(REPO, "one", agent_command=agent("write:a.txt=a", "commit:a"))
         entity = client.get_workflow_handle(repo_workflow_id(REPO))
 

@@ -24,7 +24,8 @@ from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git, make_origin
 from tests.processes import StartWorker
-from tests.test_desk_queue import eventually, wait_all
+from tests.test_desk_queue import wait_all
+from tests.waiting import eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 
@@ -94,7 +95,7 @@ async def test_two_hosts_run_their_own_jobs_and_a_lost_host_only_delays_its_own(
     workers = {host: start_worker(env) for host, env in envs.items()}
     desk = DeskClient(client, settings.model_copy(update={"host_wait": timedelta(seconds=2)}))
     await eventually(
-        desk.desk_state, lambda s: s is not None and set(s.hosts) == set(HOSTS), 60, "two hosts"
+        desk.desk_state, lambda s: s is not None and set(s.hosts) == set(HOSTS), "two hosts"
     )
     for host, repo in HOSTS.items():
         origin = make_origin(tmp_path / "origins" / f"{repo}.git")
@@ -119,18 +120,18 @@ async def test_two_hosts_run_their_own_jobs_and_a_lost_host_only_delays_its_own(
         host = "alpha" if k % 2 == 0 else "beta"
         command = agent(f"write:job{k}.txt={k}", "sleep:0.5", f"commit:job {k}")
         numbers[host].append(await desk.start_job(HOSTS[host], f"job {k}", agent_command=command))
-    alpha_reports = await wait_all(desk, numbers["alpha"], seconds=180)
+    alpha_reports = await wait_all(desk, numbers["alpha"])
     assert [r.outcome for r in alpha_reports] == [JobOutcome.INTEGRATED] * 5, alpha_reports
     first_beta = numbers["beta"][0]
     _, waiting = await eventually(
-        lambda: desk.status(first_beta), lambda s: s[1].waiting_for_host == "beta", 60, "wait"
+        lambda: desk.status(first_beta), lambda s: s[1].waiting_for_host == "beta", "wait"
     )
     rows = {row.number: row for row in await desk.jobs()}
     assert rows[first_beta].waiting_for_host == "beta"
     assert all(rows[n].status == "running" for n in numbers["beta"])
 
     start_worker(envs["beta"])
-    beta_reports = await wait_all(desk, numbers["beta"], seconds=180)
+    beta_reports = await wait_all(desk, numbers["beta"])
     assert [r.outcome for r in beta_reports] == [JobOutcome.INTEGRATED] * 5, beta_reports
 
     for host, repo in HOSTS.items():
@@ -214,7 +215,7 @@ async def test_a_task_for_a_host_without_a_worker_warns_at_once_and_the_job_wait
     assert "host ghost" in started.stderr and "no worker polling" in started.stderr
     number = started_number(started)
     await eventually(
-        lambda: desk.status(number), lambda s: s[1].waiting_for_host == "ghost", 60, "waiting"
+        lambda: desk.status(number), lambda s: s[1].waiting_for_host == "ghost", "waiting"
     )
     shown_job = await run_cli(env, "show", str(number), cwd=tmp_path)
     assert "waiting for host ghost" in shown_job.stdout, shown(shown_job)
@@ -247,9 +248,8 @@ async def test_a_job_from_a_chat_thread_says_there_that_it_waits_for_its_host(
             "acme/gone", "anything", place=SurfacePlace(queue=queue, channel="thread-9")
         )
         await eventually(
-            lambda: asyncio.sleep(0, surface.progress.get("thread-9", "")),
+            lambda: surface.progress.get("thread-9", ""),
             lambda text: "Waiting for host ghost" in text,
-            60,
             "the thread's progress",
         )
         await desk.cancel(admission.number)

@@ -26,9 +26,10 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number, until
+from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git, make_origin
 from tests.processes import StartWorker
+from tests.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -204,9 +205,7 @@ async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
     log = settings.jobs_dir / str(number) / "agent.log"
-    await until(
-        lambda: log.is_file() and "sleep-first 600s" in log.read_text(), 60, "the first commit"
-    )
+    await until(lambda: log.is_file() and "sleep-first 600s" in log.read_text(), "the first commit")
 
     os.kill(first.pid, signal.SIGKILL)
     start_worker(env)

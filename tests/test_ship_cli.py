@@ -16,7 +16,8 @@ from desk.shipping import PushResult
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.conftest import git
-from tests.test_shipping import TOKEN, commit, refs, until
+from tests.test_shipping import TOKEN, commit, refs
+from tests.waiting import until
 
 REPO = "acme/api"
 
@@ -49,7 +50,7 @@ async def approval_open(cli: Cli, ident: str) -> None:
         shown_approvals = await cli("approvals", "--json")
         return ident in [item["approval_id"] for item in json.loads(shown_approvals.stdout)]
 
-    await until(listed, 30, f"{ident} in `codedesk approvals`")
+    await until(listed, f"{ident} in `codedesk approvals`")
 
 
 async def test_report_prints_the_full_sha_and_the_push_command_or_json(
@@ -159,7 +160,7 @@ async def _open_push_approval(cli: Cli, head: str) -> str:
         ]
         return bool(found)
 
-    await until(listed, 30, "the push's approval")
+    await until(listed, "the push's approval")
     return found[0]
 
 

@@ -20,7 +20,8 @@ from surfaces.shipping_client import ShippingClient
 from tests.cli_helpers import cli_env, settings_env
 from tests.conftest import git
 from tests.processes import StartWorker
-from tests.test_shipping import answer, commit, refs, slow_origin, until
+from tests.test_shipping import answer, commit, refs, slow_origin
+from tests.waiting import until
 from workers.client import connect
 from workers.devserver import DevServer
 from workflows.repo import RepoEntity
@@ -51,7 +52,7 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     slow_origin(origin, marker, gate)
     handle, approval = await shipping.request_push(REPO, head)
     await answer(client, approval, Decision.APPROVE, settings.owner)
-    await until(marker.exists, 30, "the push to reach the origin")
+    await until(marker.exists, "the push to reach the origin")
     assert git(origin, "rev-parse", "main") == head
     await kill(first)
     gate.touch()  # let the orphaned git (the dead worker's child) finish
@@ -107,7 +108,7 @@ async def test_a_receipt_survives_a_server_restart(
             return False
         return True
 
-    await until(answered, 30, "the Repo entity to answer on the new worker")
+    await until(answered, "the Repo entity to answer on the new worker")
     shipping = ShippingClient(client, config)
     assert await shipping.receipt(REPO, head) == report
     handle, approval = await shipping.request_push(REPO, head)

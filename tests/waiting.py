@@ -22,23 +22,7 @@ POLL = 0.1
 """Seconds between two looks at a condition that cannot be awaited directly."""
 
 
-async def until(check: Callable[[], Any], what: str) -> Any:
-    """Look at `check()` (a function or a coroutine function) until it gives something truthy,
-    and return that; fail naming `what` after PATIENCE seconds."""
-
-    async def looking() -> Any:
-        while True:
-            value = check()
-            if inspect.isawaitable(value):
-                value = await value
-            if value:
-                return value
-            await asyncio.sleep(POLL)
-
-    return await settled(looking(), what)
-
-
-async def settled(awaitable: Awaitable[T], what: str) -> T:
+async def awaited(awaitable: Awaitable[T], what: str) -> T:
     """`await awaitable` (a Temporal long poll, a task); fail naming `what` after PATIENCE s."""
     try:
         async with asyncio.timeout(PATIENCE) as limit:
@@ -47,3 +31,29 @@ async def settled(awaitable: Awaitable[T], what: str) -> T:
         if not limit.expired():
             raise  # the awaited thing's own timeout, not the safety net's
         raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came") from None
+
+
+async def eventually(probe: Callable[[], Any], accept: Callable[[Any], Any], what: str) -> Any:
+    """Look at `probe()` (a function or a coroutine function) until `accept` holds for its
+    value, and return that value; fail naming `what` and the last value after PATIENCE s."""
+    last: list[Any] = []
+
+    async def looking() -> Any:
+        while True:
+            value = probe()
+            if inspect.isawaitable(value):
+                value = await value
+            last[:] = [value]
+            if accept(value):
+                return value
+            await asyncio.sleep(POLL)
+
+    try:
+        return await awaited(looking(), what)
+    except AssertionError as error:
+        raise AssertionError(f"{error}; last seen: {last[0] if last else None!r}") from None
+
+
+async def until(check: Callable[[], Any], what: str) -> Any:
+    """Look at `check()` until it gives something truthy, and return that."""
+    return await eventually(check, bool, what)
