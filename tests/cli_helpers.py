@@ -7,10 +7,8 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from desk.settings import DeskSettings
 
@@ -87,18 +85,6 @@ def pid_dead(pid: int) -> bool:
     except OSError:
         return True
     return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
-
-
-async def until(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
-    """Poll `predicate` until it returns something truthy; fail naming `what`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.1)
 
 
 def read_pid(path: Path) -> int | None:

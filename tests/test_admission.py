@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
 from tests.test_approval_cli import working
 from tests.test_shipping import commit, owner_client, slow_origin
-from tests.waiting import until
+from tests.waiting import awaited, until
 from workers.desk_entity import desk_start
 from workflows.desk import Desk
 
@@ -116,10 +115,10 @@ async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_na
     await working(desk, first)
     shutil.rmtree(clone)  # gone before the first integrates and before the second starts
     missing = f"Repository '{REPO}' is not on the shelf"
-    failed = await asyncio.wait_for(desk.wait(first), timeout=60)
+    failed = await awaited(desk.wait(first), f"job {first}'s report")
     assert failed.outcome == JobOutcome.FAILED, failed
     assert failed.reason.startswith(f"Integration failed: {missing}"), failed.reason
-    refused = await asyncio.wait_for(desk.wait(second.number), timeout=60)
+    refused = await awaited(desk.wait(second.number), f"job {second.number}'s report")
     assert refused.outcome == JobOutcome.REFUSED, refused
     assert refused.reason.startswith(missing), refused.reason
     assert "Error" not in failed.reason + refused.reason

@@ -28,6 +28,7 @@ from tests.cli_helpers import (
     shown,
 )
 from tests.conftest import agent, git
+from tests.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -111,7 +112,7 @@ async def test_list_then_approve_by_prefix_while_the_agent_blocks(
     assert approved.returncode == 0, shown(approved)
     assert f"{ident}: approved." in approved.stdout, shown(approved)
 
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert "hold allowed" in report.output
     assert git(settings.shelf_dir / "acme" / "api", "log", "-1", "--format=%s") == "pushed"
@@ -140,7 +141,7 @@ async def test_decline_from_the_cli(
     declined = await run_cli(env, "decline", f"job-{number}-", cwd=tmp_path)
     assert declined.returncode == 0, shown(declined)
     assert f"{ident}: declined." in declined.stdout
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
     assert "Do not retry" in report.output
@@ -157,7 +158,7 @@ async def test_withdraw_from_the_cli_with_a_reason(
     withdrawn = await run_cli(env, "withdraw", ident, "--reason", "wrong branch", cwd=tmp_path)
     assert withdrawn.returncode == 0, shown(withdrawn)
     assert f"Withdrawal of {ident} sent" in withdrawn.stdout
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     [held] = report.held_calls
     assert held.verdict == HoldVerdict.WITHDRAWN and held.note == "wrong branch"
     assert "wrong branch" in report.output
@@ -190,7 +191,7 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
 
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2, (
         report.held_calls
     )
@@ -276,7 +277,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
             assert "Nobody has answered approval" in answer["permissionDecisionReason"]
 
         go_on.touch()
-        report = await asyncio.wait_for(desk.wait(number), timeout=30)
+        report = await awaited(desk.wait(number), f"job {number}'s report")
         assert f"settings at {path}" in report.output
         assert report.tool_calls == 2  # one answered by the hook, one held
         assert not socket_path.exists()

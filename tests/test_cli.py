@@ -21,9 +21,9 @@ from tests.cli_helpers import (
     settings_env,
     shown,
     started_number,
-    until,
 )
 from tests.conftest import agent, git
+from tests.waiting import until
 
 REPO = "acme/api"
 
@@ -156,12 +156,12 @@ async def test_cancel_kills_the_agent_and_reports_cancelled(
     started = await cli("task", REPO, "sleep a while", "--agent-command", command)
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    pid = await until(lambda: read_pid(pidfile), 30, "the agent's pid file")
+    pid = await until(lambda: read_pid(pidfile), "the agent's pid file")
 
     cancelled = await cli("cancel", str(number))
     assert cancelled.returncode == 0, shown(cancelled)
     assert f"job {number} on {REPO}: cancelled" in cancelled.stdout, shown(cancelled)
-    await until(lambda: pid_dead(pid), 5, "the agent to die")
+    await until(lambda: pid_dead(pid), "the agent to die")
     assert git(clone, "log", "-1", "--format=%s") == "initial"
 
     again = await cli("cancel", str(number))

@@ -24,26 +24,26 @@ from tests.cli_helpers import (
     settings_env,
     shown,
     started_number,
-    until,
 )
 from tests.conftest import agent, git
 from tests.processes import StartWorker
+from tests.waiting import awaited, until
 from workers.devserver import DevServer
 
 REPO = "acme/api"
 
 
 async def wait_report(client: Client, settings: DeskSettings, number: int) -> JobReport:
-    return await asyncio.wait_for(DeskClient(client, settings).wait(number), timeout=75)
+    return await awaited(DeskClient(client, settings).wait(number), f"job {number}'s report")
 
 
 async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_file: Path) -> int:
     """SIGKILL the worker once the agent runs; the agent must die with it (PDEATHSIG)."""
-    agent_pid = await until(lambda: read_pid(agent_pid_file), 30, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(agent_pid_file), "the agent's pid file")
     assert not pid_dead(agent_pid)
     os.kill(worker.pid, signal.SIGKILL)
     await asyncio.to_thread(worker.wait, 10)
-    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     return agent_pid
 
 
@@ -115,11 +115,11 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
 
-    grandchild = await until(lambda: read_pid(grandchild_file), 30, "the grandchild's pid file")
+    grandchild = await until(lambda: read_pid(grandchild_file), "the grandchild's pid file")
     try:
         await kill_worker_during_agent(first, pid_file)
         # The grandchild has no parent-death signal of its own: the agent's reaper takes it.
-        await until(lambda: pid_dead(grandchild), 10, "the grandchild to die with its worker")
+        await until(lambda: pid_dead(grandchild), "the grandchild to die with its worker")
         start_worker(env)
 
         report = await wait_report(client, settings, number)
@@ -152,7 +152,7 @@ async def test_job_survives_a_server_restart(
     )
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    agent_pid = await until(lambda: read_pid(pid_file), 30, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
 
     server.stop()
     assert not pid_dead(agent_pid), "the server went down only after the agent had finished"
@@ -161,9 +161,9 @@ async def test_job_survives_a_server_restart(
     await again.start()
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
-    report = await asyncio.wait_for(
+    report = await awaited(
         client.get_workflow_handle(job_workflow_id(number), result_type=JobReport).result(),
-        timeout=75,
+        f"job {number}'s report",
     )
     assert report.outcome == JobOutcome.INTEGRATED, report
     clone = tmp_path / "home" / "shelf" / "acme" / "api"

@@ -120,7 +120,7 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
                 for activity in pending
             )
 
-        await _until_async(integrate_retried, 60, "the integration to be retried")
+        await until(integrate_retried, "the integration to be retried")
         assert lock.exists(), "a lock a live process holds must not be removed"
         release.touch()
         report = await desk.wait(number)
@@ -129,17 +129,6 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
         await asyncio.to_thread(holder.wait, 10)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (clone / "a.txt").read_text() == "a"
-
-
-async def _until_async(check: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        assert callable(check)
-        if await check():
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.2)
 
 
 def test_a_lock_is_removed_only_inside_a_step_that_began_after_it(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import agent, git
+from tests.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -93,7 +94,7 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
     assert not first.done() and not second.done()
 
     await approvals.withdraw(ident, "not today", "local:test")
-    answers = await asyncio.wait_for(asyncio.gather(first, second), timeout=30)
+    answers = await awaited(asyncio.gather(first, second), "both calls' answers")
     for answer in answers:
         assert answer.verdict == HoldVerdict.WITHDRAWN, answer
         assert answer.approval_id == ident
@@ -111,7 +112,7 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
     assert len({run for run, _ in runs}) == 2, runs
     result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=desk.settings.owner))
     assert result.counted, result
-    answer = await asyncio.wait_for(third, timeout=30)
+    answer = await awaited(third, "the third call's answer")
     assert answer.verdict == HoldVerdict.APPROVED and answer.may_run
     assert answer.by
 
@@ -212,7 +213,7 @@ async def test_an_unanswered_hold_skips_the_call_and_is_listed(
             hold_step("Bash", PUSH), "write:pushed.txt=yes", "write:other.txt=o", "commit:rest"
         ),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=40)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert "hold refused (2)" in report.output, report.output
     assert "skipped 'write:pushed.txt=yes' (held)" in report.output
@@ -294,7 +295,7 @@ async def test_the_budget_still_stops_an_agent_that_works_too_long(
         agent_command=agent(hold_step("Bash", {"command": "git status"}), "sleep:20"),
         budget=timedelta(seconds=3),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
 
 
@@ -308,7 +309,7 @@ async def test_cancelling_a_job_while_a_hold_waits_withdraws_the_approval(
     approvals = ApprovalsClient(desk.client)
     [ident] = await open_ids(approvals)
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
     assert ident in {call.approval_id for call in report.held_calls}
     outcome = await desk.client.get_workflow_handle_for(Approval.run, ident).result()

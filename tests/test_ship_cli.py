@@ -17,7 +17,7 @@ from surfaces.desk_client import DeskClient
 from tests.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.conftest import git
 from tests.test_shipping import TOKEN, commit, refs
-from tests.waiting import until
+from tests.waiting import awaited, until
 
 REPO = "acme/api"
 
@@ -112,7 +112,7 @@ async def test_push_prints_the_approval_then_approve_ships(
     assert approved.returncode == 0, shown(approved)
     assert f"{approval}: approved." in approved.stdout
     handle = desk.client.get_workflow_handle(push_workflow_id(REPO, head), result_type=PushResult)
-    result = await asyncio.wait_for(handle.result(), timeout=30)
+    result = await awaited(handle.result(), "the push's result")
     assert result.sha == head, result
     assert refs(origin) == {"refs/heads/main": head, "HEAD": "refs/heads/main"}
 

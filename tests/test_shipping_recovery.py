@@ -21,7 +21,7 @@ from tests.cli_helpers import cli_env, settings_env
 from tests.conftest import git
 from tests.processes import StartWorker
 from tests.test_shipping import answer, commit, refs, slow_origin
-from tests.waiting import until
+from tests.waiting import awaited, until
 from workers.client import connect
 from workers.devserver import DevServer
 from workflows.repo import RepoEntity
@@ -58,7 +58,7 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     gate.touch()  # let the orphaned git (the dead worker's child) finish
 
     start_worker(env)
-    result = await asyncio.wait_for(handle.result(), timeout=75)
+    result = await awaited(handle.result(), "the push's result")
     assert result.status == PushStatus.PUSHED, result
     assert result.already, "the retried push must find the remote at the SHA, not push again"
     assert (result.sha, result.branch, result.approval_id) == (head, "main", approval)
@@ -114,6 +114,6 @@ async def test_a_receipt_survives_a_server_restart(
     handle, approval = await shipping.request_push(REPO, head)
     assert handle.id == push_workflow_id(REPO, head)
     await answer(client, approval, Decision.APPROVE, config.owner)
-    result = await asyncio.wait_for(handle.result(), timeout=60)
+    result = await awaited(handle.result(), "the push's result")
     assert result.status == PushStatus.PUSHED and not result.already, result
     assert git(origin, "rev-parse", "main") == head
