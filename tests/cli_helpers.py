@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from desk.settings import DeskSettings
+from tests.waiting import PATIENCE
 
 CODEDESK = str(Path(sys.executable).parent / "codedesk")
 
@@ -41,7 +42,7 @@ def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
 
 
 async def run_cli(
-    env: dict[str, str], *args: str, cwd: Path, timeout: float = 90
+    env: dict[str, str], *args: str, cwd: Path, timeout: float = PATIENCE
 ) -> subprocess.CompletedProcess[str]:
     """Run the real console script in a thread, so an in-process worker keeps working."""
     return await asyncio.to_thread(

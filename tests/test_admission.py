@@ -16,7 +16,7 @@ from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
-from tests.test_approval_cli import working
+from tests.job_waits import working
 from tests.test_shipping import commit, owner_client, slow_origin
 from tests.waiting import awaited, until
 from workers.desk_entity import desk_start

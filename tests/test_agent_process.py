@@ -3,7 +3,6 @@ agent's environment names its worktree and carries none of the owner's authority
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -69,11 +68,7 @@ def kill_all(pids: list[int]) -> None:
 
 
 async def hook_waiting(approvals: ApprovalsClient) -> None:
-    for _ in range(600):
-        if await approvals.open_approvals():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the hook never waited for a person")
+    await until(approvals.open_approvals, "the hook to wait for a person")
 
 
 def agents_in(worktree: Path) -> list[int]:
@@ -179,5 +174,5 @@ async def test_a_worker_told_to_use_bwrap_refuses_to_start_without_it(
     only_git.mkdir()
     (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     env = settings_env(settings, CODEDESK_SANDBOX=BWRAP, PATH=str(only_git))
-    started = await run_cli(env, "worker", cwd=tmp_path, timeout=60)
+    started = await run_cli(env, "worker", cwd=tmp_path)
     assert_refused(started, "CODEDESK_SANDBOX=bwrap", "bubblewrap (bwrap) is not installed")

@@ -15,7 +15,7 @@ from temporalio.client import Client
 
 from desk.agents import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
 from desk.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
-from desk.models import JobOutcome, JobPhase
+from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
@@ -28,7 +28,8 @@ from tests.cli_helpers import (
     shown,
 )
 from tests.conftest import agent, git
-from tests.waiting import awaited
+from tests.job_waits import open_ids, working
+from tests.waiting import awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -55,24 +56,6 @@ async def run_hold(
         timeout=60,
         check=False,
     )
-
-
-async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
-    for _ in range(300):
-        listed = [state.approval_id for state in await approvals.open_approvals()]
-        if len(listed) >= count:
-            return listed
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"fewer than {count} approvals opened")
-
-
-async def working(desk: DeskClient, number: int) -> None:
-    for _ in range(300):
-        _, status = await desk.status(number)
-        if status.phase == JobPhase.WORKING and status.worktree:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"job {number} never started working")
 
 
 @pytest.fixture
@@ -229,10 +212,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
         number = await desk.start_job(REPO, "hooked", agent_command=agent(*steps))
         await working(desk, number)
         path = short.jobs_dir / str(number) / "hook-settings.json"
-        for _ in range(100):
-            if path.exists() and env_file.exists():
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: path.exists() and env_file.exists(), "the hook settings")
         document = json.loads(path.read_text())
         [entry] = document["hooks"]["PreToolUse"]
         assert entry["matcher"] == HELD_TOOLS_MATCHER

@@ -14,7 +14,7 @@ from surfaces.approvals_client import ApprovalsClient, match_approval
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent
-from tests.test_approval_cli import open_ids, working
+from tests.job_waits import open_ids, working
 from tests.waiting import awaited
 from workflows.coding_job import CodingJob
 

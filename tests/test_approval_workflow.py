@@ -25,7 +25,7 @@ from desk.approvals import (
 )
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
-from tests.waiting import awaited
+from tests.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import IGNORED_MEMO, Approval
 
@@ -336,12 +336,11 @@ async def test_open_approvals_lists_only_unsettled_ones(
         settled = await start(client, queue, request("git push origin two"))
         await settled.signal(Approval.withdraw, WithdrawInput(reason="no"))
         await outcome_of(settled)
-        for _ in range(100):
-            listed = [state.approval_id for state in await approvals.open_approvals()]
-            if listed == [waiting.id]:
-                break
-            await asyncio.sleep(0.1)
-        assert listed == [waiting.id]
+        await eventually(
+            approvals.open_approvals,
+            lambda states: [state.approval_id for state in states] == [waiting.id],
+            "only the unsettled approval listed",
+        )
         await waiting.signal(Approval.withdraw, WithdrawInput(reason="cleanup"))
         await outcome_of(waiting)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +23,7 @@ from tests.cli_helpers import (
     started_number,
 )
 from tests.conftest import agent, git
-from tests.waiting import until
+from tests.waiting import eventually, until
 
 REPO = "acme/api"
 
@@ -110,13 +110,17 @@ async def test_task_without_wait_then_jobs_show_logs(cli: Cli, clone: Path, tmp_
     go.touch()
 
     # Visibility lags behind the workflow: poll until the listing shows the finished job.
-    while True:
+    async def listed_row() -> dict[str, Any] | None:
         result = await cli("jobs", "--json")
         assert result.returncode == 0, shown(result)
-        row = {row["number"]: row for row in json.loads(result.stdout)}.get(number)
-        if row is not None and row["outcome"] == "integrated":
-            break
-        await asyncio.sleep(0.5)
+        row: dict[str, Any] | None = {r["number"]: r for r in json.loads(result.stdout)}.get(number)
+        return row
+
+    row = await eventually(
+        listed_row,
+        lambda row: row is not None and row["outcome"] == "integrated",
+        f"job {number} listed as integrated",
+    )
     assert row["repo"] == REPO
     assert row["status"] == "completed"
     assert row["phase"] == "done"

@@ -141,12 +141,12 @@ async def test_two_run_four_wait_with_positions_and_start_in_order(
 ) -> None:
     desk = await limited(desk, settings, max_workers=2)
     log = tmp_path / "marks"
-    # The first two hold their slots while the other four queue, so every position is known;
-    # then the four run in two waves.
-    sleeps = [5, 5, 1, 1, 1, 1]
+    # The first two hold their slots (each agent waits for its gate) while the other four
+    # queue, so every position is known; then the four run in two waves.
+    gates = [tmp_path / f"go-{index}" for index in range(6)]
     admissions = []
-    for index, seconds in enumerate(sleeps):
-        steps = [f"mark:{log}", f"sleep:{seconds}"]
+    for index, gate in enumerate(gates):
+        steps = [f"mark:{log}", f"wait:{gate}"]
         if index % 2 == 0:  # half of them commit: integrated; the others change nothing
             steps += [f"write:file-{index}.txt={index}", f"commit:add file {index}"]
         steps.append(f"mark:{log}")
@@ -177,6 +177,11 @@ async def test_two_run_four_wait_with_positions_and_start_in_order(
     }
     assert [rows[number].phase for number in (3, 4, 5, 6)] == ["queued"] * 4
 
+    # Two slots come free at a time; each wave's two start marks and two end marks.
+    for wave in (0, 2, 4):
+        await marked(log, 2 * wave + 2)
+        for gate in gates[wave : wave + 2]:
+            gate.touch()
     reports = await wait_all(desk, numbers)
     assert [report.outcome for report in reports] == [
         JobOutcome.INTEGRATED,
@@ -283,7 +288,8 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
 ) -> None:
     desk = await limited(desk, settings, max_workers=1)
     log = tmp_path / "marks"
-    first = await desk.submit_job(REPO, "first", agent_command=agent(f"mark:{log}", "sleep:6"))
+    go = tmp_path / "go"
+    first = await desk.submit_job(REPO, "first", agent_command=agent(f"mark:{log}", f"wait:{go}"))
     await marked(log, 1)
     queued = [
         await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
@@ -306,6 +312,7 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
     assert [positions[a.number] for a in (queued[0], queued[2], queued[3])] == [1, 2, 3]
     assert positions[gone] is None
 
+    go.touch()
     rest = [first.number] + [a.number for a in queued if a.number != gone]
     reports = await wait_all(desk, rest)
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), reports
@@ -324,8 +331,9 @@ async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
     # Each slot must come back by job_ended: the desk counts every slot it had to reclaim.
     desk = await limited(desk, settings, max_workers=1)
     log = tmp_path / "marks"
+    go = tmp_path / "go"
     failing = await desk.submit_job(
-        REPO, "fail", agent_command=agent(f"mark:{log}", "sleep:3", "exit:3")
+        REPO, "fail", agent_command=agent(f"mark:{log}", f"wait:{go}", "exit:3")
     )
     slow = await desk.submit_job(
         REPO,
@@ -336,6 +344,7 @@ async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
     stuck = await desk.submit_job(REPO, "stuck", agent_command=agent(f"mark:{log}", "sleep:30"))
     last = await desk.submit_job(REPO, "last", agent_command=agent(f"mark:{log}"))
     assert [a.position for a in (failing, slow, stuck, last)] == [0, 1, 2, 3]
+    go.touch()
 
     await marked(log, 3)  # the stuck job's agent runs: cancel it while it runs
     await desk.cancel(stuck.number)
@@ -397,9 +406,10 @@ async def test_lowering_max_workers_never_stops_running_jobs(
 ) -> None:
     desk = await limited(desk, settings, max_workers=3)
     log = tmp_path / "marks"
+    go = tmp_path / "go"
     running = [
         await desk.submit_job(
-            REPO, f"run {n}", agent_command=agent(f"mark:{log}", "sleep:4", f"mark:{log}")
+            REPO, f"run {n}", agent_command=agent(f"mark:{log}", f"wait:{go}", f"mark:{log}")
         )
         for n in range(3)
     ]
@@ -414,6 +424,7 @@ async def test_lowering_max_workers_never_stops_running_jobs(
     later = await desk.submit_job(REPO, "later", agent_command=agent(f"mark:{log}", f"mark:{log}"))
     assert (waiting.position, later.position) == (1, 2)
 
+    go.touch()
     numbers = [a.number for a in (*running, waiting, later)]
     reports = await wait_all(desk, numbers)
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), [r.reason for r in reports]
@@ -436,10 +447,12 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
     handle = client.get_workflow_handle(DESK_WORKFLOW_ID)
     first_run = (await handle.describe()).run_id
     log = tmp_path / "marks"
-    # The first two hold their slots while the rest queue, so every position is known.
+    # The first two hold their slots (until `go`) while the rest queue, so every position is
+    # known.
+    go = tmp_path / "go"
     admissions, run_ids = [], []
     for n in range(12):
-        command = agent(f"mark:{log}", f"sleep:{6 if n < 2 else 0.2}")
+        command = agent(f"mark:{log}", f"wait:{go}" if n < 2 else "say:quick")
         admissions.append(await desk.submit_job(REPO, f"job {n}", agent_command=command))
         run_ids.append((await handle.describe()).run_id)
     numbers = [a.number for a in admissions]
@@ -451,6 +464,7 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
     assert (state.last_number, state.running, state.limits.history_limit) == (12, [1, 2], 40)
     assert state.queue == numbers[2:]
 
+    go.touch()
     reports = await wait_all(desk, numbers)
     assert [r.number for r in reports] == numbers
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), [r.reason for r in reports]

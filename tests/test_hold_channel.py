@@ -25,8 +25,8 @@ from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent, make_origin
-from tests.test_holds import open_ids
-from tests.waiting import awaited
+from tests.job_waits import open_ids
+from tests.waiting import awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -57,10 +57,7 @@ class Agent:
     async def start(self, repo: str = REPO) -> None:
         steps = (f"env:{self.env_file}", f"wait-file:{self.go_on}")
         self.number = await self.desk.start_job(repo, "hooks", agent_command=agent(*steps))
-        for _ in range(600):
-            if self.env_file.exists():
-                break
-            await asyncio.sleep(0.1)
+        await until(self.env_file.exists, "the agent's environment file")
         self.env = json.loads(self.env_file.read_text())
 
     async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:

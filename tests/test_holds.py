@@ -22,13 +22,14 @@ from desk.approvals import (
     Principal,
     approval_id,
 )
-from desk.models import JobOutcome, JobPhase
+from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import agent, git
-from tests.waiting import awaited
+from tests.job_waits import open_ids, working
+from tests.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -42,30 +43,11 @@ def hold_step(tool: str, input: dict[str, Any]) -> str:
     return "hold:" + json.dumps({"tool": tool, "input": input})
 
 
-async def working(desk: DeskClient, number: int) -> str:
-    """Wait until the job's agent runs; return the worktree."""
-    for _ in range(300):
-        _, status = await desk.status(number)
-        if status.phase == JobPhase.WORKING and status.worktree:
-            return status.worktree
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"job {number} never started working")
-
-
 async def ask(
     desk: DeskClient, number: int, tool: str, input: dict[str, Any], wait: float = 60
 ) -> HoldAnswer:
     request = HoldRequest(tool=tool, input=input, wait_seconds=wait)
     return await desk.job(number).execute_update(CodingJob.hold, request)
-
-
-async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
-    for _ in range(300):
-        listed = [state.approval_id for state in await approvals.open_approvals()]
-        if len(listed) >= count:
-            return listed
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"fewer than {count} approvals opened")
 
 
 async def runs_of(client: Client, ident: str) -> list[tuple[str, WorkflowExecutionStatus | None]]:
@@ -104,11 +86,9 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
 
     # Settled: the identical call opens a new approval, same id, a new run.
     third = asyncio.create_task(ask(desk, number, "Bash", same))
-    for _ in range(300):
-        runs = await runs_of(desk.client, ident)
-        if len(runs) == 2:
-            break
-        await asyncio.sleep(0.1)
+    runs = await eventually(
+        lambda: runs_of(desk.client, ident), lambda runs: len(runs) == 2, "a second run"
+    )
     assert len({run for run, _ in runs}) == 2, runs
     result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=desk.settings.owner))
     assert result.counted, result

@@ -24,7 +24,7 @@ from surfaces.discord.replies import report_text
 from surfaces.render_text import plain, terminal, visible
 from surfaces.report_layout import job_report
 from tests.cli_helpers import run_cli, settings_env, shown
-from tests.test_approval_cli import open_ids
+from tests.job_waits import open_ids
 from tests.test_approval_ids import working_job
 from tests.waiting import awaited
 from workflows.coding_job import CodingJob

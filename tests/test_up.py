@@ -10,12 +10,13 @@ import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.cli_helpers import CODEDESK, assert_refused, cli_env, run_cli, shown, started_number
 from tests.conftest import agent, git
-from tests.waiting import until
+from tests.waiting import eventually, until
 from workers.devserver import DB_FILE, free_port, port_is_free
 from workers.runtime import RUNTIME_FILE
 
@@ -116,16 +117,14 @@ async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     again = start_up(home, port, ui_port)
     await until(lambda: (home / RUNTIME_FILE).is_file() or again.poll() is not None, "up")
     assert again.poll() is None, up_log(tmp_path, 2)
+
     # Visibility catches up with the restored database shortly after the server starts.
-    deadline = asyncio.get_running_loop().time() + 30
-    while True:
+    async def listed_rows() -> dict[int, dict[str, Any]]:
         listed = await run_cli(env, "jobs", "--json", cwd=tmp_path)
         assert listed.returncode == 0, shown(listed)
-        rows = {row["number"]: row for row in json.loads(listed.stdout)}
-        if number in rows:
-            break
-        assert asyncio.get_running_loop().time() < deadline, shown(listed)
-        await asyncio.sleep(0.5)
+        return {row["number"]: row for row in json.loads(listed.stdout)}
+
+    rows = await eventually(listed_rows, lambda rows: number in rows, f"job {number} listed")
     assert rows[number]["repo"] == REPO
     assert rows[number]["outcome"] == "integrated"
     shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
