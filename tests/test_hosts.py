@@ -79,7 +79,6 @@ async def history(client: Client, workflow_id: str) -> list[HistoryEvent]:
     return [event async for event in client.get_workflow_handle(workflow_id).fetch_history_events()]
 
 
-@pytest.mark.timeout(420)
 async def test_two_hosts_run_their_own_jobs_and_a_lost_host_only_delays_its_own(
     settings: DeskSettings, client: Client, tmp_path: Path, start_worker: StartWorker
 ) -> None:

@@ -114,7 +114,6 @@ def leaks(places: dict[str, str]) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.timeout(300)
 async def test_no_secret_reaches_any_place_a_person_sees(
     settings: DeskSettings, client: Client, start_worker: StartWorker, tmp_path: Path
 ) -> None:
