@@ -67,6 +67,21 @@ def worker_with_git(
     return start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
 
 
+async def desk_with_git(
+    start_worker: StartWorker,
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    before: str,
+) -> tuple[subprocess.Popen[bytes], DeskClient, Path]:
+    """A worker whose git runs `before` (see `worker_with_git`), a desk, and acme/api's clone."""
+    worker = worker_with_git(start_worker, settings, tmp_path, before)
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    return worker, desk, clone
+
+
 def pause_once_after(words: str, paused: Path) -> str:
     """Wrapper text: after the first git call whose arguments hold `words`, mark `paused` and
     sleep (the test kills the worker in that window)."""
@@ -198,9 +213,9 @@ async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_
     # The worker's git pauses once right after the step's git command did its work, before the
     # step is recorded: the worker (and everything it started) is killed in that window.
     paused = tmp_path / "paused"
-    first = worker_with_git(start_worker, settings, tmp_path, pause_once_after(words, paused))
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    first, desk, clone = await desk_with_git(
+        start_worker, settings, client, origin, tmp_path, pause_once_after(words, paused)
+    )
     number = await desk.start_job(
         REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
     )
@@ -228,15 +243,15 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     # The worker's integration rebase stops after its first commit, mid-rebase, and the worker
     # (with its git) is killed there: the worktree is left in the middle of a rebase.
     paused = tmp_path / "paused"
-    first = worker_with_git(
+    first, desk, clone = await desk_with_git(
         start_worker,
         settings,
+        client,
+        origin,
         tmp_path,
         f'if [ ! -e \'{paused}\' ]; then case "$*" in *"rebase --quiet"*)\n'
         f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n',
     )
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
     go = tmp_path / "go"
     steps = (f"wait:{go}", "write:a.txt=a", "commit:first", "write:b.txt=b", "commit:second")
     number = await desk.start_job(REPO, "two commits", agent_command=agent(*steps))
@@ -308,15 +323,13 @@ async def test_a_job_cancelled_while_its_worktree_is_cut_leaves_no_worktree(
     # The worker's git stops inside `worktree add` until the gate opens; the job is cancelled
     # there, and the cut goes on in its thread after the cancel.
     cutting, gate = tmp_path / "cutting", tmp_path / "gate"
-    worker_with_git(
-        start_worker,
-        settings,
-        tmp_path,
+    stop_the_cut = (
         f'case "$*" in *"worktree add"*)\n'
-        f"  touch '{cutting}'; while [ ! -e '{gate}' ]; do sleep 0.1; done;;\nesac\n",
+        f"  touch '{cutting}'; while [ ! -e '{gate}' ]; do sleep 0.1; done;;\nesac\n"
     )
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    _, desk, clone = await desk_with_git(
+        start_worker, settings, client, origin, tmp_path, stop_the_cut
+    )
     command = agent("write:never.txt=x", "commit:never")
     number = await desk.start_job(REPO, "cancelled early", agent_command=command)
     await until(cutting.exists, "git worktree add")
