@@ -106,14 +106,16 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
 
 
 async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(
-    desk: DeskClient, origin: Path
+    desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
-    first = await desk.start_job(REPO, "wait", agent_command=agent("sleep:15"))
+    go = tmp_path / "go"
+    first = await desk.start_job(REPO, "wait", agent_command=agent(f"wait:{go}"))
     second = await desk.submit_job(REPO, "greet", agent_command=agent("say:hi"))
     assert second.position == 1  # queued behind the first: admitted while the clone was there
     await working(desk, first)
     shutil.rmtree(clone)  # gone before the first integrates and before the second starts
+    go.touch()
     missing = f"Repository '{REPO}' is not on the shelf"
     failed = await awaited(desk.wait(first), f"job {first}'s report")
     assert failed.outcome == JobOutcome.FAILED, failed

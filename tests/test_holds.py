@@ -109,7 +109,8 @@ async def test_harmless_calls_run_without_an_approval(
     desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "look", agent_command=agent("sleep:3"))
+    go = tmp_path / "go"
+    number = await desk.start_job(REPO, "look", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     calls: list[tuple[str, dict[str, Any]]] = [
         ("Bash", {"command": "git status"}),
@@ -125,6 +126,7 @@ async def test_harmless_calls_run_without_an_approval(
         assert answer.may_run and not answer.approval_id
     listing = [item async for item in desk.client.list_workflows("WorkflowType = 'Approval'")]
     assert listing == []
+    go.touch()
     report = await desk.wait(number)
     assert report.held_calls == []
 
@@ -133,7 +135,8 @@ async def test_a_write_outside_the_worktree_is_held_and_unanswered_at_the_end(
     desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "escape", agent_command=agent("sleep:4"))
+    go = tmp_path / "go"
+    number = await desk.start_job(REPO, "escape", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     outside = {"file_path": str(tmp_path / "elsewhere.txt"), "content": "x"}
     answer = await ask(desk, number, "Write", outside, wait=0.5)
@@ -151,6 +154,7 @@ async def test_a_write_outside_the_worktree_is_held_and_unanswered_at_the_end(
     assert answer.approval_id == ident
     assert ident in await open_ids(approvals, 3)
 
+    go.touch()
     report = await desk.wait(number)
     assert not (tmp_path / "elsewhere.txt").exists()
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 3

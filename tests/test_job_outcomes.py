@@ -76,15 +76,19 @@ async def test_two_concurrent_jobs_on_one_repo_both_land(desk: DeskClient, clone
     assert worker_branches(clone) == []
 
 
-async def test_a_conflict_is_kept_and_the_clone_left_alone(desk: DeskClient, clone: Path) -> None:
+async def test_a_conflict_is_kept_and_the_clone_left_alone(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"  # the agent goes on once a person has committed in the clone
     number = await desk.start_job(
         REPO,
         "rewrite the readme",
-        agent_command=agent("sleep:2", "write:README.md=# agent\\n", "commit:agent readme"),
+        agent_command=agent(f"wait:{go}", "write:README.md=# agent\\n", "commit:agent readme"),
     )
     worktree_git = clone.parent.parent / ".worktrees" / "acme" / "api" / str(number) / ".git"
     await until_exists(worktree_git)
     ours = commit_in(clone, "README.md", "# person\n", "person readme")
+    go.touch()
 
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.CONFLICT, report
