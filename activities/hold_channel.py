@@ -51,6 +51,8 @@ BUSY_SHARE = 0.1
 REPORT_EVERY_SECONDS = 5.0
 """At most one `agent_worked` signal per this many seconds."""
 ACTION_CHARS = 2000
+EARLY_MARGIN_SECONDS = 5.0
+"""An approval seen later than this before the end of the hold's wait waits for the job."""
 
 
 @dataclass(frozen=True)
@@ -166,19 +168,25 @@ class HoldChannel:
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 
     async def _ask_job(self, request: HoldRequest) -> HoldAnswer:
-        """The job's answer, or an approval of the call as soon as it is given."""
+        """The job's answer, or an approval of the call as soon as it is recorded.
+
+        An approval that comes near the end of the hold's wait may reach the job after the job
+        gave up on it (and kept it for the next identical call): that one is left to the job's
+        own answer, so that no approval lets two calls run.
+        """
+        loop = asyncio.get_running_loop()
+        last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
         asking = asyncio.create_task(self._update(request))
         assert request.summary is not None
         early = asyncio.create_task(
             approved_early(self.client, self.number, request.summary.digest)
         )
         done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
-        if early in done and early.result() is not None:
+        approved = _result(early) if early in done else None
+        if approved is not None and loop.time() <= last_early:
             # The job's own answer still comes, and records the call; keep it alive till then.
             self.answering.add(asking)
             asking.add_done_callback(self.answering.discard)
-            approved = early.result()
-            assert approved is not None
             return approved
         early.cancel()
         return await asking
@@ -226,6 +234,13 @@ class HoldChannel:
             await handle.signal(HoldsCalls.agent_worked, AgentWorked(seconds=seconds))
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
+
+
+def _result(task: asyncio.Task[HoldAnswer | None]) -> HoldAnswer | None:
+    """A finished early watch's approval; a watch that failed is no approval."""
+    if task.cancelled() or task.exception() is not None:
+        return None
+    return task.result()
 
 
 def _refusal(reason: str) -> dict[str, Any]:
