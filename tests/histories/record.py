@@ -11,13 +11,20 @@ import os
 import tempfile
 from pathlib import Path
 
-from temporalio.client import WorkflowHistory
+from temporalio.client import Client, WorkflowHistory, WorkflowUpdateStage
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
-from desk.approvals import Decision, Principal, SurfacePlace
+from desk.approvals import (
+    ApprovalRequest,
+    Decision,
+    OutcomeWatch,
+    Principal,
+    SurfacePlace,
+    approval_id,
+)
 from desk.models import HostReportInput
 from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, outbox_workflow_id, repo_workflow_id
 from desk.settings import DeskSettings, load_settings
@@ -28,6 +35,7 @@ from tests.conftest import agent, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.devserver import temporal_binary
 from workers.worker import build_worker
+from workflows.approval import Approval
 from workflows.host_check import HostCheck
 
 IDS = "workflow_ids.json"
@@ -82,6 +90,7 @@ async def main() -> None:
             h = await desk.job(n).fetch_history()
             keep(out / f"{name}.json", h)
         await record_holds_and_shipping(desk, settings, out)
+        await record_watched_approval(env.client, settings, out)
         h = await env.client.get_workflow_handle(repo_workflow_id("acme/api")).fetch_history()
         keep(out / "repo_entity.json", h)
         h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
@@ -128,6 +137,33 @@ async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, ou
         await asyncio.sleep(1)
         outbox = desk.client.get_workflow_handle(outbox_workflow_id(queue, "thread-1"))
         keep(out / "outbox_thread.json", await outbox.fetch_history())
+
+
+async def record_watched_approval(client: Client, settings: DeskSettings, out: Path) -> None:
+    """An approval the hold channel watches (its `outcome` Update), then approved by Update."""
+    command = {"command": "git push origin main"}
+    ask = ApprovalRequest(
+        tool="Bash",
+        input=command,
+        action="Run: git push origin main",
+        scope="job-99",
+        owners=[settings.owner],
+        origin="cli",
+        classes=["push"],
+    )
+    ident = approval_id(ask.scope, ask.tool, ask.input)
+    handle = await client.start_workflow(
+        Approval.run, ask, id=ident, task_queue=settings.task_queue
+    )
+    watch = await handle.start_update(
+        Approval.outcome,
+        OutcomeWatch(watcher="the hold channel of job 99"),
+        wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+    )
+    await ApprovalsClient(client).answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+    await watch.result()
+    await handle.result()
+    keep(out / "approval_watched.json", await handle.fetch_history())
 
 
 async def record_late_approval(tmp: Path, out: Path) -> None:
