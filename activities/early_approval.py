@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import asyncio
 
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import (
+    Client,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import (
@@ -53,6 +57,8 @@ async def approved_early(client: Client, number: int, digest: str) -> HoldAnswer
             break
         except WorkflowUpdateFailedError:
             pass  # settled already: an earlier round, closing; this call's round may follow
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            return None  # the job answered first and the channel stopped watching
         except RPCError as error:
             if not _not_open(error):
                 return None  # the job's own answer decides
