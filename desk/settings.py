@@ -237,6 +237,25 @@ class DeskSettings(BaseSettings):
         ge=1,
         description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
     )
+    agent_progress_interval: timedelta = Field(
+        default=timedelta(seconds=5),
+        description=(
+            "How often a working agent's latest lines reach Temporal (its heartbeat), where "
+            "a job's Discord thread and `codedesk watch` read them."
+        ),
+    )
+    progress_agent_lines: int = Field(
+        default=5,
+        ge=0,
+        le=20,
+        description="The agent's latest lines a job's progress message shows (0: none).",
+    )
+    progress_line_chars: int = Field(
+        default=160,
+        ge=20,
+        le=400,
+        description="Characters of each agent line in a job's progress message.",
+    )
 
     @field_validator(
         "owners",
@@ -287,6 +306,7 @@ class DeskSettings(BaseSettings):
         "hook_timeout",
         "host_wait",
         "discord_progress_interval",
+        "agent_progress_interval",
         mode="before",
     )
     @classmethod

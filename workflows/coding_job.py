@@ -417,7 +417,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
         """Short narration for the job's chat thread (one progress message, edited in place)."""
         if self.job.place is not None:
             place = self.job.place
-            await send_to_outbox(place, ThreadProgress(channel=place.channel, text=text))
+            # While the agent works, the surface reads its lines from Temporal (not this history).
+            working = self.status.phase == JobPhase.WORKING
+            agent_of = workflow.info().workflow_id if working else ""
+            progress = ThreadProgress(channel=place.channel, text=text, agent_of=agent_of)
+            await send_to_outbox(place, progress)
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
         self.status.phase = phase
