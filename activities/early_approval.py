@@ -12,11 +12,17 @@ The approval is started by the job a workflow task after the hold reaches it, an
 cannot wait for a workflow to exist: until the watch is accepted, it is tried again at a short
 pace. A person's answer before then (only a script answers that fast) is still honoured, by the
 job's answer, one round trip later.
+
+Identical calls share one approval, and the channel keeps one watch per approval however many
+of them wait: Temporal lets a workflow have at most 10 Updates in flight, and a person's answer
+must always find room.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from temporalio.client import (
     Client,
@@ -73,3 +79,44 @@ async def approved_early(client: Client, number: int, digest: str) -> HoldAnswer
 def _not_open(error: RPCError) -> bool:
     """Whether the approval is not started yet or already closed (another round may follow)."""
     return error.status == RPCStatusCode.NOT_FOUND or "completed" in str(error).lower()
+
+
+def approval_of(watch: asyncio.Task[HoldAnswer | None]) -> HoldAnswer | None:
+    """A finished watch's approval; a watch that failed or was stopped is no approval."""
+    if watch.cancelled() or watch.exception() is not None:
+        return None
+    return watch.result()
+
+
+class _Watch:
+    def __init__(self, task: asyncio.Task[HoldAnswer | None]) -> None:
+        self.task = task
+        self.holds = 0
+
+
+class ApprovalWatches:
+    """A channel's watches: one per call's approval, shared by the holds of that call that wait."""
+
+    def __init__(self, client: Client, number: int) -> None:
+        self.client = client
+        self.number = number
+        self.running: dict[str, _Watch] = {}
+
+    @asynccontextmanager
+    async def watching(self, digest: str) -> AsyncIterator[asyncio.Task[HoldAnswer | None]]:
+        """The watch of the call with this digest while the block runs; a hold that comes after
+        a watch ended gets a new one (a new round of the call's approval)."""
+        watch = self.running.get(digest)
+        if watch is None or watch.task.done():
+            task = asyncio.create_task(approved_early(self.client, self.number, digest))
+            task.add_done_callback(approval_of)  # its failure is read, and means no approval
+            watch = self.running[digest] = _Watch(task)
+        watch.holds += 1
+        try:
+            yield watch.task
+        finally:
+            watch.holds -= 1
+            if not watch.holds:
+                watch.task.cancel()
+                if self.running.get(digest) is watch:
+                    del self.running[digest]

@@ -29,7 +29,7 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.cpu import tree_cpu_seconds
-from activities.early_approval import approved_early
+from activities.early_approval import ApprovalWatches, approval_of
 from desk.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.hold_protocol import (
     ANSWER_SLACK_SECONDS,
@@ -79,6 +79,7 @@ class HoldChannel:
         self.agent: int | None = None
         self.busy_seconds = 0.0
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
+        self.watches = ApprovalWatches(client, number)
 
     def watch(self, pid: int) -> None:
         """Watch the CPU time of this process and its descendants (the agent) while holds wait."""
@@ -178,17 +179,14 @@ class HoldChannel:
         last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
         asking = asyncio.create_task(self._update(request))
         assert request.summary is not None
-        early = asyncio.create_task(
-            approved_early(self.client, self.number, request.summary.digest)
-        )
-        done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
-        approved = _result(early) if early in done else None
+        async with self.watches.watching(request.summary.digest) as early:
+            done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
+        approved = approval_of(early) if early in done else None
         if approved is not None and loop.time() <= last_early:
             # The job's own answer still comes, and records the call; keep it alive till then.
             self.answering.add(asking)
             asking.add_done_callback(self.answering.discard)
             return approved
-        early.cancel()
         return await asking
 
     async def _update(self, request: HoldRequest) -> HoldAnswer:
@@ -234,13 +232,6 @@ class HoldChannel:
             await handle.signal(HoldsCalls.agent_worked, AgentWorked(seconds=seconds))
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
-
-
-def _result(task: asyncio.Task[HoldAnswer | None]) -> HoldAnswer | None:
-    """A finished early watch's approval; a watch that failed is no approval."""
-    if task.cancelled() or task.exception() is not None:
-        return None
-    return task.result()
 
 
 def _refusal(reason: str) -> dict[str, Any]:

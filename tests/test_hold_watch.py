@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.test_approval_workflow import Handle, answer, outcome_of, request, start
 from tests.test_approval_workflow import queue as queue  # a fixture
-from tests.test_hold_channel import PUSH, REPO, Agent, decision
+from tests.test_hold_channel import HOOK, PUSH, REPO, Agent, decision
 from tests.test_holds import open_ids
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -132,3 +133,56 @@ async def test_the_channel_lets_an_approved_call_run_on_the_recorded_answer(
     report = await asyncio.wait_for(desk.wait(job.number), timeout=60)
     assert report.held_calls == [], report.held_calls  # approved in time: nothing to report
     assert report.tool_calls == 1
+
+
+async def accepted_holds(desk: DeskClient, number: int) -> int:
+    """How many `hold` Updates the job has accepted."""
+    count = 0
+    async for event in desk.job(number).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+            accepted = event.workflow_execution_update_accepted_event_attributes
+            count += accepted.accepted_request.input.name == "hold"
+    return count
+
+
+async def test_many_identical_waiting_calls_leave_room_for_the_answer(
+    desk: DeskClient, origin: Path, tmp_path: Path
+) -> None:
+    """A workflow takes at most 10 Updates in flight: the channel watches each approval once,
+    so ten identical calls waiting at once (the most a job takes) still let a person answer."""
+    await desk.add_repo(REPO, str(origin))
+    job = Agent(desk, tmp_path)
+    await job.start()
+    hooks = [
+        await asyncio.create_subprocess_exec(
+            *HOOK,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=job.env,
+        )
+        for _ in range(10)
+    ]
+    waiting = [asyncio.create_task(hook.communicate(json.dumps(PUSH).encode())) for hook in hooks]
+    [ident] = await open_ids(ApprovalsClient(desk.client))
+    handle = desk.client.get_workflow_handle_for(Approval.run, ident)
+    for _ in range(600):
+        if await accepted_holds(desk, job.number) == 10 and "outcome" in await updates(handle):
+            break
+        await asyncio.sleep(0.1)
+    owner = Principal(id=desk.settings.owner)
+    result, _ = await ApprovalsClient(desk.client).answer(ident, Decision.APPROVE, owner)
+    assert result.counted, result
+    answers = await asyncio.wait_for(asyncio.gather(*waiting), timeout=120)
+    for hook, (out, err) in zip(hooks, answers, strict=True):
+        assert hook.returncode == 0 and b'"allow"' in out, (hook.returncode, out, err)
+    watches = [
+        event
+        async for event in handle.fetch_history_events()
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
+        and event.workflow_execution_update_accepted_event_attributes.accepted_request.input.name
+        == "outcome"
+    ]
+    assert len(watches) == 1, watches
+    job.go_on.touch()
+    await asyncio.wait_for(desk.wait(job.number), timeout=60)
