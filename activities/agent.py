@@ -80,13 +80,14 @@ class AgentActivities:
         with desk_failures():
             argv, hook_file = self._with_hook_settings(argv, folder)
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
-        with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
+        claimed = AgentClaim.take(folder, info.attempt, request.execution)
+        with contextlib.closing(await claimed) as claim:
             killed = await kill_stale_agents(request.worktree)
             confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
             translator = translator_for(argv)
             with log_path.open("a", encoding="utf-8") as log:
-                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
                 if refusal is not None:
@@ -95,12 +96,12 @@ class AgentActivities:
                         end=AgentEnd.NOT_STARTED,
                         reason=refusal,
                         log_path=str(log_path),
-                        attempts=info.attempt,
+                        attempts=claim.run,
                         confinement=self.sandbox.mode,
                     )
                 if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
                     log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
-                    return self._not_started(argv[0], log_path, info.attempt)
+                    return self._not_started(argv[0], log_path, claim.run)
                 with desk_failures():
                     git = await off_the_loop(self._agent_git, request) if confined else None
                 socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
@@ -123,7 +124,7 @@ class AgentActivities:
                             request,
                             argv,
                             paths,
-                            info.attempt,
+                            claim.run,
                             git,
                         )
                         end, process, tail = await self._run(
@@ -143,7 +144,7 @@ class AgentActivities:
             output=scrub(output),
             output_cut=cut,
             log_path=str(log_path),
-            attempts=info.attempt,
+            attempts=claim.run,
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
         )

@@ -167,7 +167,11 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
                 markup=False,
             )
-        if current.report is not None:
+        if current.report is None:
+            from desk.modes import modes_said
+
+            out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
+        else:
             _print_report(current.report)
         out.print("history:")
         for line in lines:
