@@ -38,7 +38,7 @@ from surfaces.report_layout import job_report
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 EMBED_TITLE, EMBED_DESCRIPTION, EMBED_FIELDS, FIELD_NAME, FIELD_VALUE = 256, 4096, 25, 256, 1024
-EMBED_FOOTER, EMBED_TOTAL = 2048, 6000
+EMBED_FOOTER, EMBED_TOTAL = 2048, 6000  # not imported: the test states them itself
 
 HOSTILE = [
     "@everyone",
@@ -84,6 +84,7 @@ HOSTILE = [
 ]
 texts = st.one_of(
     st.text(max_size=80),
+    st.tuples(st.sampled_from(HOSTILE), st.integers(1, 700)).map(lambda t: t[0] * t[1]),
     st.lists(st.sampled_from(HOSTILE), max_size=8).map("".join),
     st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(max_size=5)), max_size=6).map("".join),
 )
@@ -107,17 +108,24 @@ CONTROL_OR_BIDI = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
 """Shown raw nowhere on Discord: they hide text or reorder what a person reads."""
+MENTION_START = re.compile(f"@[^{ZWSP}\\s]")
+"""An '@' that could start a mention: one right before a word (a message may end in one)."""
 
 
 def prose(markdown_text: str) -> str:
     """The text Discord reads as markdown: fenced blocks and code spans gone, escapes removed."""
     out: list[str] = []
-    fenced = False
+    fence = ""  # the open fence's run (CommonMark: ``` or ~~~, closed by a run at least as long)
     for row in markdown_text.split("\n"):
-        if row.lstrip(" ").startswith("```"):
-            fenced = not fenced
+        indent = len(row) - len(row.lstrip(" "))
+        if fence:
+            closing = row.strip()
+            if indent <= 3 and set(closing) == {fence[0]} and len(closing) >= len(fence):
+                fence = ""
             continue
-        if fenced:
+        opened = re.match(r" {0,3}(`{3,}|~{3,})", row)
+        if opened and not (opened[1][0] == "`" and "`" in row[opened.end() :]):
+            fence = opened[1]
             continue
         i = 0
         while i < len(row):
@@ -135,7 +143,7 @@ def prose(markdown_text: str) -> str:
             out.append(row[i])
             i += 1
         out.append("\n")
-    assert not fenced, f"a fence was left open:\n{markdown_text}"
+    assert not fence, f"a fence was left open:\n{markdown_text}"
     return "".join(out)
 
 
@@ -143,7 +151,7 @@ def assert_inert(rendered: str) -> None:
     """No mention, link or masked link can form, and nothing hides or reorders text."""
     assert not CONTROL_OR_BIDI.search(rendered), rendered
     shown = prose(rendered)
-    assert not re.search(f"@(?!{ZWSP})", shown), rendered  # @everyone, e-mail autolinks
+    assert not MENTION_START.search(shown), rendered  # @everyone, e-mail autolinks
     assert "<" not in shown, rendered  # <@id>, <#id>, <@&id>, <t:…>, </cmd:id>, <https://…>
     assert "](" not in shown, rendered  # [text](url)
     assert "://" not in shown and "www." not in shown.lower(), rendered  # autolinks
@@ -181,6 +189,11 @@ outcomes = st.one_of(
     ApprovalRequest(tool="Bash", input={"command": "@everyone <@1> [x](https://e.x)"}, scope="j"),
     None,
 )
+@example(ApprovalRequest(tool="[x](https://e.x)" * 300, scope="j"), None)  # a tool name uncut
+@example(  # a footer over the embed's total
+    ApprovalRequest(tool="Bash", input={"c": "y" * 9000}, title="t" * 300, scope="j"),
+    ApprovalOutcome(kind=OutcomeKind.DECLINED, approval_id="a", note="n" * 3000),
+)
 def test_an_approval_card_fits_discord_and_cannot_mention_or_link(
     request: ApprovalRequest, outcome: ApprovalOutcome | None
 ) -> None:
@@ -197,7 +210,7 @@ def test_an_approval_card_fits_discord_and_cannot_mention_or_link(
     for part in (embed.title or "", embed.description or ""):
         assert_inert(part)
     footer = embed.footer.text or ""  # a footer renders no markdown and no links
-    assert not CONTROL_OR_BIDI.search(footer) and not re.search(f"@(?!{ZWSP})", footer), footer
+    assert not CONTROL_OR_BIDI.search(footer) and not MENTION_START.search(footer), footer
     for embed_field in embed.fields:
         assert_inert(embed_field.value or "")
     for decision in Decision:
@@ -249,6 +262,14 @@ def reports(draw: st.DrawFn) -> JobReport:
 
 
 @given(reports())
+@example(  # a cut inside the long name's code span turned the next name into a live link
+    JobReport(
+        number=1,
+        repo="acme/api",
+        outcome=JobOutcome.CONFLICT,
+        conflict_files=["y" * 2100, "[click](https://evil.example)"],
+    )
+)
 def test_a_report_in_discord_messages_fits_and_cannot_mention_or_link(report: JobReport) -> None:
     text = markdown(job_report(report))
     messages = split_message(text)
