@@ -27,7 +27,7 @@ async def test_recorded_history_replays(path: Path) -> None:
 
 
 def test_there_are_histories_to_replay() -> None:
-    assert len(HISTORIES) >= 19
+    assert len(HISTORIES) >= 21
 
 
 def recorded_type(path: Path) -> str:
