@@ -29,6 +29,7 @@ from desk.hold_protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.policy import HoldClass
+from desk.scrub import scrub
 
 ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
@@ -44,6 +45,8 @@ AGENT_ENV_DEFAULT = (
 """What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
 SECRET_SETTINGS = frozenset({"discord_token"})
 """Settings whose values are never shown, not even in an error about them."""
+SHOWN_CHARS = 200
+"""How much of a bad value an error quotes."""
 
 
 def config_file() -> Path | None:
@@ -237,6 +240,41 @@ class DeskSettings(BaseSettings):
         ge=1,
         description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
     )
+    agent_progress_interval: timedelta = Field(
+        default=timedelta(seconds=5),
+        description=(
+            "How often a working agent's latest lines reach Temporal (its heartbeat), where "
+            "a job's Discord thread and `codedesk watch` read them."
+        ),
+    )
+    progress_agent_lines: int = Field(
+        default=5,
+        ge=0,
+        le=20,
+        description="The agent's latest lines a job's progress message shows (0: none).",
+    )
+    progress_line_chars: int = Field(
+        default=160,
+        ge=20,
+        le=400,
+        description="Characters of each agent line in a job's progress message.",
+    )
+    yolo_carded_classes: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["push"],
+        description="Hold classes that stop on a card even in yolo mode (comma-separated).",
+    )
+    yolo_allow: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Carded hold classes yolo mode approves after all (comma-separated).",
+    )
+    long_running_check: timedelta = Field(
+        default=timedelta(seconds=60),
+        description="How often a job past its budget in long-running mode looks at the mode.",
+    )
+    long_running_max: timedelta = Field(
+        default=timedelta(hours=4),
+        description="Hard ceiling of a job's work time in long-running mode, whatever it says.",
+    )
 
     @field_validator(
         "owners",
@@ -250,6 +288,8 @@ class DeskSettings(BaseSettings):
         "sandbox_egress",
         "sandbox_egress_deny",
         "agent_env",
+        "yolo_carded_classes",
+        "yolo_allow",
         mode="before",
     )
     @classmethod
@@ -269,7 +309,7 @@ class DeskSettings(BaseSettings):
             )
         return value
 
-    @field_validator("hold_classes")
+    @field_validator("hold_classes", "yolo_carded_classes", "yolo_allow")
     @classmethod
     def _known_classes(cls, value: list[str]) -> list[str]:
         unknown = sorted(set(value) - set(HOLD_CLASS_NAMES))
@@ -287,6 +327,9 @@ class DeskSettings(BaseSettings):
         "hook_timeout",
         "host_wait",
         "discord_progress_interval",
+        "agent_progress_interval",
+        "long_running_check",
+        "long_running_max",
         mode="before",
     )
     @classmethod
@@ -447,9 +490,18 @@ def _describe(error: ValidationError) -> str:
         if not name:  # a rule across settings names them itself
             problems.append(message)
             continue
-        got = "(a secret: not shown)" if name in SECRET_SETTINGS else repr(item["input"])
+        got = "(a secret: not shown)" if name in SECRET_SETTINGS else _shown(item["input"])
         problems.append(f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {got})")
-    return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    # A rule's own message may quote the value too: no credential in it reaches a terminal.
+    return scrub(
+        "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    )
+
+
+def _shown(value: Any) -> str:
+    """A bad value as an error shows it: scrubbed of credentials, and cut when it is long."""
+    text = scrub(repr(value))
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... ({len(text)} chars)"
 
 
 def settings_table() -> list[tuple[str, str, str, str]]:

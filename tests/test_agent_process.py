@@ -91,37 +91,6 @@ async def test_the_job_ends_when_the_agent_exits(desk_in: DeskClient, mode: str)
         kill_all(agents_in(worktree))
 
 
-async def test_a_sigkilled_worker_takes_the_whole_agent_tree_with_it(
-    settings: DeskSettings, origin: Path, tmp_path: Path, start_worker: StartWorker, mode: str
-) -> None:
-    env = settings_env(settings, CODEDESK_SANDBOX=mode)
-    worker = start_worker(env)
-    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
-    assert added.returncode == 0, shown(added)
-    # A child and grandchild in a session of their own, a grandchild in the agent's group,
-    # and the hook waiting for a person: four generations below the worker.
-    command = agent("escape:600", "grandchild:600:grandchild.pid", HOLD_PUSH, "sleep:600")
-    started = await run_cli(env, "task", REPO, "hang on", "--agent-command", command, cwd=tmp_path)
-    assert started.returncode == 0, shown(started)
-    worktree = worktree_path(settings, REPO, started_number(started))
-    client = await Client.connect(
-        settings.temporal_address,
-        namespace=settings.namespace,
-        data_converter=pydantic_data_converter,
-    )
-    await hook_waiting(ApprovalsClient(client))
-    alive = agents_in(worktree)
-    assert len(alive) >= 5, alive
-
-    os.kill(worker.pid, signal.SIGKILL)
-    assert f"Agent sandbox: {mode} (" in (tmp_path / "worker-1.log").read_text()
-
-    try:
-        await until(lambda: not agents_in(worktree), f"the agent's processes {alive} to die")
-    finally:
-        kill_all(agents_in(worktree))
-
-
 async def test_the_agent_writes_where_pwd_says_not_where_the_worker_started(
     settings: DeskSettings, origin: Path, tmp_path: Path, start_worker: StartWorker
 ) -> None:
@@ -174,5 +143,5 @@ async def test_a_worker_told_to_use_bwrap_refuses_to_start_without_it(
     only_git.mkdir()
     (only_git / "git").symlink_to(shutil.which("git") or "/usr/bin/git")
     env = settings_env(settings, CODEDESK_SANDBOX=BWRAP, PATH=str(only_git))
-    started = await run_cli(env, "worker", cwd=tmp_path)
+    started = await run_cli(env, "worker", cwd=tmp_path, timeout=60)
     assert_refused(started, "CODEDESK_SANDBOX=bwrap", "bubblewrap (bwrap) is not installed")

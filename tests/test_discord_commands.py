@@ -39,7 +39,7 @@ from tests.waiting import until
 from workers import host
 from workflows.approval import Approval
 
-NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals"}
+NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
 
 
 def offline(tmp_path: Path) -> tuple[DeskSettings, MagicMock]:
