@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -114,9 +113,8 @@ async def test_a_job_from_a_chat_thread_says_there_that_it_waits_for_its_host(
             "acme/gone", "anything", place=SurfacePlace(queue=queue, channel="thread-9")
         )
         await eventually(
-            lambda: asyncio.sleep(0, surface.progress.get("thread-9", "")),
+            lambda: surface.progress.get("thread-9", ""),
             lambda text: "Waiting for host ghost" in text,
-            60,
             "the thread's progress",
         )
         await desk.cancel(admission.number)

@@ -34,6 +34,7 @@ SHELF_ACTIVITIES = {
     "add_repo",
     "list_repos",
     "prepare_worktree",
+    "discard_worktree",
     "run_agent",
     "integrate",
     "release_worktree",
