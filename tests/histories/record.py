@@ -76,6 +76,7 @@ async def main() -> None:
         out = Path(__file__).resolve().parent
         for n, name in (
             (n1, "coding_job_integrated"),
+            (n1, "coding_job_slot_back_early"),
             (n2, "coding_job_agent_failed"),
             (n3, "coding_job_cancelled"),
         ):
