@@ -15,7 +15,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
 
-from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
@@ -33,6 +32,7 @@ from activities.paths import job_dir
 from activities.processes import die_with_parent, kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
 from activities.worktrees import WORKTREE_RECEIPT
+from desk.agent_progress import RUN_AGENT, AgentHeartbeat
 from desk.agents import HOOK_SETTINGS, guards_off_refusal
 from desk.errors import AgentCommandError, SandboxError
 from desk.hold_protocol import SOCKET_NAME
@@ -44,15 +44,6 @@ TAIL_LINES = 20
 EGRESS_SOCKET = "egress.sock"
 NOT_FOUND_EXIT = 127
 READ_CHUNK = 1 << 16
-
-
-class AgentHeartbeat(BaseModel):
-    """Heartbeat details: the agent's process group and its last lines, for `describe`."""
-
-    pgid: int
-    last_lines: list[str]
-    tool_calls: int = 0
-    """Tool calls the agent's hook reported so far (the hold channel counts them)."""
 
 
 def agent_argv(command: str, task: str) -> list[str]:
@@ -77,7 +68,7 @@ class AgentActivities:
         self.sandbox = choose_sandbox(settings.sandbox)
         log_choice(self.sandbox)
 
-    @activity.defn
+    @activity.defn(name=RUN_AGENT)
     async def run_agent(self, request: RunAgentInput) -> AgentResult:
         """Run the agent until its own process exits or the job cancels it."""
         with desk_failures():
@@ -89,13 +80,14 @@ class AgentActivities:
         with desk_failures():
             argv, hook_file = self._with_hook_settings(argv, folder)
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
-        with contextlib.closing(await AgentClaim.take(folder, info.attempt)) as claim:
+        claimed = AgentClaim.take(folder, info.attempt, request.execution)
+        with contextlib.closing(await claimed) as claim:
             killed = await kill_stale_agents(request.worktree)
             confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
             translator = translator_for(argv)
             with log_path.open("a", encoding="utf-8") as log:
-                log.write(f"=== codedesk: attempt {info.attempt} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
                 if refusal is not None:
@@ -104,12 +96,12 @@ class AgentActivities:
                         end=AgentEnd.NOT_STARTED,
                         reason=refusal,
                         log_path=str(log_path),
-                        attempts=info.attempt,
+                        attempts=claim.run,
                         confinement=self.sandbox.mode,
                     )
                 if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
                     log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
-                    return self._not_started(argv[0], log_path, info.attempt)
+                    return self._not_started(argv[0], log_path, claim.run)
                 with desk_failures():
                     git = await off_the_loop(self._agent_git, request) if confined else None
                 socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
@@ -132,7 +124,7 @@ class AgentActivities:
                             request,
                             argv,
                             paths,
-                            info.attempt,
+                            claim.run,
                             git,
                         )
                         end, process, tail = await self._run(
@@ -152,7 +144,7 @@ class AgentActivities:
             output=scrub(output),
             output_cut=cut,
             log_path=str(log_path),
-            attempts=info.attempt,
+            attempts=claim.run,
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
         )
@@ -192,7 +184,8 @@ class AgentActivities:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
         channel.watch(process.pid)
         tail = _Tail(request.output_chars)
-        end = await _supervise(process, log, tail, info.heartbeat_timeout, translator, channel)
+        every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
+        end = await _supervise(process, log, tail, every, translator, channel)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -248,6 +241,12 @@ def _take_back(git: AgentGit) -> str:
     return told
 
 
+def _beat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
+    """Seconds between heartbeats: often enough to stay alive and to show the agent's lines."""
+    alive = heartbeat_timeout.total_seconds() / 3 if heartbeat_timeout else 10.0
+    return min(alive, progress.total_seconds())
+
+
 def _exit_code(code: int | None, confined: bool) -> int | None:
     """bwrap reports an agent killed by signal N as 128+N; say it as Python does (-N)."""
     if confined and code is not None and 128 < code < 128 + 65:
@@ -264,11 +263,14 @@ class _Tail:
         self.size = 0
         self.cut = 0
         self.lines: deque[str] = deque(maxlen=TAIL_LINES)
+        self.lines_total = 0
 
     def add(self, text: str) -> None:
         self.chunks.append(text)
         self.size += len(text)
-        self.lines.extend(text.rstrip("\n").split("\n"))
+        lines = text.rstrip("\n").split("\n")
+        self.lines.extend(lines)
+        self.lines_total += len(lines)
         while self.size - len(self.chunks[0]) >= self.limit:
             dropped = self.chunks.popleft()
             self.size -= len(dropped)
@@ -285,7 +287,7 @@ async def _supervise(
     process: asyncio.subprocess.Process,
     log: TextIO,
     tail: _Tail,
-    heartbeat_timeout: timedelta | None,
+    every: float,
     translator: OutputTranslator,
     channel: HoldChannel,
 ) -> AgentEnd:
@@ -296,7 +298,6 @@ async def _supervise(
     cannot keep the job running. Cancellation kills the whole group.
     """
     assert process.stdout is not None
-    every = (heartbeat_timeout.total_seconds() / 3) if heartbeat_timeout else 10.0
 
     # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
     # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
@@ -345,6 +346,7 @@ async def _supervise(
                     pgid=process.pid,
                     last_lines=[scrub(x) for x in tail.lines],
                     tool_calls=channel.calls,
+                    lines_total=tail.lines_total,
                 )
             )
             await asyncio.sleep(every)

@@ -5,6 +5,11 @@ attempt while it is stopped; that attempt times out too, and when the worker con
 a stale attempt and the current one at once. Each starts its agent only under the job's claim:
 the later attempt kills whatever an earlier one started, and an earlier one that comes second
 does not start at all, so two agents never work in one worktree.
+
+A job whose host was gone runs the agent again as a new activity (its `execution` counts up), whose
+attempts start at 1 again: attempts are ordered by (execution, attempt), and the claim counts the
+agents the job has started, so the agent of a run after a host came back is told it was
+interrupted and the report counts every run.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from typing import TextIO
 from temporalio.exceptions import ApplicationError
 
 CLAIM_FILE = "agent-claim"
-"""In the job's folder: the highest attempt that has started an agent (also the lock file)."""
+"""In the job's folder: "<execution> <attempt> <runs>" of the latest attempt that started an
+agent, and how many agents the job has started (also the lock file). A file of one number
+(written before executions were counted) is that attempt of the first execution."""
 
 POLL_SECONDS = 0.05
 
@@ -25,11 +32,13 @@ POLL_SECONDS = 0.05
 class AgentClaim:
     """The job's claim, held from killing a stale agent until this attempt's agent started."""
 
-    def __init__(self, handle: TextIO) -> None:
+    def __init__(self, handle: TextIO, run: int) -> None:
         self._handle = handle
+        self.run = run
+        """Which agent of the job this attempt starts: 1 for the first, 2 and on after a crash."""
 
     @classmethod
-    async def take(cls, job_folder: Path, attempt: int) -> AgentClaim:
+    async def take(cls, job_folder: Path, attempt: int, execution: int = 1) -> AgentClaim:
         """Wait for the claim (without blocking the event loop) and record `attempt` in it.
 
         Raises:
@@ -46,23 +55,37 @@ class AgentClaim:
                 except BlockingIOError:
                     await asyncio.sleep(POLL_SECONDS)
             handle.seek(0)
-            recorded = handle.read().strip()
-            latest = int(recorded) if recorded.isdigit() else 0
-            if latest > attempt:
+            latest, runs = _recorded(handle.read())
+            if latest > (execution, attempt):
                 raise ApplicationError(
-                    f"Attempt {attempt} of this agent is stale: attempt {latest} has started "
-                    "it already, so this one does not.",
+                    f"Attempt {attempt} of this agent is stale: attempt {latest[1]} "
+                    f"(run {latest[0]} of the agent's step) has started it already, so this "
+                    "one does not.",
                     type="StaleAgentAttempt",
                 )
+            run = runs + 1
             handle.seek(0)
             handle.truncate()
-            handle.write(str(attempt))
+            handle.write(f"{execution} {attempt} {run}")
             handle.flush()
         except BaseException:
             handle.close()
             raise
-        return cls(handle)
+        return cls(handle, run)
 
     def close(self) -> None:
         """Let the next attempt in (closing the file drops the lock); closing twice is fine."""
         self._handle.close()
+
+
+def _recorded(text: str) -> tuple[tuple[int, int], int]:
+    """((execution, attempt), runs) from the claim file; nothing recorded is ((0, 0), 0)."""
+    fields = text.split()
+    if not fields or not all(field.isdigit() for field in fields):
+        return (0, 0), 0
+    numbers = [int(field) for field in fields]
+    if len(numbers) == 1:
+        return (1, numbers[0]), numbers[0]
+    if len(numbers) == 3:
+        return (numbers[0], numbers[1]), numbers[2]
+    return (0, 0), 0

@@ -22,7 +22,10 @@ DeskError
 ├── ShaError                not a full commit SHA
 ├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed
 ├── RepoBusyError           the repository is integrating, reporting or pushing now
-└── HostError               a host name is bad, unknown, has no worker, or is claimed twice
+├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
+└── ModeError               a mode, value or scope that does not exist; nothing was switched
+    ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)
+    └── JobFinishedError    the switch names a job that has finished
 
 Every message is a full sentence that says what went wrong and what to do. Activities turn
 these into `ApplicationError`s whose `type` is the class name, so a surface can show the message
@@ -118,6 +121,18 @@ class RepoBusyError(DeskError):
 
 class HostError(DeskError):
     """A host name is not usable, is unknown, has no worker polling, or is claimed twice."""
+
+
+class ModeError(DeskError):
+    """A mode switch names a mode, value or scope that does not exist; nothing was switched."""
+
+
+class ModeRefusedError(ModeError):
+    """Only owners switch modes; the refused switch is recorded at the desk."""
+
+
+class JobFinishedError(ModeError):
+    """A mode switch names a job that has finished."""
 
 
 NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (

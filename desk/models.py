@@ -12,6 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import HeldCall, SurfacePlace
+from desk.modes import JobModes, ModeBoard
 from desk.payload import Payload, ScrubbedText
 
 
@@ -120,6 +121,16 @@ class JobInput(Payload):
     """The host that holds the clone; every shelf step runs on its queue (empty: shared queue)."""
     host_wait: timedelta = timedelta(minutes=1)
     """How long a step waits for the host's worker before the job says it waits for the host."""
+    origin_channel: str = ""
+    """The chat channel or thread the job was started from (a scope of its modes)."""
+    starter: str = ""
+    """The principal id of who started the job: a job whose starter is no owner follows no yolo."""
+    modes: JobModes = Field(default_factory=JobModes)
+    """The modes the job follows when it starts (the desk signals it every later switch)."""
+    yolo_carded_classes: list[str] = Field(default_factory=lambda: ["push"])
+    yolo_allow: list[str] = Field(default_factory=list)
+    long_running_check: timedelta = timedelta(seconds=60)
+    long_running_max: timedelta = timedelta(hours=4)
 
 
 class PrepareWorktreeInput(Payload):
@@ -144,6 +155,8 @@ class RunAgentInput(Payload):
     hold_classes: list[str] = Field(default_factory=list)
     hold_tools: list[str] = Field(default_factory=list)
     output_chars: int = 20_000
+    execution: int = 1
+    """Which run of the agent's step: the job starts it again (2, 3, …) after its host was gone."""
 
 
 class AgentEnd(StrEnum):
@@ -264,6 +277,11 @@ class JobReport(Payload):
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0
+    yolo_approved: list[HeldCall] = Field(default_factory=list)
+    """Held calls yolo mode approved without a card."""
+    yolo_approved_omitted: int = 0
+    extended_by: timedelta = timedelta(0)
+    """Work past the budget that long-running mode allowed."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
@@ -282,6 +300,10 @@ class JobStatus(Payload):
     host: str = ""
     waiting_for_host: str = ""
     """The host whose worker the job waits for now (empty while it has one)."""
+    modes: JobModes = Field(default_factory=JobModes)
+    """What the job's scopes say now (its own switch, else its channel's, else the desk's)."""
+    following: list[str] = Field(default_factory=list)
+    """The modes the job follows now (yolo only when its starter is an owner)."""
 
 
 # The desk
@@ -324,6 +346,8 @@ class DeskState(Payload):
     """Which host holds each repository's clone."""
     job_hosts: dict[int, str] = Field(default_factory=dict)
     """The host of each running or waiting job: slots are counted per host."""
+    modes: ModeBoard = Field(default_factory=ModeBoard)
+    """Every scope's yolo and long-running switches, and who made them."""
 
 
 class RepoPlacement(Payload):

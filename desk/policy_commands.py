@@ -168,7 +168,8 @@ def owner_tool(name: str, args: list[str]) -> Findings | None:
         words = [a for a in args if not a.startswith("-") or a in ("--help", "-h")]
         sub = words[0] if words else ""
         reads = _OWNER_READS if name == "codedesk" else {"", "help", "--help", "-h", "--version"}
-        if sub in reads or (name == "codedesk" and words[:2] == ["repo", "list"]):
+        showing = words[:2] == ["repo", "list"] or words == ["mode"]  # a switch names a mode
+        if sub in reads or (name == "codedesk" and showing):
             return Findings()
         return Findings(PRIVILEGED)
     if name in _PRIVILEGED:

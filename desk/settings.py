@@ -237,6 +237,41 @@ class DeskSettings(BaseSettings):
         ge=1,
         description="Entries `codedesk jobs` and `codedesk approvals` show, newest first.",
     )
+    agent_progress_interval: timedelta = Field(
+        default=timedelta(seconds=5),
+        description=(
+            "How often a working agent's latest lines reach Temporal (its heartbeat), where "
+            "a job's Discord thread and `codedesk watch` read them."
+        ),
+    )
+    progress_agent_lines: int = Field(
+        default=5,
+        ge=0,
+        le=20,
+        description="The agent's latest lines a job's progress message shows (0: none).",
+    )
+    progress_line_chars: int = Field(
+        default=160,
+        ge=20,
+        le=400,
+        description="Characters of each agent line in a job's progress message.",
+    )
+    yolo_carded_classes: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["push"],
+        description="Hold classes that stop on a card even in yolo mode (comma-separated).",
+    )
+    yolo_allow: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Carded hold classes yolo mode approves after all (comma-separated).",
+    )
+    long_running_check: timedelta = Field(
+        default=timedelta(seconds=60),
+        description="How often a job past its budget in long-running mode looks at the mode.",
+    )
+    long_running_max: timedelta = Field(
+        default=timedelta(hours=4),
+        description="Hard ceiling of a job's work time in long-running mode, whatever it says.",
+    )
 
     @field_validator(
         "owners",
@@ -250,6 +285,8 @@ class DeskSettings(BaseSettings):
         "sandbox_egress",
         "sandbox_egress_deny",
         "agent_env",
+        "yolo_carded_classes",
+        "yolo_allow",
         mode="before",
     )
     @classmethod
@@ -269,7 +306,7 @@ class DeskSettings(BaseSettings):
             )
         return value
 
-    @field_validator("hold_classes")
+    @field_validator("hold_classes", "yolo_carded_classes", "yolo_allow")
     @classmethod
     def _known_classes(cls, value: list[str]) -> list[str]:
         unknown = sorted(set(value) - set(HOLD_CLASS_NAMES))
@@ -287,6 +324,9 @@ class DeskSettings(BaseSettings):
         "hook_timeout",
         "host_wait",
         "discord_progress_interval",
+        "agent_progress_interval",
+        "long_running_check",
+        "long_running_max",
         mode="before",
     )
     @classmethod

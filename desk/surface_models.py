@@ -51,6 +51,9 @@ class ThreadProgress(Payload):
 
     channel: str
     text: ScrubbedText
+    agent_of: str = ""
+    """The workflow id of a job whose agent works (or is about to): the surface may show the
+    agent's latest lines under the narration, read from Temporal. Empty: none."""
 
 
 class ThreadReport(Payload):

@@ -226,10 +226,14 @@ class DeskClient:
         budget: timedelta | None = None,
         requester: str = "",
         place: SurfacePlace | None = None,
+        starter: str = "",
+        origin_channel: str = "",
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
         `place` is a chat thread that follows the job (its progress, cards and report).
+        `starter` is the principal id of who starts it (default: the CLI's owner), and
+        `origin_channel` the chat channel it was started from: both decide its modes.
         """
         name = parse_repo_name(repo)
         if not task.strip():
@@ -260,6 +264,12 @@ class DeskClient:
             report_held_chars=self.settings.report_held_chars,
             place=place,
             host_wait=self.settings.host_wait,
+            starter=starter or self.settings.owner,
+            origin_channel=origin_channel,
+            yolo_carded_classes=self.settings.yolo_carded_classes,
+            yolo_allow=self.settings.yolo_allow,
+            long_running_check=self.settings.long_running_check,
+            long_running_max=self.settings.long_running_max,
         )
         try:
             return await self._admit(AdmitInput(job=job))

@@ -26,6 +26,7 @@ OUTCOME_TONE = {
     JobOutcome.CANCELLED: Tone.WARN,
 }
 TASK_CHARS = 300
+YOLO_TITLE = "Approved by yolo mode"
 VERDICT_WORDS = {
     HoldVerdict.DECLINED: "declined",
     HoldVerdict.WITHDRAWN: "withdrawn",
@@ -77,6 +78,10 @@ def job_report(report: JobReport) -> list[Block]:
         if files:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
+    blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
+    if report.extended_by:
+        extended = f"the budget was extended by {report.extended_by} (long-running mode)"
+        blocks.append(field("long-running", ours(extended)))
     if report.git_state:
         blocks += [field("git state"), code(report.git_state.rstrip())]
     if report.output:
@@ -90,8 +95,9 @@ def job_report(report: JobReport) -> list[Block]:
     return blocks
 
 
-def held_calls(calls: list[HeldCall], omitted: int = 0) -> list[Block]:
-    """The calls a person declined, withdrew or never answered: one entry per call."""
+def held_calls(calls: list[HeldCall], omitted: int = 0, title: str = "held calls") -> list[Block]:
+    """The calls a person declined, withdrew or never answered (or that yolo mode approved):
+    one entry per call."""
     seen: set[str] = set()
     entries = []
     for call in calls:
@@ -110,7 +116,7 @@ def held_calls(calls: list[HeldCall], omitted: int = 0) -> list[Block]:
     if not entries:
         return []
     more = [item(ours(f"… and {omitted} more"))] if omitted else []
-    return [field(f"held calls ({len(entries) + omitted})"), *entries, *more]
+    return [field(f"{title} ({len(entries) + omitted})"), *entries, *more]
 
 
 def change_report(made: ChangeReport) -> list[Block]:

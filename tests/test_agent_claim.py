@@ -34,3 +34,27 @@ async def test_a_second_attempt_waits_until_the_first_has_started_its_agent(
     (await asyncio.wait_for(waiting, timeout=10)).close()
     with pytest.raises(ApplicationError):
         await AgentClaim.take(tmp_path, 2)
+
+
+async def test_a_run_after_the_host_came_back_beats_every_attempt_before_and_counts_on(
+    tmp_path: Path,
+) -> None:
+    # The first run of the agent's step got to attempt 2; the host went, the job started the
+    # step again (execution 2), whose attempts count from 1 again.
+    for attempt in (1, 2):
+        (await AgentClaim.take(tmp_path, attempt)).close()
+    again = await AgentClaim.take(tmp_path, 1, execution=2)
+    again.close()
+    assert again.run == 3, "the third agent of the job: told it was interrupted, counted"
+    with pytest.raises(ApplicationError) as refused:
+        await AgentClaim.take(tmp_path, 2)  # a stale attempt of the first run, come back
+    assert refused.value.type == "StaleAgentAttempt"
+
+
+async def test_a_claim_written_before_runs_were_counted_is_the_first_runs(tmp_path: Path) -> None:
+    (tmp_path / "agent-claim").write_text("2")
+    claim = await AgentClaim.take(tmp_path, 3)
+    claim.close()
+    assert claim.run == 3
+    with pytest.raises(ApplicationError):
+        await AgentClaim.take(tmp_path, 1)

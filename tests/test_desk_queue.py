@@ -29,7 +29,7 @@ REPO = "acme/api"
 T = TypeVar("T")
 
 
-# Helpers shared with tests/test_desk_recovery.py
+# Helpers shared with tests/crash/test_desk_recovery.py
 
 
 def marks(path: Path) -> list[int]:

@@ -40,7 +40,7 @@ from tests.surfaces.discord_driver import (
 from workers import host
 from workflows.approval import Approval
 
-NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals"}
+NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
 
 
 async def until(check: Callable[[], Awaitable[bool] | bool], what: str, within: float = 30) -> None:

@@ -156,3 +156,20 @@ def test_progress_is_a_marked_embed_of_the_latest_narration() -> None:
     assert payload["footer"]["text"] == PROGRESS_FOOTER
     assert payload["description"].endswith("the end")
     assert len(payload["description"]) <= 1500
+
+
+def test_progress_shows_the_agents_lines_fenced_and_inert_under_the_narration() -> None:
+    payload = progress_embed("The agent works on branch worker/3…", [HOSTILE, "ok"]).to_dict()
+    narration, block = payload["description"].split("\n", 1)
+    assert narration == "The agent works on branch worker/3…"
+    assert fences(block) == 2 and block.startswith("```text\n") and block.endswith("\nok\n```")
+    assert "@everyone" not in block and "\u202e" not in block  # spelled out, no mention
+    assert "```" not in block.removeprefix("```text\n").removesuffix("\n```")
+
+
+def test_progress_keeps_the_latest_lines_that_fit_an_embed() -> None:
+    lines = [f"line {index} " + "x" * 390 for index in range(20)]
+    description = progress_embed("y" * 5000, lines).to_dict()["description"]
+    assert len(description) <= DESCRIPTION_CHARS and fences(description) == 2
+    assert description.rstrip("`").rstrip().endswith(lines[-1])
+    assert "line 0 " not in description  # the oldest lines give way

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -26,9 +24,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number, until
 from tests.conftest import agent, git, make_origin
-from tests.processes import StartWorker
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -188,34 +184,6 @@ async def test_a_hostile_agent_changes_nothing_it_must_not(offline: Sandboxed) -
     for attack in ("codedesk approve", "direct Temporal call", "git push origin", "git push clone"):
         assert f"attack {attack}: failed" in report.output, report.output
     await approvals.withdraw(ident, "test over", by="test")
-
-
-async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
-) -> None:
-    env = settings_env(settings, CODEDESK_SANDBOX=BWRAP)
-    first = start_worker(env)
-    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
-    assert added.returncode == 0, shown(added)
-    # The retry does not commit "first" again: it must find the commit the killed one made.
-    steps = ["write:first.txt=1", "if-first:commit:first", "sleep-first:600"]
-    command = agent(*steps, "write:second.txt=2", "commit:second")
-    started = await run_cli(env, "task", REPO, "twice", "--agent-command", command, cwd=tmp_path)
-    assert started.returncode == 0, shown(started)
-    number = started_number(started)
-    log = settings.jobs_dir / str(number) / "agent.log"
-    await until(
-        lambda: log.is_file() and "sleep-first 600s" in log.read_text(), 60, "the first commit"
-    )
-
-    os.kill(first.pid, signal.SIGKILL)
-    start_worker(env)
-
-    report = await DeskClient(client, settings).wait(number)
-    assert report.outcome == JobOutcome.INTEGRATED, report
-    assert report.agent_attempts == 2, report
-    subjects = git(settings.shelf_dir / "acme" / "api", "log", "--format=%s").splitlines()
-    assert subjects == ["second", "first", "initial"], subjects
 
 
 async def test_an_agent_installed_in_the_hidden_home_still_runs(online: Sandboxed) -> None:

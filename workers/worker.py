@@ -109,6 +109,8 @@ def build_worker(
     shared = task_queue or settings.task_queue
     # The history's ACTIVITY_TASK_STARTED names the worker: let it name the host too.
     identity = f"{os.getpid()}@{settings.host}"
+    # The agent's heartbeat carries its latest lines: let them reach Temporal at that pace.
+    throttle = settings.agent_progress_interval
     return DeskWorkers(
         [
             Worker(
@@ -119,6 +121,7 @@ def build_worker(
                 sticky_queue_schedule_to_start_timeout=sticky_timeout,
                 graceful_shutdown_timeout=timedelta(seconds=5),
                 identity=identity,
+                max_heartbeat_throttle_interval=throttle,
             ),
             Worker(
                 client,
@@ -126,6 +129,7 @@ def build_worker(
                 activities=shelf_activities_for(client, settings),
                 graceful_shutdown_timeout=timedelta(seconds=5),
                 identity=identity,
+                max_heartbeat_throttle_interval=throttle,
             ),
         ]
     )

@@ -86,6 +86,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         self.integration: IntegrationResult | None = None
         self.admitted = job.admitted
         self.init_holds()
+        self.init_modes()
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
@@ -101,6 +102,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         cap = self.job.report_held_calls
         report.held_calls = self.held_calls[:cap]
         report.held_calls_omitted = max(0, len(self.held_calls) - cap)
+        report.yolo_approved = self.yolo_approved[:cap]
+        report.yolo_approved_omitted = max(0, len(self.yolo_approved) - cap)
+        report.extended_by = self.extended_by
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
         self.status.report = report
@@ -164,6 +168,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             reason = (
                 f"The agent ran past the work-time budget of {self.job.budget} and was stopped."
             )
+            reason += self.extension_said()
             return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
         if agent.end == AgentEnd.NOT_STARTED:
             return await self._left_behind(
@@ -203,13 +208,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
         """Run the agent on the clone's host, starting it again whenever the host was gone."""
         route = host_route(self.job.host, self.job.host_wait)
+        execution = 1
         while True:
             try:
-                agent = await self._run_agent(worktree, route)
+                agent = await self._run_agent(worktree, route, execution)
             except ActivityError as error:
                 if not route or not host_missing(error):
                     raise
                 await self._waiting_for_host(self.job.host)
+                execution += 1
                 continue
             await self._waiting_for_host("")
             return agent
@@ -239,7 +246,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
         return await on_host(call, self.job.host, self.job.host_wait, self._waiting_for_host)
 
-    async def _run_agent(self, worktree: Worktree, route: Route) -> AgentResult | None:
+    async def _run_agent(
+        self, worktree: Worktree, route: Route, execution: int = 1
+    ) -> AgentResult | None:
         """Run the agent under the job's work clock; None when the budget ran out.
 
         The clock stands still while a hold waits for a person, so the budget counts only
@@ -258,8 +267,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 output_chars=self.job.output_chars,
                 hold_classes=self.job.hold_classes,
                 hold_tools=self.job.hold_tools,
+                execution=execution,
             ),
-            start_to_close_timeout=self.job.budget + HOLD_ALLOWANCE,
+            start_to_close_timeout=self.agent_time_limit() + HOLD_ALLOWANCE,
             heartbeat_timeout=self.job.heartbeat_timeout,
             retry_policy=AGENT_RETRY,
             cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -270,7 +280,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         try:
             while not handle.done() and not out_of_time:
                 worked += self.take_worked_beside_holds()
-                if worked >= self.job.budget:
+                allowance = self.work_allowance(worked)
+                if worked >= allowance:
                     out_of_time = True
                     handle.cancel()
                     break
@@ -291,11 +302,10 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                             or self.waiting_holds > 0
                             or bool(self.worked_beside_holds)
                         ),
-                        timeout=max(self.job.budget - worked, timedelta(milliseconds=1)),
+                        timeout=max(allowance - worked, timedelta(milliseconds=1)),
                     )
                 except TimeoutError:
-                    out_of_time = True
-                    handle.cancel()
+                    pass  # the clock is looked at again at the top: long-running may go on
                 worked += workflow.now() - began
         except asyncio.CancelledError:
             handle.cancel()
@@ -406,7 +416,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         """Short narration for the job's chat thread (one progress message, edited in place)."""
         if self.job.place is not None:
             place = self.job.place
-            await send_to_outbox(place, ThreadProgress(channel=place.channel, text=text))
+            # While the agent works, the surface reads its lines from Temporal (not this history).
+            working = self.status.phase == JobPhase.WORKING
+            agent_of = workflow.info().workflow_id if working else ""
+            progress = ThreadProgress(channel=place.channel, text=text, agent_of=agent_of)
+            await send_to_outbox(place, progress)
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
         self.status.phase = phase

@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.coding_job import CodingJob
+from workflows.desk_modes import KeepsModes
 from workflows.reasons import reason_of
 
 ADMISSION_CHECK = "admission-check"
@@ -54,7 +55,7 @@ TASK_MEMO = "task"
 
 
 @workflow.defn(name="Desk")
-class Desk(HearsJobEnds):
+class Desk(HearsJobEnds, KeepsModes):
     """One long-lived workflow, id `desk`, that admits every job of the desk.
 
     A job is started (as an abandoned child, so it outlives the desk's continue-as-new) the
@@ -106,7 +107,7 @@ class Desk(HearsJobEnds):
             self.state.job_hosts[number] = host
         (self.state.queue if queued else self.state.running).append(number)
         self.starting.add(number)
-        job = request.job.model_copy(
+        job = self.modes_of_new_job(number, request.job).model_copy(
             update={
                 "number": number,
                 "desk_id": workflow.info().workflow_id,
@@ -283,6 +284,7 @@ class Desk(HearsJobEnds):
             if number in numbers:
                 numbers.remove(number)
         self.state.job_hosts.pop(number, None)
+        self.state.modes.forget_job(number)
 
     def _reclaim_wait(self) -> timedelta | None:
         """Check for lost slots only while someone waits for one."""

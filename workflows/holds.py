@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.models import JobInput, JobPhase, JobStatus
 
 from workflows.approval import Approval
+from workflows.modes import FollowsModes
 from workflows.reasons import reason_of
 
 CLASSIFY_TIMEOUT = timedelta(seconds=30)
@@ -46,7 +47,7 @@ VERDICTS = {
 }
 
 
-class HoldsCalls:
+class HoldsCalls(FollowsModes):
     """Mixed into `CodingJob`: the `hold` update, and the count of holds waiting for a person.
 
     While any hold waits, the job's work clock stands still, so the work-time budget never
@@ -133,6 +134,8 @@ class HoldsCalls:
             ident = approval_id(scope, request.tool, request.input)
         if not classes:
             return HoldAnswer(verdict=HoldVerdict.ALLOWED)
+        if self.yolo_allows(classes):
+            return self.approve_by_yolo(request.tool, action, classes, ident)
         self.held_actions.setdefault(ident, (request.tool, action))
         late = self.late_approvals.get(ident)
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
@@ -161,7 +164,8 @@ class HoldsCalls:
         self.hold_waiters[ident] = self.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
-                pending.done, timeout=timedelta(seconds=max(request.wait_seconds, 0))
+                lambda: pending.done() or self.yolo_allows(classes),
+                timeout=timedelta(seconds=max(request.wait_seconds, 0)),
             )
         except TimeoutError:
             return HoldAnswer(
@@ -176,6 +180,8 @@ class HoldsCalls:
             )
         finally:
             self.hold_waiters[ident] -= 1
+        if not pending.done():  # yolo mode was switched on meanwhile and allows the call
+            return await self.release_by_yolo(request.tool, action, classes, ident)
         return self._verdict(request.tool, action, classes, pending.result())
 
     async def _ask(self, ident: str, ask: ApprovalRequest) -> ApprovalOutcome:

@@ -167,7 +167,11 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
                 markup=False,
             )
-        if current.report is not None:
+        if current.report is None:
+            from desk.modes import modes_said
+
+            out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
+        else:
             _print_report(current.report)
         out.print("history:")
         for line in lines:
@@ -179,10 +183,15 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
 
 def watch(number: int = NUMBER) -> None:
-    """Follow a job's history live until it closes, then print its report."""
+    """Follow a job's history and its agent's latest lines until it closes, then its report."""
+    import asyncio
 
     async def body(desk: DeskClient) -> None:
-        await _follow(desk, number)
+        lines = asyncio.create_task(_follow_agent(desk, number))
+        try:
+            await _follow(desk, number)
+        finally:
+            lines.cancel()
         state, current = await desk.status(number)
         if current.report is not None:
             _print_report(current.report)
@@ -260,6 +269,34 @@ async def _follow(desk: DeskClient, number: int) -> None:
         line = reader.read(event)
         if line is not None:
             out.print(f"  {line.render()}", markup=False)
+
+
+async def _follow_agent(desk: DeskClient, number: int) -> None:
+    """Print the agent's new lines from its heartbeat (as the job's thread shows them)."""
+    import asyncio
+
+    from temporalio.service import RPCError
+
+    from desk.names import job_workflow_id
+    from desk.scrub import scrub
+    from surfaces.agent_lines import NewLines, agent_lines
+    from surfaces.render_text import visible
+
+    follower = NewLines()
+    while True:
+        try:
+            seen = await agent_lines(desk.client, job_workflow_id(number))
+        except RPCError:  # the server is away for a moment: the history follower says more
+            seen = None
+        if seen is not None:
+            if not seen.job_running:
+                return
+            skipped, new = follower.take(seen)
+            if skipped:
+                out.print(f"  agent │ … {skipped} lines (codedesk logs {number})", markup=False)
+            for line in new:
+                out.print(f"  agent │ {visible(scrub(line))}", markup=False)
+        await asyncio.sleep(desk.settings.agent_progress_interval.total_seconds())
 
 
 def _print_report(report: JobReport) -> None:

@@ -18,6 +18,7 @@ from surfaces.cli import (
     discord_commands,
     host_commands,
     job_commands,
+    mode_commands,
     server_commands,
     ship_commands,
 )
@@ -52,6 +53,7 @@ app.command()(approval_commands.withdraw)
 app.command()(approval_commands.hold)
 app.command()(ship_commands.report)
 app.command()(ship_commands.push)
+app.command()(mode_commands.mode)
 app.command(name="discord")(discord_commands.discord_bot)
 app.command()(doctor)
 

@@ -21,6 +21,7 @@ from temporalio.worker import Worker
 from activities.surface import SurfaceActivities
 from desk.errors import DeskError, SettingsError
 from desk.settings import DeskSettings
+from surfaces.discord.agent_watch import LineLimits
 from surfaces.discord.buttons import AnswerButton
 from surfaces.discord.commands import CodedeskTree, install
 from surfaces.discord.services import Services
@@ -46,8 +47,13 @@ class CodedeskBot(discord.Client):
         self.codedesk = services
         self.tree = CodedeskTree(self)
         install(self.tree)
-        interval = services.settings.discord_progress_interval.total_seconds()
-        self.surface = DiscordSurface(self, progress_interval=interval)
+        config = services.settings
+        self.surface = DiscordSurface(
+            self,
+            progress_interval=config.discord_progress_interval.total_seconds(),
+            temporal=services.temporal,
+            agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
+        )
         self.sync_on_start = sync
         self.host_activities = host_activities
         self.worker: Worker | None = None
@@ -91,6 +97,7 @@ class CodedeskBot(discord.Client):
 
     async def close(self) -> None:
         self.codedesk.close()
+        self.surface.close()
         if self.worker is not None and self.worker_task is not None:
             if not self.worker_task.done():
                 await self.worker.shutdown()

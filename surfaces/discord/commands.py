@@ -1,4 +1,4 @@
-"""The slash commands: /task, /repos, /jobs, /job, /cancel, /report, /push, /approvals.
+"""The slash commands: /task, /repos, /jobs, /job, /cancel, /report, /push, /approvals, /mode.
 
 Only the bot's owners may use them: the tree's `interaction_check` refuses anyone else with
 an ephemeral message before any command runs (and answers their autocomplete with nothing).
@@ -23,6 +23,7 @@ from desk.errors import DeskError
 from surfaces.discord.access import REFUSAL
 from surfaces.discord.buttons import card_view
 from surfaces.discord.delivery import NO_MENTIONS
+from surfaces.discord.mode_command import mode_command
 from surfaces.discord.render import card_embed
 from surfaces.discord.replies import (
     approvals_text,
@@ -122,7 +123,12 @@ async def task_command(
     place = SurfacePlace(queue=services.queue, channel=str(thread.id)) if thread else None
     try:
         admission = await services.desk.submit_job(
-            name, task, requester=f"discord:{interaction.user.id}", place=place
+            name,
+            task,
+            requester=f"discord:{interaction.user.id}",
+            place=place,
+            starter=f"discord:{interaction.user.id}",
+            origin_channel=str(interaction.channel_id or ""),
         )
     except DeskError as error:
         await interaction.edit_original_response(
@@ -260,6 +266,7 @@ COMMANDS: tuple[app_commands.Command[Any, ..., None], ...] = (
     report_command,
     push_command,
     approvals_command,
+    mode_command,
 )
 
 

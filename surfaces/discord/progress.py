@@ -1,9 +1,10 @@
 """One progress message per job thread, edited in place at most once per interval.
 
-Narration comes often (every phase, every agent step); Discord allows few edits. The first
-narration posts the message; later ones replace the text to show. An edit happens at once
-when the last one is older than the interval, else one edit is scheduled for when the
-interval ends, showing whatever is latest then: the narration in between is coalesced away.
+Narration comes often (every phase, and the agent's latest lines while it works); Discord
+allows few edits. The first narration posts the message; later ones replace what to show.
+An edit happens at once when the last one is older than the interval, else one edit is
+scheduled for when the interval ends, showing whatever is latest then: the narration in
+between is coalesced away.
 After a restart the message is found again by its footer among the thread's last messages.
 """
 
@@ -23,11 +24,19 @@ from surfaces.discord.render import is_progress, progress_embed
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Progress:
+    """What the progress message shows: the job's narration, and its agent's latest lines."""
+
+    narration: str
+    lines: tuple[str, ...] = ()
+
+
 @dataclass
 class _Board:
     message: int | None = None
-    shown: str | None = None
-    wanted: str = ""
+    shown: Progress | None = None
+    wanted: Progress = Progress("")
     edited_at: float = float("-inf")
     flush: asyncio.Task[None] | None = None
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -52,10 +61,10 @@ class ProgressBoards:
         self.sleep = sleep
         self.boards: dict[int, _Board] = {}
 
-    async def set(self, channel_id: int, text: str) -> None:
-        """Show `text` as the thread's progress: now, or when the interval allows."""
+    async def set(self, channel_id: int, progress: Progress) -> None:
+        """Show `progress` in the thread: now, or when the interval allows."""
         board = self.boards.setdefault(channel_id, _Board())
-        board.wanted = text
+        board.wanted = progress
         async with board.lock:
             if board.message is None:
                 board.message = await self._find(channel_id)
@@ -87,26 +96,27 @@ class ProgressBoards:
                 log.warning("A coalesced progress edit in %s failed: %s", channel_id, error)
 
     async def _post(self, channel_id: int, board: _Board) -> None:
-        text = board.wanted
+        wanted = board.wanted
         channel = self.client.get_partial_messageable(channel_id)
         try:
             message = await channel.send(
-                embed=progress_embed(text),
-                nonce=nonce("progress", str(channel_id), text),
+                embed=progress_embed(wanted.narration, wanted.lines),
+                nonce=nonce("progress", str(channel_id), wanted.narration),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as error:
             give_up(error, f"post the progress message in {channel_id}")
             return
-        board.message, board.shown, board.edited_at = message.id, text, self.clock()
+        board.message, board.shown, board.edited_at = message.id, wanted, self.clock()
 
     async def _edit(self, channel_id: int, board: _Board) -> None:
         assert board.message is not None
-        text = board.wanted
+        wanted = board.wanted
         message = self.client.get_partial_messageable(channel_id).get_partial_message(board.message)
         board.edited_at = self.clock()  # a failed edit counts too: Discord saw the request
         try:
-            await message.edit(embed=progress_embed(text), allowed_mentions=NO_MENTIONS)
+            embed = progress_embed(wanted.narration, wanted.lines)
+            await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
         except discord.NotFound:
             board.message = None  # deleted: the next narration posts a new one
             await self._post(channel_id, board)
@@ -114,7 +124,7 @@ class ProgressBoards:
         except discord.HTTPException as error:
             give_up(error, f"edit the progress message in {channel_id}")
             return
-        board.shown = text
+        board.shown = wanted
 
     async def _find(self, channel_id: int) -> int | None:
         """The bot's progress message among the thread's last messages (after a restart)."""

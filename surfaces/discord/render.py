@@ -7,11 +7,15 @@ escaped here. A closed card keeps its body and shows the outcome as its footer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import discord
 
 from desk.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind
 from surfaces.cards import CardLimits, approval_card
+from surfaces.discord.markdown import markdown
 from surfaces.discord.text import code, cut, line, plain, sanitize
+from surfaces.layout import Block, Role
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
 """An embed's description holds 4,096 characters; the rest of the card needs the difference."""
@@ -102,12 +106,21 @@ def outcome_text(outcome: ApprovalOutcome) -> str:
     return text
 
 
-def progress_embed(text: str) -> discord.Embed:
-    """The thread's one progress message: the latest narration (its end, when long)."""
+def progress_embed(text: str, lines: Sequence[str] = ()) -> discord.Embed:
+    """The thread's one progress message: the latest narration (its end, when long), and
+    under it the agent's latest lines as a code block (as many of the last ones as fit)."""
     shown = text.strip() or "…"
     if len(shown) > PROGRESS_CHARS:
         shown = "…" + shown[-(PROGRESS_CHARS - 1) :]
-    embed = discord.Embed(description=cut(sanitize(shown), DESCRIPTION_CHARS))
+    description = cut(sanitize(shown), DESCRIPTION_CHARS)
+    kept = list(lines)
+    while kept:
+        block = markdown([Block(Role.CODE, code="\n".join(kept))])
+        if len(description) + 1 + len(block) <= DESCRIPTION_CHARS:
+            description += "\n" + block
+            break
+        kept.pop(0)
+    embed = discord.Embed(description=description)
     embed.set_footer(text=PROGRESS_FOOTER)
     return embed
 

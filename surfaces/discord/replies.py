@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from desk.approvals import ApprovalState
 from desk.models import CloneInfo, JobReport, JobStatus
+from desk.modes import modes_said
 from desk.shipping import ChangeReport, PushResult
 from surfaces.desk_client import JobRow
 from surfaces.discord.markdown import markdown
@@ -69,6 +70,7 @@ def status_text(status: str, job: JobStatus) -> str:
         lines.append(f"**Task**: {plain(cut(job.task, 300))}")
     if job.branch:
         lines.append(f"**Branch**: {code(job.branch)}")
+    lines.append(f"**Modes**: {plain(modes_said(job.modes, job.following))}")
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.discord.access import Owners
+from surfaces.modes_client import ModesClient
 from surfaces.shipping_client import ShippingClient
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,10 @@ class Services:
     @cached_property
     def approvals(self) -> ApprovalsClient:
         return ApprovalsClient(self.temporal)
+
+    @cached_property
+    def modes(self) -> ModesClient:
+        return ModesClient(self.temporal, self.settings)
 
     @cached_property
     def shipping(self) -> ShippingClient:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 import discord
+from temporalio.client import Client
 
 from desk.approvals import Decision
 from desk.surface_models import (
@@ -25,6 +26,7 @@ from desk.surface_models import (
     ThreadReport,
     ThreadText,
 )
+from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.buttons import card_view
 from surfaces.discord.custom_ids import CardKey
 from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
@@ -45,11 +47,16 @@ class DiscordSurface:
         *,
         progress_interval: float = 5.0,
         history_limit: int = 50,
+        temporal: Client | None = None,
+        agent_lines: LineLimits = DEFAULT_LIMITS,
     ) -> None:
         self.client = client
         self.history_limit = history_limit
         self.progress = ProgressBoards(
             client, interval=progress_interval, history_limit=history_limit
+        )
+        self.agents = AgentWatch(
+            temporal, self.progress, interval=progress_interval, limits=agent_lines
         )
 
     async def post_card(self, card: PostCard) -> CardRef:
@@ -111,12 +118,13 @@ class DiscordSurface:
     async def set_progress(self, progress: ThreadProgress) -> None:
         channel_id = _channel_id(progress.channel)
         if channel_id is not None:
-            await self.progress.set(channel_id, progress.text)
+            await self.agents.narrate(channel_id, progress.text, progress.agent_of)
 
     async def post_report(self, report: ThreadReport) -> None:
         channel_id = _channel_id(report.channel)
         if channel_id is None:
             return
+        self.agents.stop(channel_id)
         await self.progress.settle(channel_id)
         channel = self.client.get_partial_messageable(channel_id)
         heading = f"## Job {report.report.number} on "
@@ -137,6 +145,10 @@ class DiscordSurface:
                 await thread.edit(archived=True)
         except discord.HTTPException as error:
             give_up(error, f"post the report of job {report.report.number}")
+
+    def close(self) -> None:
+        """Stop following agents (the bot closes)."""
+        self.agents.close()
 
     async def _find(
         self,

@@ -6,9 +6,11 @@ Run from the repository's top: `.venv/bin/python -m tests.histories.record`.
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import WorkflowHistory
@@ -18,11 +20,14 @@ from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
 from desk.approvals import Decision, Principal, SurfacePlace
+from desk.errors import ModeRefusedError
 from desk.models import HostReportInput
+from desk.modes import ScopeKind
 from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, outbox_workflow_id, repo_workflow_id
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from surfaces.modes_client import ModesClient
 from surfaces.shipping_client import ShippingClient
 from tests.conftest import agent, make_origin
 from tests.surfaces.fake_surface import FakeSurface
@@ -95,6 +100,7 @@ async def main() -> None:
         keep(out / "host_check.json", await check.fetch_history())
     await env.shutdown()
     await record_late_approval(tmp, out)
+    await record_modes(tmp, out)
 
 
 async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, out: Path) -> None:
@@ -168,6 +174,54 @@ async def record_late_approval(tmp: Path, out: Path) -> None:
         go_on.touch()
         await desk.wait(number)
         keep(out / "coding_job_hold_late_approved.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
+async def record_modes(tmp: Path, out: Path) -> None:
+    """A job whose modes change while it runs: yolo releases its waiting hold, long-running
+    takes it past its budget until it is switched off; and the desk's switches, one refused.
+
+    A server of its own, so that its desk's worker has a short long-running check.
+    """
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(),
+        data_converter=pydantic_data_converter,
+        search_attributes=SEARCH_ATTRIBUTES,
+        ui=False,
+    )
+    client = env.client
+    settings = load_settings(
+        home=tmp / "modes-home",
+        temporal_address=client.service_client.config.target_host,
+        task_queue="rec-modes",
+        heartbeat_timeout="2s",
+        long_running_check="1s",
+        sandbox="none",  # the agent marks a file outside its worktree when past its budget
+    )
+    origin = make_origin(tmp / "modes" / "acme" / "modes.git")
+    update_ref = json.dumps({"tool": "Bash", "input": {"command": "git update-ref -d refs/x"}})
+    past = tmp / "modes-past-budget"
+    steps = (f"hold:{update_ref}", "sleep:4", f"pidfile:{past}", "sleep:60")
+    owner = Principal(id=settings.owner, name="owner")
+    async with build_worker(client, settings):
+        desk = DeskClient(client, settings)
+        modes = ModesClient(client, settings)
+        await desk.add_repo("acme/modes", str(origin))
+        await modes.switch("long-running", "on", by=owner)
+        number = await desk.start_job(
+            "acme/modes", "modes", agent_command=agent(*steps), budget=timedelta(seconds=2)
+        )
+        await _first_open(ApprovalsClient(client))
+        await modes.switch("yolo", "on", by=owner)
+        with contextlib.suppress(ModeRefusedError):
+            await modes.switch("yolo", "off", by=Principal(id="local:stranger"))
+        while not past.exists():
+            await asyncio.sleep(0.1)
+        await modes.switch("long-running", "off", by=owner, scope=ScopeKind.JOB, target=str(number))
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_modes_changed.json", await desk.job(number).fetch_history())
+        h = await client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+        keep(out / "desk_modes.json", h)
     await env.shutdown()
 
 

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -17,24 +14,31 @@ from desk.settings import DeskSettings, load_settings
 from desk.shipping import PushStatus
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
-from tests.cli_helpers import cli_env, settings_env
+from tests.cli_helpers import settings_env
 from tests.conftest import git
+from tests.crash.conftest import (
+    REPO,
+    ResumeClock,
+    assert_a_later_job_runs,
+    assert_no_leftovers,
+    kill,
+    restart_server,
+    server_env,
+)
 from tests.processes import StartWorker
 from tests.test_shipping import answer, commit, refs, slow_origin, until
 from workers.client import connect
 from workers.devserver import DevServer
 from workflows.repo import RepoEntity
 
-REPO = "acme/api"
-
-
-async def kill(process: subprocess.Popen[bytes]) -> None:
-    os.kill(process.pid, signal.SIGKILL)
-    await asyncio.to_thread(process.wait, 10)
-
 
 async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     env = settings_env(settings)
     first = start_worker(env)
@@ -56,8 +60,11 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     await kill(first)
     gate.touch()  # let the orphaned git (the dead worker's child) finish
 
+    resume_clock.restarted()
+
     start_worker(env)
     result = await asyncio.wait_for(handle.result(), timeout=75)
+    await resume_clock.report(client, handle.id)
     assert result.status == PushStatus.PUSHED, result
     assert result.already, "the retried push must find the remote at the SHA, not push again"
     assert (result.sha, result.branch, result.approval_id) == (head, "main", approval)
@@ -69,18 +76,20 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     state: RepoState = await entity.query(RepoEntity.current)
     assert state.pushing is None and state.pushes == 1, state
     assert (await entity.describe()).status == WorkflowExecutionStatus.RUNNING
+    assert_no_leftovers(clone)
+    await assert_a_later_job_runs(env, tmp_path)
 
 
 async def test_a_receipt_survives_a_server_restart(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+    own_server: list[DevServer],
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     server = own_server[0]
     home = tmp_path / "home"
-    env = cli_env(
-        CODEDESK_HOME=str(home),
-        CODEDESK_TEMPORAL_ADDRESS=server.address,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-    )
+    env = server_env(server, home)
     config = load_settings(home=home, temporal_address=server.address)
     worker = start_worker(env)
     client = await connect(config)
@@ -91,10 +100,8 @@ async def test_a_receipt_survives_a_server_restart(
 
     # Nothing in memory survives: the worker and the server both go.
     await kill(worker)
-    server.stop()
-    again = DevServer(server.home, server.port, server.ui_port, headless=True)
-    own_server.append(again)
-    await again.start()
+    await restart_server(own_server)
+    resume_clock.restarted()
     start_worker(env)
 
     client = await connect(config)
@@ -114,5 +121,8 @@ async def test_a_receipt_survives_a_server_restart(
     assert handle.id == push_workflow_id(REPO, head)
     await answer(client, approval, Decision.APPROVE, config.owner)
     result = await asyncio.wait_for(handle.result(), timeout=60)
+    await resume_clock.report(client, repo_workflow_id(REPO))
     assert result.status == PushStatus.PUSHED and not result.already, result
     assert git(origin, "rev-parse", "main") == head
+    assert_no_leftovers(config.shelf_dir / "acme" / "api")
+    await assert_a_later_job_runs(env, tmp_path)

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
 from pathlib import Path
 
+import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import cli_env, pid_dead, read_pid, settings_env, until
+from tests.cli_helpers import pid_dead, read_pid, settings_env, until
 from tests.conftest import agent
+from tests.crash.conftest import (
+    ResumeClock,
+    assert_a_later_job_runs,
+    assert_no_leftovers,
+    kill,
+    restart_server,
+    server_env,
+)
 from tests.processes import StartWorker
 from tests.test_desk_queue import (
     REPO,
@@ -29,8 +35,14 @@ from tests.test_desk_queue import (
 from workers.devserver import DevServer
 
 
+@pytest.mark.slow
 async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     settings = settings.model_copy(update={"max_workers": 1})
     env = settings_env(settings, CODEDESK_MAX_WORKERS="1")
@@ -52,13 +64,15 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert [a.position for a in queued] == [1, 2, 3]
 
     agent_pid = await until(lambda: read_pid(pid_file), 10, "the agent's pid file")
-    os.kill(first.pid, signal.SIGKILL)
-    await asyncio.to_thread(first.wait, 10)
+    await kill(first)
     await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    resume_clock.restarted()
     start_worker(env)
 
     numbers = [running.number] + [a.number for a in queued]
     reports = await wait_all(desk, numbers, seconds=75)
+    for number in numbers:
+        await resume_clock.report_job(client, number)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 4, [r.reason for r in reports]
     assert reports[0].agent_attempts == 2
     assert [r.agent_attempts for r in reports[1:]] == [1, 1, 1]
@@ -68,19 +82,21 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
     final = await settled(desk, seconds=30)
     assert (final.last_number, final.reclaimed) == (4, 0)
+    assert_no_leftovers(settings.shelf_dir / "acme" / "api", agent_pid)
+    await assert_a_later_job_runs(env, tmp_path)
 
 
+@pytest.mark.slow
 async def test_the_queue_survives_a_server_restart(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+    own_server: list[DevServer],
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     server = own_server[0]
     home = tmp_path / "home"
-    env = cli_env(
-        CODEDESK_HOME=str(home),
-        CODEDESK_TEMPORAL_ADDRESS=server.address,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-        CODEDESK_MAX_WORKERS="1",
-    )
+    env = server_env(server, home, CODEDESK_MAX_WORKERS="1")
     settings = load_settings(
         home=home, temporal_address=server.address, heartbeat_timeout="2s", max_workers=1
     )
@@ -100,10 +116,8 @@ async def test_the_queue_survives_a_server_restart(
     ]
     assert [a.position for a in queued] == [1, 2]
 
-    server.stop()
-    again = DevServer(server.home, server.port, server.ui_port, headless=True)
-    own_server.append(again)
-    await again.start()
+    again = await restart_server(own_server)
+    resume_clock.restarted()
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     desk = DeskClient(client, settings)
@@ -119,6 +133,8 @@ async def test_the_queue_survives_a_server_restart(
     unfinished = state.running + state.queue  # those not finished yet, still in order
     assert unfinished == numbers[len(numbers) - len(unfinished) :], state
     reports = await wait_all(desk, numbers, seconds=75)
+    for number in numbers:
+        await resume_clock.report_job(client, number)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 3, [r.reason for r in reports]
     ran = marks(log)
     # The slot holder may have been retried across the restart; the queued ones ran once each,
@@ -128,3 +144,5 @@ async def test_the_queue_survives_a_server_restart(
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
     final = await settled(desk, seconds=30)
     assert (final.last_number, final.reclaimed) == (3, 0)
+    assert_no_leftovers(home / "shelf" / "acme" / "api")
+    await assert_a_later_job_runs(env, tmp_path)

@@ -8,6 +8,7 @@ import signal
 import stat
 import subprocess
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -21,11 +22,17 @@ from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import pid_dead, read_pid, settings_env, until
 from tests.conftest import agent, git, make_origin
+from tests.crash.conftest import (
+    REPO,
+    ResumeClock,
+    assert_a_later_job_runs,
+    assert_no_leftovers,
+    kill_group,
+)
 from tests.processes import StartWorker
 from workflows.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 
-REPO = "acme/api"
 TWO_AGENTS_EXIT = 99
 AGENT_HEARTBEAT = timedelta(seconds=2)
 """The heartbeat timeout `settings_env` gives the workers (CODEDESK_HEARTBEAT_TIMEOUT=2s)."""
@@ -74,12 +81,6 @@ def pause_once_after(words: str, paused: Path) -> str:
         "  exit $code;;\n"
         "esac\n"
     )
-
-
-async def kill_with_its_git(worker: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the worker and everything it started (its paused git among them)."""
-    os.killpg(worker.pid, signal.SIGKILL)
-    await asyncio.to_thread(worker.wait, 10)
 
 
 async def wait_report(desk: DeskClient, number: int) -> JobReport:
@@ -137,6 +138,7 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     tmp_path: Path,
     start_worker: StartWorker,
     agent_done_while_stopped: bool,
+    resume_clock: ResumeClock,
 ) -> None:
     worker = start_worker(settings_env(settings))
     desk = DeskClient(client, settings)
@@ -159,6 +161,7 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
         await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
     finally:
         os.kill(worker.pid, signal.SIGCONT)
+        resume_clock.restarted()
     if not agent_done_while_stopped:
         # The retry kills the stale agent before it starts the agent again: never two at once.
         await until(lambda: len(runs.read_text().splitlines()) >= 2, 60, "the second run")
@@ -166,16 +169,19 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
         go.touch()
 
     report = await wait_report(desk, number)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert [commit.subject for commit in report.commits] == ["finish"], report
     assert subjects(clone).count("finish") == 1, subjects(clone)
     assert (clone / "done.txt").read_text() == "ok"
     assert worker.poll() is None, "the worker lives on after SIGCONT"
+    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
     # The worker may also be handed an attempt while it is stopped, which times out in turn:
     # then the agent runs a third time, after the stale one was killed.
     marks = runs.read_text().splitlines()
     assert marks[0] == f"run {number} interrupted=0", marks
     assert set(marks[1:]) == {f"run {number} interrupted=1"}, marks
+    await assert_a_later_job_runs(settings_env(settings), tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -191,6 +197,7 @@ async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_
     start_worker: StartWorker,
     words: str,
     step: str,
+    resume_clock: ResumeClock,
 ) -> None:
     # The worker's git pauses once right after the step's git command did its work, before the
     # step is recorded: the worker (and everything it started) is killed in that window.
@@ -202,10 +209,12 @@ async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_
         REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
     )
     await until(paused.exists, 60, f"git {words}")
-    await kill_with_its_git(first)
+    await kill_group(first)
+    resume_clock.restarted()
     start_worker(settings_env(settings))
 
     report = await wait_report(desk, number)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     # A retry that finds the fast-forward done still lists what it brought in.
     assert [commit.subject for commit in report.commits] == ["finish"], report
@@ -217,21 +226,75 @@ async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_
     assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
     owner = f"job-{number}" if step == "prepare_worktree" else repo_workflow_id(REPO)
     await assert_resumed_on_heartbeat(client, owner, step)
+    assert_no_leftovers(clone)
+    await assert_a_later_job_runs(settings_env(settings), tmp_path)
 
 
 async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     # The worker's integration rebase stops after its first commit, mid-rebase, and the worker
     # (with its git) is killed there: the worktree is left in the middle of a rebase.
     paused = tmp_path / "paused"
-    first = worker_with_git(
-        start_worker,
-        settings,
-        tmp_path,
+    wrapper = (
         f'if [ ! -e \'{paused}\' ]; then case "$*" in *"rebase --quiet"*)\n'
-        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n',
+        f'  exec /usr/bin/git "$@" --exec "touch \'{paused}\'; sleep 120";; esac; fi\n'
     )
+
+    def mid_rebase(worktree: Path) -> None:
+        git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
+        assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
+
+    await kill_during_integration(
+        settings, client, origin, tmp_path, start_worker, resume_clock, wrapper, mid_rebase
+    )
+
+
+async def test_a_worker_killed_between_the_rebase_and_the_fast_forward_integrates_once(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    # The rebase is done (the branch's commits are new ones on top of the clone's) and the
+    # clone not yet fast-forwarded when the worker and its git are killed.
+    paused = tmp_path / "paused"
+    wrapper = pause_once_after("rebase --quiet", paused)
+    clone = settings.shelf_dir / "acme" / "api"
+
+    def rebased_not_merged(worktree: Path) -> None:
+        git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
+        assert not (git_dir / "rebase-merge").exists(), "the rebase must be done before the kill"
+        assert git(worktree, "log", "--format=%s").splitlines()[:3] == ["second", "first", "other"]
+        assert subjects(clone)[0] == "other", "the clone must not be fast-forwarded yet"
+
+    await kill_during_integration(
+        settings, client, origin, tmp_path, start_worker, resume_clock, wrapper, rebased_not_merged
+    )
+
+
+async def kill_during_integration(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+    wrapper: str,
+    before_the_kill: Callable[[Path], None],
+) -> None:
+    """Run a two-commit job while the clone moves on, kill the worker (and its git) where the
+    git `wrapper` pauses the integration, check the worktree with `before_the_kill`, and see the
+    job integrate once on a new worker."""
+    paused = tmp_path / "paused"
+    first = worker_with_git(start_worker, settings, tmp_path, wrapper)
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     go = tmp_path / "go"
@@ -243,19 +306,23 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     git(clone, "add", "other.txt")
     git(clone, "commit", "--quiet", "-m", "other")
     go.touch()
-    await until(paused.exists, 60, "the rebase to stop after its first commit")
+    await until(paused.exists, 60, "the integration to pause")
     worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
-    git_dir = Path(git(worktree, "rev-parse", "--absolute-git-dir"))
-    assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
-    await kill_with_its_git(first)
+    before_the_kill(worktree)
+    await kill_group(first)
+    resume_clock.restarted()
     start_worker(settings_env(settings))
 
     report = await wait_report(desk, number)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert [commit.subject for commit in report.commits] == ["first", "second"], report
     assert subjects(clone)[:3] == ["second", "first", "other"], subjects(clone)
+    assert subjects(clone).count("first") == 1, subjects(clone)
     assert not worktree.exists()
     await assert_resumed_on_heartbeat(client, repo_workflow_id(REPO), "integrate")
+    assert_no_leftovers(clone)
+    await assert_a_later_job_runs(settings_env(settings), tmp_path)
 
 
 async def assert_resumed_on_heartbeat(client: Client, workflow_id: str, step: str) -> None:
@@ -288,7 +355,7 @@ async def test_a_worker_killed_mid_clone_clones_again_and_leaves_no_partial_clon
     other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
     adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
     await until(started.exists, 60, "the clone to start")
-    await kill_with_its_git(first)
+    await kill_group(first)
     start_worker(settings_env(settings))
 
     added = await asyncio.wait_for(adding, timeout=90)

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.approvals import OutcomeKind, approval_id
+from desk.approvals import HoldVerdict, OutcomeKind, approval_id
 from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from tests.cli_helpers import (
-    cli_env,
     pid_dead,
     read_pid,
     run_cli,
@@ -29,11 +27,19 @@ from tests.cli_helpers import (
     until,
 )
 from tests.conftest import agent, git
+from tests.crash.conftest import (
+    REPO,
+    ResumeClock,
+    assert_a_later_job_runs,
+    assert_no_leftovers,
+    kill,
+    restart_server,
+    server_env,
+)
 from tests.processes import StartWorker
 from workers.devserver import DevServer
 from workflows.approval import Approval
 
-REPO = "acme/api"
 PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}
 PUSH: dict[str, Any] = {"tool": "Bash", "input": PUSH_INPUT}
 
@@ -119,9 +125,16 @@ async def report_of(client: Client, number: int, tmp_path: Path) -> JobReport:
         ) from None
 
 
-async def test_an_open_approval_survives_a_sigkilled_worker(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
-) -> None:
+async def hold_across_a_worker_kill(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> tuple[dict[str, str], int, str, int]:
+    """A job whose hold waits for a person when its worker is SIGKILLed and another started:
+    (the CLI's environment, the job's number, the approval's id, the first agent's pid)."""
     env = settings_env(settings)
     first = start_worker(env)
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
@@ -135,19 +148,34 @@ async def test_an_open_approval_survives_a_sigkilled_worker(
     assert ident == approval_id(f"job-{number}", "Bash", PUSH_INPUT)
     agent_pid = await until(lambda: read_pid(tmp_path / "agent.pid"), 10, "the agent's pid")
 
-    os.kill(first.pid, signal.SIGKILL)
-    await asyncio.to_thread(first.wait, 10)
+    await kill(first)
     await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    resume_clock.restarted()
     start_worker(env)
 
     # The agent runs again on the new worker and asks again: the identical call joins the
     # approval that stayed open, so there is still exactly one.
     assert await holds_joined(client, number, tmp_path / "runs") == 2
     assert await open_approval(client) == ident
+    return env, number, ident, agent_pid
 
+
+@pytest.mark.slow
+async def test_an_open_approval_survives_a_sigkilled_worker(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    env, number, ident, agent_pid = await hold_across_a_worker_kill(
+        settings, client, origin, tmp_path, start_worker, resume_clock
+    )
     approved = await run_cli(env, "approve", ident, cwd=tmp_path)
     assert approved.returncode == 0, shown(approved)
     report = await report_of(client, number, tmp_path)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.agent_attempts == 2, report
     clone = settings.shelf_dir / "acme" / "api"
@@ -156,17 +184,56 @@ async def test_an_open_approval_survives_a_sigkilled_worker(
     assert outcome.kind == OutcomeKind.APPROVED
     listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
     assert len(listing) == 1  # one approval, asked twice
+    assert (clone / "pushed.txt").read_text() == "yes"
+    assert_no_leftovers(clone, agent_pid, read_pid(tmp_path / "agent.pid") or agent_pid)
+    await assert_a_later_job_runs(env, tmp_path)
+
+
+@pytest.mark.slow
+async def test_a_hold_declined_after_a_worker_restart_is_refused_and_its_call_never_runs(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    env, number, ident, agent_pid = await hold_across_a_worker_kill(
+        settings, client, origin, tmp_path, start_worker, resume_clock
+    )
+    declined = await run_cli(env, "decline", ident, cwd=tmp_path)
+    assert declined.returncode == 0, shown(declined)
+    report = await report_of(client, number, tmp_path)
+    await resume_clock.report_job(client, number)
+    # The held call (the write standing for the push) never ran, in either attempt.
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert report.agent_attempts == 2, report
+    assert "hold refused" in report.output, report.output
+    assert [(call.approval_id, call.verdict) for call in report.held_calls] == [
+        (ident, HoldVerdict.DECLINED)
+    ], report.held_calls
+    clone = settings.shelf_dir / "acme" / "api"
+    assert git(clone, "log", "--format=%s").splitlines() == ["initial"]
+    assert not (clone / "pushed.txt").exists()
+    outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
+    assert outcome.kind == OutcomeKind.DECLINED
+    shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
+    assert shown_job.returncode == 0, shown(shown_job)
+    held = json.loads(shown_job.stdout)["job"]["report"]["held_calls"]
+    assert [(call["approval_id"], call["verdict"]) for call in held] == [(ident, "declined")]
+    assert_no_leftovers(clone, agent_pid, read_pid(tmp_path / "agent.pid") or agent_pid)
+    await assert_a_later_job_runs(env, tmp_path)
 
 
 async def test_an_open_approval_survives_a_server_restart(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+    own_server: list[DevServer],
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     server = own_server[0]
-    env = cli_env(
-        CODEDESK_HOME=str(tmp_path / "home"),
-        CODEDESK_TEMPORAL_ADDRESS=server.address,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-    )
+    env = server_env(server, tmp_path / "home")
     start_worker(env)
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
     assert added.returncode == 0, shown(added)
@@ -178,10 +245,8 @@ async def test_an_open_approval_survives_a_server_restart(
     first = await Client.connect(server.address, data_converter=pydantic_data_converter)
     ident = await open_approval(first)
 
-    server.stop()
-    again = DevServer(server.home, server.port, server.ui_port, headless=True)
-    own_server.append(again)
-    await again.start()
+    again = await restart_server(own_server)
+    resume_clock.restarted()
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     assert await open_approval(client) == ident
@@ -191,6 +256,7 @@ async def test_an_open_approval_survives_a_server_restart(
     assert approved.returncode == 0, shown(approved)
 
     report = await report_of(client, number, tmp_path)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert "hold allowed" in report.output, report.output
     clone = tmp_path / "home" / "shelf" / "acme" / "api"
@@ -199,3 +265,5 @@ async def test_an_open_approval_survives_a_server_restart(
     assert outcome.kind == OutcomeKind.APPROVED
     listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
     assert len(listing) == 1  # the approval opened before the restart is the one answered
+    assert_no_leftovers(clone)
+    await assert_a_later_job_runs(env, tmp_path)

@@ -17,7 +17,6 @@ from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import (
-    cli_env,
     pid_dead,
     read_pid,
     run_cli,
@@ -27,10 +26,17 @@ from tests.cli_helpers import (
     until,
 )
 from tests.conftest import agent, git
+from tests.crash.conftest import (
+    REPO,
+    ResumeClock,
+    assert_a_later_job_runs,
+    assert_no_leftovers,
+    kill,
+    restart_server,
+    server_env,
+)
 from tests.processes import StartWorker
 from workers.devserver import DevServer
-
-REPO = "acme/api"
 
 
 async def wait_report(client: Client, settings: DeskSettings, number: int) -> JobReport:
@@ -41,14 +47,18 @@ async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_fi
     """SIGKILL the worker once the agent runs; the agent must die with it (PDEATHSIG)."""
     agent_pid = await until(lambda: read_pid(agent_pid_file), 30, "the agent's pid file")
     assert not pid_dead(agent_pid)
-    os.kill(worker.pid, signal.SIGKILL)
-    await asyncio.to_thread(worker.wait, 10)
+    await kill(worker)
     await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
     return agent_pid
 
 
 async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     env = settings_env(settings)
     first = start_worker(env)
@@ -70,10 +80,12 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
 
-    await kill_worker_during_agent(first, pid_file)
+    agent_pid = await kill_worker_during_agent(first, pid_file)
+    resume_clock.restarted()
     start_worker(env)
 
     report = await wait_report(client, settings, number)
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.agent_attempts == 2, report
     clone = settings.shelf_dir / "acme" / "api"
@@ -91,10 +103,17 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     assert document["job"]["report"]["agent_attempts"] == 2
     texts = [line["text"] for line in document["history"]]
     assert "activity run_agent started (attempt 2)" in texts, texts
+    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    await assert_a_later_job_runs(env, tmp_path)
 
 
 async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
     env = settings_env(settings)
     first = start_worker(env)
@@ -117,30 +136,33 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
 
     grandchild = await until(lambda: read_pid(grandchild_file), 30, "the grandchild's pid file")
     try:
-        await kill_worker_during_agent(first, pid_file)
+        agent_pid = await kill_worker_during_agent(first, pid_file)
         # The grandchild has no parent-death signal of its own: the agent's reaper takes it.
         await until(lambda: pid_dead(grandchild), 10, "the grandchild to die with its worker")
+        resume_clock.restarted()
         start_worker(env)
 
         report = await wait_report(client, settings, number)
+        await resume_clock.report_job(client, number)
         assert report.outcome == JobOutcome.INTEGRATED, report
         assert report.agent_attempts == 2, report
-        subjects = git(settings.shelf_dir / "acme" / "api", "log", "--format=%s").splitlines()
+        clone = settings.shelf_dir / "acme" / "api"
+        subjects = git(clone, "log", "--format=%s").splitlines()
         assert subjects.count("finish") == 1, subjects
+        assert_no_leftovers(clone, grandchild, agent_pid)
     finally:
         if not pid_dead(grandchild):  # only when the test failed: do not leak a sleeper
             os.kill(grandchild, signal.SIGKILL)
 
 
 async def test_job_survives_a_server_restart(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+    own_server: list[DevServer],
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
 ) -> None:
-    server = own_server[0]
-    env = cli_env(
-        CODEDESK_HOME=str(tmp_path / "home"),
-        CODEDESK_TEMPORAL_ADDRESS=server.address,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-    )
+    env = server_env(own_server[0], tmp_path / "home")
     start_worker(env)
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
     assert added.returncode == 0, shown(added)
@@ -154,18 +176,19 @@ async def test_job_survives_a_server_restart(
     number = started_number(started)
     agent_pid = await until(lambda: read_pid(pid_file), 30, "the agent's pid file")
 
-    server.stop()
-    assert not pid_dead(agent_pid), "the server went down only after the agent had finished"
-    again = DevServer(server.home, server.port, server.ui_port, headless=True)
-    own_server.append(again)
-    await again.start()
+    assert not pid_dead(agent_pid), "the server must go down before the agent has finished"
+    again = await restart_server(own_server)
+    resume_clock.restarted()
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     report = await asyncio.wait_for(
         client.get_workflow_handle(job_workflow_id(number), result_type=JobReport).result(),
         timeout=75,
     )
+    await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     clone = tmp_path / "home" / "shelf" / "acme" / "api"
     subjects = git(clone, "log", "--format=%s").splitlines()
     assert subjects.count("finish") == 1, subjects
+    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    await assert_a_later_job_runs(env, tmp_path)

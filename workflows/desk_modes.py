@@ -1,0 +1,85 @@
+"""Modes at the desk: the `switch_mode` Update, and the switches pushed to the jobs they reach."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+
+with workflow.unsafe.imports_passed_through():
+    from desk.models import DeskState, JobInput
+    from desk.modes import (
+        ON_OFF,
+        Mode,
+        ModeRefusal,
+        ModeRequest,
+        ModeSwitch,
+        ModeSwitched,
+        ScopeKind,
+        mode_problem,
+    )
+    from desk.names import job_workflow_id
+
+from workflows.modes import FollowsModes
+
+
+class KeepsModes:
+    """Mixed into the `Desk`: every scope's modes live in its state, carried across
+    continue-as-new, and each switch is signalled at once to the running jobs it reaches.
+
+    A switch is an Update: one that names no mode, value or scope that exists, or a finished
+    job, is rejected by the validator (nothing happens). A switch by someone who is not an owner
+    is accepted, then refused: the refusal is in the desk's history (the failed Update, with
+    who asked) and in `state.modes.refusals`.
+    """
+
+    state: DeskState
+
+    @workflow.update
+    async def switch_mode(self, request: ModeRequest) -> ModeSwitched:
+        """Switch a mode on a scope and tell the running jobs of that scope."""
+        board = self.state.modes
+        if request.by.id not in request.owners:
+            who = request.by.name or request.by.id
+            reason = f"{who} is not an owner: only owners switch modes."
+            board.refuse(ModeRefusal(request=request, reason=reason, at=workflow.now()))
+            workflow.logger.warning("Mode switch refused: %s", reason)
+            raise ApplicationError(
+                f"{reason} Nothing was switched; the refusal is recorded.",
+                type="ModeRefusedError",
+                category=ApplicationErrorCategory.BENIGN,
+            )
+        switch = ModeSwitch(
+            mode=Mode(request.mode),
+            on=ON_OFF[request.value],
+            scope=ScopeKind(request.scope),
+            target=request.target.strip(),
+            by=request.by,
+            at=workflow.now(),
+        )
+        board.apply(switch)
+        reached = board.affected(switch, [*self.state.running, *self.state.queue])
+        for number in reached:
+            await self._tell_job(number)
+        return ModeSwitched(switch=switch, jobs=reached)
+
+    @switch_mode.validator
+    def _well_formed(self, request: ModeRequest) -> None:
+        live = [*self.state.running, *self.state.queue]
+        kind, problem = mode_problem(request, self.state.last_number, live)
+        if problem:
+            raise ApplicationError(problem, type=kind)
+
+    def modes_of_new_job(self, number: int, job: JobInput) -> JobInput:
+        """The job as admitted, with the modes of its channel (or the desk) in force now."""
+        thread = job.place.channel if job.place is not None else ""
+        channels = [channel for channel in (thread, job.origin_channel) if channel]
+        if channels:
+            self.state.modes.job_channels[number] = list(dict.fromkeys(channels))
+        return job.model_copy(update={"modes": self.state.modes.modes_for(number)})
+
+    async def _tell_job(self, number: int) -> None:
+        job = workflow.get_external_workflow_handle(job_workflow_id(number))
+        try:
+            await job.signal(FollowsModes.modes_changed, self.state.modes.modes_for(number))
+        except Exception:  # the job has just ended: there is nothing left to follow the switch
+            workflow.logger.info("Job %s ended before it heard a mode switch.", number)
