@@ -29,6 +29,7 @@ from desk.hold_protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.policy import HoldClass
+from desk.scrub import scrub
 
 ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
@@ -44,6 +45,8 @@ AGENT_ENV_DEFAULT = (
 """What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
 SECRET_SETTINGS = frozenset({"discord_token"})
 """Settings whose values are never shown, not even in an error about them."""
+SHOWN_CHARS = 200
+"""How much of a bad value an error quotes."""
 
 
 def config_file() -> Path | None:
@@ -487,9 +490,18 @@ def _describe(error: ValidationError) -> str:
         if not name:  # a rule across settings names them itself
             problems.append(message)
             continue
-        got = "(a secret: not shown)" if name in SECRET_SETTINGS else repr(item["input"])
+        got = "(a secret: not shown)" if name in SECRET_SETTINGS else _shown(item["input"])
         problems.append(f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {got})")
-    return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    # A rule's own message may quote the value too: no credential in it reaches a terminal.
+    return scrub(
+        "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    )
+
+
+def _shown(value: Any) -> str:
+    """A bad value as an error shows it: scrubbed of credentials, and cut when it is long."""
+    text = scrub(repr(value))
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... ({len(text)} chars)"
 
 
 def settings_table() -> list[tuple[str, str, str, str]]:
