@@ -108,7 +108,7 @@ class DeskSettings(BaseSettings):
     max_workers: int = Field(
         default=4,
         ge=1,
-        description="Job slots of this worker's host: how many jobs run there at once.",
+        description="Job slots of this worker's host: how many jobs' agents run there at once.",
     )
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."

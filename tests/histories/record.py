@@ -108,6 +108,7 @@ async def record_basic(tmp: Path, out: Path) -> None:
             print(n, r.outcome)
         for n, name in (
             (n1, "coding_job_integrated"),
+            (n1, "coding_job_slot_back_early"),
             (n2, "coding_job_agent_failed"),
             (n3, "coding_job_cancelled"),
         ):
