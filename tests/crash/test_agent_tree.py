@@ -54,9 +54,7 @@ async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
     log = settings.jobs_dir / str(number) / "agent.log"
-    await until(
-        lambda: log.is_file() and "sleep-first 600s" in log.read_text(), 60, "the first commit"
-    )
+    await until(lambda: log.is_file() and "sleep-first 600s" in log.read_text(), "the first commit")
 
     await kill(first)
     resume_clock.restarted()
