@@ -29,7 +29,7 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.cpu import tree_cpu_seconds
-from activities.early_approval import approved_early
+from activities.early_approval import ApprovalWatches, approval_of
 from desk.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.hold_protocol import (
     ANSWER_SLACK_SECONDS,
@@ -51,6 +51,8 @@ BUSY_SHARE = 0.1
 REPORT_EVERY_SECONDS = 5.0
 """At most one `agent_worked` signal per this many seconds."""
 ACTION_CHARS = 2000
+EARLY_MARGIN_SECONDS = 5.0
+"""An approval seen later than this before the end of the hold's wait waits for the job."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class HoldChannel:
         self.agent: int | None = None
         self.busy_seconds = 0.0
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
+        self.watches = ApprovalWatches(client, number)
 
     def watch(self, pid: int) -> None:
         """Watch the CPU time of this process and its descendants (the agent) while holds wait."""
@@ -166,21 +169,24 @@ class HoldChannel:
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 
     async def _ask_job(self, request: HoldRequest) -> HoldAnswer:
-        """The job's answer, or an approval of the call as soon as it is given."""
+        """The job's answer, or an approval of the call as soon as it is recorded.
+
+        An approval that comes near the end of the hold's wait may reach the job after the job
+        gave up on it (and kept it for the next identical call): that one is left to the job's
+        own answer, so that no approval lets two calls run.
+        """
+        loop = asyncio.get_running_loop()
+        last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
         asking = asyncio.create_task(self._update(request))
         assert request.summary is not None
-        early = asyncio.create_task(
-            approved_early(self.client, self.number, request.summary.digest)
-        )
-        done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
-        if early in done and early.result() is not None:
+        async with self.watches.watching(request.summary.digest) as early:
+            done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
+        approved = approval_of(early) if early in done else None
+        if approved is not None and loop.time() <= last_early:
             # The job's own answer still comes, and records the call; keep it alive till then.
             self.answering.add(asking)
             asking.add_done_callback(self.answering.discard)
-            approved = early.result()
-            assert approved is not None
             return approved
-        early.cancel()
         return await asking
 
     async def _update(self, request: HoldRequest) -> HoldAnswer:

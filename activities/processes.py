@@ -6,6 +6,7 @@ import asyncio
 import ctypes
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -30,14 +31,22 @@ die_with_parent = _load_prctl()
 
 
 async def kill_group(pgid: int, grace: float = 1.0) -> None:
-    """SIGTERM the whole group, then SIGKILL whatever is left after `grace` seconds."""
+    """SIGTERM the whole group, then SIGKILL whatever is left after `grace` seconds.
+
+    In a thread: it walks /proc while it waits, which on the event loop would hold up every
+    heartbeat, query and workflow task of the worker.
+    """
+    await asyncio.to_thread(_kill_group, pgid, grace)
+
+
+def _kill_group(pgid: int, grace: float) -> None:
     try:
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:
         return
     waited = 0.0
     while waited < grace and _live_members(pgid):
-        await asyncio.sleep(0.05)
+        time.sleep(0.05)
         waited += 0.05
     try:
         os.killpg(pgid, signal.SIGKILL)
@@ -91,8 +100,13 @@ async def kill_stale_agents(worktree: str) -> int:
     """Kill an earlier attempt's agent in `worktree`, its whole group and anything it left.
 
     A process counts as the worktree's agent only if its environment names that worktree, so
-    a recycled process or group id never kills a stranger. Returns how many were found.
+    a recycled process or group id never kills a stranger. Returns how many were found. The
+    walk of /proc runs in a thread, off the worker's event loop.
     """
+    return await asyncio.to_thread(_kill_stale_agents, worktree)
+
+
+def _kill_stale_agents(worktree: str) -> int:
     stale = processes_with_env("CODEDESK_WORKTREE", worktree)
     groups = set()
     for pid in stale:
@@ -101,7 +115,7 @@ async def kill_stale_agents(worktree: str) -> int:
         except ProcessLookupError:
             continue
     for group in groups:
-        await kill_group(group, grace=0.5)
+        _kill_group(group, grace=0.5)
     for pid in stale:
         try:
             os.kill(pid, signal.SIGKILL)

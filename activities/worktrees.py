@@ -27,8 +27,10 @@ from activities.git import (
 from activities.job_branches import cut_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from desk.errors import CloneMissingError, WorktreeDiscardedError
 from desk.models import (
     CommitInfo,
+    DiscardWorktreeInput,
     IntegrationRequest,
     IntegrationResult,
     IntegrationStatus,
@@ -44,6 +46,8 @@ INTEGRATION_RECEIPT = "integration.json"
 MERGE_PLAN = "merge-plan.json"
 """What an integration is about to do (see `_MergePlan`): a retry learns from it whether a
 half-done rebase is codedesk's and which commits a fast-forward it finds done brought in."""
+DISCARDED = "worktree-discarded"
+"""In the job's folder: the job was cancelled while its worktree was cut (see `_discard`)."""
 JOB_GIT_LOCK = "git.lock"
 """In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
@@ -61,6 +65,11 @@ class WorktreeActivities:
         return await off_the_loop(self._prepare, request)
 
     @activity.defn
+    async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:
+        """After a cancel during `prepare_worktree`: remove what it cut; True if it cut any."""
+        return await off_the_loop(self._discard, request)
+
+    @activity.defn
     async def integrate(self, request: IntegrationRequest) -> IntegrationResult:
         """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, clean up."""
         return await off_the_loop(self._integrate_once, request)
@@ -72,6 +81,10 @@ class WorktreeActivities:
 
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):
+            if (job_dir(self.settings, request.number) / DISCARDED).exists():
+                raise WorktreeDiscardedError(
+                    f"Job {request.number} was cancelled, so no worktree is cut for it."
+                )
             clone = existing_clone(self.settings, request.repo)
             exclude_agent_files(clone)
             receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
@@ -86,6 +99,26 @@ class WorktreeActivities:
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
+
+    def _discard(self, request: DiscardWorktreeInput) -> bool:
+        """A cancelled prepare's thread may still be cutting: under the job's lock, either it
+        is done (and what it cut is removed here) or it has not begun (and the mark left here
+        stops it)."""
+        with desk_failures(), self._job_lock(request.number):
+            folder = job_dir(self.settings, request.number)
+            (folder / DISCARDED).touch()
+            path = worktree_path(self.settings, request.repo, request.number)
+            if not path.exists():
+                return False
+            clone = existing_clone(self.settings, request.repo)
+            receipt = folder / WORKTREE_RECEIPT
+            if receipt.is_file():
+                worktree = Worktree.model_validate_json(receipt.read_text())
+                _remove_worktree(clone, path)
+                _delete_branch_if_empty(clone, worktree)
+            else:
+                _remove_leftover(clone, path)
+            return True
 
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
         with desk_failures(), self._job_lock(request.number):
@@ -103,13 +136,20 @@ class WorktreeActivities:
 
     def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         with desk_failures(), self._job_lock(request.number):
+            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
+            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
+            path = Path(request.worktree.path)
+            try:
+                clone = existing_clone(self.settings, request.repo)
+            except CloneMissingError as gone:
+                # Someone removed the clone: there is no git left to ask, and nothing to undo.
+                activity.logger.warning(
+                    "%s Job %s's worktree %s is left as it is.", gone, request.number, path
+                )
+                return told.model_copy(update={"kept": path.is_dir()})
             # Sandbox (activities/agent_git.py): no host-side git before the agent's pointers
             # are restored and its branch taken back, even when its attempt died unfinished.
             settle(job_dir(self.settings, request.number), request.worktree)
-            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
-            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
-            clone = existing_clone(self.settings, request.repo)
-            path = Path(request.worktree.path)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)
                 return told

@@ -1,27 +1,32 @@
 """Bench: what the hold hook costs a tool call, beside a bare process start and a bare Update.
 
-Usage: python bench/hold_latency.py [--jobs N] [--json]
+Usage: python bench/hold_latency.py [--jobs N] [--json] [--out FILE]
 
-In one run it starts its own headless Temporal dev server, an in-process worker and one job
-whose agent waits while the bench plays the agent CLI, N times each (interleaved, so machine
-load falls on both sides alike):
+In one run it starts its own headless Temporal dev server, an in-process worker, one job
+whose agent waits while the bench plays the agent CLI, and a separate answering process (a
+person's surface: the CLI or the chat bot is never the worker's process). N times each,
+interleaved so that machine load falls on all alike:
 
 - bare start: `python -c pass`, the same interpreter the hook runs on;
 - harmless call: the hook command exactly as Claude Code runs it (`sh -c '<python> -I -m
   surfaces.hook --format claude || exit 2'`, the call on stdin, the agent's environment);
-- bare Update: a `hold` Update on the job that it answers at once (a round trip, no person);
-- held call: a `git push` through the hook, approved by the `answer` Update as soon as its
-  approval opens; the time runs from sending the answer to the hook's exit (the answer's own
-  round trip, which also settles the `Approval` workflow, is printed beside it).
+- bare Update: from the answering process, a `hold` Update on the job that it answers at
+  once (a round trip, no person);
+- held call: a `git push` through the hook, approved from the answering process by the
+  `answer` Update as soon as its approval is listed; the time runs from sending the answer to
+  the hook's exit (the answer's own round trip, which also settles the `Approval` workflow,
+  is printed beside it). Times cross processes on CLOCK_MONOTONIC.
 
 It prints the p50 of each, the harmless call's overhead over the bare start (target: within
-60 ms) and the held call's ratio to the bare Update (target: within 1.3x); `--json` prints the
-figures as JSON, `--out FILE` also writes them. It exits non-zero if any call was answered
-wrongly.
+60 ms), the held call's ratio to the bare Update (target: within 1.3x), and how many of the
+approvals the hold channel was watching before their answer (the rest waited for the job's own
+answer); `--json` prints the figures as JSON, `--out FILE` also writes them. It exits non-zero
+if any call was answered wrongly.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -33,11 +38,23 @@ from pathlib import Path
 from typing import Any
 
 from common import Comparison, arguments, exit_with, isolate, make_origin, report, running_desk
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
 
 from activities.hook_settings import hook_command
-from desk.approvals import CallSummary, Decision, HoldRequest, Principal, approval_id
+from desk.approvals import (
+    CallSummary,
+    Decision,
+    HoldRequest,
+    HoldVerdict,
+    Principal,
+    approval_id,
+)
+from desk.names import job_workflow_id
+from desk.settings import load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from workers.client import connect
 from workflows.coding_job import CodingJob
 
 REPO = "bench/holds"
@@ -55,8 +72,13 @@ while not os.path.exists(sys.argv[2]):
 """The bench agent: hands its environment to the bench, then waits until told to stop."""
 
 
+def now() -> float:
+    """CLOCK_MONOTONIC in seconds: one clock for every process on the machine."""
+    return time.clock_gettime(time.CLOCK_MONOTONIC)
+
+
 async def process_ms(argv: list[str], given: bytes, env: dict[str, str] | None) -> float:
-    started = time.perf_counter()
+    started = now()
     child = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -65,16 +87,99 @@ async def process_ms(argv: list[str], given: bytes, env: dict[str, str] | None) 
         env=env,
     )
     out, err = await child.communicate(given)
-    elapsed = (time.perf_counter() - started) * 1000
+    elapsed = (now() - started) * 1000
     if child.returncode != 0 or out:
         raise RuntimeError(f"{argv[-1]!r} answered {child.returncode}: {out!r} {err!r}")
     return elapsed
 
 
-async def held_ms(
-    command: str, env: dict[str, str], approvals: ApprovalsClient, owner: Principal, held: Any
-) -> tuple[float, float]:
-    """Start the hook on a held call, approve it once open; (hook unblocked, answer Update)."""
+class Surface:
+    """The answering process: sends the bare Update or the approving one when told, and says
+    when each was sent and when it returned (CLOCK_MONOTONIC)."""
+
+    def __init__(self, child: asyncio.subprocess.Process) -> None:
+        self.child = child
+
+    @classmethod
+    async def start(cls, address: str) -> Surface:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            __file__,
+            "--surface",
+            address,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        surface = cls(child)
+        if await surface._line() != "ready":
+            raise RuntimeError("the answering process did not start")
+        return surface
+
+    async def send(self, order: dict[str, Any]) -> tuple[float, float, bool]:
+        """(sent, returned, whether the answer counted) of one order."""
+        assert self.child.stdin is not None
+        self.child.stdin.write(json.dumps(order).encode() + b"\n")
+        await self.child.stdin.drain()
+        sent, returned, ok = json.loads(await self._line())
+        return float(sent), float(returned), bool(ok)
+
+    async def _line(self) -> str:
+        assert self.child.stdout is not None
+        line = await self.child.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the answering process ended ({await self.child.wait()})")
+        return line.decode().strip()
+
+    async def stop(self) -> None:
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        await self.child.wait()
+
+
+async def serve_orders(address: str) -> None:
+    """The answering process: one JSON order a line on stdin, one JSON reply a line."""
+    settings = load_settings(temporal_address=address, namespace="default")
+    client = await connect(settings)
+    approvals = ApprovalsClient(client)
+    owner = Principal(id=settings.owner)
+    noop = HoldRequest(tool="Bash", summary=CallSummary(digest="0" * 64))
+    print("ready", flush=True)
+    while line := await asyncio.to_thread(sys.stdin.readline):
+        order = json.loads(line)
+        sent = now()
+        if "job" in order:
+            job = client.get_workflow_handle(job_workflow_id(order["job"]))
+            answer = await job.execute_update(CodingJob.hold, noop)
+            ok = answer.verdict == HoldVerdict.ALLOWED
+        else:
+            result, _ = await approvals.answer(order["approve"], Decision.APPROVE, owner)
+            ok = result.counted
+        print(json.dumps([sent, now(), ok]), flush=True)
+
+
+async def watched_in_time(client: Client, ident: str) -> bool:
+    """Whether the hold channel watched the approval before the answer, and learned the answer
+    in the workflow task that recorded it (else the hook waited for the job's own answer)."""
+    names: dict[int, str] = {}
+    done: dict[str, int] = {}
+    task = 0
+    async for event in client.get_workflow_handle(ident).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            task = event.event_id
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+            attributes = event.workflow_execution_update_accepted_event_attributes
+            names[event.event_id] = attributes.accepted_request.input.name
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
+            accepted = event.workflow_execution_update_completed_event_attributes.accepted_event_id
+            done[names[accepted]] = task
+    return "outcome" in done and done["outcome"] == done.get("answer")
+
+
+async def held_call(
+    command: str, env: dict[str, str], approvals: ApprovalsClient, surface: Surface, held: Any
+) -> dict[str, float]:
+    """Start the hook on a held call, have the surface approve it once open; the times (ms)
+    from sending the answer to its return, to the hook's answer line, to the hook's exit."""
     hook = await asyncio.create_subprocess_exec(
         "sh",
         "-c",
@@ -90,16 +195,21 @@ async def held_ms(
     hook.stdin.close()
     while ident not in {state.approval_id for state in await approvals.open_approvals()}:
         await asyncio.sleep(0.02)
-    started = time.perf_counter()
-    result, _ = await approvals.answer(ident, Decision.APPROVE, owner)
-    answered = time.perf_counter()
-    out = await hook.stdout.read()
+    answering = asyncio.create_task(surface.send({"approve": ident}))
+    out = await hook.stdout.readline()
+    line = now()
+    out += await hook.stdout.read()
     await hook.wait()
-    unblocked = time.perf_counter()
+    exited = now()
+    sent, returned, counted = await answering
     decision = json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else ""
-    if not result.counted or hook.returncode != 0 or decision != "allow":
-        raise RuntimeError(f"the held call was not approved: {result} {hook.returncode} {out!r}")
-    return (unblocked - started) * 1000, (answered - started) * 1000
+    if not counted or hook.returncode != 0 or decision != "allow":
+        raise RuntimeError(f"the held call was not approved: {hook.returncode} {out!r}")
+    return {
+        "held": (exited - sent) * 1000,
+        "held_line": (line - sent) * 1000,
+        "answer_update": (returned - sent) * 1000,
+    }
 
 
 async def run(samples: int) -> dict[str, Any]:
@@ -127,36 +237,43 @@ async def run(samples: int) -> dict[str, Any]:
                 "harmless": [],
                 "bare_update": [],
                 "held": [],
+                "held_line": [],
                 "answer_update": [],
             }
-            job = desk.job(number)
-            noop = HoldRequest(tool="Bash", summary=CallSummary(digest="0" * 64))
             approvals = ApprovalsClient(client)
-            owner = Principal(id=settings.owner)
-            for index in range(samples):
-                bare = [sys.executable, "-c", "pass"]
-                figures["bare_start"].append(await process_ms(bare, b"", None))
-                harmless = json.dumps(STATUS).encode()
-                figures["harmless"].append(await process_ms(["sh", "-c", hook], harmless, env))
-                started = time.perf_counter()
-                await job.execute_update(CodingJob.hold, noop)
-                figures["bare_update"].append((time.perf_counter() - started) * 1000)
-                push = {"command": f"git push origin HEAD:bench-{index}"}
-                call = json.dumps({"tool_name": "Bash", "tool_input": push}).encode()
-                ident = approval_id(f"job-{number}", "Bash", push)
-                unblocked, answered = await held_ms(hook, env, approvals, owner, (ident, call))
-                figures["held"].append(unblocked)
-                figures["answer_update"].append(answered)
+            surface = await Surface.start(settings.temporal_address)
+            seen = 0
+            try:
+                for index in range(samples):
+                    bare = [sys.executable, "-c", "pass"]
+                    figures["bare_start"].append(await process_ms(bare, b"", None))
+                    harmless = json.dumps(STATUS).encode()
+                    figures["harmless"].append(await process_ms(["sh", "-c", hook], harmless, env))
+                    sent, returned, allowed = await surface.send({"job": number})
+                    if not allowed:
+                        raise RuntimeError("the bare Update was not answered 'allowed'")
+                    figures["bare_update"].append((returned - sent) * 1000)
+                    push = {"command": f"git push origin HEAD:bench-{index}"}
+                    call = json.dumps({"tool_name": "Bash", "tool_input": push}).encode()
+                    ident = approval_id(f"job-{number}", "Bash", push)
+                    times = await held_call(hook, env, approvals, surface, (ident, call))
+                    for name, ms in times.items():
+                        figures[name].append(ms)
+                    seen += await watched_in_time(client, ident)
+            finally:
+                await surface.stop()
             stop.touch()
             report = await desk.wait(number)
-    return summary(figures, samples, report.tool_calls)
+    return summary(figures, samples, report.tool_calls, seen)
 
 
 def p50(values: list[float]) -> float:
     return round(statistics.median(values), 1)
 
 
-def summary(figures: dict[str, list[float]], samples: int, tool_calls: int) -> dict[str, Any]:
+def summary(
+    figures: dict[str, list[float]], samples: int, tool_calls: int, watched: int
+) -> dict[str, Any]:
     over = p50(figures["harmless"]) - p50(figures["bare_start"])
     ratio = p50(figures["held"]) / p50(figures["bare_update"])
     problems = []
@@ -175,6 +292,8 @@ def summary(figures: dict[str, list[float]], samples: int, tool_calls: int) -> d
         "answer_update_p50_ms": p50(figures["answer_update"]),
         "held_over_answer_ratio": round(p50(figures["held"]) / p50(figures["answer_update"]), 2),
         "held_unblock_p50_ms": p50(figures["held"]),
+        "held_answer_line_p50_ms": p50(figures["held_line"]),
+        "held_watched": watched,
         "held_over_update_ratio": round(ratio, 2),
         "held_target_ratio": HELD_TARGET_RATIO,
         "held_within_target": ratio <= HELD_TARGET_RATIO,
@@ -184,7 +303,13 @@ def summary(figures: dict[str, list[float]], samples: int, tool_calls: int) -> d
 
 
 def main() -> int:
-    args = arguments(__doc__, "calls of each kind (default 20)")
+    def surface_option(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--surface", metavar="ADDRESS", help=argparse.SUPPRESS)
+
+    args = arguments(__doc__, "calls of each kind (default 20)", surface_option)
+    if args.surface:  # the bench's own answering process
+        asyncio.run(serve_orders(args.surface))
+        return 0
     figures = asyncio.run(run(args.jobs))
     comparisons = [
         Comparison(
@@ -213,7 +338,12 @@ def main() -> int:
             figures["answer_update_p50_ms"],
         ),
     ]
-    report("hold_latency", figures, comparisons, args, f"{args.jobs} calls of each kind.")
+    text = (
+        f"{args.jobs} calls of each kind; the hold channel watched {figures['held_watched']} of "
+        f"the {args.jobs} approvals before their answer; the hook had its answer "
+        f"{figures['held_answer_line_p50_ms']:.0f} ms (p50) after the answer was sent."
+    )
+    report("hold_latency", figures, comparisons, args, text)
     for problem in figures["problems"]:
         print(f"FAILED: {problem}", file=sys.stderr)
     return 0 if figures["ok"] else 1

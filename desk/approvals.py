@@ -99,6 +99,12 @@ class WithdrawInput(Payload):
     by: str = ""
 
 
+class OutcomeWatch(Payload):
+    """Who waits on an approval's outcome by the `outcome` update (shown in its history)."""
+
+    watcher: str = ""
+
+
 class OutcomeKind(StrEnum):
     APPROVED = "approved"
     DECLINED = "declined"

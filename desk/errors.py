@@ -7,6 +7,7 @@ DeskError
 ├── ShelfError              the shelf cannot do what was asked
 │   ├── CloneExistsError    the clone is already on the shelf
 │   ├── CloneMissingError   no clone of that repository on the shelf
+│   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more
 │   └── GitError            git failed; its message is scrubbed of credentials
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,
 │                           a dropped connection): retried, unlike every other desk error
@@ -61,6 +62,10 @@ class CloneExistsError(ShelfError):
 
 class CloneMissingError(ShelfError):
     """The repository is not on the shelf."""
+
+
+class WorktreeDiscardedError(ShelfError):
+    """The job was cancelled while its worktree was being cut: no worktree is cut for it now."""
 
 
 class GitError(ShelfError):
@@ -155,6 +160,7 @@ EXPECTED_REFUSALS: tuple[type[DeskError], ...] = (
     RemoteUrlError,
     CloneExistsError,
     CloneMissingError,
+    WorktreeDiscardedError,
     AgentCommandError,
     ShipRefusal,
     RepoBusyError,

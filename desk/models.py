@@ -138,6 +138,13 @@ class PrepareWorktreeInput(Payload):
     repo: str
 
 
+class DiscardWorktreeInput(Payload):
+    """A job cancelled while its worktree was being cut: remove whatever the cut left."""
+
+    number: int
+    repo: str
+
+
 class Worktree(Payload):
     """A job's worktree: where it is, its branch and the commit it was cut from."""
 

@@ -19,6 +19,7 @@ ALLOWED_SCHEMES: frozenset[str] = frozenset({"https", "http", "ssh", "git", "fil
 
 # git runs `git-remote-<transport>` for "<transport>::<address>" (ext:: runs any command).
 _REMOTE_HELPER = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
+_SCHEME_NAME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _PORT = re.compile(r"[0-9]*")
@@ -92,7 +93,7 @@ def parse_repo_name(text: str) -> RepoName:
 def _shown(source: str) -> str:
     """The source as a message may show it: user info, query and fragment masked, then scrubbed."""
     scheme, sep, rest = source.partition("://")
-    if sep:
+    if sep and _SCHEME_NAME.fullmatch(scheme):
         cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
         rest, tail = rest[:cut], rest[cut:]
         if tail:
@@ -104,8 +105,9 @@ def _shown(source: str) -> str:
             rest = SCRUBBED + rest[at:]
         source = scheme + sep + rest + tail
     else:
-        # scp-like "user:password@host:path": mask everything before the host.
-        at = source.split("/", 1)[0].rfind("@")
+        # scp-like "user:password@host:path": mask everything before the host. Before a
+        # "://" that follows no scheme ("user:password@host:x://y") it is the same user info.
+        at = (scheme if sep else source.split("/", 1)[0]).rfind("@")
         if at >= 0:
             source = SCRUBBED + source[at:]
     return _quote(scrub(source))
@@ -139,9 +141,15 @@ def _check_url(source: str) -> None:
     scheme, _, rest = source.partition("://")
     if scheme.lower() not in ALLOWED_SCHEMES:
         allowed = ", ".join(sorted(ALLOWED_SCHEMES))
+        # Only a scheme's name is quoted: other text before "://" may be user info.
+        named = (
+            f"the scheme {_quote(scheme)}"
+            if not scheme or _SCHEME_NAME.fullmatch(scheme)
+            else "something other than a scheme before '://'"
+        )
         raise _refuse(
             source,
-            f"uses the scheme {_quote(scheme)}, which codedesk does not allow: use one of "
+            f"uses {named}, which codedesk does not allow: use one of "
             f"{allowed}, an scp-like user@host:path, or a local path.",
         )
     scheme = scheme.lower()

@@ -40,6 +40,7 @@ from desk.reach import (
 )
 from desk.reach import ENV_PREFIX as ENV_PREFIX
 from desk.reach import config_file as config_file
+from desk.scrub import scrub
 
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
 SANDBOX_MODES = ("auto", "bwrap", "none")
@@ -52,6 +53,8 @@ AGENT_ENV_DEFAULT = (
 """What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
 SECRET_SETTINGS = frozenset({"discord_token"})
 """Settings whose values are never shown, not even in an error about them."""
+SHOWN_CHARS = 200
+"""How much of a bad value an error quotes."""
 
 
 class DeskSettings(BaseSettings):
@@ -106,7 +109,7 @@ class DeskSettings(BaseSettings):
     max_workers: int = Field(
         default=4,
         ge=1,
-        description="Job slots of this worker's host: how many jobs run there at once.",
+        description="Job slots of this worker's host: how many jobs' agents run there at once.",
     )
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."
@@ -488,9 +491,18 @@ def _describe(error: ValidationError) -> str:
         if not name:  # a rule across settings names them itself
             problems.append(message)
             continue
-        got = "(a secret: not shown)" if name in SECRET_SETTINGS else repr(item["input"])
+        got = "(a secret: not shown)" if name in SECRET_SETTINGS else _shown(item["input"])
         problems.append(f"setting {name!r} ({ENV_PREFIX}{name.upper()}) {message} (got {got})")
-    return "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    # A rule's own message may quote the value too: no credential in it reaches a terminal.
+    return scrub(
+        "Bad setting: " + "; ".join(problems) + ". Fix it in the environment or codedesk.toml."
+    )
+
+
+def _shown(value: Any) -> str:
+    """A bad value as an error shows it: scrubbed of credentials, and cut when it is long."""
+    text = scrub(repr(value))
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + f"... ({len(text)} chars)"
 
 
 def settings_table() -> list[tuple[str, str, str, str]]:

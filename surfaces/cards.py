@@ -28,6 +28,8 @@ from surfaces.card_text import (
 
 INLINE_MAX = 100
 """A string longer than this goes in a fenced block, where long text wraps and reads well."""
+TOOL_CHARS = 100
+"""A tool's name in the title is cut to this (a name is the agent's text, as long as it likes)."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,7 @@ def approval_card(
         return fenced(code(to_json(_cut_tree(input, cap), indent=2)), "json")
 
     layout = _Layout(
-        title=f"**Approve {span(tool)}?**",
+        title=f"**Approve {span(''.join(_cut(tool, TOOL_CHARS)))}?**",
         action=_value_piece("", action, line_start=True) if action else None,
         fields=_fields(input, props),
         json_object=props is None and isinstance(input, Mapping),

@@ -203,7 +203,8 @@ def _ask(socket_path: str, line: bytes, wait: float, job: int) -> dict[str, Any]
 
 def _answered(form: str, answer: dict[str, Any]) -> int:
     verdict = answer["verdict"]
-    reason = answer.get("reason") if isinstance(answer.get("reason"), str) else ""
+    given = answer.get("reason")
+    reason = given if isinstance(given, str) and given.strip() else ""  # a blank one says nothing
     if verdict == "allowed":
         return ALLOWED
     if verdict == "approved":

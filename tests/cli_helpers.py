@@ -7,12 +7,11 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from desk.settings import DeskSettings
+from tests.waiting import PATIENCE
 
 CODEDESK = str(Path(sys.executable).parent / "codedesk")
 
@@ -43,7 +42,7 @@ def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
 
 
 async def run_cli(
-    env: dict[str, str], *args: str, cwd: Path, timeout: float = 90
+    env: dict[str, str], *args: str, cwd: Path, timeout: float = PATIENCE
 ) -> subprocess.CompletedProcess[str]:
     """Run the real console script in a thread, so an in-process worker keeps working."""
     return await asyncio.to_thread(
@@ -87,18 +86,6 @@ def pid_dead(pid: int) -> bool:
     except OSError:
         return True
     return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
-
-
-async def until(predicate: Callable[[], Any], seconds: float, what: str) -> Any:
-    """Poll `predicate` until it returns something truthy; fail naming `what`."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.1)
 
 
 def read_pid(path: Path) -> int | None:

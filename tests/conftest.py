@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from hypothesis import settings as hypothesis_settings
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.testing import WorkflowEnvironment
 
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from tests.waiting import until
 from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
@@ -114,8 +115,22 @@ async def client(settings: DeskSettings) -> Client:
 async def desk(client: Client, settings: DeskSettings) -> AsyncIterator[DeskClient]:
     """A desk with a worker running in this process."""
     async with build_worker(client, settings):
-        await configure_desk(client, settings)
+        await configured(client, settings)
         yield DeskClient(client, settings)
+
+
+async def configured(client: Client, settings: DeskSettings) -> None:
+    """`configure_desk`, asked again while the server is too busy to answer in time (seen on
+    a machine loaded ten times over its cores); the update is idempotent."""
+
+    async def attempt() -> bool:
+        try:
+            await configure_desk(client, settings)
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            return False
+        return True
+
+    await until(attempt, "the desk to take this worker's limits")
 
 
 def git(cwd: Path, *args: str) -> str:

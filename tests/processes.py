@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_helpers import CODEDESK
+from tests.waiting import PATIENCE
 from workers.devserver import DevServer, free_port
 
 StartWorker = Callable[[dict[str, str]], subprocess.Popen[bytes]]
@@ -49,16 +50,18 @@ def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
         process.wait(timeout=10)
 
 
-def _ready(process: subprocess.Popen[bytes], log: Path, seconds: float = 60) -> None:
+def _ready(process: subprocess.Popen[bytes], log: Path) -> None:
     """Wait until the worker polls (it says so once the desk answered it), or has exited.
 
     Commands refuse when no worker polls the task queue, so a test that starts a worker and
     then runs one must not run it before the worker's first poll.
     """
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and process.poll() is None:
+    deadline = time.monotonic() + PATIENCE  # a safety net against a hang, not a measure
+    while process.poll() is None:
         if b"Worker polling" in log.read_bytes():
             return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {PATIENCE:g}s for the worker to poll: {log}")
         time.sleep(0.05)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
@@ -17,8 +16,9 @@ from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
-from tests.test_approval_cli import working
-from tests.test_shipping import commit, owner_client, slow_origin, until
+from tests.job_waits import working
+from tests.test_shipping import commit, owner_client, slow_origin
+from tests.waiting import awaited, until
 from workers.desk_entity import desk_start
 from workflows.desk import Desk
 
@@ -90,7 +90,7 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     await shipping.change_report(REPO)
     handle, _ = await shipping.request_push(REPO, head)
     try:
-        await until(marker.exists, 20, "the push to reach the origin")
+        await until(marker.exists, "the push to reach the origin")
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
         cause = refused.value.cause
@@ -106,19 +106,21 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
 
 
 async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(
-    desk: DeskClient, origin: Path
+    desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
-    first = await desk.start_job(REPO, "wait", agent_command=agent("sleep:15"))
+    go = tmp_path / "go"
+    first = await desk.start_job(REPO, "wait", agent_command=agent(f"wait:{go}"))
     second = await desk.submit_job(REPO, "greet", agent_command=agent("say:hi"))
     assert second.position == 1  # queued behind the first: admitted while the clone was there
     await working(desk, first)
     shutil.rmtree(clone)  # gone before the first integrates and before the second starts
+    go.touch()
     missing = f"Repository '{REPO}' is not on the shelf"
-    failed = await asyncio.wait_for(desk.wait(first), timeout=60)
+    failed = await awaited(desk.wait(first), f"job {first}'s report")
     assert failed.outcome == JobOutcome.FAILED, failed
     assert failed.reason.startswith(f"Integration failed: {missing}"), failed.reason
-    refused = await asyncio.wait_for(desk.wait(second.number), timeout=60)
+    refused = await awaited(desk.wait(second.number), f"job {second.number}'s report")
     assert refused.outcome == JobOutcome.REFUSED, refused
     assert refused.reason.startswith(missing), refused.reason
     assert "Error" not in failed.reason + refused.reason

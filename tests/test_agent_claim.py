@@ -9,6 +9,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.agent_claim import AgentClaim
+from tests.waiting import awaited
 
 
 async def test_an_earlier_attempt_after_a_later_one_does_not_start(tmp_path: Path) -> None:
@@ -31,7 +32,7 @@ async def test_a_second_attempt_waits_until_the_first_has_started_its_agent(
     await asyncio.sleep(0.3)
     assert not waiting.done(), "the later attempt must wait while the claim is held"
     first.close()
-    (await asyncio.wait_for(waiting, timeout=10)).close()
+    (await awaited(waiting, "the later attempt's claim")).close()
     with pytest.raises(ApplicationError):
         await AgentClaim.take(tmp_path, 2)
 

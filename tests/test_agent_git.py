@@ -4,18 +4,25 @@ host (real git, a real worktree; the agent's writes are made by hand as it could
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.agent_git import agent_git, prepare, take_back
 from activities.paths import job_dir, worktree_path
 from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
 from activities.worktrees import WorktreeActivities
-from desk.models import ReleaseWorktreeInput, Worktree
-from desk.settings import load_settings
+from desk.models import (
+    DiscardWorktreeInput,
+    PrepareWorktreeInput,
+    ReleaseWorktreeInput,
+    Worktree,
+)
+from desk.settings import DeskSettings, load_settings
 from tests.conftest import git
 
 
@@ -30,6 +37,20 @@ def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
     git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
     base = git(clone, "rev-parse", "HEAD")
     return clone, Worktree(path=str(path), branch=branch, base=base)
+
+
+def a_shelf_job(settings: DeskSettings, number: int = 1) -> tuple[Path, Worktree]:
+    """Job `number`'s worktree of acme/api, cut from a clone on the shelf of `settings`."""
+    clone = settings.shelf_dir / "acme" / "api"
+    clone.mkdir(parents=True)
+    git(clone, "init", "--quiet", "--initial-branch=main")
+    (clone / "README.md").write_text("# sample\n")
+    git(clone, "add", "-A")
+    git(clone, "commit", "--quiet", "-m", "initial")
+    path = worktree_path(settings, "acme/api", number)
+    branch = f"worker/{number}"
+    git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
+    return clone, Worktree(path=str(path), branch=branch, base=git(clone, "rev-parse", "HEAD"))
 
 
 def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
@@ -95,15 +116,8 @@ async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
     # The agent's worker died mid-attempt and the job was cancelled: no take-back ran. The
     # agent had pointed the worktree at a repository of its own whose config runs a filter.
     settings = load_settings(home=tmp_path / "home")
-    clone = settings.shelf_dir / "acme" / "api"
-    clone.mkdir(parents=True)
-    git(clone, "init", "--quiet", "--initial-branch=main")
-    (clone / "README.md").write_text("# sample\n")
-    git(clone, "add", "-A")
-    git(clone, "commit", "--quiet", "-m", "initial")
-    path = worktree_path(settings, "acme/api", 1)
-    git(clone, "worktree", "add", "--quiet", "-b", "worker/1", str(path))
-    worktree = Worktree(path=str(path), branch="worker/1", base=git(clone, "rev-parse", "HEAD"))
+    clone, worktree = a_shelf_job(settings)
+    path = Path(worktree.path)
     prepare(agent_git(job_dir(settings, 1), worktree))
     evil, pwned = tmp_path / "evil", tmp_path / "pwned"
     git(tmp_path, "init", "--quiet", str(evil))
@@ -120,3 +134,46 @@ async def test_a_job_ended_without_a_take_back_is_settled_before_host_git_runs(
     assert not pwned.exists()
     assert released.kept, released
     assert (path / ".git").read_text() == f"gitdir: {clone / '.git' / 'worktrees' / '1'}\n"
+
+
+async def test_releasing_the_worktree_of_a_clone_that_is_gone_is_a_no_op(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Someone deleted the clone while its job ran: the job's cleanup must not fail on it.
+    settings = load_settings(home=tmp_path / "home")
+    clone, worktree = a_shelf_job(settings)
+    path = Path(worktree.path)
+    shutil.rmtree(clone)
+
+    released = await ActivityEnvironment().run(
+        WorktreeActivities(settings).release_worktree,
+        ReleaseWorktreeInput(number=1, repo="acme/api", worktree=worktree),
+    )
+
+    assert released.kept, released  # nothing is removed without git to say what it holds
+    assert path.is_dir()
+    assert "is not on the shelf" in caplog.text and str(path) in caplog.text, caplog.text
+
+
+async def test_a_cut_that_begins_after_its_job_discarded_the_worktree_is_refused(
+    tmp_path: Path,
+) -> None:
+    # The cancelled job's discard got the job's lock before the cancelled cut's thread did.
+    settings = load_settings(home=tmp_path / "home")
+    clone, _ = a_shelf_job(settings, number=2)
+    trees = WorktreeActivities(settings)
+
+    found = await ActivityEnvironment().run(
+        trees.discard_worktree, DiscardWorktreeInput(number=1, repo="acme/api")
+    )
+    with pytest.raises(ApplicationError, match="Job 1 was cancelled") as refused:
+        await ActivityEnvironment().run(
+            trees.prepare_worktree, PrepareWorktreeInput(number=1, repo="acme/api")
+        )
+
+    assert not found
+    assert refused.value.type == "WorktreeDiscardedError" and refused.value.non_retryable
+    assert not worktree_path(settings, "acme/api", 1).exists()
+    assert (
+        git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main\nworker/2"
+    )

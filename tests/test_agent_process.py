@@ -3,7 +3,6 @@ agent's environment names its worktree and carries none of the owner's authority
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import shutil
@@ -25,6 +24,7 @@ from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.processes import StartWorker
+from tests.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 
@@ -68,11 +68,7 @@ def kill_all(pids: list[int]) -> None:
 
 
 async def hook_waiting(approvals: ApprovalsClient) -> None:
-    for _ in range(600):
-        if await approvals.open_approvals():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the hook never waited for a person")
+    await until(approvals.open_approvals, "the hook to wait for a person")
 
 
 def agents_in(worktree: Path) -> list[int]:

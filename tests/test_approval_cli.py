@@ -15,7 +15,7 @@ from temporalio.client import Client
 
 from desk.agents import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
 from desk.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
-from desk.models import JobOutcome, JobPhase
+from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
@@ -28,6 +28,8 @@ from tests.cli_helpers import (
     shown,
 )
 from tests.conftest import agent, git
+from tests.job_waits import open_ids, working
+from tests.waiting import awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -54,24 +56,6 @@ async def run_hold(
         timeout=60,
         check=False,
     )
-
-
-async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
-    for _ in range(300):
-        listed = [state.approval_id for state in await approvals.open_approvals()]
-        if len(listed) >= count:
-            return listed
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"fewer than {count} approvals opened")
-
-
-async def working(desk: DeskClient, number: int) -> None:
-    for _ in range(300):
-        _, status = await desk.status(number)
-        if status.phase == JobPhase.WORKING and status.worktree:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"job {number} never started working")
 
 
 @pytest.fixture
@@ -111,7 +95,7 @@ async def test_list_then_approve_by_prefix_while_the_agent_blocks(
     assert approved.returncode == 0, shown(approved)
     assert f"{ident}: approved." in approved.stdout, shown(approved)
 
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert "hold allowed" in report.output
     assert git(settings.shelf_dir / "acme" / "api", "log", "-1", "--format=%s") == "pushed"
@@ -140,7 +124,7 @@ async def test_decline_from_the_cli(
     declined = await run_cli(env, "decline", f"job-{number}-", cwd=tmp_path)
     assert declined.returncode == 0, shown(declined)
     assert f"{ident}: declined." in declined.stdout
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
     assert "Do not retry" in report.output
@@ -157,7 +141,7 @@ async def test_withdraw_from_the_cli_with_a_reason(
     withdrawn = await run_cli(env, "withdraw", ident, "--reason", "wrong branch", cwd=tmp_path)
     assert withdrawn.returncode == 0, shown(withdrawn)
     assert f"Withdrawal of {ident} sent" in withdrawn.stdout
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     [held] = report.held_calls
     assert held.verdict == HoldVerdict.WITHDRAWN and held.note == "wrong branch"
     assert "wrong branch" in report.output
@@ -190,7 +174,7 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
 
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 2, (
         report.held_calls
     )
@@ -228,10 +212,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
         number = await desk.start_job(REPO, "hooked", agent_command=agent(*steps))
         await working(desk, number)
         path = short.jobs_dir / str(number) / "hook-settings.json"
-        for _ in range(100):
-            if path.exists() and env_file.exists():
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: path.exists() and env_file.exists(), "the hook settings")
         document = json.loads(path.read_text())
         [entry] = document["hooks"]["PreToolUse"]
         assert entry["matcher"] == HELD_TOOLS_MATCHER
@@ -276,7 +257,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
             assert "Nobody has answered approval" in answer["permissionDecisionReason"]
 
         go_on.touch()
-        report = await asyncio.wait_for(desk.wait(number), timeout=30)
+        report = await awaited(desk.wait(number), f"job {number}'s report")
         assert f"settings at {path}" in report.output
         assert report.tool_calls == 2  # one answered by the hook, one held
         assert not socket_path.exists()

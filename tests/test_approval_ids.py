@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from surfaces.approvals_client import ApprovalsClient, match_approval
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent
-from tests.test_approval_cli import open_ids, working
+from tests.job_waits import open_ids, working
+from tests.waiting import awaited
 from workflows.coding_job import CodingJob
 
 PUSH = {"command": "git push origin main && rm -rf /"}
@@ -99,5 +99,5 @@ async def test_approve_job_with_one_open_approval_is_refused(
     assert f"{ident}: declined." in declined.stdout
 
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.CANCELLED

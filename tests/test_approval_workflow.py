@@ -25,6 +25,7 @@ from desk.approvals import (
 )
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
+from tests.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import IGNORED_MEMO, Approval
 
@@ -57,7 +58,7 @@ async def start(client: Client, queue: str, ask: ApprovalRequest, **options: Any
 
 
 async def outcome_of(handle: Handle) -> ApprovalOutcome:
-    return await asyncio.wait_for(handle.result(), timeout=30)
+    return await awaited(handle.result(), "the approval's outcome")
 
 
 @pytest.fixture
@@ -216,7 +217,7 @@ async def test_a_late_update_is_refused_by_the_validator(
     await asyncio.sleep(0.5)
     async with build_worker(client, settings, task_queue=queue):
         with pytest.raises(WorkflowUpdateFailedError) as failed:
-            await asyncio.wait_for(late, timeout=30)
+            await awaited(late, "the late update's refusal")
         outcome = await outcome_of(handle)
     cause = failed.value.cause
     assert isinstance(cause, ApplicationError) and cause.type == "ApprovalSettled", cause
@@ -335,12 +336,11 @@ async def test_open_approvals_lists_only_unsettled_ones(
         settled = await start(client, queue, request("git push origin two"))
         await settled.signal(Approval.withdraw, WithdrawInput(reason="no"))
         await outcome_of(settled)
-        for _ in range(100):
-            listed = [state.approval_id for state in await approvals.open_approvals()]
-            if listed == [waiting.id]:
-                break
-            await asyncio.sleep(0.1)
-        assert listed == [waiting.id]
+        await eventually(
+            approvals.open_approvals,
+            lambda states: [state.approval_id for state in states] == [waiting.id],
+            "only the unsettled approval listed",
+        )
         await waiting.signal(Approval.withdraw, WithdrawInput(reason="cleanup"))
         await outcome_of(waiting)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,9 +21,9 @@ from tests.cli_helpers import (
     settings_env,
     shown,
     started_number,
-    until,
 )
 from tests.conftest import agent, git
+from tests.waiting import eventually, until
 
 REPO = "acme/api"
 
@@ -110,13 +110,17 @@ async def test_task_without_wait_then_jobs_show_logs(cli: Cli, clone: Path, tmp_
     go.touch()
 
     # Visibility lags behind the workflow: poll until the listing shows the finished job.
-    while True:
+    async def listed_row() -> dict[str, Any] | None:
         result = await cli("jobs", "--json")
         assert result.returncode == 0, shown(result)
-        row = {row["number"]: row for row in json.loads(result.stdout)}.get(number)
-        if row is not None and row["outcome"] == "integrated":
-            break
-        await asyncio.sleep(0.5)
+        row: dict[str, Any] | None = {r["number"]: r for r in json.loads(result.stdout)}.get(number)
+        return row
+
+    row = await eventually(
+        listed_row,
+        lambda row: row is not None and row["outcome"] == "integrated",
+        f"job {number} listed as integrated",
+    )
     assert row["repo"] == REPO
     assert row["status"] == "completed"
     assert row["phase"] == "done"
@@ -156,12 +160,12 @@ async def test_cancel_kills_the_agent_and_reports_cancelled(
     started = await cli("task", REPO, "sleep a while", "--agent-command", command)
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    pid = await until(lambda: read_pid(pidfile), 30, "the agent's pid file")
+    pid = await until(lambda: read_pid(pidfile), "the agent's pid file")
 
     cancelled = await cli("cancel", str(number))
     assert cancelled.returncode == 0, shown(cancelled)
     assert f"job {number} on {REPO}: cancelled" in cancelled.stdout, shown(cancelled)
-    await until(lambda: pid_dead(pid), 5, "the agent to die")
+    await until(lambda: pid_dead(pid), "the agent to die")
     assert git(clone, "log", "-1", "--format=%s") == "initial"
 
     again = await cli("cancel", str(number))

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import uuid
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from unittest.mock import MagicMock
@@ -37,19 +35,11 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
+from tests.waiting import until
 from workers import host
 from workflows.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
-
-
-async def until(check: Callable[[], Awaitable[bool] | bool], what: str, within: float = 30) -> None:
-    for _ in range(int(within / 0.1)):
-        done = check()
-        if done if isinstance(done, bool) else await done:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def offline(tmp_path: Path) -> tuple[DeskSettings, MagicMock]:

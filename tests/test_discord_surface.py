@@ -44,6 +44,7 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
+from tests.waiting import until
 from workflows.approval import Approval
 
 IDENT = approval_id("job-4", "Bash", {"command": "git push"})
@@ -276,18 +277,12 @@ async def test_a_card_requested_while_the_bot_was_down_is_posted_when_it_comes_b
 
     bot = await start_bot(fake, config, desk.client, queue=queue, host_activities=True)
     try:
-        for _ in range(100):
-            if fake.card(ident) is not None:
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: fake.card(ident) is not None, "the card from the outbox")
         card = fake.card(ident)
         assert card is not None and enabled(card) and card["channel_id"] == str(thread)
         await handle.signal(Approval.withdraw, WithdrawInput(reason="the job has ended"))
         assert (await handle.result()).kind == OutcomeKind.WITHDRAWN
-        for _ in range(100):
-            if not enabled(card):
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: not enabled(card), "the card's buttons disabled")
     finally:
         await bot.close()
     assert not enabled(card)

@@ -19,8 +19,8 @@ from desk.errors import GitBusyError, GitError
 from desk.models import JobOutcome
 from desk.names import repo_workflow_id
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import until
 from tests.conftest import agent, git
+from tests.waiting import until
 
 REPO = "acme/api"
 
@@ -106,7 +106,7 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
         ]
     )
     try:
-        await until(lock.exists, 10, "the holder to take the lock")
+        await until(lock.exists, "the holder to take the lock")
         number = await desk.start_job(REPO, "one", agent_command=agent("write:a.txt=a", "commit:a"))
         entity = client.get_workflow_handle(repo_workflow_id(REPO))
 
@@ -120,7 +120,7 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
                 for activity in pending
             )
 
-        await _until_async(integrate_retried, 60, "the integration to be retried")
+        await until(integrate_retried, "the integration to be retried")
         assert lock.exists(), "a lock a live process holds must not be removed"
         release.touch()
         report = await desk.wait(number)
@@ -129,17 +129,6 @@ async def test_a_lock_a_live_process_holds_is_waited_out_not_refused(
         await asyncio.to_thread(holder.wait, 10)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (clone / "a.txt").read_text() == "a"
-
-
-async def _until_async(check: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        assert callable(check)
-        if await check():
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.2)
 
 
 def test_a_lock_is_removed_only_inside_a_step_that_began_after_it(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent, make_origin
-from tests.test_holds import open_ids
+from tests.job_waits import open_ids
+from tests.waiting import awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -56,10 +57,7 @@ class Agent:
     async def start(self, repo: str = REPO) -> None:
         steps = (f"env:{self.env_file}", f"wait-file:{self.go_on}")
         self.number = await self.desk.start_job(repo, "hooks", agent_command=agent(*steps))
-        for _ in range(600):
-            if self.env_file.exists():
-                break
-            await asyncio.sleep(0.1)
+        await until(self.env_file.exists, "the agent's environment file")
         self.env = json.loads(self.env_file.read_text())
 
     async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
@@ -105,7 +103,7 @@ async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
     assert again.returncode == 2 and decision(again) == "deny", again
 
     job.go_on.touch()
-    report = await asyncio.wait_for(quick.wait(job.number), timeout=60)
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
     verdicts = [(call.approval_id, call.verdict) for call in report.held_calls]
     assert verdicts == [(ident, HoldVerdict.APPROVED), (ident, HoldVerdict.PENDING)], report
     assert "honoured once" in report.held_calls[0].note
@@ -122,10 +120,10 @@ async def test_a_call_cancelled_while_it_waits_is_listed_once(
     waiting = asyncio.create_task(job.hook(PUSH))
     [ident] = await open_ids(ApprovalsClient(desk.client))
     await desk.cancel(job.number)
-    report = await asyncio.wait_for(desk.wait(job.number), timeout=60)
+    report = await awaited(desk.wait(job.number), f"job {job.number}'s report")
     assert [call.approval_id for call in report.held_calls] == [ident], report.held_calls
     assert report.held_calls[0].tool == "Bash"
-    refused = await asyncio.wait_for(waiting, timeout=60)
+    refused = await awaited(waiting, "the hold's refusal")
     assert refused.returncode == 2, refused
 
 
@@ -152,7 +150,7 @@ async def test_large_held_writes_keep_the_history_small(
     assert "more characters" in state.request.input["content"]
 
     job.go_on.touch()
-    report = await asyncio.wait_for(quick.wait(job.number), timeout=60)
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
     # Identical calls joined: four approvals for eight calls.
     assert len({call.approval_id for call in report.held_calls}) == 4, report.held_calls
     assert report.tool_calls == 8
@@ -170,7 +168,7 @@ async def test_two_hundred_harmless_calls_add_no_history(
         number = await desk.start_job(
             REPO, "look", agent_command=agent(f"hooks:{count}:{json.dumps(STATUS)}")
         )
-        report = await asyncio.wait_for(desk.wait(number), timeout=110)
+        report = await awaited(desk.wait(number), f"job {number}'s report")
         assert report.outcome == JobOutcome.NOTHING, report
         assert f"{count} of {count} hooked calls allowed" in report.output
         assert report.tool_calls == count
@@ -211,7 +209,7 @@ async def test_the_channel_answers_only_its_own_jobs_holds(
     assert answer["verdict"] == "declined" and "larger than" in answer["reason"]
     assert await ApprovalsClient(desk.client).open_approvals() == []
     job.go_on.touch()
-    await asyncio.wait_for(desk.wait(job.number), timeout=60)
+    await awaited(desk.wait(job.number), f"job {job.number}'s report")
 
 
 async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
@@ -235,7 +233,7 @@ async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
     approvals = ApprovalsClient(desk.client)
     [ident] = await open_ids(approvals)
     await approvals.answer(ident, Decision.DECLINE, Principal(id=desk.settings.owner))
-    report = await asyncio.wait_for(desk.wait(number), timeout=60)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
     assert not marker.exists()
@@ -255,7 +253,7 @@ async def test_work_beside_a_waiting_hold_counts_against_the_budget(
         ),
         budget=timedelta(seconds=3),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=110)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     # Before: the clock stood still while the hold waited, and 12 s of work ran on a 3 s budget.
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert report.commits == []
@@ -282,7 +280,7 @@ async def test_a_sandboxed_agent_asks_its_holds_through_the_channel(
             approvals = ApprovalsClient(desk.client)
             [ident] = await open_ids(approvals)
             await approvals.answer(ident, Decision.APPROVE, Principal(id=local.owner))
-            report = await asyncio.wait_for(desk.wait(number), timeout=90)
+            report = await awaited(desk.wait(number), f"job {number}'s report")
         assert report.confinement == BWRAP, report
         assert report.outcome == JobOutcome.INTEGRATED, report
         assert report.output.count("hold allowed") == 2, report.output

@@ -22,12 +22,14 @@ from desk.approvals import (
     Principal,
     approval_id,
 )
-from desk.models import JobOutcome, JobPhase
+from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import agent, git
+from tests.job_waits import open_ids, working
+from tests.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -41,30 +43,11 @@ def hold_step(tool: str, input: dict[str, Any]) -> str:
     return "hold:" + json.dumps({"tool": tool, "input": input})
 
 
-async def working(desk: DeskClient, number: int) -> str:
-    """Wait until the job's agent runs; return the worktree."""
-    for _ in range(300):
-        _, status = await desk.status(number)
-        if status.phase == JobPhase.WORKING and status.worktree:
-            return status.worktree
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"job {number} never started working")
-
-
 async def ask(
     desk: DeskClient, number: int, tool: str, input: dict[str, Any], wait: float = 60
 ) -> HoldAnswer:
     request = HoldRequest(tool=tool, input=input, wait_seconds=wait)
     return await desk.job(number).execute_update(CodingJob.hold, request)
-
-
-async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
-    for _ in range(300):
-        listed = [state.approval_id for state in await approvals.open_approvals()]
-        if len(listed) >= count:
-            return listed
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"fewer than {count} approvals opened")
 
 
 async def runs_of(client: Client, ident: str) -> list[tuple[str, WorkflowExecutionStatus | None]]:
@@ -93,7 +76,7 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
     assert not first.done() and not second.done()
 
     await approvals.withdraw(ident, "not today", "local:test")
-    answers = await asyncio.wait_for(asyncio.gather(first, second), timeout=30)
+    answers = await awaited(asyncio.gather(first, second), "both calls' answers")
     for answer in answers:
         assert answer.verdict == HoldVerdict.WITHDRAWN, answer
         assert answer.approval_id == ident
@@ -103,15 +86,13 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
 
     # Settled: the identical call opens a new approval, same id, a new run.
     third = asyncio.create_task(ask(desk, number, "Bash", same))
-    for _ in range(300):
-        runs = await runs_of(desk.client, ident)
-        if len(runs) == 2:
-            break
-        await asyncio.sleep(0.1)
+    runs = await eventually(
+        lambda: runs_of(desk.client, ident), lambda runs: len(runs) == 2, "a second run"
+    )
     assert len({run for run, _ in runs}) == 2, runs
     result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=desk.settings.owner))
     assert result.counted, result
-    answer = await asyncio.wait_for(third, timeout=30)
+    answer = await awaited(third, "the third call's answer")
     assert answer.verdict == HoldVerdict.APPROVED and answer.may_run
     assert answer.by
 
@@ -128,7 +109,8 @@ async def test_harmless_calls_run_without_an_approval(
     desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "look", agent_command=agent("sleep:3"))
+    go = tmp_path / "go"
+    number = await desk.start_job(REPO, "look", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     calls: list[tuple[str, dict[str, Any]]] = [
         ("Bash", {"command": "git status"}),
@@ -144,6 +126,7 @@ async def test_harmless_calls_run_without_an_approval(
         assert answer.may_run and not answer.approval_id
     listing = [item async for item in desk.client.list_workflows("WorkflowType = 'Approval'")]
     assert listing == []
+    go.touch()
     report = await desk.wait(number)
     assert report.held_calls == []
 
@@ -152,7 +135,8 @@ async def test_a_write_outside_the_worktree_is_held_and_unanswered_at_the_end(
     desk: DeskClient, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "escape", agent_command=agent("sleep:4"))
+    go = tmp_path / "go"
+    number = await desk.start_job(REPO, "escape", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     outside = {"file_path": str(tmp_path / "elsewhere.txt"), "content": "x"}
     answer = await ask(desk, number, "Write", outside, wait=0.5)
@@ -170,6 +154,7 @@ async def test_a_write_outside_the_worktree_is_held_and_unanswered_at_the_end(
     assert answer.approval_id == ident
     assert ident in await open_ids(approvals, 3)
 
+    go.touch()
     report = await desk.wait(number)
     assert not (tmp_path / "elsewhere.txt").exists()
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING] * 3
@@ -212,7 +197,7 @@ async def test_an_unanswered_hold_skips_the_call_and_is_listed(
             hold_step("Bash", PUSH), "write:pushed.txt=yes", "write:other.txt=o", "commit:rest"
         ),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=40)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert "hold refused (2)" in report.output, report.output
     assert "skipped 'write:pushed.txt=yes' (held)" in report.output
@@ -294,7 +279,7 @@ async def test_the_budget_still_stops_an_agent_that_works_too_long(
         agent_command=agent(hold_step("Bash", {"command": "git status"}), "sleep:20"),
         budget=timedelta(seconds=3),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
 
 
@@ -308,7 +293,7 @@ async def test_cancelling_a_job_while_a_hold_waits_withdraws_the_approval(
     approvals = ApprovalsClient(desk.client)
     [ident] = await open_ids(approvals)
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=30)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
     assert ident in {call.approval_id for call in report.held_calls}
     outcome = await desk.client.get_workflow_handle_for(Approval.run, ident).result()

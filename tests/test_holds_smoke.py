@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -12,17 +11,14 @@ from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent
+from tests.job_waits import open_ids
 
 PUSH = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
 
 
 async def _open_approval(approvals: ApprovalsClient) -> str:
-    for _ in range(200):
-        states = await approvals.open_approvals()
-        if states:
-            return states[0].approval_id
-        await asyncio.sleep(0.1)
-    raise AssertionError("no approval opened")
+    [ident, *_] = await open_ids(approvals)
+    return ident
 
 
 async def test_approved_hold_lets_the_call_run(

@@ -27,14 +27,14 @@ async def test_a_home_that_is_a_file_is_refused_by_name(
     a_file: Path, tmp_path: Path, command: list[str]
 ) -> None:
     env = env_with(CODEDESK_HOME=str(a_file))
-    result = await run_cli(env, *command, cwd=tmp_path, timeout=60)
+    result = await run_cli(env, *command, cwd=tmp_path)
     assert_refused(result, "CODEDESK_HOME", "not a directory", str(a_file))
     assert a_file.read_text() == "not a directory\n"
 
 
 async def test_a_shelf_that_is_a_file_is_refused_by_name(a_file: Path, tmp_path: Path) -> None:
     env = env_with(CODEDESK_HOME=str(tmp_path / "home"), CODEDESK_SHELF=str(a_file))
-    result = await run_cli(env, "up", "--headless", cwd=tmp_path, timeout=60)
+    result = await run_cli(env, "up", "--headless", cwd=tmp_path)
     assert_refused(result, "CODEDESK_SHELF", "not a directory")
 
 
@@ -44,11 +44,11 @@ async def test_a_home_that_cannot_be_created_is_refused_before_anything_starts(
 ) -> None:
     home = a_file / "home"
     env = env_with(CODEDESK_HOME=str(home))
-    result = await run_cli(env, *command, cwd=tmp_path, timeout=60)
+    result = await run_cli(env, *command, cwd=tmp_path)
     assert_refused(result, "CODEDESK_HOME", "cannot be used as a directory", str(home))
 
 
 async def test_a_shelf_that_cannot_be_created_is_refused(a_file: Path, tmp_path: Path) -> None:
     env = env_with(CODEDESK_HOME=str(tmp_path / "home"), CODEDESK_SHELF=str(a_file / "shelf"))
-    result = await run_cli(env, "worker", cwd=tmp_path, timeout=60)
+    result = await run_cli(env, "worker", cwd=tmp_path)
     assert_refused(result, "CODEDESK_SHELF", "cannot be used as a directory")

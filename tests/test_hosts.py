@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +15,7 @@ from desk.models import JobOutcome, RepoPlacement
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.test_desk_queue import eventually
+from tests.waiting import eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 
@@ -81,7 +80,7 @@ async def test_a_task_for_a_host_without_a_worker_warns_at_once_and_the_job_wait
     assert "host ghost" in started.stderr and "no worker polling" in started.stderr
     number = started_number(started)
     await eventually(
-        lambda: desk.status(number), lambda s: s[1].waiting_for_host == "ghost", 60, "waiting"
+        lambda: desk.status(number), lambda s: s[1].waiting_for_host == "ghost", "waiting"
     )
     shown_job = await run_cli(env, "show", str(number), cwd=tmp_path)
     assert "waiting for host ghost" in shown_job.stdout, shown(shown_job)
@@ -114,9 +113,8 @@ async def test_a_job_from_a_chat_thread_says_there_that_it_waits_for_its_host(
             "acme/gone", "anything", place=SurfacePlace(queue=queue, channel="thread-9")
         )
         await eventually(
-            lambda: asyncio.sleep(0, surface.progress.get("thread-9", "")),
+            lambda: surface.progress.get("thread-9", ""),
             lambda text: "Waiting for host ghost" in text,
-            60,
             "the thread's progress",
         )
         await desk.cancel(admission.number)

@@ -11,8 +11,10 @@ from temporalio.api.enums.v1 import EventType
 
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from surfaces.desk_client import DeskClient, JobRow
+from tests.cli_helpers import pid_dead
 from tests.conftest import agent, agent_script, git
+from tests.waiting import awaited, eventually, until
 
 REPO = "acme/api"
 GITHUB_TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123"
@@ -25,29 +27,15 @@ async def clone(desk: DeskClient, origin: Path) -> Path:
     return Path(info.path)
 
 
-async def until_exists(path: Path, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if path.exists() and (not path.is_file() or path.read_text().strip()):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{path} never appeared")
+async def until_exists(path: Path) -> None:
+    await until(
+        lambda: path.exists() and (not path.is_file() or path.read_text().strip()),
+        f"{path} to appear",
+    )
 
 
-def pid_dead(pid: int) -> bool:
-    """Gone, or a zombie waiting to be reaped (it can do nothing any more)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rfind(")") + 2 :].split()[0] == "Z"
-
-
-async def until_dead(pid: int, seconds: float = 5.0) -> bool:
-    for _ in range(int(seconds / 0.1)):
-        if pid_dead(pid):
-            return True
-        await asyncio.sleep(0.1)
-    return pid_dead(pid)
+async def until_dead(pid: int) -> None:
+    await until(lambda: pid_dead(pid), f"process {pid} to die")
 
 
 def worker_branches(clone: Path) -> list[str]:
@@ -88,15 +76,19 @@ async def test_two_concurrent_jobs_on_one_repo_both_land(desk: DeskClient, clone
     assert worker_branches(clone) == []
 
 
-async def test_a_conflict_is_kept_and_the_clone_left_alone(desk: DeskClient, clone: Path) -> None:
+async def test_a_conflict_is_kept_and_the_clone_left_alone(
+    desk: DeskClient, clone: Path, tmp_path: Path
+) -> None:
+    go = tmp_path / "go"  # the agent goes on once a person has committed in the clone
     number = await desk.start_job(
         REPO,
         "rewrite the readme",
-        agent_command=agent("sleep:2", "write:README.md=# agent\\n", "commit:agent readme"),
+        agent_command=agent(f"wait:{go}", "write:README.md=# agent\\n", "commit:agent readme"),
     )
     worktree_git = clone.parent.parent / ".worktrees" / "acme" / "api" / str(number) / ".git"
     await until_exists(worktree_git)
     ours = commit_in(clone, "README.md", "# person\n", "person readme")
+    go.touch()
 
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.CONFLICT, report
@@ -200,11 +192,11 @@ async def test_an_agent_past_its_budget_is_stopped_with_its_grandchild(
         ),
         budget=timedelta(seconds=3),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=15)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert "budget" in report.reason
-    assert await until_dead(int(agent_pidfile.read_text()))
-    assert await until_dead(int(grandchild_pidfile.read_text()))
+    await until_dead(int(agent_pidfile.read_text()))
+    await until_dead(int(grandchild_pidfile.read_text()))
 
 
 async def test_cancel_kills_the_agent_and_reports_cancelled(
@@ -220,10 +212,10 @@ async def test_cancel_kills_the_agent_and_reports_cancelled(
     )
     await until_exists(grandchild_pidfile)
     await desk.cancel(number)
-    report = await asyncio.wait_for(desk.wait(number), timeout=15)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
-    assert await until_dead(int(pidfile.read_text()))
-    assert await until_dead(int(grandchild_pidfile.read_text()))
+    await until_dead(int(pidfile.read_text()))
+    await until_dead(int(grandchild_pidfile.read_text()))
     assert worker_branches(clone) == []
 
 
@@ -280,7 +272,7 @@ async def test_a_very_long_output_line_does_not_stall_the_agent(
         agent_command=agent(f"say:{long_line}", "write:a.txt=1", "commit:after the long line"),
         budget=timedelta(seconds=10),
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=20)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report.reason
     assert report.output.endswith("scripted agent: done\n")
     assert Path(report.log_path).read_text().count("x" * 70_000) == 1
@@ -322,14 +314,15 @@ async def test_jobs_lists_a_finished_job(desk: DeskClient, clone: Path) -> None:
         REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
     )
     await desk.wait(number)
-    rows = []
-    for _ in range(50):
-        rows = [row for row in await desk.jobs() if row.number == number]
-        if rows and rows[0].outcome and rows[0].status == "completed":
-            break
-        await asyncio.sleep(0.1)
-    assert rows, "the job never showed in the listing"
-    [row] = rows
+
+    async def listed() -> list[JobRow]:
+        return [row for row in await desk.jobs() if row.number == number]
+
+    [row] = await eventually(
+        listed,
+        lambda rows: rows and rows[0].outcome and rows[0].status == "completed",
+        "the job to show in the listing as completed",
+    )
     assert row.repo == REPO
     assert row.outcome == JobOutcome.INTEGRATED.value
     assert row.phase == "done"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from pathlib import Path
@@ -12,6 +11,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
+from tests.waiting import eventually
 from workflows.approval import Approval
 
 REPO = "acme/api"
@@ -19,11 +19,11 @@ REPO = "acme/api"
 
 async def visible(desk: DeskClient, query: str, count: int) -> None:
     """Wait until visibility lists `count` workflows for `query` (it lags the server a little)."""
-    for _ in range(300):
-        if (await desk.client.count_workflows(query)).count >= count:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"visibility never listed {count} workflows for {query!r}")
+    await eventually(
+        lambda: desk.client.count_workflows(query),
+        lambda counted: counted.count >= count,
+        f"visibility to list {count} workflows for {query!r}",
+    )
 
 
 async def test_jobs_page_shows_the_newest_and_says_how_many_more(

@@ -20,9 +20,11 @@ from surfaces.discord.replies import report_text
 from surfaces.modes_client import ModesClient
 from surfaces.render_text import plain
 from surfaces.report_layout import job_report
-from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, until
+from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent
-from tests.test_holds import REPO, ask, hold_step, open_ids, working
+from tests.job_waits import open_ids, working
+from tests.test_holds import REPO, ask, hold_step
+from tests.waiting import awaited, until
 from workflows.approval import Approval
 
 DESTRUCTIVE = {"command": "git update-ref -d refs/heads/main"}
@@ -62,7 +64,7 @@ async def test_switching_yolo_on_releases_a_waiting_destructive_hold_and_the_rep
 
     assert switched.jobs == [number]
     assert switched.switch.on and switched.switch.by == owner(desk) and switched.switch.at
-    report = await asyncio.wait_for(desk.wait(number), timeout=60)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report.reason
     assert "hold allowed" in report.output and "removed" in report.output
     [call] = report.yolo_approved
@@ -206,14 +208,14 @@ async def test_long_running_works_past_the_budget_and_stops_within_a_check_of_sw
         agent_command=agent("sleep:5", f"pidfile:{past}", "sleep:120"),
         budget=timedelta(seconds=3),
     )
-    await until(past.exists, 60, "the agent to work past its 3 s budget")
+    await until(past.exists, "the agent to work past its 3 s budget")
     _, status = await desk.status(number)
     assert status.report is None and status.following == ["long-running"]
 
     await modes(desk).switch(
         "long-running", "off", by=owner(desk), scope=ScopeKind.JOB, target=str(number)
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=60)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     assert report.extended_by >= timedelta(seconds=2)
     assert "Long-running mode extended the budget by" in report.reason
@@ -235,7 +237,7 @@ async def test_long_running_never_goes_past_its_ceiling(desk: DeskClient, origin
     number = await DeskClient(desk.client, config).start_job(
         REPO, "long", agent_command=agent("sleep:120"), budget=timedelta(seconds=2)
     )
-    report = await asyncio.wait_for(desk.wait(number), timeout=90)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     assert report.extended_by >= timedelta(seconds=3)
     assert "up to its ceiling of 0:00:05" in report.reason

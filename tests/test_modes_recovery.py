@@ -22,6 +22,7 @@ from tests.cli_helpers import cli_env
 from tests.conftest import agent
 from tests.processes import StartWorker
 from tests.test_holds import REPO
+from tests.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.worker import build_worker
@@ -76,7 +77,7 @@ async def test_modes_survive_a_killed_worker_and_a_restarted_server(
     assert view.desk[Mode.YOLO].on and view.desk[Mode.YOLO].by == alice
     assert view.jobs[number].yolo == view.desk[Mode.YOLO]
     go.touch()
-    report = await asyncio.wait_for(desk.wait(number), timeout=90)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report.reason
     assert [call.note for call in report.yolo_approved] == ["yolo mode, switched on by alice"]
 

@@ -32,7 +32,7 @@ NO_WORKER = "No codedesk worker is polling task queue"
 async def test_a_command_that_needs_a_worker_refuses_at_once(
     settings: DeskSettings, tmp_path: Path, command: list[str]
 ) -> None:
-    result = await run_cli(settings_env(settings), *command, cwd=tmp_path, timeout=60)
+    result = await run_cli(settings_env(settings), *command, cwd=tmp_path)
     assert_refused(result, NO_WORKER, settings.task_queue, "codedesk up", "codedesk worker")
     assert "job" not in result.stdout, shown(result)
 
@@ -40,7 +40,7 @@ async def test_a_command_that_needs_a_worker_refuses_at_once(
 async def test_jobs_lists_without_waiting_for_a_worker_and_says_none_polls(
     settings: DeskSettings, tmp_path: Path
 ) -> None:
-    result = await run_cli(settings_env(settings), "jobs", "--json", cwd=tmp_path, timeout=60)
+    result = await run_cli(settings_env(settings), "jobs", "--json", cwd=tmp_path)
     assert result.returncode == 0, shown(result)
     assert json.loads(result.stdout) == []
     assert NO_WORKER in result.stderr and "queue positions" in result.stderr, shown(result)
@@ -51,7 +51,7 @@ async def test_jobs_says_nothing_of_workers_while_one_polls(
 ) -> None:
     async with build_worker(client, settings):
         await configure_desk(client, settings)
-        result = await run_cli(settings_env(settings), "jobs", cwd=tmp_path, timeout=60)
+        result = await run_cli(settings_env(settings), "jobs", cwd=tmp_path)
     assert result.returncode == 0, shown(result)
     assert "No jobs yet" in result.stdout and NO_WORKER not in result.stderr, shown(result)
 
@@ -67,7 +67,7 @@ async def test_approve_without_a_worker_sends_a_durable_signal_and_says_why(
         Approval.run, request, id=ident, task_queue=settings.task_queue
     )
 
-    approved = await run_cli(settings_env(settings), "approve", ident, cwd=tmp_path, timeout=60)
+    approved = await run_cli(settings_env(settings), "approve", ident, cwd=tmp_path)
     assert approved.returncode == 0, shown(approved)
     assert NO_WORKER in approved.stdout and "durable signal" in approved.stdout, shown(approved)
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
@@ -26,4 +27,30 @@ async def test_recorded_history_replays(path: Path) -> None:
 
 
 def test_there_are_histories_to_replay() -> None:
-    assert len(HISTORIES) >= 9
+    assert len(HISTORIES) >= 21
+
+
+def recorded_type(path: Path) -> str:
+    """The workflow type a recording is of, from its first event."""
+    started = json.loads(path.read_text())["events"][0]
+    return str(started["workflowExecutionStartedEventAttributes"]["workflowType"]["name"])
+
+
+def test_every_workflow_type_has_a_recorded_history() -> None:
+    """A new workflow type needs a recording (tests/histories/record.py) before it ships."""
+    recorded = {recorded_type(path) for path in HISTORIES}
+    registered = {workflow._Definition.must_from_class(cls).name for cls in WORKFLOWS}
+    assert registered - recorded == set(), "record these with tests/histories/record.py"
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("coding_job_host_waited", "EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"),
+        ("coding_job_sandboxed", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
+    ],
+)
+def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> None:
+    """The host-wait job timed out on its host's queue once; the sandboxed one answered holds."""
+    events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
+    assert shape in {event["eventType"] for event in events}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shlex
 import shutil
@@ -25,6 +24,7 @@ from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent, git, make_origin
+from tests.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -212,10 +212,7 @@ async def test_a_cancelled_sandboxed_agent_keeps_its_commit_on_the_branch(
     command = agent("write:draft.txt=1", "commit:draft", "sleep:600")
     number = await online.desk.start_job(REPO, "draft, then dawdle", agent_command=command)
     log = online.settings.jobs_dir / str(number) / "agent.log"
-    for _ in range(600):
-        if log.is_file() and "sleep 600s" in log.read_text():
-            break
-        await asyncio.sleep(0.1)
+    await until(lambda: log.is_file() and "sleep 600s" in log.read_text(), "the draft's commit")
     await online.desk.cancel(number)
     report = await online.desk.wait(number)
     assert report.outcome == JobOutcome.CANCELLED, report

@@ -10,7 +10,6 @@ hold what the agent committed) and the worker's output; it counts the secrets fo
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import subprocess
@@ -32,6 +31,7 @@ from surfaces.discord.replies import change_report_text, report_text
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent_script, git, make_origin
 from tests.processes import StartWorker
+from tests.waiting import eventually
 from workflows.approval import Approval
 
 REPO = "acme/api"
@@ -97,14 +97,6 @@ async def histories(client: Client) -> dict[str, str]:
     return found
 
 
-async def until_output(run: Any, accept: Any) -> subprocess.CompletedProcess[str]:
-    while True:
-        result = await run()
-        if accept(result):
-            return result
-        await asyncio.sleep(0.2)
-
-
 def files_under(home: Path, skip: Path) -> dict[str, str]:
     return {
         str(path): path.read_text(errors="replace")
@@ -122,7 +114,6 @@ def leaks(places: dict[str, str]) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.timeout(300)
 async def test_no_secret_reaches_any_place_a_person_sees(
     settings: DeskSettings, client: Client, start_worker: StartWorker, tmp_path: Path
 ) -> None:
@@ -171,8 +162,8 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
 
-    listed = await until_output(
-        lambda: cli("approvals"), lambda result: "approval-" in result.stdout
+    listed = await eventually(
+        lambda: cli("approvals"), lambda result: "approval-" in result.stdout, "an approval listed"
     )
     assert "Authorization: ***" in listed.stdout, shown(listed)
     ident = next(word for word in listed.stdout.split() if word.startswith("approval-job-"))
@@ -202,9 +193,10 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     failing = started_number(started)
 
     for n in (number, failing):
-        shown_json = await until_output(
+        shown_json = await eventually(
             lambda n=n: cli("show", str(n), "--json", name=f"show {n} --json"),
             lambda result: json.loads(result.stdout)["job"]["report"] is not None,
+            f"job {n}'s report in `show --json`",
         )
         report = JobReport.model_validate(json.loads(shown_json.stdout)["job"]["report"])
         places[f"Discord report of job {n}"] = report_text(report)

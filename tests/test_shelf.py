@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from desk.models import AddRepoInput, JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent, git
+from tests.waiting import until
 from workflows.shelf import AddRepo
 
 TOKEN = "s3cretTOKENvalue"
@@ -161,24 +161,22 @@ async def test_a_refused_add_can_be_retried_with_a_good_source(
 
 
 async def test_the_shelf_does_not_list_job_worktrees(
-    desk: DeskClient, settings: DeskSettings, origin: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo("acme/api", str(origin))
+    go = tmp_path / "go"
     number = await desk.start_job(
         "acme/api",
         "slow edit",
-        agent_command=agent("sleep:1.5", "write:slow.txt=slow", "commit:slow"),
+        agent_command=agent(f"wait:{go}", "write:slow.txt=slow", "commit:slow"),
     )
     worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
-    for _ in range(100):
-        if (worktree / ".git").exists():
-            break
-        await asyncio.sleep(0.05)
-    assert (worktree / ".git").exists(), "the job's worktree never appeared"
+    await until((worktree / ".git").exists, "the job's worktree")
 
     listed = await desk.list_repos()
     assert [clone.repo for clone in listed] == ["acme/api"]
     assert all(".worktrees" not in clone.path for clone in listed)
+    go.touch()
 
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.INTEGRATED, report

@@ -16,7 +16,8 @@ from desk.shipping import PushResult
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.conftest import git
-from tests.test_shipping import TOKEN, commit, refs, until
+from tests.test_shipping import TOKEN, commit, refs
+from tests.waiting import awaited, until
 
 REPO = "acme/api"
 
@@ -49,7 +50,7 @@ async def approval_open(cli: Cli, ident: str) -> None:
         shown_approvals = await cli("approvals", "--json")
         return ident in [item["approval_id"] for item in json.loads(shown_approvals.stdout)]
 
-    await until(listed, 30, f"{ident} in `codedesk approvals`")
+    await until(listed, f"{ident} in `codedesk approvals`")
 
 
 async def test_report_prints_the_full_sha_and_the_push_command_or_json(
@@ -111,7 +112,7 @@ async def test_push_prints_the_approval_then_approve_ships(
     assert approved.returncode == 0, shown(approved)
     assert f"{approval}: approved." in approved.stdout
     handle = desk.client.get_workflow_handle(push_workflow_id(REPO, head), result_type=PushResult)
-    result = await asyncio.wait_for(handle.result(), timeout=30)
+    result = await awaited(handle.result(), "the push's result")
     assert result.sha == head, result
     assert refs(origin) == {"refs/heads/main": head, "HEAD": "refs/heads/main"}
 
@@ -159,7 +160,7 @@ async def _open_push_approval(cli: Cli, head: str) -> str:
         ]
         return bool(found)
 
-    await until(listed, 30, "the push's approval")
+    await until(listed, "the push's approval")
     return found[0]
 
 

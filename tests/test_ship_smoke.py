@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from desk.approvals import Decision, Principal
@@ -13,6 +12,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
 from tests.conftest import agent, git
+from tests.waiting import eventually
 
 
 async def test_report_push_approve_ships_exactly_the_reported_sha(
@@ -30,10 +30,11 @@ async def test_report_push_approve_ships_exactly_the_reported_sha(
     assert [f.path for f in report.files] == ["hello.txt"]
     handle, approval = await shipping.request_push("acme/api", report.head)
     approvals = ApprovalsClient(desk.client)
-    for _ in range(100):
-        if any(s.approval_id == approval for s in await approvals.open_approvals()):
-            break
-        await asyncio.sleep(0.1)
+    await eventually(
+        approvals.open_approvals,
+        lambda states: any(s.approval_id == approval for s in states),
+        f"approval {approval} to open",
+    )
     assert git(origin, "rev-parse", "main") != report.head
     result, _ = await approvals.answer(approval, Decision.APPROVE, Principal(id=settings.owner))
     assert result.counted, result

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import socket
 import stat
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
 from tests.conftest import git
+from tests.waiting import PATIENCE, awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workflows.repo import RepoEntity
@@ -64,7 +64,7 @@ def owner_client(desk: DeskClient, settings: DeskSettings, *owner_repos: str) ->
     return ShippingClient(desk.client, settings.model_copy(update={"owner_repos": [*owner_repos]}))
 
 
-def slow_origin(bare: Path, marker: Path, gate: Path, seconds: int = 60) -> None:
+def slow_origin(bare: Path, marker: Path, gate: Path, seconds: float = PATIENCE) -> None:
     """The origin's post-receive hook records each push, then waits for `gate` (or `seconds`).
 
     The refs are updated before post-receive runs and `git push` waits for it, so the push is
@@ -74,39 +74,25 @@ def slow_origin(bare: Path, marker: Path, gate: Path, seconds: int = 60) -> None
     hook.write_text(
         "#!/bin/sh\n"
         f"echo pushed >> '{marker}'\n"
-        f"for i in $(seq {seconds * 10}); do [ -e '{gate}' ] && exit 0; sleep 0.1; done\n"
+        f"for i in $(seq {int(seconds * 10)}); do [ -e '{gate}' ] && exit 0; sleep 0.1; done\n"
     )
     hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
-
-
-async def until(predicate: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        value = predicate() if callable(predicate) else predicate
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {seconds:g}s waiting for {what}")
-        await asyncio.sleep(0.05)
 
 
 async def answer(client: Client, ident: str, decision: Decision, who: str) -> None:
     """Answer the approval once it is open (its workflow may still be starting)."""
     approvals = ApprovalsClient(client)
-    deadline = time.monotonic() + 20
-    while True:
+
+    async def answered() -> bool:
         result, by_signal = await approvals.answer(ident, decision, Principal(id=who))
-        if result.counted or by_signal:  # a signal is durable: it counts when a worker runs
-            return
-        assert time.monotonic() < deadline, result
-        await asyncio.sleep(0.1)
+        return result.counted or by_signal  # a signal is durable: it counts when a worker runs
+
+    await until(answered, f"approval {ident} to take the answer")
 
 
 async def withdraw(client: Client, ident: str) -> None:
     approvals = ApprovalsClient(client)
-    await until(lambda: _started(client, ident), 20, f"approval {ident} to open")
+    await until(lambda: _started(client, ident), f"approval {ident} to open")
     await approvals.withdraw(ident, "changed my mind", "test")
 
 
@@ -119,7 +105,7 @@ async def _started(client: Client, ident: str) -> bool:
 
 
 async def result_of(handle: WorkflowHandle[Ship, PushResult]) -> PushResult:
-    return await asyncio.wait_for(handle.result(), timeout=60)
+    return await awaited(handle.result(), "the push's result")
 
 
 @contextlib.contextmanager
@@ -275,7 +261,7 @@ async def test_approved_push_lands_exactly_the_reported_sha(
     git(clone, "reset", "--quiet", "--hard", head)  # HEAD is back at the reported SHA
     handle, approval = await shipping.request_push(REPO, report.head.upper())
     assert approval.startswith("approval-")
-    await until(lambda: _started(shipping.client, approval), 20, "the approval")
+    await until(lambda: _started(shipping.client, approval), "the approval")
     assert git(origin, "rev-parse", "main") == report.remote_tip, "nothing before approval"
     await answer(shipping.client, approval, Decision.APPROVE, settings.owner)
     result = await result_of(handle)
@@ -313,14 +299,13 @@ async def test_someone_who_may_not_approve_changes_nothing(
     await shipping.change_report(REPO)
     before = refs(origin)
     handle, approval = await shipping.request_push(REPO, head)
-    await until(lambda: _started(shipping.client, approval), 20, "the approval")
+    await until(lambda: _started(shipping.client, approval), "the approval")
     approvals = ApprovalsClient(shipping.client)
     result, _ = await approvals.answer(approval, Decision.APPROVE, Principal(id="local:mallory"))
     assert not result.counted, result
-    await asyncio.sleep(0.5)
-    assert refs(origin) == before
     await approvals.withdraw(approval, "test over", "test")
     assert (await result_of(handle)).status == PushStatus.WITHDRAWN
+    assert refs(origin) == before
 
 
 async def test_owner_repository_skips_the_hold(
@@ -520,7 +505,7 @@ async def test_push_refused_after_approval_when_head_moved_meanwhile(
     await shipping.change_report(REPO)
     before = refs(origin)
     handle, approval = await shipping.request_push(REPO, head)
-    await until(lambda: _started(shipping.client, approval), 20, "the approval")
+    await until(lambda: _started(shipping.client, approval), "the approval")
     commit(clone, "b.txt", "b\n", "b")
     await answer(shipping.client, approval, Decision.APPROVE, settings.owner)
     result = await result_of(handle)
@@ -581,7 +566,7 @@ async def test_while_a_push_runs_reports_pushes_and_new_tasks_are_refused(
     git(clone, "reset", "--quiet", "--hard", first)
     handle, _ = await owner_shipping.request_push(REPO, first)
     try:
-        await until(marker.exists, 20, "the push to reach the origin")
+        await until(marker.exists, "the push to reach the origin")
         assert await owner_shipping.push_running(REPO) == first
 
         with pytest.raises(RepoBusyError, match=f"a push of {first[:12]} runs"):
@@ -663,7 +648,7 @@ async def test_reports_and_pushes_refused_while_an_integration_changes_the_clone
             worktree=Worktree(path=str(clone), branch="worker/999", base=head),
         ),
     )
-    await asyncio.wait_for(INTEGRATING.wait(), timeout=20)
+    await awaited(INTEGRATING.wait(), "the integration to begin")
 
     with pytest.raises(RepoBusyError, match=f"the integration of {job} is changing the clone"):
         await shipping.change_report(REPO)
@@ -679,7 +664,7 @@ async def test_reports_and_pushes_refused_while_an_integration_changes_the_clone
         state: RepoState = await entity.query(RepoEntity.current)
         return state.integrations == 1
 
-    await until(integrated, 20, "the integration to finish")
+    await until(integrated, "the integration to finish")
     again, _ = await shipping.request_push(REPO, head)
     assert (await result_of(again)).status == PushStatus.PUSHED
     assert git(origin, "rev-parse", "main") == head

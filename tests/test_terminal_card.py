@@ -24,8 +24,9 @@ from surfaces.discord.replies import report_text
 from surfaces.render_text import plain, terminal, visible
 from surfaces.report_layout import job_report
 from tests.cli_helpers import run_cli, settings_env, shown
-from tests.test_approval_cli import open_ids
+from tests.job_waits import open_ids
 from tests.test_approval_ids import working_job
+from tests.waiting import awaited
 from workflows.coding_job import CodingJob
 
 COMMAND = "git push origin main && rm -rf /etc/**foo** _x_ `y` <@1> [a](b)"
@@ -144,10 +145,10 @@ async def test_approvals_and_show_print_for_the_terminal(
 
     declined = await run_cli(env, "decline", ident, cwd=tmp_path)
     assert declined.returncode == 0, shown(declined)
-    answer: HoldAnswer = await asyncio.wait_for(held, timeout=30)
+    answer: HoldAnswer = await awaited(held, "the hold's answer")
     assert answer.verdict == HoldVerdict.DECLINED, answer
     await desk.cancel(number)
-    await asyncio.wait_for(desk.wait(number), timeout=30)
+    await awaited(desk.wait(number), f"job {number}'s report")
     showed = await run_cli(env, "show", str(number), cwd=tmp_path)
     assert showed.returncode == 0, shown(showed)
     assert "held calls (1):" in showed.stdout, shown(showed)

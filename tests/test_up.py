@@ -10,19 +10,13 @@ import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.cli_helpers import (
-    CODEDESK,
-    assert_refused,
-    cli_env,
-    run_cli,
-    shown,
-    started_number,
-    until,
-)
+from tests.cli_helpers import CODEDESK, assert_refused, cli_env, run_cli, shown, started_number
 from tests.conftest import agent, git
+from tests.waiting import eventually, until
 from workers.devserver import DB_FILE, free_port, port_is_free
 from workers.runtime import RUNTIME_FILE
 
@@ -95,11 +89,11 @@ async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     home, port, ui_port = tmp_path / "home", free_port(), free_port()
     env = cli_env(CODEDESK_HOME=str(home), CODEDESK_HEARTBEAT_TIMEOUT="2s")
     up = start_up(home, port, ui_port)
-    await until(lambda: (home / RUNTIME_FILE).is_file() or up.poll() is not None, 30, "up")
+    await until(lambda: (home / RUNTIME_FILE).is_file() or up.poll() is not None, "up")
     assert up.poll() is None, up_log(tmp_path, 1)
     record = json.loads((home / RUNTIME_FILE).read_text())
     assert record["address"] == f"127.0.0.1:{port}"
-    await until(lambda: "Worker polling" in up_log(tmp_path, 1), 30, "up's worker")
+    await until(lambda: "Worker polling" in up_log(tmp_path, 1), "up's worker")
     assert f"127.0.0.1:{port}" in up_log(tmp_path, 1)
 
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
@@ -121,18 +115,16 @@ async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     assert_refused(gone, "codedesk up")
 
     again = start_up(home, port, ui_port)
-    await until(lambda: (home / RUNTIME_FILE).is_file() or again.poll() is not None, 30, "up")
+    await until(lambda: (home / RUNTIME_FILE).is_file() or again.poll() is not None, "up")
     assert again.poll() is None, up_log(tmp_path, 2)
+
     # Visibility catches up with the restored database shortly after the server starts.
-    deadline = asyncio.get_running_loop().time() + 30
-    while True:
+    async def listed_rows() -> dict[int, dict[str, Any]]:
         listed = await run_cli(env, "jobs", "--json", cwd=tmp_path)
         assert listed.returncode == 0, shown(listed)
-        rows = {row["number"]: row for row in json.loads(listed.stdout)}
-        if number in rows:
-            break
-        assert asyncio.get_running_loop().time() < deadline, shown(listed)
-        await asyncio.sleep(0.5)
+        return {row["number"]: row for row in json.loads(listed.stdout)}
+
+    rows = await eventually(listed_rows, lambda rows: number in rows, f"job {number} listed")
     assert rows[number]["repo"] == REPO
     assert rows[number]["outcome"] == "integrated"
     shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)

@@ -18,6 +18,10 @@ from desk.names import SEARCH_ATTRIBUTES
 
 DB_FILE = "temporal.db"
 LOG_FILE = "temporal-server.log"
+WRITE_PARTITIONS = "matching.numTaskqueueWritePartitions"
+"""Set to 1: every new task goes to a task queue's root partition, where pollers' requests end
+up, instead of one of four where a task waits to be forwarded to a poller (issue 13). Reads stay
+at four partitions, so tasks a database written before this holds in the others still run."""
 
 
 def temporal_binary() -> str:
@@ -75,6 +79,7 @@ class DevServer:
         ]  # fmt: skip
         if self.headless:
             args.append("--headless")
+        args += ["--dynamic-config-value", f"{WRITE_PARTITIONS}=1"]
         for key in SEARCH_ATTRIBUTES:
             args += ["--search-attribute", f"{key.name}=Keyword"]
         return args

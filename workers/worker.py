@@ -27,6 +27,7 @@ from activities.shipping import ShipActivities
 from activities.worktrees import WorktreeActivities
 from desk.names import SEARCH_ATTRIBUTES, host_task_queue
 from desk.settings import DeskSettings
+from workers.workflow_code import keep_workflow_code
 from workflows.approval import Approval
 from workflows.coding_job import CodingJob
 from workflows.desk import Desk
@@ -59,6 +60,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         shelf.add_repo,
         shelf.list_repos,
         trees.prepare_worktree,
+        trees.discard_worktree,
         trees.integrate,
         trees.release_worktree,
         agent.run_agent,
@@ -104,6 +106,7 @@ def build_worker(
     sticky_timeout: timedelta = timedelta(seconds=10),
 ) -> DeskWorkers:
     """Workers polling the desk's task queue (or `task_queue`, for tests) and this host's."""
+    keep_workflow_code()
     shared = task_queue or settings.task_queue
     # The history's ACTIVITY_TASK_STARTED names the worker: let it name the host too.
     identity = f"{os.getpid()}@{settings.host}"

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
         Decision,
         IgnoredAnswer,
         OutcomeKind,
+        OutcomeWatch,
         WithdrawInput,
     )
     from desk.surface_models import CardSettled, ThreadCard
@@ -85,6 +86,9 @@ class Approval:
 
     @answer.validator
     def _still_open(self, answer: AnswerInput) -> None:
+        self._refuse_if_settled()
+
+    def _refuse_if_settled(self) -> None:
         outcome = self.state.outcome
         if outcome is not None:
             raise ApplicationError(
@@ -93,6 +97,19 @@ class Approval:
                 + ".",
                 type="ApprovalSettled",
             )
+
+    @workflow.update
+    async def outcome(self, watch: OutcomeWatch) -> ApprovalOutcome:
+        """Wait until the approval settles and return how: completed in the workflow task that
+        settles it, so a watcher learns a recorded answer as soon as the answerer does."""
+        await workflow.wait_condition(lambda: self.state.outcome is not None)
+        assert self.state.outcome is not None
+        return self.state.outcome
+
+    @outcome.validator
+    def _not_settled(self, watch: OutcomeWatch) -> None:
+        """A settled approval (an earlier round of the same call, still closing) is not watched."""
+        self._refuse_if_settled()
 
     @workflow.query
     def current(self) -> ApprovalState:

@@ -21,7 +21,6 @@ with workflow.unsafe.imports_passed_through():
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
-        JobEnded,
         JobInput,
         JobOutcome,
         JobPhase,
@@ -43,11 +42,13 @@ with workflow.unsafe.imports_passed_through():
         HOLD_ALLOWANCE,
     )
 
-from workflows.admission import AwaitsAdmission, HearsJobEnds
+from workflows.admission import AwaitsAdmission
+from workflows.discard import discard_cancelled_worktree
 from workflows.holds import HoldsCalls
 from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
+from workflows.job_slot import HoldsDeskSlot
 from workflows.outbox import send_to_outbox
 from workflows.reasons import reason_of
 from workflows.repo import RepoEntity, queue_integration
@@ -74,7 +75,7 @@ def _cancelled(error: BaseException) -> bool:
 
 
 @workflow.defn(name="CodingJob")
-class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
+class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
     """Id `job-<n>`: one coding task on one repository, from worktree to report."""
 
     @workflow.init
@@ -96,9 +97,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             report = await self._admitted_work()
             await self.close_open_approvals()
         except FailureError:
-            await self._tell_desk()
+            await self.tell_desk()
             raise
-        await self._tell_desk()
+        await self.tell_desk()
         cap = self.job.report_held_calls
         report.held_calls = self.held_calls[:cap]
         report.held_calls_omitted = max(0, len(self.held_calls) - cap)
@@ -131,18 +132,6 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
                 )
         return await self._work()
 
-    async def _tell_desk(self) -> None:
-        """Free this job's slot at its desk, whatever ended the job."""
-        if not self.job.desk_id:
-            return
-        desk = workflow.get_external_workflow_handle(self.job.desk_id)
-        try:
-            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
-        except Exception:  # the desk is gone; a new desk starts with no slots to leak
-            workflow.logger.warning(
-                "The desk %s is gone; job %s ended.", self.job.desk_id, self.job.number
-            )
-
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)
         await self._narrate("Cutting a worktree from the clone's HEAD…")
@@ -159,6 +148,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
             )
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
+                await discard_cancelled_worktree(self.job)
                 return build_report(
                     self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
                 )
@@ -205,6 +195,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsCalls):
 
         self._set_phase(JobPhase.INTEGRATING)
         await self._narrate("The agent is done; integrating its commits into the clone…")
+        self.give_slot_back_early()
         result = await self._integrate(worktree)
         return build_report(
             self.job,

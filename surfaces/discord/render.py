@@ -23,6 +23,8 @@ TITLE_CHARS = 256
 DESCRIPTION_CHARS = 4096
 FIELD_CHARS = 1024
 FOOTER_CHARS = 2048
+EMBED_CHARS = 6000
+"""Discord's limit on an embed's title, description, fields and footer together."""
 PROGRESS_CHARS = 1500
 """Short narration: the progress message keeps the last this many characters."""
 PROGRESS_FOOTER = "codedesk · progress"
@@ -70,7 +72,9 @@ def card_embed(
 def settle(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> discord.Embed:
     """Mark a card's embed closed: the outcome's colour, and the outcome as its footer."""
     embed.colour = OUTCOME_COLOUR.get(outcome.kind, SETTLED_COLOUR)
-    embed.set_footer(text=cut(f"{line(outcome_text(outcome))} · {line(approval_id)}", FOOTER_CHARS))
+    room = EMBED_CHARS - len(embed) + len(embed.footer.text or "")  # the embed's total budget
+    footer = f"{line(outcome_text(outcome))} · {line(approval_id)}"
+    embed.set_footer(text=cut(footer, min(FOOTER_CHARS, room)))
     return embed
 
 

@@ -19,6 +19,9 @@ MESSAGE_CHARS = 2000
 
 _FENCE = re.compile(r"^ {0,3}(?P<mark>`{3,}|~{3,})(?P<info>[^`]*)$")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+# A code span as the renderers write one: a backtick run no escape or backtick precedes, and
+# the same run closing it.
+_LINE_SPAN = re.compile(r"(?<![`\\])(?P<run>`+)(?!`).+?(?<!`)(?P=run)(?!`)")
 # `<@id>`, `<#id>`, `<@&id>`, `<t:…>`, `</cmd:id>`, `<https://…>`: an escaped '<' shows as is.
 # `[text](url)`: an escaped '[' cannot mask a link. '@' and '://' as in the card renderer.
 _PROSE_UNSAFE = re.compile(r"([<\[\]\\])")
@@ -207,19 +210,61 @@ def _split_code(block: _Block, limit: int) -> list[str]:
 
 
 def _split_line(text: str, limit: int) -> list[str]:
-    """A prose line longer than a message, cut at spaces where it can be."""
+    """A prose line longer than a message, cut at spaces where it can be, never in a code span.
+
+    A cut inside a code span would turn the rest of the line inside out: what the span showed
+    literally (a `[text](url)`, a `<#id>`) would render as markdown in the next message. A
+    span longer than a message is cut into spans of its own, each closed and reopened.
+    """
     pieces: list[str] = []
-    while len(text) > limit:
-        at = text.rfind(" ", 0, limit + 1)
-        if at <= 0:
-            at = limit
-        run = len(text[:at]) - len(text[:at].rstrip("\\"))
-        if run % 2 and at > 1:
-            at -= 1  # never part an escape from the character it escapes
-        pieces.append(text[:at])
-        text = text[at:].lstrip(" ")
-    pieces.append(text)
-    return pieces
+    current, prose_from = "", 0  # where the trailing prose of `current` starts
+    for segment, delimiter in _segments(text):
+        if delimiter:
+            if len(current) + len(segment) > limit and current:
+                pieces.append(current)
+                current = ""
+            if len(segment) > limit:
+                *whole, segment = _split_span(segment, delimiter, limit)
+                pieces += whole
+            current += segment
+            prose_from = len(current)
+            continue
+        current += segment
+        while len(current) > limit:
+            at = current.rfind(" ", prose_from, limit + 1)
+            if at <= prose_from:
+                at = prose_from if prose_from else limit
+            run = len(current[:at]) - len(current[:at].rstrip("\\"))
+            if run % 2 and at > prose_from + 1:
+                at -= 1  # never part an escape from the character it escapes
+            pieces.append(current[:at])
+            current, prose_from = current[at:].lstrip(" "), 0
+    pieces.append(current)
+    return [piece for piece in pieces if piece] or [""]
+
+
+def _segments(text: str) -> list[tuple[str, str]]:
+    """The line as (text, delimiter) pieces: code spans with their backtick run, prose with ""."""
+    out: list[tuple[str, str]] = []
+    last = 0
+    for span in _LINE_SPAN.finditer(text):
+        if span.start() > last:
+            out.append((text[last : span.start()], ""))
+        out.append((span.group(), span.group("run")))
+        last = span.end()
+    if last < len(text):
+        out.append((text[last:], ""))
+    return out
+
+
+def _split_span(span: str, delimiter: str, limit: int) -> list[str]:
+    """A code span longer than a message as spans that each fit, with the same delimiter."""
+    body = span[len(delimiter) : len(span) - len(delimiter)]
+    pad = " " if len(delimiter) > 1 else ""  # `` x `` keeps a backtick off the delimiter
+    room = max(limit - 2 * (len(delimiter) + len(pad)), 1)
+    if pad:
+        body = body.strip(" ")
+    return [f"{delimiter}{pad}{part}{pad}{delimiter}" for part in _hard_split(body, room)]
 
 
 def _hard_split(text: str, room: int) -> list[str]:

@@ -22,6 +22,7 @@ from tests.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
 from tests.conftest import agent
 from tests.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
 from tests.test_up import start_up  # noqa: F401  (a fixture, shared with tests/test_up.py)
+from tests.waiting import eventually
 from workers.devserver import DevServer
 
 REPO = "acme/api"
@@ -172,8 +173,5 @@ async def assert_a_later_job_runs(env: dict[str, str], cwd: Path, repo: str = RE
         return rows or None
 
     # Visibility follows a closed job shortly after; until it does, a row may still say running.
-    deadline = asyncio.get_running_loop().time() + 30
-    while (rows := await running()) is not None:
-        assert asyncio.get_running_loop().time() < deadline, f"jobs still running: {rows}"
-        await asyncio.sleep(0.5)
+    await eventually(running, lambda rows: rows is None, "no job listed as running")
     return number

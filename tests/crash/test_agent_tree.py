@@ -17,7 +17,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number, until
+from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -28,6 +28,7 @@ from tests.crash.conftest import (
 )
 from tests.processes import StartWorker
 from tests.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
+from tests.waiting import until
 
 
 @pytest.mark.skipif(
@@ -53,9 +54,7 @@ async def test_a_commit_made_before_a_worker_kill_is_kept_for_the_retry(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
     log = settings.jobs_dir / str(number) / "agent.log"
-    await until(
-        lambda: log.is_file() and "sleep-first 600s" in log.read_text(), 60, "the first commit"
-    )
+    await until(lambda: log.is_file() and "sleep-first 600s" in log.read_text(), "the first commit")
 
     await kill(first)
     resume_clock.restarted()
@@ -98,6 +97,6 @@ async def test_a_sigkilled_worker_takes_the_whole_agent_tree_with_it(
     assert f"Agent sandbox: {mode} (" in (tmp_path / "worker-1.log").read_text()
 
     try:
-        await until(lambda: not agents_in(worktree), 10, f"the agent's processes {alive} to die")
+        await until(lambda: not agents_in(worktree), f"the agent's processes {alive} to die")
     finally:
         kill_all(agents_in(worktree))

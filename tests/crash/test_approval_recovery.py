@@ -17,15 +17,7 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
-from tests.cli_helpers import (
-    pid_dead,
-    read_pid,
-    run_cli,
-    settings_env,
-    shown,
-    started_number,
-    until,
-)
+from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -37,6 +29,7 @@ from tests.crash.conftest import (
     server_env,
 )
 from tests.processes import StartWorker
+from tests.waiting import PATIENCE, eventually, until
 from workers.devserver import DevServer
 from workflows.approval import Approval
 
@@ -55,18 +48,12 @@ def hold_agent(tmp_path: Path) -> str:
     )
 
 
-async def open_approval(client: Client, seconds: float = 40) -> str:
+async def open_approval(client: Client) -> str:
     """The one open approval (a query: it needs a live worker)."""
     approvals = ApprovalsClient(client)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while loop.time() < deadline:
-        found = [state.approval_id for state in await approvals.open_approvals()]
-        if found:
-            [ident] = found
-            return ident
-        await asyncio.sleep(0.2)
-    raise AssertionError("no approval opened")
+    found = await eventually(approvals.open_approvals, bool, "an approval to open")
+    [ident] = [state.approval_id for state in found]
+    return str(ident)
 
 
 async def holds_joined(client: Client, number: int, runs: Path, steady: float = 3.0) -> int:
@@ -77,7 +64,7 @@ async def holds_joined(client: Client, number: int, runs: Path, steady: float = 
     """
     handle = client.get_workflow_handle(job_workflow_id(number))
     loop = asyncio.get_running_loop()
-    deadline, since, last = loop.time() + 45, None, None
+    deadline, since, last = loop.time() + PATIENCE, None, None
     while loop.time() < deadline:
         described = await handle.describe()
         agents = [
@@ -113,7 +100,7 @@ async def report_of(client: Client, number: int, tmp_path: Path) -> JobReport:
     """The job's report; on a timeout, what the job's history and agent log say, to see why."""
     handle = client.get_workflow_handle(job_workflow_id(number), result_type=JobReport)
     try:
-        return await asyncio.wait_for(handle.result(), timeout=60)
+        return await asyncio.wait_for(handle.result(), timeout=PATIENCE)
     except TimeoutError:
         kinds = [
             EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
@@ -146,10 +133,10 @@ async def hold_across_a_worker_kill(
     number = started_number(started)
     ident = await open_approval(client)
     assert ident == approval_id(f"job-{number}", "Bash", PUSH_INPUT)
-    agent_pid = await until(lambda: read_pid(tmp_path / "agent.pid"), 10, "the agent's pid")
+    agent_pid = await until(lambda: read_pid(tmp_path / "agent.pid"), "the agent's pid")
 
     await kill(first)
-    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     resume_clock.restarted()
     start_worker(env)
 

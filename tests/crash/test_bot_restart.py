@@ -13,7 +13,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from surfaces.discord.custom_ids import CardKey
-from tests.cli_helpers import read_pid, settings_env, until
+from tests.cli_helpers import read_pid, settings_env
 from tests.conftest import git
 from tests.crash.conftest import (
     REPO,
@@ -32,6 +32,7 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
+from tests.waiting import until
 from workflows.approval import Approval
 
 
@@ -62,7 +63,7 @@ async def test_a_press_on_a_card_the_bot_posted_before_it_went_counts_after_it_i
         assert found, answer["content"]
         number = int(found[1])
         ident = await open_approval(client)
-        await until(lambda: fake.card(ident) is not None, 60, "the card in the job's thread")
+        await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
     finally:
         # The bot goes; a new bot object knows nothing of the old one but what Discord keeps.
         await first.close()
@@ -82,7 +83,7 @@ async def test_a_press_on_a_card_the_bot_posted_before_it_went_counts_after_it_i
             texts = [m["content"] for m in fake.in_channel(thread)]
             return any(text.startswith(f"## Job {number} ") for text in texts)
 
-        await until(lambda: not enabled(card) and reported(), 60, "the card closed, the report")
+        await until(lambda: not enabled(card) and reported(), "the card closed, the report")
     finally:
         await again.close()
 

@@ -11,7 +11,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, settings_env, until
+from tests.cli_helpers import pid_dead, read_pid, settings_env
 from tests.conftest import agent
 from tests.crash.conftest import (
     ResumeClock,
@@ -22,16 +22,8 @@ from tests.crash.conftest import (
     server_env,
 )
 from tests.processes import StartWorker
-from tests.test_desk_queue import (
-    REPO,
-    admitted_order,
-    desk_state,
-    eventually,
-    marked,
-    marks,
-    settled,
-    wait_all,
-)
+from tests.test_desk_queue import REPO, admitted_order, desk_state, marked, marks, settled, wait_all
+from tests.waiting import eventually, until
 from workers.devserver import DevServer
 
 
@@ -63,14 +55,14 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     ]
     assert [a.position for a in queued] == [1, 2, 3]
 
-    agent_pid = await until(lambda: read_pid(pid_file), 10, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
     await kill(first)
-    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     resume_clock.restarted()
     start_worker(env)
 
     numbers = [running.number] + [a.number for a in queued]
-    reports = await wait_all(desk, numbers, seconds=75)
+    reports = await wait_all(desk, numbers)
     for number in numbers:
         await resume_clock.report_job(client, number)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 4, [r.reason for r in reports]
@@ -80,7 +72,7 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert marks(log) == [running.number] * 2 + numbers[1:]
     assert log.read_text().splitlines()[1] == f"run {running.number} interrupted=1"
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
-    final = await settled(desk, seconds=30)
+    final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (4, 0)
     assert_no_leftovers(settings.shelf_dir / "acme" / "api", agent_pid)
     await assert_a_later_job_runs(env, tmp_path)
@@ -125,14 +117,14 @@ async def test_the_queue_survives_a_server_restart(
     async def answer() -> object:
         return await desk.desk_state()
 
-    await eventually(answer, lambda state: state is not None, 30, "the desk to answer")
+    await eventually(answer, lambda state: state is not None, "the desk to answer")
     numbers = [running.number] + [a.number for a in queued]
     state = await desk_state(desk)
     print(f"after the restart: {state}")
     assert state.last_number == 3
     unfinished = state.running + state.queue  # those not finished yet, still in order
     assert unfinished == numbers[len(numbers) - len(unfinished) :], state
-    reports = await wait_all(desk, numbers, seconds=75)
+    reports = await wait_all(desk, numbers)
     for number in numbers:
         await resume_clock.report_job(client, number)
     assert [r.outcome for r in reports] == [JobOutcome.NOTHING] * 3, [r.reason for r in reports]
@@ -142,7 +134,7 @@ async def test_the_queue_survives_a_server_restart(
     assert [n for n in ran if n != running.number] == numbers[1:], ran
     assert ran[0] == running.number
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
-    final = await settled(desk, seconds=30)
+    final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (3, 0)
     assert_no_leftovers(home / "shelf" / "acme" / "api")
     await assert_a_later_job_runs(env, tmp_path)

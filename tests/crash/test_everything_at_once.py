@@ -16,7 +16,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.approvals import OutcomeKind
 from desk.models import JobOutcome
-from tests.cli_helpers import cli_env, pid_dead, read_pid, run_cli, shown, started_number, until
+from tests.cli_helpers import cli_env, pid_dead, read_pid, run_cli, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -26,6 +26,7 @@ from tests.crash.conftest import (
 )
 from tests.crash.test_approval_recovery import PUSH, holds_joined, open_approval, report_of
 from tests.test_up import StartUp, servers_on, up_log
+from tests.waiting import until
 from workers.devserver import DB_FILE, free_port
 from workflows.approval import Approval
 
@@ -39,7 +40,7 @@ async def task(
 
 
 async def serving(up_number: int, tmp_path: Path) -> None:
-    await until(lambda: "Worker polling" in up_log(tmp_path, up_number), 60, "up's worker")
+    await until(lambda: "Worker polling" in up_log(tmp_path, up_number), "up's worker")
 
 
 @pytest.mark.slow
@@ -93,7 +94,7 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     address = f"127.0.0.1:{port}"
     client = await Client.connect(address, data_converter=pydantic_data_converter)
     ident = await open_approval(client)
-    agents = [await until(lambda p=p: read_pid(p), 30, f"{p.name}") for p in pids.values()]
+    agents = [await until(lambda p=p: read_pid(p), f"{p.name}") for p in pids.values()]
 
     # Everything at once: `up` with its worker, the Temporal server it started, the agents.
     server_pids = servers_on(home / DB_FILE)
@@ -102,7 +103,7 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     for pid in server_pids:
         os.kill(pid, signal.SIGKILL)
     await asyncio.to_thread(up.wait, 10)
-    await until(lambda: all(pid_dead(pid) for pid in server_pids + agents), 10, "all to die")
+    await until(lambda: all(pid_dead(pid) for pid in server_pids + agents), "all to die")
     assert not (runs["queued"]).exists(), "the queued job must not have started before the kill"
 
     resume_clock.restarted()

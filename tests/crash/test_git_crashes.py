@@ -16,11 +16,13 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from activities.paths import worktree_path
+from activities.worktrees import WORKTREE_RECEIPT
 from desk.models import JobOutcome, JobReport
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, settings_env, until
+from tests.cli_helpers import pid_dead, read_pid, settings_env
 from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     REPO,
@@ -30,6 +32,7 @@ from tests.crash.conftest import (
     kill_group,
 )
 from tests.processes import StartWorker
+from tests.waiting import PATIENCE, awaited, until
 from workflows.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 
@@ -71,6 +74,21 @@ def worker_with_git(
     return start_worker({**env, "PATH": f"{wrappers}:{env['PATH']}"})
 
 
+async def desk_with_git(
+    start_worker: StartWorker,
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    before: str,
+) -> tuple[subprocess.Popen[bytes], DeskClient, Path]:
+    """A worker whose git runs `before` (see `worker_with_git`), a desk, and acme/api's clone."""
+    worker = worker_with_git(start_worker, settings, tmp_path, before)
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    return worker, desk, clone
+
+
 def pause_once_after(words: str, paused: Path) -> str:
     """Wrapper text: after the first git call whose arguments hold `words`, mark `paused` and
     sleep (the test kills the worker in that window)."""
@@ -84,7 +102,7 @@ def pause_once_after(words: str, paused: Path) -> str:
 
 
 async def wait_report(desk: DeskClient, number: int) -> JobReport:
-    return await asyncio.wait_for(desk.wait(number), timeout=90)
+    return await awaited(desk.wait(number), f"job {number}'s report")
 
 
 def subjects(clone: Path) -> list[str]:
@@ -103,25 +121,25 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
     pid_file, go = tmp_path / "agent.pid", tmp_path / "go"
     command = agent(f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish")
     number = await desk.start_job(REPO, "finish it", agent_command=command)
-    await until(lambda: read_pid(pid_file), 60, "the agent to start")
+    await until(lambda: read_pid(pid_file), "the agent to start")
 
     other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
     adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
     try:
-        await until(started.exists, 60, "the clone to start")
+        await until(started.exists, "the clone to start")
         # Three agent heartbeat timeouts with the clone stuck: a worker whose event loop ran
         # the clone would miss the agent's heartbeats, and Temporal would start it again.
         await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
         asked = time.monotonic()
         status = await client.get_workflow_handle_for(CodingJob.run, f"job-{number}").query(
-            CodingJob.current, rpc_timeout=timedelta(seconds=20)
+            CodingJob.current, rpc_timeout=timedelta(seconds=PATIENCE)
         )
         print(f"query answered in {time.monotonic() - asked:.2f}s during the clone")
         assert status.phase == "working", status
         assert not adding.done(), "the clone must still be waiting for the gate"
     finally:
         gate.touch()
-    added = await asyncio.wait_for(adding, timeout=60)
+    added = await awaited(adding, "the clone to finish")
     assert added.repo == "acme/tool"
 
     go.touch()
@@ -151,20 +169,20 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
         f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish"
     )
     number = await desk.start_job(REPO, "finish it", agent_command=command)
-    agent_pid = await until(lambda: read_pid(pid_file), 60, "the agent to start")
+    agent_pid = await until(lambda: read_pid(pid_file), "the agent to start")
 
     os.kill(worker.pid, signal.SIGSTOP)
     try:
         if agent_done_while_stopped:
             go.touch()  # the agent finishes and commits while its worker cannot see it
-            await until(lambda: pid_dead(agent_pid), 30, "the agent to finish")
+            await until(lambda: pid_dead(agent_pid), "the agent to finish")
         await asyncio.sleep(3 * AGENT_HEARTBEAT.total_seconds())
     finally:
         os.kill(worker.pid, signal.SIGCONT)
         resume_clock.restarted()
     if not agent_done_while_stopped:
         # The retry kills the stale agent before it starts the agent again: never two at once.
-        await until(lambda: len(runs.read_text().splitlines()) >= 2, 60, "the second run")
+        await until(lambda: len(runs.read_text().splitlines()) >= 2, "the second run")
         assert pid_dead(agent_pid), "the first agent must be gone before the second runs"
         go.touch()
 
@@ -202,13 +220,13 @@ async def test_a_worker_killed_after_a_git_step_acted_resumes_soon_and_finishes_
     # The worker's git pauses once right after the step's git command did its work, before the
     # step is recorded: the worker (and everything it started) is killed in that window.
     paused = tmp_path / "paused"
-    first = worker_with_git(start_worker, settings, tmp_path, pause_once_after(words, paused))
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    first, desk, clone = await desk_with_git(
+        start_worker, settings, client, origin, tmp_path, pause_once_after(words, paused)
+    )
     number = await desk.start_job(
         REPO, "finish it", agent_command=agent("write:done.txt=ok", "commit:finish")
     )
-    await until(paused.exists, 60, f"git {words}")
+    await until(paused.exists, f"git {words}")
     await kill_group(first)
     resume_clock.restarted()
     start_worker(settings_env(settings))
@@ -294,19 +312,19 @@ async def kill_during_integration(
     git `wrapper` pauses the integration, check the worktree with `before_the_kill`, and see the
     job integrate once on a new worker."""
     paused = tmp_path / "paused"
-    first = worker_with_git(start_worker, settings, tmp_path, wrapper)
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    first, desk, clone = await desk_with_git(
+        start_worker, settings, client, origin, tmp_path, wrapper
+    )
     go = tmp_path / "go"
     steps = (f"wait:{go}", "write:a.txt=a", "commit:first", "write:b.txt=b", "commit:second")
     number = await desk.start_job(REPO, "two commits", agent_command=agent(*steps))
-    await until(lambda: (settings.jobs_dir / str(number) / "agent.log").exists(), 60, "the agent")
+    await until(lambda: (settings.jobs_dir / str(number) / "agent.log").exists(), "the agent")
     # Another commit lands in the clone while the agent works, so the rebase has work to do.
     (clone / "other.txt").write_text("other\n")
     git(clone, "add", "other.txt")
     git(clone, "commit", "--quiet", "-m", "other")
     go.touch()
-    await until(paused.exists, 60, "the integration to pause")
+    await until(paused.exists, "the integration to pause")
     worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
     before_the_kill(worktree)
     await kill_group(first)
@@ -354,13 +372,41 @@ async def test_a_worker_killed_mid_clone_clones_again_and_leaves_no_partial_clon
     desk = DeskClient(client, settings)
     other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
     adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
-    await until(started.exists, 60, "the clone to start")
+    await until(started.exists, "the clone to start")
     await kill_group(first)
     start_worker(settings_env(settings))
 
-    added = await asyncio.wait_for(adding, timeout=90)
+    added = await awaited(adding, "the clone to finish")
     assert added.repo == "acme/tool" and added.last_commit == "initial", added
     owner = settings.shelf_dir / "acme"
     assert not [path.name for path in owner.iterdir() if ".partial-" in path.name]
     assert [clone.repo for clone in await desk.list_repos()] == ["acme/tool"]
     await assert_resumed_on_heartbeat(client, f"{SHELF_ADD_PREFIX}acme/tool", "add_repo")
+
+
+async def test_a_job_cancelled_while_its_worktree_is_cut_leaves_no_worktree(
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+) -> None:
+    # The worker's git stops inside `worktree add` until the gate opens; the job is cancelled
+    # there, and the cut goes on in its thread after the cancel.
+    cutting, gate = tmp_path / "cutting", tmp_path / "gate"
+    stop_the_cut = (
+        f'case "$*" in *"worktree add"*)\n'
+        f"  touch '{cutting}'; while [ ! -e '{gate}' ]; do sleep 0.1; done;;\nesac\n"
+    )
+    _, desk, clone = await desk_with_git(
+        start_worker, settings, client, origin, tmp_path, stop_the_cut
+    )
+    command = agent("write:never.txt=x", "commit:never")
+    number = await desk.start_job(REPO, "cancelled early", agent_command=command)
+    await until(cutting.exists, "git worktree add")
+    await desk.cancel(number)
+    gate.touch()
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.CANCELLED, report
+    receipt = settings.jobs_dir / str(number) / WORKTREE_RECEIPT
+    await until(receipt.exists, "the cut to finish in its thread")
+    assert not worktree_path(settings, REPO, number).exists()
+    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
+    assert git(clone, "worktree", "list", "--porcelain").count("worktree ") == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import subprocess
@@ -18,7 +17,7 @@ from desk.models import JobOutcome
 from desk.names import host_task_queue, repo_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown, until
+from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown
 from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     ResumeClock,
@@ -27,13 +26,15 @@ from tests.crash.conftest import (
     kill,
 )
 from tests.processes import StartWorker
-from tests.test_desk_queue import eventually, wait_all
+from tests.test_desk_queue import wait_all
+from tests.waiting import awaited, eventually, until
 
 HOSTS = {"alpha": "acme/api", "beta": "acme/web"}
 SHELF_ACTIVITIES = {
     "add_repo",
     "list_repos",
     "prepare_worktree",
+    "discard_worktree",
     "run_agent",
     "integrate",
     "release_worktree",
@@ -98,7 +99,7 @@ async def two_hosts(
     workers = {host: start_worker(env) for host, env in envs.items()}
     desk = DeskClient(client, settings.model_copy(update={"host_wait": timedelta(seconds=2)}))
     await eventually(
-        desk.desk_state, lambda s: s is not None and set(s.hosts) == set(HOSTS), 60, "two hosts"
+        desk.desk_state, lambda s: s is not None and set(s.hosts) == set(HOSTS), "two hosts"
     )
     for host, repo in HOSTS.items():
         origin = make_origin(tmp_path / "origins" / f"{repo}.git")
@@ -131,18 +132,18 @@ async def test_two_hosts_run_their_own_jobs_and_a_lost_host_only_delays_its_own(
         host = "alpha" if k % 2 == 0 else "beta"
         command = agent(f"write:job{k}.txt={k}", "sleep:0.5", f"commit:job {k}")
         numbers[host].append(await desk.start_job(HOSTS[host], f"job {k}", agent_command=command))
-    alpha_reports = await wait_all(desk, numbers["alpha"], seconds=180)
+    alpha_reports = await wait_all(desk, numbers["alpha"])
     assert [r.outcome for r in alpha_reports] == [JobOutcome.INTEGRATED] * 5, alpha_reports
     first_beta = numbers["beta"][0]
     _, waiting = await eventually(
-        lambda: desk.status(first_beta), lambda s: s[1].waiting_for_host == "beta", 60, "wait"
+        lambda: desk.status(first_beta), lambda s: s[1].waiting_for_host == "beta", "wait"
     )
     rows = {row.number: row for row in await desk.jobs()}
     assert rows[first_beta].waiting_for_host == "beta"
     assert all(rows[n].status == "running" for n in numbers["beta"])
 
     start_worker(envs["beta"])
-    beta_reports = await wait_all(desk, numbers["beta"], seconds=180)
+    beta_reports = await wait_all(desk, numbers["beta"])
     assert [r.outcome for r in beta_reports] == [JobOutcome.INTEGRATED] * 5, beta_reports
 
     for host, repo in HOSTS.items():
@@ -179,9 +180,9 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
     runs, pid_file, go = tmp_path / "runs", tmp_path / "beta-agent.pid", tmp_path / "go"
     steps = (f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:b.txt=b", "commit:beta")
     beta_job = await desk.start_job(HOSTS["beta"], "beta's work", agent_command=agent(*steps))
-    agent_pid = await until(lambda: read_pid(pid_file), 60, "beta's agent")
+    agent_pid = await until(lambda: read_pid(pid_file), "beta's agent")
     await kill(workers["beta"])
-    await until(lambda: pid_dead(agent_pid), 5, "beta's agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "beta's agent to die with its worker")
 
     # Alpha's jobs start and finish while beta is gone.
     alpha_jobs = [
@@ -190,7 +191,7 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
         )
         for k in range(2)
     ]
-    alpha_reports = await wait_all(desk, alpha_jobs, seconds=180)
+    alpha_reports = await wait_all(desk, alpha_jobs)
     assert [r.outcome for r in alpha_reports] == [JobOutcome.INTEGRATED] * 2, alpha_reports
 
     # Beta's job waits for its host, and says so where a person looks.
@@ -199,13 +200,13 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
         assert listed.returncode == 0, shown(listed)
         return next(row for row in json.loads(listed.stdout) if row["number"] == beta_job)
 
-    row = await eventually(beta_row, lambda r: r["waiting_for_host"] == "beta", 90, "the wait")
+    row = await eventually(beta_row, lambda r: r["waiting_for_host"] == "beta", "the wait")
     assert row["status"] == "running", row
 
     go.touch()
     resume_clock.restarted()
     start_worker(envs["beta"])
-    report = await asyncio.wait_for(desk.wait(beta_job), timeout=180)
+    report = await awaited(desk.wait(beta_job), f"job {beta_job}'s report")
     await resume_clock.report_job(client, beta_job)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.agent_attempts == 2, report

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -26,7 +25,8 @@ from tests.crash.conftest import (
     server_env,
 )
 from tests.processes import StartWorker
-from tests.test_shipping import answer, commit, refs, slow_origin, until
+from tests.test_shipping import answer, commit, refs, slow_origin
+from tests.waiting import awaited, until
 from workers.client import connect
 from workers.devserver import DevServer
 from workflows.repo import RepoEntity
@@ -55,7 +55,7 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     slow_origin(origin, marker, gate)
     handle, approval = await shipping.request_push(REPO, head)
     await answer(client, approval, Decision.APPROVE, settings.owner)
-    await until(marker.exists, 30, "the push to reach the origin")
+    await until(marker.exists, "the push to reach the origin")
     assert git(origin, "rev-parse", "main") == head
     await kill(first)
     gate.touch()  # let the orphaned git (the dead worker's child) finish
@@ -63,7 +63,7 @@ async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pus
     resume_clock.restarted()
 
     start_worker(env)
-    result = await asyncio.wait_for(handle.result(), timeout=75)
+    result = await awaited(handle.result(), "the workflow's result")
     await resume_clock.report(client, handle.id)
     assert result.status == PushStatus.PUSHED, result
     assert result.already, "the retried push must find the remote at the SHA, not push again"
@@ -114,13 +114,13 @@ async def test_a_receipt_survives_a_server_restart(
             return False
         return True
 
-    await until(answered, 30, "the Repo entity to answer on the new worker")
+    await until(answered, "the Repo entity to answer on the new worker")
     shipping = ShippingClient(client, config)
     assert await shipping.receipt(REPO, head) == report
     handle, approval = await shipping.request_push(REPO, head)
     assert handle.id == push_workflow_id(REPO, head)
     await answer(client, approval, Decision.APPROVE, config.owner)
-    result = await asyncio.wait_for(handle.result(), timeout=60)
+    result = await awaited(handle.result(), "the workflow's result")
     await resume_clock.report(client, repo_workflow_id(REPO))
     assert result.status == PushStatus.PUSHED and not result.already, result
     assert git(origin, "rev-parse", "main") == head

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import signal
@@ -16,15 +15,7 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import (
-    pid_dead,
-    read_pid,
-    run_cli,
-    settings_env,
-    shown,
-    started_number,
-    until,
-)
+from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -36,19 +27,22 @@ from tests.crash.conftest import (
     server_env,
 )
 from tests.processes import StartWorker
+from tests.waiting import awaited, until
 from workers.devserver import DevServer
 
 
 async def wait_report(client: Client, settings: DeskSettings, number: int) -> JobReport:
-    return await asyncio.wait_for(DeskClient(client, settings).wait(number), timeout=75)
+    return await awaited(
+        DeskClient(client, settings).wait(number), "DeskClient(client, settings).wait(number)"
+    )
 
 
 async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_file: Path) -> int:
     """SIGKILL the worker once the agent runs; the agent must die with it (PDEATHSIG)."""
-    agent_pid = await until(lambda: read_pid(agent_pid_file), 30, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(agent_pid_file), "the agent's pid file")
     assert not pid_dead(agent_pid)
     await kill(worker)
-    await until(lambda: pid_dead(agent_pid), 5, "the agent to die with its worker")
+    await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     return agent_pid
 
 
@@ -134,11 +128,11 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
     assert started.returncode == 0, shown(started)
     number = started_number(started)
 
-    grandchild = await until(lambda: read_pid(grandchild_file), 30, "the grandchild's pid file")
+    grandchild = await until(lambda: read_pid(grandchild_file), "the grandchild's pid file")
     try:
         agent_pid = await kill_worker_during_agent(first, pid_file)
         # The grandchild has no parent-death signal of its own: the agent's reaper takes it.
-        await until(lambda: pid_dead(grandchild), 10, "the grandchild to die with its worker")
+        await until(lambda: pid_dead(grandchild), "the grandchild to die with its worker")
         resume_clock.restarted()
         start_worker(env)
 
@@ -174,16 +168,16 @@ async def test_job_survives_a_server_restart(
     )
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    agent_pid = await until(lambda: read_pid(pid_file), 30, "the agent's pid file")
+    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
 
     assert not pid_dead(agent_pid), "the server must go down before the agent has finished"
     again = await restart_server(own_server)
     resume_clock.restarted()
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
-    report = await asyncio.wait_for(
+    report = await awaited(
         client.get_workflow_handle(job_workflow_id(number), result_type=JobReport).result(),
-        timeout=75,
+        "client.get_workflow_handle(job_workflow_id(number), result_type=JobReport).result()",
     )
     await resume_clock.report_job(client, number)
     assert report.outcome == JobOutcome.INTEGRATED, report

@@ -2,28 +2,49 @@
 
 Old recordings are never re-recorded: they are what in-flight workflows look like, and the
 replay test proves today's code still replays them (use `workflow.patched` when it does not).
-Run from the repository's top: `.venv/bin/python -m tests.histories.record`.
+Run from the repository's top: `.venv/bin/python -m tests.histories.record [SCENARIO ...]`
+(no names: every scenario; see SCENARIOS). A scenario that cannot run on this machine (the
+sandboxed job where bubblewrap does not work) says so and records nothing; the JSON files in
+the repository replay everywhere.
 """
 
 import asyncio
 import contextlib
 import json
 import os
+import shutil
+import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
-from temporalio.client import WorkflowHistory
+from temporalio.client import Client, WorkflowHistory, WorkflowUpdateStage
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
+from activities.sandbox import BWRAP, choose_sandbox
 from activities.surface import SurfaceActivities
-from desk.approvals import Decision, Principal, SurfacePlace
+from desk.approvals import (
+    ApprovalRequest,
+    Decision,
+    OutcomeWatch,
+    Principal,
+    SurfacePlace,
+    approval_id,
+)
 from desk.errors import ModeRefusedError
 from desk.models import HostReportInput
 from desk.modes import ScopeKind
-from desk.names import DESK_WORKFLOW_ID, SEARCH_ATTRIBUTES, outbox_workflow_id, repo_workflow_id
+from desk.names import (
+    DESK_WORKFLOW_ID,
+    SEARCH_ATTRIBUTES,
+    SHELF_ADD_PREFIX,
+    host_task_queue,
+    outbox_workflow_id,
+    repo_workflow_id,
+)
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
@@ -31,8 +52,10 @@ from surfaces.modes_client import ModesClient
 from surfaces.shipping_client import ShippingClient
 from tests.conftest import agent, make_origin
 from tests.surfaces.fake_surface import FakeSurface
+from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary
-from workers.worker import build_worker
+from workers.worker import build_worker, shelf_activities_for
+from workflows.approval import Approval
 from workflows.host_check import HostCheck
 
 IDS = "workflow_ids.json"
@@ -50,14 +73,19 @@ def keep(path: Path, history: WorkflowHistory) -> None:
     ids_file.write_text(json.dumps(ids, indent=2, sort_keys=True) + "\n")
 
 
-async def main() -> None:
-    env = await WorkflowEnvironment.start_local(
+async def local_server() -> WorkflowEnvironment:
+    """A dev server of the scenario's own, so that its settings and hosts are its own."""
+    return await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),
         data_converter=pydantic_data_converter,
         search_attributes=SEARCH_ATTRIBUTES,
         ui=False,
     )
-    tmp = Path(tempfile.mkdtemp())
+
+
+async def record_basic(tmp: Path, out: Path) -> None:
+    """Jobs that integrate, fail and are cancelled; holds, a push, the entities, a host check."""
+    env = await local_server()
     settings = load_settings(
         home=tmp / "home",
         temporal_address=env.client.service_client.config.target_host,
@@ -78,9 +106,9 @@ async def main() -> None:
         for n in (n1, n2, n3):
             r = await desk.wait(n)
             print(n, r.outcome)
-        out = Path(__file__).resolve().parent
         for n, name in (
             (n1, "coding_job_integrated"),
+            (n1, "coding_job_slot_back_early"),
             (n2, "coding_job_agent_failed"),
             (n3, "coding_job_cancelled"),
         ):
@@ -98,8 +126,6 @@ async def main() -> None:
         await check.result()
         keep(out / "host_check.json", await check.fetch_history())
     await env.shutdown()
-    await record_late_approval(tmp, out)
-    await record_modes(tmp, out)
 
 
 async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, out: Path) -> None:
@@ -136,17 +162,52 @@ async def record_holds_and_shipping(desk: DeskClient, settings: DeskSettings, ou
         keep(out / "outbox_thread.json", await outbox.fetch_history())
 
 
+async def record_watched(tmp: Path, out: Path) -> None:
+    """An approval the hold channel watches, on a server of its own."""
+    env = await local_server()
+    settings = load_settings(
+        home=tmp / "home",
+        temporal_address=env.client.service_client.config.target_host,
+        task_queue="rec-watched",
+    )
+    async with build_worker(env.client, settings):
+        await record_watched_approval(env.client, settings, out)
+    await env.shutdown()
+
+
+async def record_watched_approval(client: Client, settings: DeskSettings, out: Path) -> None:
+    """An approval the hold channel watches (its `outcome` Update), then approved by Update."""
+    command = {"command": "git push origin main"}
+    ask = ApprovalRequest(
+        tool="Bash",
+        input=command,
+        action="Run: git push origin main",
+        scope="job-99",
+        owners=[settings.owner],
+        origin="cli",
+        classes=["push"],
+    )
+    ident = approval_id(ask.scope, ask.tool, ask.input)
+    handle = await client.start_workflow(
+        Approval.run, ask, id=ident, task_queue=settings.task_queue
+    )
+    watch = await handle.start_update(
+        Approval.outcome,
+        OutcomeWatch(watcher="the hold channel of job 99"),
+        wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+    )
+    await ApprovalsClient(client).answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+    await watch.result()
+    await handle.result()
+    keep(out / "approval_watched.json", await handle.fetch_history())
+
+
 async def record_late_approval(tmp: Path, out: Path) -> None:
     """Holds through the hold channel: one gives up, is approved late, and the same call uses it.
 
     A server of its own, so that its desk's worker has a short hold wait.
     """
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(),
-        data_converter=pydantic_data_converter,
-        search_attributes=SEARCH_ATTRIBUTES,
-        ui=False,
-    )
+    env = await local_server()
     client = env.client
     settings = load_settings(
         home=tmp / "late-home",
@@ -176,18 +237,117 @@ async def record_late_approval(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_host_wait(tmp: Path, out: Path) -> None:
+    """Two hosts: a repository added on host beta, listed, and a job that waits for beta.
+
+    The job's first shelf step finds no worker of beta (gone after the clone), says it waits
+    for the host, and runs there once a worker of beta polls again.
+    """
+    env = await local_server()
+    client = env.client
+    queue = "rec-hosts"
+
+    def host_settings(host: str) -> DeskSettings:
+        return load_settings(
+            home=tmp / host,
+            temporal_address=client.service_client.config.target_host,
+            task_queue=queue,
+            heartbeat_timeout="2s",
+            host=host,
+            host_wait="1s",
+        )
+
+    alpha, beta = host_settings("alpha"), host_settings("beta")
+
+    def beta_worker() -> Worker:
+        return Worker(
+            client,
+            task_queue=host_task_queue(queue, "beta"),
+            activities=shelf_activities_for(client, beta),
+        )
+
+    origin = make_origin(tmp / "o" / "acme" / "web.git")
+    async with build_worker(client, alpha):
+        await configure_desk(client, alpha)
+        desk = DeskClient(client, alpha)
+        async with beta_worker():
+            await configure_desk(client, beta)
+            await desk.add_repo("acme/web", str(origin), host="beta")
+            await desk.list_repos()
+        number = await desk.start_job(
+            "acme/web", "greet", agent_command=agent("write:w.txt=1", "commit:w")
+        )
+        while (await desk.status(number))[1].waiting_for_host != "beta":
+            await asyncio.sleep(0.2)
+        async with beta_worker():
+            report = await desk.wait(number)
+        print(number, report.outcome)
+        keep(out / "coding_job_host_waited.json", await desk.job(number).fetch_history())
+        added = client.get_workflow_handle(f"{SHELF_ADD_PREFIX}acme/web")
+        keep(out / "add_repo_on_host.json", await added.fetch_history())
+        async for listed in client.list_workflows("WorkflowType = 'ListRepos'"):
+            history = await client.get_workflow_handle(listed.id).fetch_history()
+            keep(out / "list_repos_on_host.json", history)
+        repo = client.get_workflow_handle(repo_workflow_id("acme/web"))
+        keep(out / "repo_entity_on_host.json", await repo.fetch_history())
+        keep(
+            out / "desk_two_hosts.json",
+            await client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history(),
+        )
+    await env.shutdown()
+
+
+async def record_sandboxed(tmp: Path, out: Path) -> None:
+    """A job in bubblewrap whose held calls are declined, then approved; skipped without bwrap."""
+    if choose_sandbox("auto").mode != BWRAP:
+        print("bubblewrap does not work here: the sandboxed job is not recorded")
+        return
+    base = Path(
+        tempfile.mkdtemp(prefix="record-sandbox-", dir="/var/tmp")
+    )  # the sandbox hides /tmp
+    env = await local_server()
+    client = env.client
+    settings = load_settings(
+        home=base / "home",
+        temporal_address=client.service_client.config.target_host,
+        task_queue="rec-sandbox",
+        heartbeat_timeout="2s",
+        sandbox=BWRAP,
+        sandbox_network=False,
+    )
+    origin = make_origin(base / "o" / "acme" / "box.git")
+    refused = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
+    allowed = json.dumps({"tool": "Bash", "input": {"command": "git push origin feature"}})
+    steps = (f"hold:{refused}", "say:not run", f"hold:{allowed}", "write:s.txt=1", "commit:s")
+    async with build_worker(client, settings):
+        desk = DeskClient(client, settings)
+        await desk.add_repo("acme/box", str(origin))
+        number = await desk.start_job("acme/box", "boxed", agent_command=agent(*steps))
+        approvals = ApprovalsClient(client)
+        owner = Principal(id=settings.owner)
+        declined = await _first_open(approvals)
+        await approvals.answer(declined, Decision.DECLINE, owner)
+        await client.get_workflow_handle(declined).result()
+        approved = await _first_open(approvals)
+        await approvals.answer(approved, Decision.APPROVE, owner)
+        report = await desk.wait(number)
+        print(number, report.outcome, report.confinement)
+        keep(out / "coding_job_sandboxed.json", await desk.job(number).fetch_history())
+        keep(
+            out / "approval_declined.json",
+            await client.get_workflow_handle(declined).fetch_history(),
+        )
+    await env.shutdown()
+    shutil.rmtree(base, ignore_errors=True)
+
+
 async def record_modes(tmp: Path, out: Path) -> None:
     """A job whose modes change while it runs: yolo releases its waiting hold, long-running
     takes it past its budget until it is switched off; and the desk's switches, one refused.
 
     A server of its own, so that its desk's worker has a short long-running check.
     """
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(),
-        data_converter=pydantic_data_converter,
-        search_attributes=SEARCH_ATTRIBUTES,
-        ui=False,
-    )
+    env = await local_server()
     client = env.client
     settings = load_settings(
         home=tmp / "modes-home",
@@ -233,6 +393,27 @@ async def _first_open(approvals: ApprovalsClient) -> str:
     raise RuntimeError("no approval opened")
 
 
+SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
+    "basic": record_basic,
+    "watched": record_watched,
+    "late": record_late_approval,
+    "hosts": record_host_wait,
+    "sandbox": record_sandboxed,
+    "modes": record_modes,
+}
+"""Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
+
+
+async def main(names: list[str]) -> None:
+    unknown = sorted(set(names) - set(SCENARIOS))
+    if unknown:
+        raise SystemExit(f"Unknown scenarios {unknown}: choose from {', '.join(SCENARIOS)}.")
+    out = Path(__file__).resolve().parent
+    for name in names or list(SCENARIOS):
+        print(f"== {name}")
+        await SCENARIOS[name](Path(tempfile.mkdtemp(prefix=f"record-{name}-")), out)
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(sys.argv[1:]))
     os._exit(0)  # the SDK can crash at interpreter exit (TEMPORAL-NOTES.md)

@@ -24,6 +24,7 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
+from tests.waiting import awaited
 
 TOKEN_BODY = "Zq8vR2mK7pL4nW9xT3bY6cJ1hF5dG0sA2eU4"
 HOSTILE = "ping @everyone **loud** [click](https://evil.example) <@123> ``` closed?"
@@ -159,11 +160,11 @@ async def test_watch_prints_the_agents_new_lines_while_it_works(
     seen: list[str] = []
     try:
         while not any("key ghp_***" in line for line in seen):
-            line = await asyncio.wait_for(process.stdout.readline(), timeout=60)
+            line = await awaited(process.stdout.readline(), "process.stdout.readline()")
             assert line, f"watch ended early: {seen}"
             seen.append(line.decode())
         go_on.touch()
-        rest, errors = await asyncio.wait_for(process.communicate(), timeout=90)
+        rest, errors = await awaited(process.communicate(), "process.communicate()")
     finally:
         if process.returncode is None:
             process.kill()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from pathlib import Path
@@ -17,6 +16,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import agent
 from tests.surfaces.fake_surface import FakeSurface
+from tests.waiting import until
 
 PUSH = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
 
@@ -35,10 +35,7 @@ async def test_a_thread_shows_progress_the_card_in_order_and_the_report_once(
             agent_command=agent(f"hold:{PUSH}", "write:a.txt=1", "commit:after the push"),
             place=place,
         )
-        for _ in range(200):
-            if surface.cards:
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: surface.cards, "the card in the thread")
         [card] = surface.cards.values()
         assert card.channel == "thread-1" and card.open
         assert "works on branch" in surface.progress["thread-1"]
@@ -48,10 +45,7 @@ async def test_a_thread_shows_progress_the_card_in_order_and_the_report_once(
         assert result.counted
         report = await desk.wait(admission.number)
         assert report.outcome == JobOutcome.INTEGRATED, report
-        for _ in range(100):
-            if surface.reports and not card.open:
-                break
-            await asyncio.sleep(0.1)
+        await until(lambda: surface.reports and not card.open, "the report and a closed card")
     assert card.footer == "approved"
     assert surface.reports == [("thread-1", admission.number)]
     assert "thread-1" in surface.archived

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 from temporalio.client import Client
@@ -28,15 +28,8 @@ from surfaces.desk_client import DeskClient
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
 from tests.surfaces.discord_driver import discord_driver, discord_settings
 from tests.surfaces.fake_surface import FakeSurface
+from tests.waiting import until
 from workflows.approval import Approval
-
-
-async def until(check: Callable[[], Awaitable[bool]], what: str, within: float = 15) -> None:
-    for _ in range(int(within / 0.1)):
-        if await check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture(params=["fake", "cli", "discord"])
