@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from activities.git import lines, run_git, try_git
+from activities.worktree_admin import worktree_list_lock
 from desk.errors import GitError
 from desk.names import job_branch_names
 
@@ -27,7 +28,8 @@ def cut_worktree(clone: Path, path: Path, base: str, number: int) -> str:
     for branch in job_branch_names(number, NAME_TRIES):
         if not _free(branch, taken):
             continue
-        ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+        with worktree_list_lock(clone):
+            ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
         if ok:
             return branch
         if path.exists() or not any(clash in detail for clash in REF_CLASHES):

@@ -27,6 +27,7 @@ from activities.git import (
 from activities.job_branches import cut_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from activities.worktree_admin import worktree_list_lock
 from desk.errors import CloneMissingError, WorktreeDiscardedError
 from desk.models import (
     CommitInfo,
@@ -342,11 +343,12 @@ def _identity(cwd: Path) -> tuple[str, ...]:
 
 
 def _remove_worktree(clone: Path, path: Path) -> None:
-    if path.exists():
-        ok, _ = try_git(clone, "worktree", "remove", "--force", str(path))
-        if not ok:
-            shutil.rmtree(path, ignore_errors=True)
-    try_git(clone, "worktree", "prune")
+    with worktree_list_lock(clone):
+        if path.exists():
+            ok, _ = try_git(clone, "worktree", "remove", "--force", str(path))
+            if not ok:
+                shutil.rmtree(path, ignore_errors=True)
+        try_git(clone, "worktree", "prune")
 
 
 def _remove_leftover(clone: Path, path: Path) -> None:

@@ -1,0 +1,25 @@
+"""One change at a time to a clone's list of worktrees (`git worktree add`, `remove`, `prune`).
+
+`git worktree add` makes `.git/worktrees/<id>/` first and writes its `locked` mark after; a
+`git worktree prune` run by another job in between (a job releasing its worktree while the next
+one cuts its own) removes the half-made entry, and the cut fails with "could not open
+'.git/worktrees/<id>/locked'". Seen in a 200-job run through four slots and in the load bench.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK_NAME = "codedesk-worktrees.lock"
+"""In the clone's git directory: held while codedesk adds, removes or prunes a worktree."""
+
+
+@contextmanager
+def worktree_list_lock(clone: Path) -> Iterator[None]:
+    """Hold the clone's worktree-list lock (every worker process of this host shares it)."""
+    with (clone / ".git" / LOCK_NAME).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
