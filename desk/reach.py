@@ -16,7 +16,10 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desk.settings import DeskSettings
 
 ENV_PREFIX = "CODEDESK_"
 CONFIG_ENV = "CODEDESK_CONFIG"
@@ -75,15 +78,12 @@ def read_reach() -> Reach:
         return plain
     from desk.settings import load_settings
 
-    settings = load_settings()
-    return Reach(
-        home=settings.home,
-        temporal_address=settings.temporal_address,
-        namespace=settings.namespace,
-        task_queue=settings.task_queue,
-        list_limit=settings.list_limit,
-        card_value_chars=settings.card_value_chars,
-    )
+    return reach_of(load_settings())
+
+
+def reach_of(settings: DeskSettings) -> Reach:
+    """The `Reach` part of settings read in full."""
+    return Reach(**{name: getattr(settings, name) for name in DEFAULTS})
 
 
 def plain_reach() -> Reach | None:

@@ -10,7 +10,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from desk.errors import SettingsError
-from desk.reach import DEFAULTS, Reach, plain_reach, read_reach
+from desk.reach import DEFAULTS, Reach, plain_reach, reach_of, read_reach
 from desk.settings import load_settings
 
 VALUES = {
@@ -49,14 +49,7 @@ def full_reach() -> Reach | str:
         settings = load_settings()
     except SettingsError as error:
         return str(error)
-    return Reach(
-        home=settings.home,
-        temporal_address=settings.temporal_address,
-        namespace=settings.namespace,
-        task_queue=settings.task_queue,
-        list_limit=settings.list_limit,
-        card_value_chars=settings.card_value_chars,
-    )
+    return reach_of(settings)
 
 
 @hypothesis_settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
