@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-LOCK_NAME = "codedesk-worktrees.lock"
-"""In the clone's git directory: held while codedesk adds, removes or prunes a worktree."""
+LOCK_NAME = "codedesk-worktrees.flock"
+"""In the clone's git directory: held while codedesk adds, removes or prunes a worktree. It is
+not a git lock (those end in `.lock`, and one left behind means a step died mid-way): this file
+stays, and only the flock on it is held."""
 
 
 @contextmanager

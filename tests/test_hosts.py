@@ -15,8 +15,9 @@ from desk.models import JobOutcome, RepoPlacement
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.waiting import eventually
+from tests.waiting import eventually, until
 from workers.desk_entity import configure_desk
+from workers.host_queues import host_polled
 from workers.worker import build_worker
 
 
@@ -42,6 +43,9 @@ async def test_bad_hosts_are_refused_and_nothing_is_cloned(
     )
     async with build_worker(own, second):
         await configure_desk(own, second)
+        await until(
+            lambda: host_polled(client, settings.task_queue, "second"), "host second's worker"
+        )
         with pytest.raises(HostError, match="choose one with --host"):
             await desk.add_repo("acme/api", str(origin))
         added = await desk.add_repo("acme/api", str(origin), host=settings.host)
