@@ -30,9 +30,13 @@ async def test_jobs_page_shows_the_newest_and_says_how_many_more(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    numbers = [await desk.start_job(REPO, f"task {k}") for k in range(4)]
-    for number in numbers:
+    # Each job ends before the next starts: the page holds the most recently finished jobs
+    # (after any running ones), and only then are those the highest numbers.
+    numbers = []
+    for k in range(4):
+        number = await desk.start_job(REPO, f"task {k}")
         assert (await desk.wait(number)).outcome == JobOutcome.NOTHING
+        numbers.append(number)
     await visible(desk, "WorkflowType = 'CodingJob' AND ExecutionStatus = 'Completed'", 4)
     env = settings_env(settings)
 
