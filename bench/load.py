@@ -257,7 +257,8 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
             client.get_workflow_handle_for(Approval.run, ident).result() for ident in opened
         )
         state = await desk.desk_state()
-        _, peak_mb = rss_mb(worker.pid)
+        # The kernel updates VmHWM lazily: a peak read later may lag a VmRSS read before.
+        peak_mb = max(rss_mb(worker.pid)[1], loaded_mb)
     finally:
         if worker is not None:
             worker.terminate()
