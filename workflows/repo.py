@@ -194,8 +194,10 @@ class RepoEntity:
                 branch_kept=True,
             )
         self.state.integrations += 1
-        await self._answer_job(self.running.job_workflow_id, result)
+        # Free before the answer: the job may end on it, and a report asked for then must not
+        # find the clone still "changing" while the signal is in flight.
         self.running = None
+        await self._answer_job(running.job_workflow_id, result)
 
     async def _push(self, request: PushRequest) -> None:
         try:
