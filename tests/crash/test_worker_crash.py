@@ -46,6 +46,21 @@ async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_fi
     return agent_pid
 
 
+async def job_on_a_worker(
+    settings: DeskSettings, origin: Path, tmp_path: Path, start_worker: StartWorker, command: str
+) -> tuple[dict[str, str], subprocess.Popen[bytes], int]:
+    """A worker, the repository on its shelf and a job of `command`: the env, worker, number."""
+    env = settings_env(settings)
+    worker = start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    started = await run_cli(
+        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    return env, worker, started_number(started)
+
+
 async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     settings: DeskSettings,
     client: Client,
@@ -54,11 +69,6 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
-    env = settings_env(settings)
-    first = start_worker(env)
-    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
-    assert added.returncode == 0, shown(added)
-
     pid_file, runs = tmp_path / "agent.pid", tmp_path / "runs"
     # Mark first: the test kills the worker as soon as the pid file appears.
     command = agent(
@@ -68,11 +78,7 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
         "write:done.txt=ok",
         "commit:finish",
     )
-    started = await run_cli(
-        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
-    )
-    assert started.returncode == 0, shown(started)
-    number = started_number(started)
+    env, first, number = await job_on_a_worker(settings, origin, tmp_path, start_worker, command)
 
     agent_pid = await kill_worker_during_agent(first, pid_file)
     resume_clock.restarted()
@@ -109,11 +115,6 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
-    env = settings_env(settings)
-    first = start_worker(env)
-    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
-    assert added.returncode == 0, shown(added)
-
     pid_file, grandchild_file = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
     command = agent(
         f"grandchild:60:{grandchild_file}",
@@ -122,11 +123,7 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
         "write:done.txt=ok",
         "commit:finish",
     )
-    started = await run_cli(
-        env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
-    )
-    assert started.returncode == 0, shown(started)
-    number = started_number(started)
+    env, first, number = await job_on_a_worker(settings, origin, tmp_path, start_worker, command)
 
     grandchild = await until(lambda: read_pid(grandchild_file), "the grandchild's pid file")
     try:
