@@ -23,7 +23,7 @@ from surfaces.desk_client import DeskClient
 from tests.waiting import until
 from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
-from workers.devserver import temporal_binary
+from workers.devserver import temporal_binary, tuning_arguments
 from workers.worker import build_worker
 
 pytest_plugins = ["tests.processes"]
@@ -59,7 +59,7 @@ def agent_script(folder: Path, *steps: str) -> str:
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    extra: list[str] = []
+    extra = tuning_arguments()
     for number in range(1, NAMESPACES + 1):
         extra += ["--namespace", f"test-{number}"]
     env = await WorkflowEnvironment.start_local(
