@@ -154,8 +154,12 @@ def reaper_argv(argv: list[str]) -> list[str]:
 
 
 def forwarder_argv(egress_socket: Path, argv: list[str]) -> list[str]:
-    """The agent as the child of the forwarder that relays its proxy port to the worker."""
-    return [sys.executable, "-I", str(FORWARDER), str(egress_socket), str(EGRESS_PORT), "--", *argv]
+    """The agent as the forwarder becomes it, once that relays its proxy port to the worker.
+
+    `-S`: the forwarder needs no site packages, and without them Python starts in half the time.
+    """
+    forwarder = [sys.executable, "-I", "-S", str(FORWARDER)]
+    return [*forwarder, str(egress_socket), str(EGRESS_PORT), "--", *argv]
 
 
 def proxy_environment() -> dict[str, str]:
