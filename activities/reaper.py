@@ -1,6 +1,6 @@
 """Runs an agent without a sandbox so that its whole process tree ends with it (stdlib only).
 
-Usage: ``python -I reaper.py -- COMMAND [ARG ...]``. The reaper is a child subreaper: every
+Usage: ``python -I -S reaper.py -- COMMAND [ARG ...]``. The reaper is a child subreaper: every
 process the agent leaves behind, even one that started its own session, becomes the reaper's
 child. When the agent exits, or the worker dies (the parent-death signal is SIGTERM here), or
 the reaper is told to stop, it SIGKILLs that whole tree, then ends as the agent ended.
@@ -12,7 +12,6 @@ import ctypes
 import os
 import signal
 import sys
-from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -27,16 +26,17 @@ def _prctl(option: int, value: int) -> None:
 
 def _children_of(parent: int) -> list[int]:
     found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as handle:
+                stat = handle.read()
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
         if int(fields[1]) == parent and fields[0] != "Z":
-            found.append(int(entry.name))
+            found.append(int(name))
     return found
 
 

@@ -149,8 +149,9 @@ def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
 
 
 def reaper_argv(argv: list[str]) -> list[str]:
-    """The agent under the reaper, which takes its whole tree down with it."""
-    return [sys.executable, "-I", str(REAPER), "--", *argv]
+    """The agent under the reaper, which takes its whole tree down with it (`-S`: the reaper
+    needs no site packages, and the agent starts sooner without them)."""
+    return [sys.executable, "-I", "-S", str(REAPER), "--", *argv]
 
 
 def forwarder_argv(egress_socket: Path, argv: list[str]) -> list[str]:
