@@ -1,7 +1,14 @@
-"""The bot goes with a card open; a press on that card after it is back counts, once."""
+"""The bot process SIGKILLed with a card open; a press on that card after it is back counts, once.
+
+The bot runs as a process of its own on the offline harness (tests/surfaces/bot_process.py):
+the test keeps the fake Discord (Discord keeps its messages while the bot is gone), the
+worker is a `codedesk worker` process, and every outcome is read from outside: the fake
+Discord's messages, the CLI's `--json`, the approval's result, the clone.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from pathlib import Path
@@ -9,11 +16,11 @@ from pathlib import Path
 from temporalio.client import Client
 
 from desk.approvals import Decision, OutcomeKind
-from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from surfaces.discord.custom_ids import CardKey
-from tests.cli_helpers import read_pid, settings_env
+from surfaces.discord.press import MAY_NOT
+from tests.cli_helpers import read_pid, run_cli, settings_env, shown
 from tests.conftest import git
 from tests.crash.conftest import (
     REPO,
@@ -24,19 +31,32 @@ from tests.crash.conftest import (
 from tests.crash.test_approval_recovery import hold_agent, open_approval
 from tests.processes import StartWorker
 from tests.surfaces.discord_driver import (
+    GUILD_ID,
     OWNER_ID,
+    OWNER_ROLE_ID,
+    STRANGER_ID,
     FakeDiscord,
     allowed_mentions_everywhere,
-    deliver,
-    discord_settings,
     enabled,
-    start_bot,
 )
+from tests.surfaces.discord_wire import DiscordServer, bot_process
 from tests.waiting import until
 from workflows.approval import Approval
 
 
-async def test_a_press_on_a_card_the_bot_posted_before_it_went_counts_after_it_is_back(
+def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
+    """The bot process's environment: this desk, the fake guild's owners, a quick pace."""
+    return settings_env(
+        settings,
+        CODEDESK_DISCORD_OWNER_IDS=str(OWNER_ID),
+        CODEDESK_DISCORD_OWNER_ROLE_IDS=str(OWNER_ROLE_ID),
+        CODEDESK_DISCORD_GUILD_IDS=str(GUILD_ID),
+        CODEDESK_DISCORD_PROGRESS_INTERVAL="200ms",
+        **extra,
+    )
+
+
+async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_counts_once(
     settings: DeskSettings,
     client: Client,
     origin: Path,
@@ -47,56 +67,63 @@ async def test_a_press_on_a_card_the_bot_posted_before_it_went_counts_after_it_i
     env = settings_env(settings)
     start_worker(env)
     await DeskClient(client, settings).add_repo(REPO, str(origin))
-    config = discord_settings(settings, agent_command=hold_agent(tmp_path))
+    bot = bot_env(settings, CODEDESK_AGENT_COMMAND=hold_agent(tmp_path))
     queue = f"discord-{uuid.uuid4().hex[:8]}"
-    # Discord keeps its messages while the bot is gone: one fake for both bots.
     fake = FakeDiscord()
     channel = fake.text_channel()
 
-    first = await start_bot(fake, config, client, queue=queue, host_activities=True)
-    try:
-        command = fake.command("task", OWNER_ID, channel, repo=REPO, task="push it")
-        await deliver(first, command)
-        [answer] = fake.in_channel(channel)
-        thread = int(answer["id"])
-        found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
-        assert found, answer["content"]
-        number = int(found[1])
-        ident = await open_approval(client)
-        await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
-    finally:
-        # The bot goes; a new bot object knows nothing of the old one but what Discord keeps.
-        await first.close()
-    card = fake.card(ident)
-    assert card is not None and enabled(card) and card["channel_id"] == str(thread)
+    async with DiscordServer(fake) as discord:
+        async with bot_process(bot, discord, queue, tmp_path / "bot-1.log") as first:
+            command = fake.command("task", OWNER_ID, channel, repo=REPO, task="push it")
+            await first.deliver(command)
+            [answer] = fake.in_channel(channel)
+            thread = int(answer["id"])
+            found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
+            assert found, answer["content"]
+            number = int(found[1])
+            ident = await open_approval(client)
+            await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
+            await first.kill()
+        card = fake.card(ident)
+        assert card is not None and enabled(card) and card["channel_id"] == str(thread)
+        approve = CardKey.of(ident).custom_id(Decision.APPROVE)
 
-    resume_clock.restarted()
-    again = await start_bot(fake, config, client, queue=queue, host_activities=True)
-    try:
-        press = fake.press(int(card["id"]), CardKey.of(ident).custom_id(Decision.APPROVE), OWNER_ID)
-        await deliver(again, press)
-        assert fake.told(press["token"]) == ["Approved."]
-        report = await DeskClient(client, config).wait(number)
-        await resume_clock.report_job(client, number)
+        resume_clock.restarted()
+        async with bot_process(bot, discord, queue, tmp_path / "bot-2.log") as again:
+            refused = fake.press(int(card["id"]), approve, STRANGER_ID)
+            await again.deliver(refused)
+            assert fake.told(refused["token"]) == [MAY_NOT]
+            assert enabled(card), card
+            handle = client.get_workflow_handle_for(Approval.run, ident)
+            assert (await handle.query(Approval.current)).outcome is None
 
-        def reported() -> bool:
-            texts = [m["content"] for m in fake.in_channel(thread)]
-            return any(text.startswith(f"## Job {number} ") for text in texts)
+            press = fake.press(int(card["id"]), approve, OWNER_ID)
+            await again.deliver(press)
+            assert fake.told(press["token"]) == ["Approved."]
+            await DeskClient(client, settings).wait(number)
+            await resume_clock.report_job(client, number)
 
-        await until(lambda: not enabled(card) and reported(), "the card closed, the report")
-    finally:
-        await again.close()
+            def reported() -> bool:
+                texts = [m["content"] for m in fake.in_channel(thread)]
+                return any(text.startswith(f"## Job {number} ") for text in texts)
 
-    assert report.outcome == JobOutcome.INTEGRATED, report
-    outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
+            await until(reported, "the job's report in its thread")
+            await again.close()
+
+    shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
+    assert shown_job.returncode == 0, shown(shown_job)
+    report = json.loads(shown_job.stdout)["job"]["report"]
+    assert report["outcome"] == "integrated", shown(shown_job)
+    outcome = await handle.result()
     assert outcome.kind == OutcomeKind.APPROVED, outcome
     assert outcome.by is not None and outcome.by.id == f"discord:{OWNER_ID}", outcome
+    assert not enabled(card) and card["embeds"][0]["footer"]["text"].startswith("Approved")
     clone = settings.shelf_dir / "acme" / "api"
     assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
     assert (clone / "pushed.txt").read_text() == "yes"
+    assert (tmp_path / "runs").read_text().count("\n") == 1, "the agent ran more than once"
     reports = [m for m in fake.in_channel(thread) if m["content"].startswith(f"## Job {number} ")]
     assert len(reports) == 1, reports
-    assert card["embeds"][0]["footer"]["text"].startswith("Approved"), card["embeds"][0]
     allowed_mentions_everywhere(fake)
     assert_no_leftovers(clone, read_pid(tmp_path / "agent.pid") or 0)
     await assert_a_later_job_runs(env, tmp_path)
