@@ -1,4 +1,5 @@
-"""The bot process SIGKILLed with a card open; a press on that card after it is back counts, once.
+"""The bot process SIGKILLed with a card open, or as it posts one: after it is back, one card,
+a press on it counts once, and it closes once.
 
 The bot runs as a process of its own on the offline harness (tests/surfaces/bot_process.py):
 the test keeps the fake Discord (Discord keeps its messages while the bot is gone), the
@@ -12,13 +13,15 @@ import json
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
+import pytest
 from temporalio.client import Client
 
 from desk.approvals import Decision, OutcomeKind
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from surfaces.discord.custom_ids import CardKey
+from surfaces.discord.custom_ids import CardKey, parse
 from surfaces.discord.press import MAY_NOT
 from tests.cli_helpers import read_pid, run_cli, settings_env, shown
 from tests.conftest import git
@@ -37,10 +40,11 @@ from tests.surfaces.discord_driver import (
     STRANGER_ID,
     FakeDiscord,
     allowed_mentions_everywhere,
+    custom_ids,
     enabled,
 )
-from tests.surfaces.discord_wire import DiscordServer, bot_process
-from tests.waiting import until
+from tests.surfaces.discord_wire import BotProcess, DiscordServer, bot_process
+from tests.waiting import awaited, until
 from workflows.approval import Approval
 
 
@@ -74,13 +78,7 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
 
     async with DiscordServer(fake) as discord:
         async with bot_process(bot, discord, queue, tmp_path / "bot-1.log") as first:
-            command = fake.command("task", OWNER_ID, channel, repo=REPO, task="push it")
-            await first.deliver(command)
-            [answer] = fake.in_channel(channel)
-            thread = int(answer["id"])
-            found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
-            assert found, answer["content"]
-            number = int(found[1])
+            thread, number = await start_job(first, fake, channel)
             ident = await open_approval(client)
             await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
             await first.kill()
@@ -102,12 +100,7 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
             assert fake.told(press["token"]) == ["Approved."]
             await DeskClient(client, settings).wait(number)
             await resume_clock.report_job(client, number)
-
-            def reported() -> bool:
-                texts = [m["content"] for m in fake.in_channel(thread)]
-                return any(text.startswith(f"## Job {number} ") for text in texts)
-
-            await until(reported, "the job's report in its thread")
+            await until(lambda: reports(fake, thread, number), "the job's report in its thread")
             await again.close()
 
     shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
@@ -122,8 +115,91 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
     assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
     assert (clone / "pushed.txt").read_text() == "yes"
     assert (tmp_path / "runs").read_text().count("\n") == 1, "the agent ran more than once"
-    reports = [m for m in fake.in_channel(thread) if m["content"].startswith(f"## Job {number} ")]
-    assert len(reports) == 1, reports
+    assert len(reports(fake, thread, number)) == 1, fake.in_channel(thread)
+    assert cards(fake, thread) == [card]
     allowed_mentions_everywhere(fake)
     assert_no_leftovers(clone, read_pid(tmp_path / "agent.pid") or 0)
     await assert_a_later_job_runs(env, tmp_path)
+
+
+@pytest.mark.slow  # the card's post is retried when its step times out (a minute)
+async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_one_card(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    """Discord made the card, the bot died before it heard so: the new bot's retry of the post
+    finds that card (no second one), and closes it when the owner approves from the CLI."""
+    env = settings_env(settings)
+    start_worker(env)
+    await DeskClient(client, settings).add_repo(REPO, str(origin))
+    bot = bot_env(settings, CODEDESK_AGENT_COMMAND=hold_agent(tmp_path))
+    queue = f"discord-{uuid.uuid4().hex[:8]}"
+    fake = FakeDiscord()
+    channel = fake.text_channel()
+
+    async with DiscordServer(fake) as discord:
+        posted = discord.withhold(posts_a_card)
+        async with bot_process(bot, discord, queue, tmp_path / "bot-1.log") as first:
+            thread, number = await start_job(first, fake, channel)
+            ident = await open_approval(client)
+            await awaited(posted.wait(), "the card's post to reach Discord")
+            await first.kill()
+        [card] = cards(fake, thread)
+        assert enabled(card), card
+
+        resume_clock.restarted()
+        async with bot_process(bot, discord, queue, tmp_path / "bot-2.log") as again:
+            approved = await run_cli(env, "approve", ident, cwd=tmp_path)
+            assert approved.returncode == 0, shown(approved)
+            await DeskClient(client, settings).wait(number)
+            await resume_clock.report_job(client, number)
+
+            def closed() -> bool:
+                last = fake.card(ident)
+                return last is not None and not enabled(last)
+
+            await until(
+                lambda: closed() and reports(fake, thread, number),
+                "the approval's card closed and the job's report in its thread",
+            )
+            await again.close()
+
+    outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
+    assert outcome.kind == OutcomeKind.APPROVED, outcome
+    assert cards(fake, thread) == [card], "the new bot posted the card again"
+    assert card["embeds"][0]["footer"]["text"].startswith("Approved"), card["embeds"][0]
+    assert len(reports(fake, thread, number)) == 1, fake.in_channel(thread)
+    clone = settings.shelf_dir / "acme" / "api"
+    assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
+    allowed_mentions_everywhere(fake)
+    assert_no_leftovers(clone, read_pid(tmp_path / "agent.pid") or 0)
+    await assert_a_later_job_runs(env, tmp_path)
+
+
+async def start_job(bot: BotProcess, fake: FakeDiscord, channel: int) -> tuple[int, int]:
+    """`/task` by the owner in `channel`: the job's thread and number, from the bot's answer."""
+    command = fake.command("task", OWNER_ID, channel, repo=REPO, task="push it")
+    await bot.deliver(command)
+    [answer] = fake.in_channel(channel)
+    found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
+    assert found, answer["content"]
+    return int(answer["id"]), int(found[1])
+
+
+def posts_a_card(method: str, path: str, body: Any) -> bool:
+    """The bot's request that posts an approval card (its buttons carry the approval)."""
+    ids = custom_ids(body) if method == "POST" and isinstance(body, dict) else []
+    return any(parse(custom_id) is not None for custom_id in ids)
+
+
+def cards(fake: FakeDiscord, thread: int) -> list[dict[str, Any]]:
+    """The approval cards in the thread, oldest first."""
+    return [m for m in fake.in_channel(thread) if any(map(parse, custom_ids(m)))]
+
+
+def reports(fake: FakeDiscord, thread: int, number: int) -> list[dict[str, Any]]:
+    return [m for m in fake.in_channel(thread) if m["content"].startswith(f"## Job {number} ")]

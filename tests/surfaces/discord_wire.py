@@ -6,8 +6,10 @@ and serves it with `DiscordServer` on a local TCP port. A bot process
 `DiscordApi`: each REST request is a line `{"id", "method", "path", "body", "params"}`, each
 answer a line `{"id", "answer"}`, `{"id", "refused": [status, code, message]}` (Discord
 refusing, raised in the bot as discord.py's HTTPException) or `{"id", "failed": text}` (the
-fake itself broke). `BotProcess` is the test's handle on one bot process: it delivers
-interactions on its stdin and reads its acknowledgements on its stdout.
+fake itself broke). A test can `withhold` the answer to one request: Discord does what it
+asks, and the bot never hears so, as when the bot dies between the two. `BotProcess` is the
+test's handle on one bot process: it delivers interactions on its stdin and reads its
+acknowledgements on its stdout.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,9 @@ from tests.waiting import awaited
 LINE_LIMIT = 16 * 1024 * 1024
 """Bytes one line may take (a channel's history of messages is one answer)."""
 ROOT = Path(__file__).parents[2]
+
+Request = Callable[[str, str, Any], bool]
+"""Whether a request (method, path, JSON body) is the one a test is waiting for."""
 
 
 def line(value: dict[str, Any]) -> bytes:
@@ -43,6 +48,14 @@ class DiscordServer:
         self.address = ""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._withheld: list[tuple[Request, asyncio.Event]] = []
+
+    def withhold(self, request: Request) -> asyncio.Event:
+        """Answer the next request that matches in the fake, but never to the bot; the event
+        is set once it has been answered so."""
+        done = asyncio.Event()
+        self._withheld.append((request, done))
+        return done
 
     async def __aenter__(self) -> DiscordServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=LINE_LIMIT)
@@ -61,13 +74,25 @@ class DiscordServer:
         self._writers.add(writer)
         try:
             while asked := await reader.readline():
-                writer.write(line(self._answer(json.loads(asked))))
-                await writer.drain()
+                decoded = json.loads(asked)
+                reply = self._answer(decoded)
+                if not self._kept_from_the_bot(decoded):
+                    writer.write(line(reply))
+                    await writer.drain()
         except ConnectionError:
             pass  # the bot process was killed mid-request: Discord would not care either
         finally:
             self._writers.discard(writer)
             writer.close()
+
+    def _kept_from_the_bot(self, asked: dict[str, Any]) -> bool:
+        for withheld in self._withheld:
+            request, done = withheld
+            if request(asked["method"], asked["path"], asked["body"]):
+                self._withheld.remove(withheld)
+                done.set()
+                return True
+        return False
 
     def _answer(self, asked: dict[str, Any]) -> dict[str, Any]:
         reply: dict[str, Any] = {"id": asked["id"]}
