@@ -50,6 +50,7 @@ async def serve(address: str, queue: str, protocol: TextIO) -> None:
             say({"delivered": payload["id"]})
     finally:
         await bot.close()
+        await discord.close()
 
 
 def main() -> None:

@@ -141,6 +141,12 @@ class RemoteDiscord:
             raise RuntimeError(f"the fake Discord failed on {method} {path}: {reply['failed']}")
         return reply["answer"]
 
+    async def close(self) -> None:
+        self._reading.cancel()
+        self._writer.close()
+        with suppress(ConnectionError):
+            await self._writer.wait_closed()
+
     async def _read(self, reader: asyncio.StreamReader) -> None:
         while reply := await reader.readline():
             decoded = json.loads(reply)
@@ -159,7 +165,8 @@ class BotProcess:
     def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
         self.process, self.log = process, log
 
-    async def _read(self, what: str) -> dict[str, Any]:
+    async def said(self, what: str) -> dict[str, Any]:
+        """The next line the bot process says on stdout; it ending first fails naming `what`."""
         assert self.process.stdout is not None
         said = await awaited(self.process.stdout.readline(), what)
         if not said:
@@ -176,7 +183,7 @@ class BotProcess:
         assert self.process.stdin is not None
         self.process.stdin.write(line({"deliver": payload}))
         await self.process.stdin.drain()
-        said = await self._read(f"the bot to handle interaction {payload['id']}")
+        said = await self.said(f"the bot to handle interaction {payload['id']}")
         assert said == {"delivered": payload["id"]}, said
 
     async def kill(self) -> None:
@@ -186,10 +193,11 @@ class BotProcess:
         await awaited(self.process.wait(), "the killed bot process to be reaped")
 
     async def close(self) -> None:
-        """Close its stdin: the bot closes as it would on Ctrl-C, and exits."""
+        """Close its stdin: the bot closes as it would on Ctrl-C, and exits 0."""
         assert self.process.stdin is not None
         self.process.stdin.close()
-        await awaited(self.process.wait(), "the bot process to exit")
+        code = await awaited(self.process.wait(), "the bot process to exit")
+        assert code == 0, f"the bot process exited {code}; its log:\n{self.log.read_text()}"
 
 
 @asynccontextmanager
@@ -215,7 +223,7 @@ async def bot_process(
         )
     bot = BotProcess(process, log)
     try:
-        said = await bot._read("the bot process to log in")
+        said = await bot.said("the bot process to log in")
         assert said == {"ready": queue}, said
         yield bot
     finally:
