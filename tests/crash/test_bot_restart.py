@@ -19,6 +19,7 @@ import pytest
 from temporalio.client import Client
 
 from desk.approvals import Decision, OutcomeKind
+from desk.names import outbox_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from surfaces.discord.custom_ids import CardKey, parse
@@ -46,6 +47,7 @@ from tests.surfaces.discord_driver import (
 from tests.surfaces.discord_wire import BotProcess, DiscordServer, bot_process
 from tests.waiting import awaited, until
 from workflows.approval import Approval
+from workflows.outbox import Outbox
 
 
 def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
@@ -81,6 +83,15 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
             thread, number = await start_job(first, fake, channel)
             ident = await open_approval(client)
             await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
+            # Killed idle, the card posted and known as such (killed mid-post: the next test).
+            outbox_id = outbox_workflow_id(queue, str(thread))
+            outbox = client.get_workflow_handle_for(Outbox.run, outbox_id)
+
+            async def idle() -> bool:
+                posted = ident in (await outbox.query(Outbox.current)).cards
+                return posted and not (await outbox.describe()).raw_description.pending_activities
+
+            await until(idle, "the card recorded as posted, no post in flight")
             await first.kill()
         card = fake.card(ident)
         assert card is not None and enabled(card) and card["channel_id"] == str(thread)
@@ -93,7 +104,9 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
             assert fake.told(refused["token"]) == [MAY_NOT]
             assert enabled(card), card
             handle = client.get_workflow_handle_for(Approval.run, ident)
-            assert (await handle.query(Approval.current)).outcome is None
+            state = await handle.query(Approval.current)
+            assert state.outcome is None, state
+            assert [ignored.by.id for ignored in state.ignored] == [f"discord:{STRANGER_ID}"]
 
             press = fake.press(int(card["id"]), approve, OWNER_ID)
             await again.deliver(press)
