@@ -1,5 +1,6 @@
-"""The bot process SIGKILLed with a card open, or as it posts one: after it is back, one card,
-a press on it counts once, and it closes once.
+"""The bot process SIGKILLed with a card open, as it posts one, or in the middle of a press:
+after a new bot process is back there is one card, the owner's answer counts once, the card
+closes, and the job integrates once.
 
 The bot runs as a process of its own on the offline harness (tests/surfaces/bot_process.py):
 the test keeps the fake Discord (Discord keeps its messages while the bot is gone), the
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +26,7 @@ from desk.names import outbox_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from surfaces.discord.custom_ids import CardKey, parse
-from surfaces.discord.press import MAY_NOT
+from surfaces.discord.press import MAY_NOT, NO_LONGER_ACTIVE
 from tests.cli_helpers import read_pid, run_cli, settings_env, shown
 from tests.conftest import git
 from tests.crash.conftest import (
@@ -50,55 +53,104 @@ from workflows.approval import Approval
 from workflows.outbox import Outbox
 
 
-def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
-    """The bot process's environment: this desk, the fake guild's owners, a quick pace."""
-    return settings_env(
-        settings,
-        CODEDESK_DISCORD_OWNER_IDS=str(OWNER_ID),
-        CODEDESK_DISCORD_OWNER_ROLE_IDS=str(OWNER_ROLE_ID),
-        CODEDESK_DISCORD_GUILD_IDS=str(GUILD_ID),
-        CODEDESK_DISCORD_PROGRESS_INTERVAL="200ms",
-        **extra,
-    )
+@dataclass
+class Desk:
+    """A worker process with the repository added, and what a bot process of it needs."""
+
+    settings: DeskSettings
+    client: Client
+    tmp_path: Path
+    env: dict[str, str]
+    """The CLI's environment."""
+    bot_env: dict[str, str]
+    """The bot process's: this desk, the fake guild's owners, a quick pace, a holding agent."""
+    queue: str
+    fake: FakeDiscord
+    channel: int
+
+    def bot(self, discord: DiscordServer, name: str) -> AbstractAsyncContextManager[BotProcess]:
+        return bot_process(self.bot_env, discord, self.queue, self.tmp_path / f"{name}.log")
+
+    async def start_job(self, bot: BotProcess) -> tuple[int, int]:
+        """`/task` by the owner: the job's thread and number, from the bot's answer."""
+        command = self.fake.command("task", OWNER_ID, self.channel, repo=REPO, task="push it")
+        await bot.deliver(command)
+        [answer] = self.fake.in_channel(self.channel)
+        found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
+        assert found, answer["content"]
+        return int(answer["id"]), int(found[1])
+
+    async def card_posted_and_idle(self, thread: int, ident: str) -> None:
+        """Wait until the thread's outbox knows the card as posted and has no post in flight."""
+        outbox_id = outbox_workflow_id(self.queue, str(thread))
+        outbox = self.client.get_workflow_handle_for(Outbox.run, outbox_id)
+
+        async def idle() -> bool:
+            posted = ident in (await outbox.query(Outbox.current)).cards
+            return posted and not (await outbox.describe()).raw_description.pending_activities
+
+        await until(idle, "the card recorded as posted, no post in flight")
+
+    async def integrated_once(self, number: int, thread: int, card: dict[str, Any]) -> None:
+        """The job integrated once, its held call ran once, the one card closed as approved,
+        one report in the thread, no mention anywhere, nothing left behind, a later job runs."""
+        shown_job = await run_cli(self.env, "show", str(number), "--json", cwd=self.tmp_path)
+        assert shown_job.returncode == 0, shown(shown_job)
+        report = json.loads(shown_job.stdout)["job"]["report"]
+        assert report["outcome"] == "integrated", shown(shown_job)
+        clone = self.settings.shelf_dir / "acme" / "api"
+        assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
+        assert (clone / "pushed.txt").read_text() == "yes"
+        assert (self.tmp_path / "runs").read_text().count("\n") == 1, "the agent ran again"
+        assert cards(self.fake, thread) == [card], "the card was posted again"
+        assert not enabled(card), card
+        assert card["embeds"][0]["footer"]["text"].startswith("Approved"), card["embeds"][0]
+        assert len(reports(self.fake, thread, number)) == 1, self.fake.in_channel(thread)
+        allowed_mentions_everywhere(self.fake)
+        assert_no_leftovers(clone, read_pid(self.tmp_path / "agent.pid") or 0)
+        await assert_a_later_job_runs(self.env, self.tmp_path)
 
 
-async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_counts_once(
+@pytest.fixture
+async def desk(
     settings: DeskSettings,
     client: Client,
     origin: Path,
     tmp_path: Path,
     start_worker: StartWorker,
-    resume_clock: ResumeClock,
-) -> None:
+) -> Desk:
     env = settings_env(settings)
     start_worker(env)
     await DeskClient(client, settings).add_repo(REPO, str(origin))
-    bot = bot_env(settings, CODEDESK_AGENT_COMMAND=hold_agent(tmp_path))
+    bot_env = settings_env(
+        settings,
+        CODEDESK_DISCORD_OWNER_IDS=str(OWNER_ID),
+        CODEDESK_DISCORD_OWNER_ROLE_IDS=str(OWNER_ROLE_ID),
+        CODEDESK_DISCORD_GUILD_IDS=str(GUILD_ID),
+        CODEDESK_DISCORD_PROGRESS_INTERVAL="200ms",
+        CODEDESK_AGENT_COMMAND=hold_agent(tmp_path),
+    )
     queue = f"discord-{uuid.uuid4().hex[:8]}"
     fake = FakeDiscord()
-    channel = fake.text_channel()
+    return Desk(settings, client, tmp_path, env, bot_env, queue, fake, fake.text_channel())
 
+
+async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_counts_once(
+    desk: Desk, client: Client, resume_clock: ResumeClock
+) -> None:
+    fake = desk.fake
     async with DiscordServer(fake) as discord:
-        async with bot_process(bot, discord, queue, tmp_path / "bot-1.log") as first:
-            thread, number = await start_job(first, fake, channel)
+        async with desk.bot(discord, "bot-1") as first:
+            thread, number = await desk.start_job(first)
             ident = await open_approval(client)
-            await until(lambda: fake.card(ident) is not None, "the card in the job's thread")
-            # Killed idle, the card posted and known as such (killed mid-post: the next test).
-            outbox_id = outbox_workflow_id(queue, str(thread))
-            outbox = client.get_workflow_handle_for(Outbox.run, outbox_id)
-
-            async def idle() -> bool:
-                posted = ident in (await outbox.query(Outbox.current)).cards
-                return posted and not (await outbox.describe()).raw_description.pending_activities
-
-            await until(idle, "the card recorded as posted, no post in flight")
+            await desk.card_posted_and_idle(thread, ident)
             await first.kill()
         card = fake.card(ident)
         assert card is not None and enabled(card) and card["channel_id"] == str(thread)
         approve = CardKey.of(ident).custom_id(Decision.APPROVE)
 
         resume_clock.restarted()
-        async with bot_process(bot, discord, queue, tmp_path / "bot-2.log") as again:
+        async with desk.bot(discord, "bot-2") as again:
             refused = fake.press(int(card["id"]), approve, STRANGER_ID)
             await again.deliver(refused)
             assert fake.told(refused["token"]) == [MAY_NOT]
@@ -111,53 +163,28 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
             press = fake.press(int(card["id"]), approve, OWNER_ID)
             await again.deliver(press)
             assert fake.told(press["token"]) == ["Approved."]
-            await DeskClient(client, settings).wait(number)
+            await DeskClient(client, desk.settings).wait(number)
             await resume_clock.report_job(client, number)
             await until(lambda: reports(fake, thread, number), "the job's report in its thread")
             await again.close()
 
-    shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
-    assert shown_job.returncode == 0, shown(shown_job)
-    report = json.loads(shown_job.stdout)["job"]["report"]
-    assert report["outcome"] == "integrated", shown(shown_job)
     outcome = await handle.result()
     assert outcome.kind == OutcomeKind.APPROVED, outcome
     assert outcome.by is not None and outcome.by.id == f"discord:{OWNER_ID}", outcome
-    assert not enabled(card) and card["embeds"][0]["footer"]["text"].startswith("Approved")
-    clone = settings.shelf_dir / "acme" / "api"
-    assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
-    assert (clone / "pushed.txt").read_text() == "yes"
-    assert (tmp_path / "runs").read_text().count("\n") == 1, "the agent ran more than once"
-    assert len(reports(fake, thread, number)) == 1, fake.in_channel(thread)
-    assert cards(fake, thread) == [card]
-    allowed_mentions_everywhere(fake)
-    assert_no_leftovers(clone, read_pid(tmp_path / "agent.pid") or 0)
-    await assert_a_later_job_runs(env, tmp_path)
+    await desk.integrated_once(number, thread, card)
 
 
 @pytest.mark.slow  # the card's post is retried when its step times out (a minute)
 async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_one_card(
-    settings: DeskSettings,
-    client: Client,
-    origin: Path,
-    tmp_path: Path,
-    start_worker: StartWorker,
-    resume_clock: ResumeClock,
+    desk: Desk, client: Client, resume_clock: ResumeClock
 ) -> None:
     """Discord made the card, the bot died before it heard so: the new bot's retry of the post
     finds that card (no second one), and closes it when the owner approves from the CLI."""
-    env = settings_env(settings)
-    start_worker(env)
-    await DeskClient(client, settings).add_repo(REPO, str(origin))
-    bot = bot_env(settings, CODEDESK_AGENT_COMMAND=hold_agent(tmp_path))
-    queue = f"discord-{uuid.uuid4().hex[:8]}"
-    fake = FakeDiscord()
-    channel = fake.text_channel()
-
+    fake = desk.fake
     async with DiscordServer(fake) as discord:
         posted = discord.withhold(posts_a_card)
-        async with bot_process(bot, discord, queue, tmp_path / "bot-1.log") as first:
-            thread, number = await start_job(first, fake, channel)
+        async with desk.bot(discord, "bot-1") as first:
+            thread, number = await desk.start_job(first)
             ident = await open_approval(client)
             await awaited(posted.wait(), "the card's post to reach Discord")
             await first.kill()
@@ -165,10 +192,10 @@ async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_
         assert enabled(card), card
 
         resume_clock.restarted()
-        async with bot_process(bot, discord, queue, tmp_path / "bot-2.log") as again:
-            approved = await run_cli(env, "approve", ident, cwd=tmp_path)
+        async with desk.bot(discord, "bot-2") as again:
+            approved = await run_cli(desk.env, "approve", ident, cwd=desk.tmp_path)
             assert approved.returncode == 0, shown(approved)
-            await DeskClient(client, settings).wait(number)
+            await DeskClient(client, desk.settings).wait(number)
             await resume_clock.report_job(client, number)
 
             def closed() -> bool:
@@ -183,24 +210,53 @@ async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_
 
     outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
     assert outcome.kind == OutcomeKind.APPROVED, outcome
-    assert cards(fake, thread) == [card], "the new bot posted the card again"
-    assert card["embeds"][0]["footer"]["text"].startswith("Approved"), card["embeds"][0]
-    assert len(reports(fake, thread, number)) == 1, fake.in_channel(thread)
-    clone = settings.shelf_dir / "acme" / "api"
-    assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
-    allowed_mentions_everywhere(fake)
-    assert_no_leftovers(clone, read_pid(tmp_path / "agent.pid") or 0)
-    await assert_a_later_job_runs(env, tmp_path)
+    await desk.integrated_once(number, thread, card)
 
 
-async def start_job(bot: BotProcess, fake: FakeDiscord, channel: int) -> tuple[int, int]:
-    """`/task` by the owner in `channel`: the job's thread and number, from the bot's answer."""
-    command = fake.command("task", OWNER_ID, channel, repo=REPO, task="push it")
-    await bot.deliver(command)
-    [answer] = fake.in_channel(channel)
-    found = re.search(r"Job \*\*(\d+)\*\* is running", answer["content"])
-    assert found, answer["content"]
-    return int(answer["id"]), int(found[1])
+@pytest.mark.slow  # a card edit the killed bot had in hand is retried after a minute
+async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second_press_is_told(
+    desk: Desk, client: Client, resume_clock: ResumeClock
+) -> None:
+    """The owner's press reached the approval, and the bot died as it went to close the card:
+    the answer stands (once), and a second press on the new bot is told how it ended."""
+    fake = desk.fake
+    async with DiscordServer(fake) as discord:
+        async with desk.bot(discord, "bot-1") as first:
+            thread, number = await desk.start_job(first)
+            ident = await open_approval(client)
+            await desk.card_posted_and_idle(thread, ident)
+            card = fake.card(ident)
+            assert card is not None and enabled(card), card
+            approve = CardKey.of(ident).custom_id(Decision.APPROVE)
+            press = fake.press(int(card["id"]), approve, OWNER_ID)
+            closing = f"/{press['token']}/messages/@original"
+            reached = discord.withhold(
+                lambda method, path, body: method == "PATCH" and path.endswith(closing),
+                done_in_discord=False,
+            )
+            await first.send(press)
+            await awaited(reached.wait(), "the press to be answered and the bot to close its card")
+            await first.kill()
+        assert fake.told(press["token"]) == [], "the presser heard back from a bot that died"
+        handle = client.get_workflow_handle_for(Approval.run, ident)
+        settled = await handle.query(Approval.current)
+        assert settled.outcome is not None and settled.outcome.kind == OutcomeKind.APPROVED
+
+        resume_clock.restarted()
+        async with desk.bot(discord, "bot-2") as again:
+            second = fake.press(int(card["id"]), approve, OWNER_ID)
+            await again.deliver(second)
+            [told] = fake.told(second["token"])
+            assert told.startswith(f"{NO_LONGER_ACTIVE}: it was approved by "), told
+            await DeskClient(client, desk.settings).wait(number)
+            await resume_clock.report_job(client, number)
+            await until(lambda: reports(fake, thread, number), "the job's report in its thread")
+            await again.close()
+
+    outcome = await handle.result()
+    assert outcome == settled.outcome, "the second press changed the approval's outcome"
+    assert outcome.by is not None and outcome.by.id == f"discord:{OWNER_ID}", outcome
+    await desk.integrated_once(number, thread, card)
 
 
 def posts_a_card(method: str, path: str, body: Any) -> bool:

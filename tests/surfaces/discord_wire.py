@@ -7,7 +7,7 @@ and serves it with `DiscordServer` on a local TCP port. A bot process
 answer a line `{"id", "answer"}`, `{"id", "refused": [status, code, message]}` (Discord
 refusing, raised in the bot as discord.py's HTTPException) or `{"id", "failed": text}` (the
 fake itself broke). A test can `withhold` the answer to one request: Discord does what it
-asks, and the bot never hears so, as when the bot dies between the two. `BotProcess` is the
+asks (or not: the bot died as it sent it), and the bot never hears so. `BotProcess` is the
 test's handle on one bot process: it delivers interactions on its stdin and reads its
 acknowledgements on its stdout.
 """
@@ -48,14 +48,14 @@ class DiscordServer:
         self.address = ""
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
-        self._withheld: list[tuple[Request, asyncio.Event]] = []
+        self._withheld: list[tuple[Request, bool, asyncio.Event]] = []
 
-    def withhold(self, request: Request) -> asyncio.Event:
-        """Answer the next request that matches in the fake, but never to the bot; the event
-        is set once it has been answered so."""
-        done = asyncio.Event()
-        self._withheld.append((request, done))
-        return done
+    def withhold(self, request: Request, *, done_in_discord: bool = True) -> asyncio.Event:
+        """Never answer the bot's next request that matches; Discord still does what it asks,
+        unless not `done_in_discord` (the bot died as it sent it). The event is set after."""
+        reached = asyncio.Event()
+        self._withheld.append((request, done_in_discord, reached))
+        return reached
 
     async def __aenter__(self) -> DiscordServer:
         self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=LINE_LIMIT)
@@ -75,24 +75,27 @@ class DiscordServer:
         try:
             while asked := await reader.readline():
                 decoded = json.loads(asked)
-                reply = self._answer(decoded)
-                if not self._kept_from_the_bot(decoded):
-                    writer.write(line(reply))
+                withheld = self._withheld_for(decoded)
+                if withheld is None:
+                    writer.write(line(self._answer(decoded)))
                     await writer.drain()
+                    continue
+                _, done_in_discord, reached = withheld
+                if done_in_discord:
+                    self._answer(decoded)
+                reached.set()
         except ConnectionError:
             pass  # the bot process was killed mid-request: Discord would not care either
         finally:
             self._writers.discard(writer)
             writer.close()
 
-    def _kept_from_the_bot(self, asked: dict[str, Any]) -> bool:
+    def _withheld_for(self, asked: dict[str, Any]) -> tuple[Request, bool, asyncio.Event] | None:
         for withheld in self._withheld:
-            request, done = withheld
-            if request(asked["method"], asked["path"], asked["body"]):
+            if withheld[0](asked["method"], asked["path"], asked["body"]):
                 self._withheld.remove(withheld)
-                done.set()
-                return True
-        return False
+                return withheld
+        return None
 
     def _answer(self, asked: dict[str, Any]) -> dict[str, Any]:
         reply: dict[str, Any] = {"id": asked["id"]}
@@ -178,11 +181,15 @@ class BotProcess:
         decoded: dict[str, Any] = json.loads(said)
         return decoded
 
-    async def deliver(self, payload: dict[str, Any]) -> None:
-        """Deliver one INTERACTION_CREATE; return once the bot's handlers have finished."""
+    async def send(self, payload: dict[str, Any]) -> None:
+        """Send one INTERACTION_CREATE to the bot, as the gateway does: no waiting for it."""
         assert self.process.stdin is not None
         self.process.stdin.write(line({"deliver": payload}))
         await self.process.stdin.drain()
+
+    async def deliver(self, payload: dict[str, Any]) -> None:
+        """Deliver one INTERACTION_CREATE; return once the bot's handlers have finished."""
+        await self.send(payload)
         said = await self.said(f"the bot to handle interaction {payload['id']}")
         assert said == {"delivered": payload["id"]}, said
 
