@@ -40,7 +40,7 @@ async def test_a_request_over_the_wire_is_answered_and_refused_as_discord_would(
     await client.close()
 
 
-async def test_a_withheld_answer_is_done_in_discord_and_never_heard_by_the_bot() -> None:
+async def test_a_withheld_request_is_done_in_discord_or_not_and_never_heard_by_the_bot() -> None:
     fake = FakeDiscord()
     channel = fake.text_channel()
     async with DiscordServer(fake) as server:
@@ -55,4 +55,11 @@ async def test_a_withheld_answer_is_done_in_discord_and_never_heard_by_the_bot()
         assert later["content"] == "x"
         assert not asking.done(), "the bot heard the answer it was never to hear"
         asking.cancel()
+        lost = server.withhold(lambda method, path, body: True, done_in_discord=False)
+        never = asyncio.create_task(
+            remote.ask("POST", f"/channels/{channel}/messages", {"content": "lost"}, None)
+        )
+        await awaited(lost.wait(), "the lost request to reach the socket")
+        assert [m["content"] for m in fake.in_channel(channel)] == ["kept", "x"]
+        never.cancel()
         await remote.close()
