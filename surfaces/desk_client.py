@@ -296,16 +296,17 @@ class DeskClient:
         while True:
             tries += 1
             start = desk_start(self.settings)
+            wait = min(self.admit_try.total_seconds(), max(deadline - time.monotonic(), 0.1))
             try:
                 # The SDK's own RPC timeout ends a try; the outer one is the backstop, for the
                 # SDK keeps polling an Update the server has not answered.
-                async with asyncio.timeout(2 * self.admit_try.total_seconds()):
+                async with asyncio.timeout(2 * wait):
                     return await self.client.execute_update_with_start_workflow(
                         Desk.admit,
                         request,
                         id=request.request_id,
                         start_workflow_operation=start,
-                        rpc_timeout=self.admit_try,
+                        rpc_timeout=timedelta(seconds=wait),
                     )
             except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError):
                 log.info("The desk did not answer try %d of request %s.", tries, request.request_id)
