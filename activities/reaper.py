@@ -12,11 +12,14 @@ import ctypes
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 EXIT_CANNOT_START = 127
+DYING_PAUSE = 0.005
+"""Seconds between two looks when every process left has been sent SIGKILL already."""
 
 
 def _prctl(option: int, value: int) -> None:
@@ -25,48 +28,63 @@ def _prctl(option: int, value: int) -> None:
         raise OSError(ctypes.get_errno(), f"prctl({option}) failed")
 
 
-def _children_of(parent: int) -> list[int]:
-    found = []
+def _descendants(root: int) -> list[int]:
+    """The live (not zombie) descendants of `root`, from one pass over /proc.
+
+    Only a glimpse: a process that exits during the pass moves its children up to the reaper
+    behind it, and one that forks adds children the pass may not see. `kill_tree` looks again.
+    """
+    children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
         except OSError:
-            continue
+            continue  # it exited meanwhile
+        # The command name may hold spaces and parentheses: fields start after the last ')'.
         fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[1]) == parent and fields[0] != "Z":
-            found.append(int(entry.name))
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, frontier = [], [root]
+    while frontier:
+        below = children.get(frontier.pop(), [])
+        found += below
+        frontier += below
     return found
 
 
 def kill_tree() -> None:
-    """SIGKILL every live descendant; orphans are our children, so this ends when none is."""
-    me = os.getpid()
+    """SIGKILL every descendant, look after look, until the reaper has no child left.
+
+    An orphan is the reaper's child, so a live descendant means a child: only "no child at all"
+    proves the tree is gone (a look that finds nothing may have raced an exit). The reaper
+    never blocks waiting for a child here, since one that was not seen yet would never end.
+    """
+    signalled: set[int] = set()
     while True:
-        tree, frontier = [], [me]
-        while frontier:
-            children = _children_of(frontier.pop())
-            tree += children
-            frontier += children
-        if not tree:
-            return
+        tree = _descendants(os.getpid())
         for pid in tree:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 continue
-        _reap_all()
+        if not _reap_exited():
+            return
+        if signalled.issuperset(tree):
+            time.sleep(DYING_PAUSE)  # only killed ones left: let them finish dying
+        signalled.update(tree)
 
 
-def _reap_all() -> None:
+def _reap_exited() -> bool:
+    """Reap every child that has ended; whether any child (alive or not yet dead) is left."""
     while True:
         try:
-            pid, _ = os.waitpid(-1, 0)
+            pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return False
         if pid == 0:
-            return
+            return True
 
 
 def _stop(signum: int, _frame: object) -> None:

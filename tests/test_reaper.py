@@ -1,0 +1,99 @@
+"""The reaper (activities/reaper.py) against trees that change while it kills them: whatever the
+agent's processes do as their worker dies, none of them outlives it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from activities.processes import processes_with_env
+from activities.sandbox import reaper_argv
+from tests.waiting import until
+
+MARK = "CODEDESK_REAPER_TEST"
+"""Every process of one test's tree carries this variable with the test's own value, so a
+test counts its own processes and never another test's or another session's."""
+
+MIDDLES = 24
+"""Processes that each leave a sleeping child and exit as the worker dies."""
+
+LEAVING_AGENT = f"""
+import os, subprocess, sys, time
+for number in range({MIDDLES}):
+    if os.fork() == 0:
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        sys.stdin.buffer.read()
+        time.sleep(number / 50)
+        os._exit(0)
+sys.stdin.buffer.read()
+"""
+"""An agent whose processes leave at the moment its worker dies, each leaving a sleeper: as the
+scripted agent and its hook do when the worker's pipe and hold socket close (the agent dies
+writing to its broken stdout, the hook reads the end of its answer). Their stdin is a pipe
+only the worker holds, so they read its end when the worker dies; then they leave one by one
+over half a second, spread over the reaper's look at its tree."""
+
+CHURNING_AGENT = """
+import subprocess, sys, time
+while True:
+    subprocess.Popen(
+        [sys.executable, "-c",
+         "import subprocess, sys; subprocess.Popen([sys.executable, '-c', "
+         "'import time; time.sleep(600)'], start_new_session=True)"],
+    )
+    time.sleep(0.01)
+"""
+"""An agent that never stops starting processes which leave a sleeper in a session of its
+own and exit: the tree gains and loses processes throughout the reaper's look at it."""
+
+WORKER = """
+import subprocess, sys, time
+subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, start_new_session=True)
+time.sleep(600)
+"""
+"""A stand-in for the worker: it starts the reaper as the worker does (a session of its own),
+keeps the write end of the agent's stdin, and waits to be killed."""
+
+
+@pytest.fixture
+def mark() -> Iterator[str]:
+    value = uuid.uuid4().hex
+    yield value
+    for pid in processes_with_env(MARK, value):  # only when a test failed: leave no sleeper
+        os.kill(pid, signal.SIGKILL)
+
+
+def start_worker(mark: str, agent: str) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-c", WORKER, *reaper_argv([sys.executable, "-c", agent])]
+    return subprocess.Popen(argv, env={**os.environ, MARK: mark}, start_new_session=True)
+
+
+async def sigkill_the_worker_when(worker: subprocess.Popen[bytes], mark: str, count: int) -> None:
+    await until(lambda: len(processes_with_env(MARK, mark)) >= count, f"{count} processes")
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait()
+
+
+async def test_processes_that_leave_as_the_worker_dies_do_not_hide_their_children(
+    mark: str,
+) -> None:
+    # A leaving process moves its child up to the reaper while the reaper looks for its
+    # tree: the look misses that child, so the reaper must look again until it has no child.
+    worker = start_worker(mark, LEAVING_AGENT)
+    # the worker, the reaper, the agent and each middle with its sleeper
+    await sigkill_the_worker_when(worker, mark, 3 + 2 * MIDDLES)
+
+    await until(lambda: not processes_with_env(MARK, mark), "the agent's whole tree to die")
+
+
+async def test_a_tree_that_keeps_starting_processes_dies_with_the_worker(mark: str) -> None:
+    worker = start_worker(mark, CHURNING_AGENT)
+    await sigkill_the_worker_when(worker, mark, 12)
+
+    await until(lambda: not processes_with_env(MARK, mark), "the agent's whole tree to die")
