@@ -1,9 +1,11 @@
 """Runs an agent without a sandbox so that its whole process tree ends with it (stdlib only).
 
-Usage: ``python -I reaper.py -- COMMAND [ARG ...]``. The reaper is a child subreaper: every
-process the agent leaves behind, even one that started its own session, becomes the reaper's
-child. When the agent exits, or the worker dies (the parent-death signal is SIGTERM here), or
-the reaper is told to stop, it SIGKILLs that whole tree, then ends as the agent ended.
+Usage: ``python -I reaper.py --parent WORKER_PID -- COMMAND [ARG ...]``. The reaper is a child
+subreaper: every process the agent leaves behind, even one that started its own session,
+becomes the reaper's child. When the agent exits, or the worker dies (the parent-death signal
+is SIGTERM here), or the reaper is told to stop, it SIGKILLs that whole tree, then ends as the
+agent ended. It starts nothing unless the worker named is still its parent once that signal is
+set.
 """
 
 from __future__ import annotations
@@ -93,17 +95,19 @@ def _stop(signum: int, _frame: object) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--"]:
-        argv = argv[1:]
-    if not argv:
-        print("reaper: no command given", file=sys.stderr)
+    worker, argv = _worker_and_command(argv)
+    if worker is None or not argv:
+        print("reaper: usage: reaper.py --parent WORKER_PID -- COMMAND [ARG ...]", file=sys.stderr)
         return 2
-    parent = os.getppid()
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGHUP, _stop)
-    if os.getppid() != parent:  # the worker died before the death signal was armed
+    if os.getppid() != worker:
+        # The worker died before the death signal was armed (even before the reaper ran, when
+        # it would already be an orphan): nothing would end the agent with the worker.
+        gone = f"reaper: the worker (pid {worker}) is gone; the agent was not started"
+        print(gone, file=sys.stderr)
         return 128 + signal.SIGTERM
     try:
         agent = os.posix_spawnp(argv[0], argv, dict(os.environ))
@@ -121,6 +125,13 @@ def main(argv: list[str]) -> int:
         signal.signal(number, signal.SIG_DFL)
         os.kill(os.getpid(), number)
     return os.waitstatus_to_exitcode(status)
+
+
+def _worker_and_command(argv: list[str]) -> tuple[int | None, list[str]]:
+    """The worker's pid (``--parent PID``; None when not given) and the command after ``--``."""
+    if argv[:1] != ["--parent"] or len(argv) < 3 or not argv[1].isdigit() or argv[2] != "--":
+        return None, []
+    return int(argv[1]), argv[3:]
 
 
 if __name__ == "__main__":

@@ -9,11 +9,12 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from activities.processes import processes_with_env
-from activities.sandbox import reaper_argv
+from activities.sandbox import REAPER
 from tests.waiting import until
 
 MARK = "CODEDESK_REAPER_TEST"
@@ -54,11 +55,15 @@ own and exit: the tree gains and loses processes throughout the reaper's look at
 
 WORKER = """
 import subprocess, sys, time
-subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, start_new_session=True)
+from activities.sandbox import reaper_argv
+agent = [sys.executable, "-c", sys.argv[1]]
+subprocess.Popen(reaper_argv(agent), stdin=subprocess.PIPE, start_new_session=True)
 time.sleep(600)
 """
-"""A stand-in for the worker: it starts the reaper as the worker does (a session of its own),
-keeps the write end of the agent's stdin, and waits to be killed."""
+"""A stand-in for the worker: it starts the reaper as the worker does (a session of its own,
+the argv the worker builds), keeps the write end of the agent's stdin, and waits to be killed."""
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -70,12 +75,17 @@ def mark() -> Iterator[str]:
 
 
 def start_worker(mark: str, agent: str) -> subprocess.Popen[bytes]:
-    argv = [sys.executable, "-c", WORKER, *reaper_argv([sys.executable, "-c", agent])]
-    return subprocess.Popen(argv, env={**os.environ, MARK: mark}, start_new_session=True)
+    argv = [sys.executable, "-c", WORKER, agent]
+    env = {**os.environ, MARK: mark}
+    return subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True)
 
 
 async def sigkill_the_worker_when(worker: subprocess.Popen[bytes], mark: str, count: int) -> None:
-    await until(lambda: len(processes_with_env(MARK, mark)) >= count, f"{count} processes")
+    def started() -> bool:
+        assert worker.poll() is None, f"the stand-in worker ended ({worker.returncode})"
+        return len(processes_with_env(MARK, mark)) >= count
+
+    await until(started, f"{count} processes")
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait()
 
@@ -97,3 +107,23 @@ async def test_a_tree_that_keeps_starting_processes_dies_with_the_worker(mark: s
     await sigkill_the_worker_when(worker, mark, 12)
 
     await until(lambda: not processes_with_env(MARK, mark), "the agent's whole tree to die")
+
+
+def test_a_reaper_whose_worker_is_gone_before_it_is_armed_runs_nothing(tmp_path: Path) -> None:
+    # The worker can die after the fork and before the reaper sets its death signal: then the
+    # reaper is an orphan from its first instruction, and only the worker's pid, given on its
+    # command line, tells it so. Here its parent is this test, not the worker it was told of.
+    ran = tmp_path / "ran"
+    agent = [sys.executable, "-c", f"open({str(ran)!r}, 'w')"]
+    argv = [sys.executable, "-I", str(REAPER), "--parent", "1", "--", *agent]
+    done = subprocess.run(argv, capture_output=True, text=True)
+
+    assert done.returncode == 128 + signal.SIGTERM, done
+    assert "the worker (pid 1) is gone; the agent was not started" in done.stderr, done
+    assert not ran.exists()
+
+
+def test_a_reaper_told_no_worker_refuses_to_start() -> None:
+    done = subprocess.run([sys.executable, "-I", str(REAPER), "--", "true"], capture_output=True)
+    assert done.returncode == 2, done
+    assert b"usage: reaper.py --parent WORKER_PID -- COMMAND" in done.stderr, done
