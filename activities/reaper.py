@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PR_SET_PDEATHSIG = 1
@@ -22,6 +23,10 @@ PR_SET_CHILD_SUBREAPER = 36
 EXIT_CANNOT_START = 127
 DYING_PAUSE = 0.005
 """Seconds between two looks when every process left has been sent SIGKILL already."""
+CHILDREN_LISTED = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists()
+"""Whether the kernel lists each thread's children (CONFIG_PROC_CHILDREN): a look at the tree
+then reads a few small files, fast enough to catch a process that forks and exits without end,
+instead of every process's stat."""
 
 
 def _prctl(option: int, value: int) -> None:
@@ -31,12 +36,41 @@ def _prctl(option: int, value: int) -> None:
 
 
 def _descendants(root: int) -> list[int]:
-    """The live (not zombie) descendants of `root`, from one pass over /proc.
+    """The descendants of `root`, found by following each process's children.
 
-    Only a glimpse: a process that exits during the pass moves its children up to the reaper
-    behind it, and one that forks adds children the pass may not see. `kill_tree` looks again.
+    Only a glimpse: a process that exits during the look moves its children up to the reaper
+    behind it, and one that forks adds children the look may not see. `kill_tree` looks again.
     """
-    children: dict[int, list[int]] = {}
+    children = _children if CHILDREN_LISTED else _children_by_scan()
+    found, frontier = [], [root]
+    while frontier:
+        below = children(frontier.pop())
+        found += below
+        frontier += below
+    return found
+
+
+def _children(pid: int) -> list[int]:
+    """The children of `pid` as the kernel lists them, thread by thread (zombies included)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []  # it exited meanwhile
+    found = []
+    for thread in threads:
+        try:
+            found += [
+                int(child)
+                for child in Path(f"/proc/{pid}/task/{thread}/children").read_text().split()
+            ]
+        except OSError:
+            continue
+    return found
+
+
+def _children_by_scan() -> Callable[[int], list[int]]:
+    """Without the kernel's lists: the live processes by parent, from one pass over /proc."""
+    by_parent: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -47,13 +81,8 @@ def _descendants(root: int) -> list[int]:
         # The command name may hold spaces and parentheses: fields start after the last ')'.
         fields = stat[stat.rfind(")") + 2 :].split()
         if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, frontier = [], [root]
-    while frontier:
-        below = children.get(frontier.pop(), [])
-        found += below
-        frontier += below
-    return found
+            by_parent.setdefault(int(fields[1]), []).append(int(entry.name))
+    return lambda pid: by_parent.get(pid, [])
 
 
 def kill_tree() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from activities import reaper
 from activities.processes import processes_with_env
 from activities.sandbox import REAPER
 from tests.waiting import until
@@ -53,6 +54,19 @@ while True:
 """An agent that never stops starting processes which leave a sleeper in a session of its
 own and exit: the tree gains and loses processes throughout the reaper's look at it."""
 
+HOPPING_AGENT = """
+import os, time
+if os.fork() == 0:
+    open({hopping!r}, "w").close()
+    while True:
+        if os.fork():
+            os._exit(0)
+time.sleep(600)
+"""
+"""An agent with a child that forks and exits without end, so its one process has a new pid
+at every look: a kill sent to the pid seen arrives after it has moved on. It makes the file
+`hopping` before it starts (a look at /proc rarely catches it)."""
+
 WORKER = """
 import subprocess, sys, time
 from activities.sandbox import reaper_argv
@@ -80,9 +94,13 @@ def start_worker(mark: str, agent: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(argv, env=env, cwd=ROOT, start_new_session=True)
 
 
-async def sigkill_the_worker_when(worker: subprocess.Popen[bytes], mark: str, count: int) -> None:
+async def sigkill_the_worker_when(
+    worker: subprocess.Popen[bytes], mark: str, count: int, ready: Path | None = None
+) -> None:
     def started() -> bool:
         assert worker.poll() is None, f"the stand-in worker ended ({worker.returncode})"
+        if ready is not None and not ready.exists():
+            return False
         return len(processes_with_env(MARK, mark)) >= count
 
     await until(started, f"{count} processes")
@@ -127,3 +145,30 @@ def test_a_reaper_told_no_worker_refuses_to_start() -> None:
     done = subprocess.run([sys.executable, "-I", str(REAPER), "--", "true"], capture_output=True)
     assert done.returncode == 2, done
     assert b"usage: reaper.py --parent WORKER_PID -- COMMAND" in done.stderr, done
+
+
+async def test_a_process_that_keeps_changing_its_pid_dies_with_the_worker(
+    mark: str, tmp_path: Path
+) -> None:
+    hopping = tmp_path / "hopping"
+    worker = start_worker(mark, HOPPING_AGENT.format(hopping=str(hopping)))
+    # the worker, the reaper and the agent, whose child hops
+    await sigkill_the_worker_when(worker, mark, 3, hopping)
+
+    await until(lambda: not processes_with_env(MARK, mark), "the agent's whole tree to die")
+
+
+def test_both_ways_of_finding_children_find_the_same_processes() -> None:
+    # The kernel's per-thread lists where it has them, one pass over /proc where it has not.
+    sleepers = [
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]) for _ in range(3)
+    ]
+    try:
+        expected = {sleeper.pid for sleeper in sleepers}
+        assert expected <= set(reaper._children_by_scan()(os.getpid()))
+        if reaper.CHILDREN_LISTED:
+            assert expected <= set(reaper._children(os.getpid()))
+    finally:
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()
