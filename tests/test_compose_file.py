@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from desk.names import SEARCH_ATTRIBUTES
+from workers.devserver import tuning_arguments
 
 TOP = Path(__file__).resolve().parent.parent
 COMPOSE = TOP / "docker-compose.yml"
@@ -194,3 +195,17 @@ def test_the_dockerfile_installs_the_package() -> None:
     users = [line.split()[1] for line in lines if line.startswith("USER ")]
     assert users and users[-1] not in ("root", "0"), "the image must not run as root"
     assert 'CMD ["codedesk", "worker"]' in lines
+
+
+def test_the_server_runs_with_the_embedded_servers_tuning(
+    text: str, services: dict[str, dict[str, Any]]
+) -> None:
+    """The dynamic config the compose file mounts holds the values the dev server runs with."""
+    temporal = services["temporal"]
+    path = environment(temporal)["DYNAMIC_CONFIG_FILE_PATH"]
+    [config] = [c for c in temporal["configs"] if c["target"] == path]
+    content = yaml.safe_load(yaml.safe_load(text)["configs"][config["source"]]["content"])
+    mounted = {key: str(entries[0]["value"]) for key, entries in content.items()}
+    arguments = tuning_arguments()
+    embedded = dict(value.split("=", 1) for value in arguments[1::2])
+    assert mounted == embedded
