@@ -3,10 +3,12 @@ agent's processes do as their worker dies, none of them outlives it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,9 @@ from tests.waiting import until
 MARK = "CODEDESK_REAPER_TEST"
 """Every process of one test's tree carries this variable with the test's own value, so a
 test counts its own processes and never another test's or another session's."""
+
+KILL_ROUNDS = 200
+"""How many times a failed test's clean-up kills what is left before it gives up and says so."""
 
 MIDDLES = 24
 """Processes that each leave a sleeping child and exit as the worker dies."""
@@ -84,8 +89,25 @@ ROOT = Path(__file__).resolve().parents[1]
 def mark() -> Iterator[str]:
     value = uuid.uuid4().hex
     yield value
-    for pid in processes_with_env(MARK, value):  # only when a test failed: leave no sleeper
-        os.kill(pid, signal.SIGKILL)
+    kill_marked(value)
+
+
+def kill_marked(value: str) -> None:
+    """Only when a test failed: leave nothing behind. By process group too, and again until none
+    is left, since a process that hops from pid to pid is never where a kill by pid is sent
+    (every group here was made by a process of the test, so holds only its processes)."""
+    for _ in range(KILL_ROUNDS):
+        found = processes_with_env(MARK, value)
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError):
+                group = os.getpgid(pid)
+                if group != os.getpgrp():
+                    os.killpg(group, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+    raise AssertionError(f"processes of {MARK}={value} are still alive: kill them by hand")
 
 
 def start_worker(mark: str, agent: str) -> subprocess.Popen[bytes]:
