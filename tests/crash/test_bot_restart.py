@@ -15,6 +15,7 @@ import re
 import uuid
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -270,24 +271,35 @@ async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second
     await desk.integrated_once(number, thread, card)
 
 
-async def steps_retried(client: Client, outbox_id: str) -> dict[str, str]:
-    """The outbox's surface steps that were tried again, and what ended their last failed try
-    (a heartbeat timeout: the dead bot stopped beating; a start-to-close one: a minute passed)."""
+@dataclass
+class Retry:
+    """A surface step of the outbox that was tried again: what ended its last failed try (a
+    heartbeat timeout: the dead bot stopped beating; a start-to-close one: a minute passed),
+    and when the try that completed it started."""
+
+    step: str
+    ended_by: str
+    started: datetime
+
+
+async def steps_retried(client: Client, outbox_id: str) -> list[Retry]:
     names: dict[int, str] = {}
-    retried: dict[str, str] = {}
+    retried: list[Retry] = []
     async for event in client.get_workflow_handle(outbox_id).fetch_history_events():
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-            names[event.event_id] = event.activity_task_scheduled_event_attributes.activity_type.name
+            scheduled = event.activity_task_scheduled_event_attributes
+            names[event.event_id] = scheduled.activity_type.name
         elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
             started = event.activity_task_started_event_attributes
             if started.attempt > 1:
                 failure = started.last_failure
-                ended = (
+                ended_by = (
                     TimeoutType.Name(failure.timeout_failure_info.timeout_type)
                     if failure.HasField("timeout_failure_info")
                     else failure.message
                 )
-                retried[names[started.scheduled_event_id]] = ended
+                moment = event.event_time.ToDatetime(tzinfo=UTC)
+                retried.append(Retry(names[started.scheduled_event_id], ended_by, moment))
     return retried
 
 
@@ -298,8 +310,12 @@ async def retried_within_heartbeat(
     its heartbeats (`SURFACE_HEARTBEAT`), not after the step's minute: the thread went on."""
     retried = await steps_retried(client, outbox_id)
     assert retried, "no surface step of the killed bot was retried"
-    assert set(retried.values()) == {"TIMEOUT_TYPE_HEARTBEAT"}, retried
-    await resume_clock.report(client, outbox_id)
+    assert {retry.ended_by for retry in retried} == {"TIMEOUT_TYPE_HEARTBEAT"}, retried
+    for retry in retried:
+        resume_clock.note(
+            f"{resume_clock.case}: the killed bot's {retry.step} was tried again "
+            f"{resume_clock.since_restart(retry.started):.1f} s after the new bot was started"
+        )
 
 
 def posts_a_card(method: str, path: str, body: Any) -> bool:
