@@ -314,7 +314,7 @@ async def retried_within_heartbeat(
     for retry in retried:
         resume_clock.note(
             f"{resume_clock.case}: the killed bot's {retry.step} was tried again "
-            f"{resume_clock.since_restart(retry.started):.1f} s after the new bot was started"
+            f"{resume_clock.since_restart(retry.started):.1f} s after the restart"
         )
 
 
