@@ -149,8 +149,9 @@ def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
 
 
 def reaper_argv(argv: list[str]) -> list[str]:
-    """The agent under the reaper, which takes its whole tree down with it."""
-    return [sys.executable, "-I", str(REAPER), "--", *argv]
+    """The agent under the reaper, which takes its whole tree down with it; it runs nothing
+    unless this process (the worker that starts it) is its parent once its death signal is set."""
+    return [sys.executable, "-I", str(REAPER), "--parent", str(os.getpid()), "--", *argv]
 
 
 def forwarder_argv(egress_socket: Path, argv: list[str]) -> list[str]:

@@ -28,10 +28,12 @@ from tests.surfaces.fake_discord import (
     OWNER_ID,
     OWNER_ROLE_ID,
     STRANGER_ID,
+    DiscordApi,
     FakeDiscord,
     Sent,
     custom_ids,
     enabled,
+    install,
 )
 
 __all__ = [
@@ -62,7 +64,7 @@ async def deliver(client: discord.Client, payload: dict[str, Any]) -> None:
 
 
 async def start_bot(
-    fake: FakeDiscord,
+    fake: DiscordApi,
     settings: DeskSettings,
     temporal: Client,
     *,
@@ -70,11 +72,11 @@ async def start_bot(
     host_activities: bool = False,
     sync: bool = False,
 ) -> CodedeskBot:
-    """A bot logged in to the fake (never to Discord): setup_hook has run."""
+    """A bot logged in to the fake (never to Discord), here or over a socket: setup_hook has run."""
     services = Services(settings, temporal, queue) if queue else Services(settings, temporal)
     bot = CodedeskBot(services, sync=sync, host_activities=host_activities)
     await bot._async_setup_hook()
-    fake.install(bot)
+    install(bot, fake)
     await bot.login("fake-token")
     guild = {
         "id": str(GUILD_ID),

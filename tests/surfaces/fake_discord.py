@@ -6,6 +6,8 @@ webhook adapter (interaction responses and follow-ups; its `request` replaced to
 request is recorded as `Sent`, so a test can read exactly what the bot sent. Interactions are
 raw INTERACTION_CREATE payloads (`press`, `command`), fed to the client by
 `tests.surfaces.discord_driver.deliver`. Nothing logs in to Discord: `login` is answered here.
+A bot in another process reaches the same fake over a socket (tests/surfaces/discord_wire.py):
+the HTTP layer only needs something that answers `ask` (`DiscordApi`).
 
 This touches discord.py internals (pinned: discord.py==2.7.1 in pyproject.toml).
 """
@@ -19,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 from discord.http import HTTPClient, Route
@@ -62,6 +64,14 @@ BOT_USER = _user(BOT_ID, "codedesk", bot=True)
 class DiscordError(Exception):
     def __init__(self, status: int, code: int, message: str) -> None:
         self.status, self.code, self.message = status, code, message
+
+
+class DiscordApi(Protocol):
+    """What the bot's HTTP layer talks to: this process's `FakeDiscord`, or one elsewhere."""
+
+    async def ask(self, method: str, path: str, body: Any, params: Any) -> Any:
+        """Answer one REST request, or raise DiscordError as Discord would refuse it."""
+        ...
 
 
 @dataclass
@@ -257,6 +267,10 @@ class FakeDiscord:
 
     # The REST API
 
+    async def ask(self, method: str, path: str, body: Any, params: Any) -> Any:
+        await asyncio.sleep(0)  # a real request yields to the loop
+        return self.answer(method, path, body, params)
+
     def answer(self, method: str, path: str, body: dict[str, Any] | None, params: Any) -> Any:
         self.sent.append(Sent(method, path, body, params))
         for failure in list(self.failures):
@@ -394,31 +408,35 @@ class FakeDiscord:
     # Wiring a client to it
 
     def install(self, client: discord.Client) -> None:
-        http = FakeHTTP(self, client.loop)
-        client.http = http
-        client._connection.http = http
-        tree = getattr(client, "tree", None)
-        if tree is not None:
-            tree._http = http  # the command tree keeps the client's HTTP client
-        async_context.set(FakeAdapter(self))
+        install(client, self)
+
+
+def install(client: discord.Client, api: DiscordApi) -> None:
+    """Put `api` where discord.py would reach Discord: its HTTP client and webhook adapter."""
+    http = FakeHTTP(api, client.loop)
+    client.http = http
+    client._connection.http = http
+    tree = getattr(client, "tree", None)
+    if tree is not None:
+        tree._http = http  # the command tree keeps the client's HTTP client
+    async_context.set(FakeAdapter(api))
 
 
 class FakeHTTP(HTTPClient):
-    """discord.py's HTTP client with its one way out answered by `FakeDiscord`."""
+    """discord.py's HTTP client with its one way out answered by a fake Discord."""
 
-    def __init__(self, fake: FakeDiscord, loop: Any) -> None:
+    def __init__(self, api: DiscordApi, loop: Any) -> None:
         super().__init__(loop)
-        self.fake = fake
+        self.api = api
 
     async def static_login(self, token: str) -> Any:
         self.token = token
         return await self.request(Route("GET", "/users/@me"))
 
     async def request(self, route: Route, *, files: Any = None, form: Any = None, **kw: Any) -> Any:
-        await asyncio.sleep(0)  # a real request yields to the loop
         path = route.url.removeprefix(Route.BASE)
         try:
-            return self.fake.answer(route.method, path, kw.get("json"), kw.get("params"))
+            return await self.api.ask(route.method, path, kw.get("json"), kw.get("params"))
         except DiscordError as error:
             raise _http_error(error) from None
 
@@ -426,15 +444,14 @@ class FakeHTTP(HTTPClient):
 class FakeAdapter(AsyncWebhookAdapter):
     """discord.py's webhook adapter (interaction responses, follow-ups) answered by the fake."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, api: DiscordApi) -> None:
         super().__init__()  # type: ignore[no-untyped-call]
-        self.fake = fake
+        self.api = api
 
     async def request(self, route: Route, session: Any, **kw: Any) -> Any:
-        await asyncio.sleep(0)
         path = route.url.removeprefix(Route.BASE)
         try:
-            return self.fake.answer(route.method, path, kw.get("payload"), kw.get("params"))
+            return await self.api.ask(route.method, path, kw.get("payload"), kw.get("params"))
         except DiscordError as error:
             raise _http_error(error) from None
 
