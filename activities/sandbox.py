@@ -149,9 +149,10 @@ def bwrap_argv(layout: SandboxLayout, argv: list[str]) -> list[str]:
 
 
 def reaper_argv(argv: list[str]) -> list[str]:
-    """The agent under the reaper, which takes its whole tree down with it (`-S`: the reaper
-    needs no site packages, and the agent starts sooner without them)."""
-    return [sys.executable, "-I", "-S", str(REAPER), "--", *argv]
+    """The agent under the reaper, which takes its whole tree down with it; it runs nothing
+    unless this process (the worker that starts it) is its parent once its death signal is set.
+    `-S`: the reaper needs no site packages, and the agent starts sooner without them."""
+    return [sys.executable, "-I", "-S", str(REAPER), "--parent", str(os.getpid()), "--", *argv]
 
 
 def forwarder_argv(egress_socket: Path, argv: list[str]) -> list[str]:

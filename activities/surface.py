@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from temporalio import activity
 
@@ -15,33 +17,43 @@ from desk.surface_models import (
     ThreadText,
 )
 
+R = TypeVar("R")
+
+DEFAULT_BEAT_SECONDS = 1.0
+"""How often to heartbeat when the workflow set no heartbeat timeout (a step scheduled before
+surface steps had one)."""
+
 
 class SurfaceActivities:
-    """Wraps a surface (anything with the methods of `surfaces.surface.Surface`)."""
+    """Wraps a surface (anything with the methods of `surfaces.surface.Surface`).
+
+    Every step heartbeats while it waits on the surface, so the step of a host that died is
+    retried by the next host once its heartbeat timeout passes, not its whole step timeout.
+    """
 
     def __init__(self, surface: Any) -> None:
         self.surface = surface
 
     @activity.defn
     async def post_card(self, card: PostCard) -> CardRef:
-        ref: CardRef = await self.surface.post_card(card)
+        ref: CardRef = await beating(self.surface.post_card(card))
         return ref
 
     @activity.defn
     async def close_card(self, close: CloseCard) -> None:
-        await self.surface.close_card(close)
+        await beating(self.surface.close_card(close))
 
     @activity.defn
     async def post_text(self, text: ThreadText) -> None:
-        await self.surface.post_text(text)
+        await beating(self.surface.post_text(text))
 
     @activity.defn
     async def set_progress(self, progress: ThreadProgress) -> None:
-        await self.surface.set_progress(progress)
+        await beating(self.surface.set_progress(progress))
 
     @activity.defn
     async def post_report(self, report: ThreadReport) -> None:
-        await self.surface.post_report(report)
+        await beating(self.surface.post_report(report))
 
     def all(self) -> list[Any]:
         return [
@@ -51,3 +63,18 @@ class SurfaceActivities:
             self.set_progress,
             self.post_report,
         ]
+
+
+async def beating(step: Awaitable[R]) -> R:
+    """Await `step`, heartbeating meanwhile; a cancelled activity cancels the step."""
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / 3 if timeout else DEFAULT_BEAT_SECONDS
+    work = asyncio.ensure_future(step)
+    try:
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=every)
+            if done:
+                return work.result()
+            activity.heartbeat()
+    finally:
+        work.cancel()

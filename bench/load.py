@@ -20,13 +20,15 @@ Comparisons: each listing under load against the same listing with 20 entries (w
 the command's own CPU time, which others' load moves far less), the worker's memory under load
 against the same worker idle. Targets (issue 13): each listing under 1 s, the
 worker under 300 MB. It exits non-zero unless every job's agent ran exactly once, every job ended
-`nothing`, every approval was approved once, and the desk ended with nothing running or queued.
+`nothing`, every approval was approved once, and the desk ended with nothing running or queued. It
+also counts the submission tries the desk did not answer in time (asked again, same request id).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import subprocess
 import sys
@@ -81,6 +83,17 @@ esac
 """The bench agent: records that it ran; a `hold` job waits until the release file exists."""
 
 T = TypeVar("T")
+
+
+class Unanswered(logging.Handler):
+    """Counts the submission tries the desk did not answer in time (each was asked again)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.tries = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.tries += int("did not answer" in record.getMessage())
 
 
 def more_arguments(parser: argparse.ArgumentParser) -> None:
@@ -204,6 +217,10 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
     home = root / "home"
     server = await start_server(home)
     worker: subprocess.Popen[bytes] | None = None
+    unanswered = Unanswered()
+    client_log = logging.getLogger("surfaces.desk_client")
+    client_log.addHandler(unanswered)
+    client_log.setLevel(logging.INFO)
     try:
         settings = load_settings(
             home=home,
@@ -310,6 +327,7 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
             "approvals_many": round(median(cpus(approvals_many)), 1),
         },
         "listed_jobs": listed_jobs,
+        "unanswered_tries": unanswered.tries,
     }
 
 

@@ -15,7 +15,8 @@ DeskError
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
 ├── ServerError             the Temporal server cannot be reached or started
-│   └── NoWorkerError       the server answers, but no codedesk worker polls the task queue
+│   ├── NoWorkerError       the server answers, but no codedesk worker polls the task queue
+│   └── DeskSilentError     the desk gave no answer to a submission, asked again and again
 ├── JobNotFoundError        no job with that number
 ├── QueueFullError          the desk runs and queues all the jobs it may
 ├── ApprovalNotFoundError   no open approval matches the id given
@@ -94,6 +95,10 @@ class ServerError(DeskError):
 
 class NoWorkerError(ServerError):
     """The server answers, but no codedesk worker polls the desk's task queue."""
+
+
+class DeskSilentError(ServerError):
+    """The desk gave a submission no answer in time, though it was asked again with its id."""
 
 
 class JobNotFoundError(DeskError):

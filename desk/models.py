@@ -355,6 +355,9 @@ class DeskState(Payload):
     """The host of each running or waiting job: slots are counted per host."""
     modes: ModeBoard = Field(default_factory=ModeBoard)
     """Every scope's yolo and long-running switches, and who made them."""
+    admitted: dict[str, int] = Field(default_factory=dict)
+    """The job number given to each recent submission's request id, oldest first (bounded):
+    a submission asked again, also after a continue-as-new, gets its first number back."""
 
 
 class RepoPlacement(Payload):
@@ -368,6 +371,8 @@ class AdmitInput(Payload):
     """A job to number and admit; `job.number` is filled in by the desk."""
 
     job: JobInput
+    request_id: str = ""
+    """The submission's own id, the same on each try: a repeat gets the first admission."""
 
 
 class Admission(Payload):

@@ -118,6 +118,10 @@ class DeskSettings(BaseSettings):
         default=timedelta(seconds=30),
         description="While jobs wait, how often the desk reclaims slots of jobs no longer running.",
     )
+    admit_wait: timedelta = Field(
+        default=timedelta(minutes=2),
+        description="How long a submission waits for the desk's answer, asking again meanwhile.",
+    )
     desk_history_limit: int = Field(
         default=0,
         ge=0,
@@ -327,6 +331,7 @@ class DeskSettings(BaseSettings):
         "hold_wait",
         "hook_timeout",
         "host_wait",
+        "admit_wait",
         "discord_progress_interval",
         "agent_progress_interval",
         "long_running_check",

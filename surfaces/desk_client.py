@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 import uuid
@@ -14,11 +15,13 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import (
     Client,
+    WithStartWorkflowOperation,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
@@ -27,6 +30,7 @@ from desk.approvals import SurfacePlace
 from desk.errors import (
     AgentCommandError,
     DeskError,
+    DeskSilentError,
     HostError,
     JobNotFoundError,
     QueueFullError,
@@ -72,9 +76,9 @@ from workflows.hosts import host_missing
 from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
 
-ADMIT_PATIENCE = 60.0
-"""Seconds a submission keeps trying while the desk is busy, waiting a little longer (up to a
-second, with jitter so that callers spread out) after each refusal."""
+ADMIT_TRY = timedelta(seconds=20)
+"""How long one try of a submission waits for the desk's answer before it asks again (with the
+same request id, so a try the desk did answer is never admitted twice)."""
 
 DESK_BUSY = {
     RPCStatusCode.FAILED_PRECONDITION,
@@ -98,6 +102,9 @@ HOST_LIST_WAIT = timedelta(seconds=10)
 """How long `repo list` waits for one host's worker before naming it as not answering."""
 
 
+log = logging.getLogger(__name__)
+
+
 class Shelves(BaseModel):
     """`repo list` across hosts: every clone, and the hosts that did not answer."""
 
@@ -115,12 +122,21 @@ def _desk_failure(error: WorkflowFailureError) -> DeskError:
     return ShelfError(reason_of(error))
 
 
+def _seen(start: WithStartWorkflowOperation[Desk, None]) -> None:
+    """Take the start's failure, if any, from a try that failed: the try's own error says it,
+    and asyncio would print it again as "Future exception was never retrieved"."""
+    started = start._workflow_handle
+    if started.done() and not started.cancelled():
+        started.exception()
+
+
 class DeskClient:
     """A surface's handle on the desk: one Temporal client and the settings it runs under."""
 
     def __init__(self, client: Client, settings: DeskSettings) -> None:
         self.client = client
         self.settings = settings
+        self.admit_try = ADMIT_TRY
 
     async def add_repo(self, repo: str, source: str = "", host: str = "") -> CloneInfo:
         """Clone `repo` on `host` (default: the only host with a worker) and record it there."""
@@ -263,28 +279,49 @@ class DeskClient:
             raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
-        """Ask the desk to admit, again while it is busy (the update was not applied).
+        """Ask the desk to admit; ask again while it is busy or slow to answer.
 
         While the desk continues as new, a signal that lands during that workflow task makes
         the server reject the task, and for that moment it refuses updates as "Workflow Task
         in failed state"; when many people submit at once, the server refuses updates past its
-        limit in flight and aborts some that wait. A submission made then is tried again
-        rather than failed.
+        limit in flight and aborts some that wait; under load a try may get no answer before
+        its RPC times out. Each is tried again, up to `admit_wait`, with the same request id
+        (also the Update id): the desk gives a request it admitted before its first number.
         """
-        update_id = str(uuid.uuid4())  # the same update on each try: never admitted twice
-        deadline = time.monotonic() + ADMIT_PATIENCE
-        pause = 0.1
+        if not request.request_id:
+            request = request.model_copy(update={"request_id": str(uuid.uuid4())})
+        patience = self.settings.admit_wait.total_seconds()
+        deadline = time.monotonic() + patience
+        pause, tries = 0.1, 0
         while True:
+            tries += 1
+            start = desk_start(self.settings)
+            wait = min(self.admit_try.total_seconds(), max(deadline - time.monotonic(), 0.1))
             try:
-                return await self.client.execute_update_with_start_workflow(
-                    Desk.admit,
-                    request,
-                    id=update_id,
-                    start_workflow_operation=desk_start(self.settings),
-                )
+                # The SDK's own RPC timeout ends a try; the outer one is the backstop, for the
+                # SDK keeps polling an Update the server has not answered.
+                async with asyncio.timeout(2 * wait):
+                    return await self.client.execute_update_with_start_workflow(
+                        Desk.admit,
+                        request,
+                        id=request.request_id,
+                        start_workflow_operation=start,
+                        rpc_timeout=timedelta(seconds=wait),
+                    )
+            except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError):
+                log.info("The desk did not answer try %d of request %s.", tries, request.request_id)
             except RPCError as error:
-                if error.status not in DESK_BUSY or time.monotonic() + pause > deadline:
+                if error.status not in DESK_BUSY:
                     raise
+            finally:
+                _seen(start)
+            if time.monotonic() + pause > deadline:
+                raise DeskSilentError(
+                    f"The desk gave no answer to this submission in {patience:.0f} s (asked "
+                    f"{tries} times, as request {request.request_id}): its worker may be "
+                    "overloaded or stuck. The job may still be admitted: check `codedesk jobs` "
+                    "before you submit it again, and `codedesk worker` on the desk's host."
+                )
             await asyncio.sleep(pause * random.uniform(0.5, 1.5))
             pause = min(pause * 2, 1.0)
 

@@ -21,7 +21,7 @@ from activities.sandbox import (
 )
 from tests.test_sandbox import pytestmark as needs_bwrap
 
-HEAVY = {"site", "pathlib", "socket", "asyncio", "threading", "selectors"}
+HEAVY = {"site", "socket", "asyncio", "threading", "selectors"}
 """Modules a wrapper would import only at a cost to every agent's start (`site` alone, with an
 editable install, is ~30 ms)."""
 

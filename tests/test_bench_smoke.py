@@ -76,6 +76,7 @@ def load_figures(figures: dict[str, Any]) -> None:
     assert 0 < figures["idle_rss_mb"] and 0 < figures["loaded_rss_mb"] <= figures["peak_rss_mb"]
     assert [row["unit"] for row in figures["comparisons"]] == ["ms", "ms", "ms", "ms", "MB"]
     assert figures["listed_jobs"] == 2 + 1 + 1
+    assert isinstance(figures["unanswered_tries"], int)
 
 
 SMALL = {

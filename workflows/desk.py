@@ -46,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.coding_job import CodingJob
 from workflows.desk_modes import KeepsModes
+from workflows.desk_requests import RemembersAdmissions
 from workflows.reasons import reason_of
 
 ADMISSION_CHECK = "admission-check"
@@ -55,7 +56,7 @@ TASK_MEMO = "task"
 
 
 @workflow.defn(name="Desk")
-class Desk(HearsJobEnds, KeepsModes):
+class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
     """One long-lived workflow, id `desk`, that admits every job of the desk.
 
     A job is started (as an abandoned child, so it outlives the desk's continue-as-new) the
@@ -94,8 +95,11 @@ class Desk(HearsJobEnds, KeepsModes):
 
         Before a number is given the worker's host checks that it can run the job (the clone
         is on the shelf, the agent's program is installed) and that no push of the repository
-        runs: every client gets these refusals, and none can skip them.
+        runs: every client gets these refusals, and none can skip them. A submission asked
+        again (its request id seen before) gets its first admission and starts nothing.
         """
+        if (repeat := self.repeat_admission(request)) is not None:
+            return repeat
         if workflow.patched(ADMISSION_CHECK):
             await self._check(request.job)
             self._refuse_when_full(request)  # other jobs may have filled it meanwhile
@@ -126,6 +130,7 @@ class Desk(HearsJobEnds, KeepsModes):
             ) from None
         finally:
             self.starting.discard(number)
+        self.remember_admission(request, number)
         return Admission(
             number=number,
             position=queue_position(self.state, number),
@@ -136,6 +141,8 @@ class Desk(HearsJobEnds, KeepsModes):
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:
+        if self.admitted_before(request):
+            return  # answered with its first admission, whatever the desk holds now
         if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
             hosts = ", ".join(sorted(self.state.hosts))
             raise ApplicationError(

@@ -45,6 +45,9 @@ R = TypeVar("R")
 
 SURFACE_STEP = timedelta(minutes=1)
 """No schedule-to-start timeout is set: while the surface's host is down, a post waits for it."""
+SURFACE_HEARTBEAT = timedelta(seconds=5)
+"""A step heartbeats while it waits on the surface: the step of a host that died (a SIGKILLed
+bot) is retried by the next host about this long after its last heartbeat, not a minute."""
 
 
 @workflow.defn(name="Outbox")
@@ -138,6 +141,7 @@ class Outbox:
             arg,
             task_queue=self.state.place.queue,
             start_to_close_timeout=SURFACE_STEP,
+            heartbeat_timeout=SURFACE_HEARTBEAT,
             retry_policy=SURFACE_RETRY,
         )
 

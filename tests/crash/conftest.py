@@ -110,10 +110,18 @@ class ResumeClock:
                 f"{self.case}: {workflow_id} resumed {resumed:.1f} s after the restart "
                 f"and had its last event {finished:.1f} s after it"
             )
+        self.note(figure)
+        return resumed
+
+    def note(self, figure: str) -> None:
+        """Print a figure of this case and list it in the terminal summary."""
         print(figure)
         self.figures.append(figure)
         _figures.append(figure)
-        return resumed
+
+    def since_restart(self, moment: datetime) -> float:
+        assert self.restarted_at is not None, "call restarted() when the restart happens"
+        return (moment - self.restarted_at).total_seconds()
 
     async def report_job(self, client: Client, number: int) -> float:
         return await self.report(client, job_workflow_id(number))

@@ -15,10 +15,12 @@ import re
 import uuid
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.client import Client
 
 from desk.approvals import Decision, OutcomeKind
@@ -80,10 +82,12 @@ class Desk:
         assert found, answer["content"]
         return int(answer["id"]), int(found[1])
 
+    def outbox_id(self, thread: int) -> str:
+        return outbox_workflow_id(self.queue, str(thread))
+
     async def card_posted_and_idle(self, thread: int, ident: str) -> None:
         """Wait until the thread's outbox knows the card as posted and has no post in flight."""
-        outbox_id = outbox_workflow_id(self.queue, str(thread))
-        outbox = self.client.get_workflow_handle_for(Outbox.run, outbox_id)
+        outbox = self.client.get_workflow_handle_for(Outbox.run, self.outbox_id(thread))
 
         async def idle() -> bool:
             posted = ident in (await outbox.query(Outbox.current)).cards
@@ -174,7 +178,6 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
     await desk.integrated_once(number, thread, card)
 
 
-@pytest.mark.slow  # the card's post is retried when its step times out (a minute)
 async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_one_card(
     desk: Desk, client: Client, resume_clock: ResumeClock
 ) -> None:
@@ -207,18 +210,20 @@ async def test_the_bot_process_killed_as_it_posts_a_card_the_new_one_keeps_that_
                 "the approval's card closed and the job's report in its thread",
             )
             await again.close()
+        await retried_within_heartbeat(client, desk.outbox_id(thread), resume_clock)
 
     outcome = await client.get_workflow_handle_for(Approval.run, ident).result()
     assert outcome.kind == OutcomeKind.APPROVED, outcome
     await desk.integrated_once(number, thread, card)
 
 
-@pytest.mark.slow  # a card edit the killed bot had in hand is retried after a minute
 async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second_press_is_told(
     desk: Desk, client: Client, resume_clock: ResumeClock
 ) -> None:
-    """The owner's press reached the approval, and the bot died as it went to close the card:
-    the answer stands (once), and a second press on the new bot is told how it ended."""
+    """The owner's press reached the approval, and the bot died as it went to close the card
+    (the pressed card's edit and the outbox's step closing it both in hand): the answer stands
+    (once), a second press on the new bot is told how it ended, and the new bot closes the
+    card as soon as the dead one's step misses its heartbeats."""
     fake = desk.fake
     async with DiscordServer(fake) as discord:
         async with desk.bot(discord, "bot-1") as first:
@@ -234,8 +239,14 @@ async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second
                 lambda method, path, body: method == "PATCH" and path.endswith(closing),
                 done_in_discord=False,
             )
+            the_card = f"/channels/{thread}/messages/{card['id']}"
+            outbox_closing = discord.withhold(
+                lambda method, path, body: method == "PATCH" and path == the_card,
+                done_in_discord=False,
+            )
             await first.send(press)
             await awaited(reached.wait(), "the press to be answered and the bot to close its card")
+            await awaited(outbox_closing.wait(), "the outbox's step closing the card on the bot")
             await first.kill()
         assert fake.told(press["token"]) == [], "the presser heard back from a bot that died"
         handle = client.get_workflow_handle_for(Approval.run, ident)
@@ -252,11 +263,59 @@ async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second
             await resume_clock.report_job(client, number)
             await until(lambda: reports(fake, thread, number), "the job's report in its thread")
             await again.close()
+        await retried_within_heartbeat(client, desk.outbox_id(thread), resume_clock)
 
     outcome = await handle.result()
     assert outcome == settled.outcome, "the second press changed the approval's outcome"
     assert outcome.by is not None and outcome.by.id == f"discord:{OWNER_ID}", outcome
     await desk.integrated_once(number, thread, card)
+
+
+@dataclass
+class Retry:
+    """A surface step of the outbox that was tried again: what ended its last failed try (a
+    heartbeat timeout: the dead bot stopped beating; a start-to-close one: a minute passed),
+    and when the try that completed it started."""
+
+    step: str
+    ended_by: str
+    started: datetime
+
+
+async def steps_retried(client: Client, outbox_id: str) -> list[Retry]:
+    names: dict[int, str] = {}
+    retried: list[Retry] = []
+    async for event in client.get_workflow_handle(outbox_id).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            scheduled = event.activity_task_scheduled_event_attributes
+            names[event.event_id] = scheduled.activity_type.name
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            started = event.activity_task_started_event_attributes
+            if started.attempt > 1:
+                failure = started.last_failure
+                ended_by = (
+                    TimeoutType.Name(failure.timeout_failure_info.timeout_type)
+                    if failure.HasField("timeout_failure_info")
+                    else failure.message
+                )
+                moment = event.event_time.ToDatetime(tzinfo=UTC)
+                retried.append(Retry(names[started.scheduled_event_id], ended_by, moment))
+    return retried
+
+
+async def retried_within_heartbeat(
+    client: Client, outbox_id: str, resume_clock: ResumeClock
+) -> None:
+    """The step the killed bot had in hand was retried by the new bot once the dead one missed
+    its heartbeats (`SURFACE_HEARTBEAT`), not after the step's minute: the thread went on."""
+    retried = await steps_retried(client, outbox_id)
+    assert retried, "no surface step of the killed bot was retried"
+    assert {retry.ended_by for retry in retried} == {"TIMEOUT_TYPE_HEARTBEAT"}, retried
+    for retry in retried:
+        resume_clock.note(
+            f"{resume_clock.case}: the killed bot's {retry.step} was tried again "
+            f"{resume_clock.since_restart(retry.started):.1f} s after the restart"
+        )
 
 
 def posts_a_card(method: str, path: str, body: Any) -> bool:

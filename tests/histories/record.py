@@ -35,7 +35,7 @@ from desk.approvals import (
     approval_id,
 )
 from desk.errors import ModeRefusedError
-from desk.models import HostReportInput
+from desk.models import AdmitInput, HostReportInput, JobInput
 from desk.modes import ScopeKind
 from desk.names import (
     DESK_WORKFLOW_ID,
@@ -52,10 +52,11 @@ from surfaces.modes_client import ModesClient
 from surfaces.shipping_client import ShippingClient
 from tests.conftest import agent, make_origin
 from tests.surfaces.fake_surface import FakeSurface
-from workers.desk_entity import configure_desk
+from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.worker import build_worker, shelf_activities_for
 from workflows.approval import Approval
+from workflows.desk import Desk
 from workflows.host_check import HostCheck
 
 IDS = "workflow_ids.json"
@@ -384,6 +385,32 @@ async def record_modes(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_repeated_admission(tmp: Path, out: Path) -> None:
+    """A submission the desk admits, then gets again (another Update id, the same request id):
+    the desk answers with the first number and starts nothing."""
+    env = await local_server()
+    settings = load_settings(
+        home=tmp / "repeat-home",
+        temporal_address=env.client.service_client.config.target_host,
+        task_queue="rec-repeat",
+    )
+    origin = make_origin(tmp / "repeat" / "acme" / "api.git")
+    async with build_worker(env.client, settings):
+        desk = DeskClient(env.client, settings)
+        await desk.add_repo("acme/api", str(origin))
+        job = JobInput(number=0, repo="acme/api", task="once", agent_command=agent("say:hi"))
+        request = AdmitInput(job=job, request_id="request-1")
+        for update_id in ("try-1", "try-2"):
+            admission = await env.client.execute_update_with_start_workflow(
+                Desk.admit, request, id=update_id, start_workflow_operation=desk_start(settings)
+            )
+            print(update_id, admission.number)
+        print(admission.number, (await desk.wait(admission.number)).outcome)
+        h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+        keep(out / "desk_admission_repeated.json", h)
+    await env.shutdown()
+
+
 async def _first_open(approvals: ApprovalsClient) -> str:
     for _ in range(300):
         states = await approvals.open_approvals()
@@ -400,6 +427,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "hosts": record_host_wait,
     "sandbox": record_sandboxed,
     "modes": record_modes,
+    "repeat": record_repeated_admission,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
