@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from activities.git import SAFE_CONFIG, git_env, run_git, try_git
+from activities.worktree_admin import worktree_list_lock
 from desk.errors import SandboxError
 from desk.models import Worktree
 
@@ -158,24 +159,35 @@ def settle(job_folder: Path, worktree: Worktree) -> str:
 
 
 def _restore_pointers(layout: AgentGit) -> None:
+    """Rewrite what the agent could have changed, under the clone's worktree-list lock and
+    each file replaced whole: another job's `git worktree add` or `prune` reads every
+    worktree's admin dir, and one that read `commondir` as it was being rewritten failed with
+    "failed to read .git/worktrees/<n>/commondir" (a job refused, seen in a bench)."""
     dot_git = layout.worktree / ".git"
-    if dot_git.is_symlink() or dot_git.is_file():
-        dot_git.unlink()
-    elif dot_git.exists():
-        shutil.rmtree(dot_git)
-    dot_git.write_text(f"gitdir: {layout.admin}\n")
-    # Host-side git appends to some files here (the reflog `logs/HEAD`) through any link.
-    _drop_links(layout.admin)
-    (layout.admin / "config.worktree").unlink(missing_ok=True)
-    for name, text in (
-        ("commondir", "../..\n"),
-        ("gitdir", f"{dot_git}\n"),
-        ("HEAD", f"ref: refs/heads/{layout.branch}\n"),
-    ):
-        target = layout.admin / name
-        if target.is_dir():
-            shutil.rmtree(target)
-        target.write_text(text)
+    with worktree_list_lock(layout.clone_git.parent):
+        if dot_git.is_dir() and not dot_git.is_symlink():
+            shutil.rmtree(dot_git)
+        _replace(dot_git, f"gitdir: {layout.admin}\n")
+        # Host-side git appends to some files here (the reflog `logs/HEAD`) through any link.
+        _drop_links(layout.admin)
+        (layout.admin / "config.worktree").unlink(missing_ok=True)
+        for name, text in (
+            ("commondir", "../..\n"),
+            ("gitdir", f"{dot_git}\n"),
+            ("HEAD", f"ref: refs/heads/{layout.branch}\n"),
+        ):
+            target = layout.admin / name
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            _replace(target, text)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Put `text` at `path` in one step (a link there is replaced, never followed)."""
+    staged = path.with_name(f".{path.name}.codedesk-new")
+    staged.unlink(missing_ok=True)
+    staged.write_text(text)
+    os.replace(staged, path)
 
 
 def _import_objects(layout: AgentGit, tip: str, current: str) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from temporalio.testing import ActivityEnvironment
 from activities.agent_git import agent_git, prepare, take_back
 from activities.paths import job_dir, worktree_path
 from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from activities.worktree_admin import worktree_list_lock
 from activities.worktrees import WorktreeActivities
 from desk.models import (
     DiscardWorktreeInput,
@@ -24,6 +26,9 @@ from desk.models import (
 )
 from desk.settings import DeskSettings, load_settings
 from tests.conftest import git
+
+SAFETY_NET = 60
+"""Seconds before a hung take-back fails the test instead of hanging the suite."""
 
 
 def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
@@ -80,6 +85,53 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     git(Path(worktree.path), "commit", "--quiet", "--allow-empty", "-m", "host side")
     assert git(clone, "log", "-1", "--format=%s", "worker/1") == "host side"
     assert victim.read_text() == "the owner's\n"
+
+
+def test_the_take_back_waits_for_the_clones_worktree_list(tmp_path: Path) -> None:
+    """Another job's `git worktree add` reads every worktree's admin dir: one that read
+    `commondir` while a take-back rewrote it failed ("failed to read .git/worktrees/9/
+    commondir: Success"), and that job was refused. The take-back holds the clone's lock."""
+    clone, worktree = a_job(tmp_path)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    (layout.admin / "commondir").write_text(f"{tmp_path / 'evil'}\n")
+    taking_back = threading.Thread(target=take_back, args=(layout,))
+    with worktree_list_lock(clone):
+        taking_back.start()
+        taking_back.join(timeout=2)  # a take-back that ignores the lock is done in far less
+        assert taking_back.is_alive(), "the take-back rewrote git's files under another's lock"
+        assert (layout.admin / "commondir").read_text() == f"{tmp_path / 'evil'}\n"
+    taking_back.join(timeout=SAFETY_NET)
+    assert (layout.admin / "commondir").read_text() == "../..\n"
+    leftovers = [p.name for p in (*layout.admin.iterdir(), *Path(worktree.path).iterdir())]
+    assert not [name for name in leftovers if name.endswith(".codedesk-new")], leftovers
+
+
+def test_a_reader_never_sees_a_pointer_half_written(tmp_path: Path) -> None:
+    """Each pointer file is replaced whole: git reading it at any moment finds it complete."""
+    _, worktree = a_job(tmp_path)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    seen: set[str] = set()
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            for name in ("commondir", "gitdir", "HEAD"):
+                try:
+                    seen.add((layout.admin / name).read_text())
+                except FileNotFoundError:
+                    seen.add("missing")
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for _ in range(200):
+            take_back(layout)
+    finally:
+        done.set()
+        reader.join()
+    assert "" not in seen and "missing" not in seen, seen
 
 
 @pytest.mark.skipif(choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here")
