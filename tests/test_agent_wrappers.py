@@ -3,6 +3,7 @@ sandbox (it relays, then becomes the agent) and the unconfined agent's reaper.""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from activities.sandbox import (
     bwrap_argv,
     forwarder_argv,
     reaper_argv,
+    tool_paths,
 )
 from tests.test_sandbox import pytestmark as needs_bwrap
 
@@ -62,9 +64,12 @@ def proxy(tmp_path: Path) -> Iterator[Path]:
 
 
 def sandboxed(worktree: Path, argv: list[str], *python_options: str) -> list[str]:
+    """The forwarder and `argv` in bwrap as a job runs them: with the Python and the agent's
+    program bound back when they live where the sandbox hides (a checkout under /tmp, as CI's)."""
     forwarder = forwarder_argv(worktree / "egress.sock", argv)
     forwarder[1:1] = python_options
-    return bwrap_argv(SandboxLayout(worktree=worktree), forwarder)
+    tools = tool_paths([], argv[0], os.environ.get("PATH", ""))
+    return bwrap_argv(SandboxLayout(worktree=worktree, readable=tools), forwarder)
 
 
 def imports_of(importtime: str) -> set[str]:
