@@ -35,7 +35,7 @@ hypothesis_settings.register_profile(
 hypothesis_settings.load_profile("codedesk")
 
 SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
-NAMESPACES = 300
+NAMESPACES = 400
 _namespace_numbers = itertools.count(1)
 
 
