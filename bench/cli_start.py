@@ -77,8 +77,12 @@ async def with_jobs(root: Path, jobs: int, runs: int) -> dict[str, list[tuple[fl
         await desk.add_repo(REPO, str(make_origin(root / "origin")))
         numbers = [await desk.start_job(REPO, f"cli bench {k}") for k in range(jobs)]
         reports = await asyncio.gather(*(desk.wait(number) for number in numbers))
-        if any(made.outcome != JobOutcome.NOTHING for made in reports):
-            raise RuntimeError(f"a bench job failed: {[made.outcome for made in reports]}")
+        failed = [made for made in reports if made.outcome != JobOutcome.NOTHING]
+        if failed:
+            raise RuntimeError(
+                "bench jobs did not end `nothing`: "
+                + "; ".join(f"job {made.number} {made.outcome}: {made.reason}" for made in failed)
+            )
         env = {
             **os.environ,
             "CODEDESK_HOME": str(settings.home),
