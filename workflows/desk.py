@@ -21,8 +21,6 @@ with workflow.unsafe.imports_passed_through():
     from desk.host_slots import (
         must_wait,
         next_admissible,
-        queue_position,
-        queued_on,
         repo_host,
         running_on,
         slots_of,
@@ -46,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows.admission import AwaitsAdmission, HearsJobEnds
 from workflows.coding_job import CodingJob
 from workflows.desk_modes import KeepsModes
-from workflows.desk_requests import RemembersAdmissions
+from workflows.desk_requests import RemembersAdmissions, admission_of
 from workflows.reasons import reason_of
 
 ADMISSION_CHECK = "admission-check"
@@ -131,13 +129,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         finally:
             self.starting.discard(number)
         self.remember_admission(request, number)
-        return Admission(
-            number=number,
-            position=queue_position(self.state, number),
-            running=running_on(self.state, host),
-            queued=len(queued_on(self.state, host)),
-            host=host,
-        )
+        return admission_of(self.state, number, host)
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:

@@ -16,6 +16,17 @@ ADMISSIONS_KEPT = 2_000
 fewer admissions than this, and the state carried across continue-as-new stays small."""
 
 
+def admission_of(state: DeskState, number: int, host: str) -> Admission:
+    """Job `number`'s admission as the desk's state stands now: its place and its host's load."""
+    return Admission(
+        number=number,
+        position=queue_position(state, number),
+        running=running_on(state, host),
+        queued=len(queued_on(state, host)),
+        host=host,
+    )
+
+
 class RemembersAdmissions:
     """Mixed into the `Desk`: each admitted request id and its number live in its state.
 
@@ -39,13 +50,7 @@ class RemembersAdmissions:
         if number is None:
             return None
         host = self.state.job_hosts.get(number, repo_host(self.state, request.job.repo))
-        return Admission(
-            number=number,
-            position=queue_position(self.state, number),
-            running=running_on(self.state, host),
-            queued=len(queued_on(self.state, host)),
-            host=host,
-        )
+        return admission_of(self.state, number, host)
 
     def remember_admission(self, request: AdmitInput, number: int) -> None:
         if not request.request_id:
