@@ -95,6 +95,14 @@ class Desk:
 
         await until(idle, "the card recorded as posted, no post in flight")
 
+    async def card_open(self, bot: BotProcess) -> tuple[int, int, str]:
+        """A job on `bot` whose agent waits on a hold, its card posted and nothing in flight:
+        the job's thread, its number and the approval's id."""
+        thread, number = await self.start_job(bot)
+        ident = await open_approval(self.client)
+        await self.card_posted_and_idle(thread, ident)
+        return thread, number, ident
+
     async def integrated_once(self, number: int, thread: int, card: dict[str, Any]) -> None:
         """The job integrated once, its held call ran once, the one card closed as approved,
         one report in the thread, no mention anywhere, nothing left behind, a later job runs."""
@@ -145,9 +153,7 @@ async def test_the_bot_process_killed_with_a_card_open_a_press_on_the_new_one_co
     fake = desk.fake
     async with DiscordServer(fake) as discord:
         async with desk.bot(discord, "bot-1") as first:
-            thread, number = await desk.start_job(first)
-            ident = await open_approval(client)
-            await desk.card_posted_and_idle(thread, ident)
+            thread, number, ident = await desk.card_open(first)
             await first.kill()
         card = fake.card(ident)
         assert card is not None and enabled(card) and card["channel_id"] == str(thread)
@@ -227,9 +233,7 @@ async def test_the_bot_process_killed_mid_press_the_answer_counted_once_a_second
     fake = desk.fake
     async with DiscordServer(fake) as discord:
         async with desk.bot(discord, "bot-1") as first:
-            thread, number = await desk.start_job(first)
-            ident = await open_approval(client)
-            await desk.card_posted_and_idle(thread, ident)
+            thread, number, ident = await desk.card_open(first)
             card = fake.card(ident)
             assert card is not None and enabled(card), card
             approve = CardKey.of(ident).custom_id(Decision.APPROVE)
