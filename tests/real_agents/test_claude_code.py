@@ -25,6 +25,7 @@ from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient, ApprovalState
 from surfaces.desk_client import DeskClient
 from tests.conftest import git, make_origin
+from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
 from tests.real_agents.install import agent_cache, npm_cli
 
@@ -59,6 +60,7 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
     return settings.model_copy(
         update={
             "hold_wait": HOLD_WAIT,
+            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "sandbox": sandbox,
             "agent_env": [*settings.agent_env, *AGENT_ENV],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],

@@ -17,6 +17,7 @@ from desk.models import JobOutcome, JobReport
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from tests.conftest import git, make_origin
+from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
@@ -34,6 +35,7 @@ def settings(settings: DeskSettings) -> DeskSettings:
     return settings.model_copy(
         update={
             "unconfined_guards_off": True,
+            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "agent_env": [*settings.agent_env, "CODEX_HOME", "AIDER_*", "OPENCODE_*", "XDG_*"],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
         }
