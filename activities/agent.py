@@ -82,7 +82,8 @@ class AgentActivities:
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:
-            killed = await kill_stale_agents(request.worktree)
+            # Only an agent the job started before can be stale: the first skips the /proc walk.
+            killed = await kill_stale_agents(request.worktree) if claim.run > 1 else 0
             confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
             translator = translator_for(argv)

@@ -36,6 +36,10 @@ async def kill_group(pgid: int, grace: float = 1.0) -> None:
     In a thread: it walks /proc while it waits, which on the event loop would hold up every
     heartbeat, query and workflow task of the worker.
     """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return  # nothing left in the group (the usual end of an agent): no thread to start
     await asyncio.to_thread(_kill_group, pgid, grace)
 
 

@@ -212,7 +212,7 @@ class WorktreeActivities:
             )
         if not commits:
             return IntegrationResult(status=IntegrationStatus.NOTHING, head=head_sha(clone))
-        refusal = _clone_refusal(clone, request.report_files)
+        refusal, onto = _clone_refusal(clone, request.report_files)
         if refusal:
             return _kept(
                 IntegrationStatus.REFUSED,
@@ -220,7 +220,6 @@ class WorktreeActivities:
                 (commits, omitted),
                 clone,
             )
-        onto = head_sha(clone)
         plan_path.write_text(_MergePlan(onto=onto).model_dump_json())
         rebased, _ = try_git(path, *_identity(path), "rebase", "--quiet", onto)
         if not rebased:
@@ -313,21 +312,28 @@ def _mid_rebase(git_dir: Path) -> bool:
     return (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists()
 
 
-def _clone_refusal(clone: Path, max_files: int) -> str:
-    """Why the clone must not be touched now, or empty when it may be fast-forwarded."""
+def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
+    """Why the clone must not be touched now (empty when it may be fast-forwarded), and the
+    SHA of its HEAD.
+
+    One `rev-parse` names the git dir, the HEAD commit and the branch HEAD is on ("HEAD" when
+    detached): three git processes fewer in every integration (issue 13).
+    """
     dirty = porcelain_files(clone)
     if dirty:
         shown = ", ".join(dirty[:max_files])
-        return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them."
-    git_dir = _git_dir(clone)
-    if _mid_rebase(git_dir):
-        return f"The clone {clone} is in the middle of a rebase; finish or abort it."
-    if (git_dir / "MERGE_HEAD").exists():
-        return f"The clone {clone} is in the middle of a merge; finish or abort it."
-    ok, _ = try_git(clone, "symbolic-ref", "--quiet", "HEAD")
-    if not ok:
-        return f"The clone {clone} has a detached HEAD; check out its branch."
-    return ""
+        return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them.", ""
+    answer = run_git(
+        clone, "rev-parse", "--absolute-git-dir", "HEAD", "--symbolic-full-name", "HEAD"
+    )
+    git_dir, head, branch = answer.split("\n")[:3]
+    if _mid_rebase(Path(git_dir)):
+        return f"The clone {clone} is in the middle of a rebase; finish or abort it.", head
+    if (Path(git_dir) / "MERGE_HEAD").exists():
+        return f"The clone {clone} is in the middle of a merge; finish or abort it.", head
+    if not branch.startswith("refs/heads/"):
+        return f"The clone {clone} has a detached HEAD; check out its branch.", head
+    return "", head
 
 
 def _commits(cwd: Path, base: str, tip: str, cap: int) -> tuple[list[CommitInfo], int]:
@@ -343,11 +349,13 @@ def _identity(cwd: Path) -> tuple[str, ...]:
 
 
 def _remove_worktree(clone: Path, path: Path) -> None:
+    """Remove the worktree and its admin dir; prune only when git could not remove it."""
     with worktree_list_lock(clone):
         if path.exists():
-            ok, _ = try_git(clone, "worktree", "remove", "--force", str(path))
-            if not ok:
-                shutil.rmtree(path, ignore_errors=True)
+            removed, _ = try_git(clone, "worktree", "remove", "--force", str(path))
+            if removed:
+                return
+            shutil.rmtree(path, ignore_errors=True)
         try_git(clone, "worktree", "prune")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import sqlite3
 from pathlib import Path
 
 from temporalio.api.enums.v1 import TaskQueueType
@@ -9,7 +11,7 @@ from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
-from workers.devserver import TASK_READER_RATE, TASK_READER_RATES, DevServer, free_port
+from workers.devserver import DB_FILE, TASK_READER_RATE, TASK_READER_RATES, DevServer, free_port
 
 QUEUE = "nobody-polls"
 
@@ -46,3 +48,33 @@ def test_the_embedded_server_reads_new_tasks_without_the_default_rate_limit(tmp_
     values = [command[i + 1] for i, arg in enumerate(command) if arg == "--dynamic-config-value"]
     for key in TASK_READER_RATES:
         assert f"{key}={TASK_READER_RATE}" in values
+
+
+async def test_the_database_keeps_a_write_ahead_log_and_loses_no_write_to_a_kill(
+    tmp_path: Path,
+) -> None:
+    """WAL mode: a commit appends to one log file; a SIGKILLed server's log is replayed."""
+    server = DevServer(tmp_path, free_port(), free_port(), headless=True)
+    await server.start()
+    try:
+        client = await Client.connect(server.address)
+        for number in range(3):
+            await client.start_workflow("Nothing", id=f"kept-{number}", task_queue=QUEUE)
+        database = tmp_path / DB_FILE
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as reader:
+            assert reader.execute("pragma journal_mode").fetchone() == ("wal",)
+        assert database.with_name(f"{DB_FILE}-wal").is_file()
+        assert server.process is not None
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+    finally:
+        server.stop()
+    again = DevServer(tmp_path, free_port(), free_port(), headless=True)
+    await again.start()
+    try:
+        client = await Client.connect(again.address)
+        for number in range(3):
+            described = await client.get_workflow_handle(f"kept-{number}").describe()
+            assert described.workflow_type == "Nothing"
+    finally:
+        again.stop()
