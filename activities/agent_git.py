@@ -29,6 +29,8 @@ from desk.models import Worktree
 
 STATE_DIR = "git"
 ADMIN_RECEIPT = "admin-dir"
+SHARED_POINTERS = ("commondir", "gitdir")
+"""Files of the worktree's admin dir that git reads for every worktree of the clone."""
 SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
@@ -68,14 +70,20 @@ class AgentGit:
         return (self.clone_git / "logs" / "refs" / "heads" / self.branch).parent
 
     def binds(self) -> tuple[list[tuple[Path, Path]], list[Path]]:
-        """(writable `source -> inside` pairs, read-only paths) for the sandbox."""
+        """(writable `source -> inside` pairs, read-only paths) for the sandbox.
+
+        In the writable admin dir, `commondir` and `gitdir` stay read-only: every other job's
+        `git worktree add` reads them, and one made a folder failed them all while the agent
+        ran (a wrong `gitdir` lets a prune drop the admin dir). Bound deeper, they win.
+        """
         writable = [
             (self.admin, self.admin),
             (self.refs, self.ref_dir),
             (self.logs, self.log_dir),
             (self.objects, self.objects),
         ]
-        return writable, [self.clone_git]
+        pointers = [self.admin / name for name in SHARED_POINTERS]
+        return writable, [self.clone_git, *(path for path in pointers if path.is_file())]
 
     def environment(self) -> dict[str, str]:
         return {
@@ -170,7 +178,9 @@ def _restore_pointers(layout: AgentGit) -> None:
         _replace(dot_git, f"gitdir: {layout.admin}\n")
         # Host-side git appends to some files here (the reflog `logs/HEAD`) through any link.
         _drop_links(layout.admin)
-        (layout.admin / "config.worktree").unlink(missing_ok=True)
+        # A lock would keep host git from removing the worktree once the job is done.
+        for planted in ("config.worktree", "locked"):
+            _remove(layout.admin / planted)
         for name, text in (
             ("commondir", "../..\n"),
             ("gitdir", f"{dot_git}\n"),
@@ -180,6 +190,14 @@ def _restore_pointers(layout: AgentGit) -> None:
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
             _replace(target, text)
+
+
+def _remove(path: Path) -> None:
+    """Remove a file or a whole folder at `path`; nothing there is fine."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _replace(path: Path, text: str) -> None:

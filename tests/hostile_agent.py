@@ -5,7 +5,9 @@ ordinary edit and commit. Usage: ``python tests/hostile_agent.py PLAN_JSON``.
 PLAN_JSON names what the agent is assumed to know (the worst case: it read our README and
 guessed the rest): `outside` (a file to create), `secrets` (files to steal), `clone`, `origin`,
 `approval`, `address`, `namespace`, `owner`, `fetch` (a URL the egress proxy allows), and
-optionally `only` (the attacks to try, by name; all when absent). Each attempt prints one line
+optionally `only` (the attacks to try, by name; all when absent) and `pause` (after the attacks
+it writes `attacked` in its worktree and waits until that file is gone, so a test can look at
+the clone while the agent still runs). Each attempt prints one line
 `attack NAME: ...`; the tests check every effect from the outside, never by trusting these lines.
 """
 
@@ -17,6 +19,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -138,11 +141,35 @@ def main(plan: dict[str, Any]) -> int:
     attempt("proxy to Temporal", lambda: proxy_connect(plan["address"]))
     if "fetch" in plan:
         attempt("fetch through the proxy", lambda: fetch(plan["fetch"]))
+    # Other jobs' `git worktree add` reads every worktree's admin dir: a folder where
+    # `commondir` should be made each of them fail, and a wrong `gitdir` lets a prune drop it.
+    attempt("block other jobs' worktrees", lambda: _replace_by_folder(_admin() / "commondir"))
+    attempt("point gitdir elsewhere", lambda: (_admin() / "gitdir").write_text("/nowhere\n"))
+    if plan.get("pause"):
+        _pause(Path("attacked"))
     Path("ordinary.txt").write_text("an ordinary change\n")
     run(*GIT, "add", "-A")
     run(*GIT, "commit", "--quiet", "-m", "ordinary", env=IDENTITY)
     print("hostile agent: done", flush=True)
     return 0
+
+
+def _admin() -> Path:
+    return Path(run(*GIT, "rev-parse", "--absolute-git-dir").strip())
+
+
+def _replace_by_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+def _pause(marker: Path, limit: float = 60.0) -> None:
+    marker.write_text("waiting\n")
+    waited = 0.0
+    while marker.exists() and waited < limit:
+        time.sleep(0.05)
+        waited += 0.05
+    marker.unlink(missing_ok=True)
 
 
 def _append(path: Path) -> None:

@@ -67,18 +67,21 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     victim = tmp_path / "owner-file"
     victim.write_text("the owner's\n")
     # What the agent could write: a reflog that is a link, a git dir pointer to its own repo,
-    # a worktree config, and a `commondir` naming another git dir.
+    # a worktree config, a lock on its worktree (a folder, to trip a plain unlink), and a
+    # `commondir` naming another git dir.
     (layout.admin / "logs").mkdir(exist_ok=True)
     (layout.admin / "logs" / "HEAD").unlink(missing_ok=True)
     (layout.admin / "logs" / "HEAD").symlink_to(victim)
     (Path(worktree.path) / ".git").write_text(f"gitdir: {tmp_path / 'evil'}\n")
     (layout.admin / "config.worktree").write_text('[core]\n\tfsmonitor = "touch pwned"\n')
+    (layout.admin / "locked").mkdir()
     (layout.admin / "commondir").write_text(f"{tmp_path / 'evil'}\n")
 
     take_back(layout)
 
     assert not (layout.admin / "logs" / "HEAD").is_symlink()
     assert not (layout.admin / "config.worktree").exists()
+    assert not (layout.admin / "locked").exists()
     assert (layout.admin / "commondir").read_text() == "../..\n"
     assert (Path(worktree.path) / ".git").read_text() == f"gitdir: {layout.admin}\n"
     # Host-side git in the worktree now sees the clone's branch, and the owner's file is intact.

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
+from activities.paths import worktree_path
 from activities.sandbox import BWRAP, choose_sandbox
 from desk.approvals import ApprovalRequest, approval_id
 from desk.models import JobOutcome
@@ -136,7 +137,7 @@ def hostile_command(box: Sandboxed, ident: str, **extra: Any) -> str:
         "owner": box.settings.owner,
         **extra,
     }
-    return f"{sys.executable} {HOSTILE_AGENT} '{json.dumps(plan)}'"
+    return f"{sys.executable} {HOSTILE_AGENT} {shlex.quote(json.dumps(plan))}"
 
 
 async def test_an_ordinary_job_integrates_in_the_sandbox(online: Sandboxed) -> None:
@@ -184,6 +185,30 @@ async def test_a_hostile_agent_changes_nothing_it_must_not(offline: Sandboxed) -
     for attack in ("codedesk approve", "direct Temporal call", "git push origin", "git push clone"):
         assert f"attack {attack}: failed" in report.output, report.output
     await approvals.withdraw(ident, "test over", by="test")
+
+
+async def test_an_agent_cannot_stop_other_jobs_cutting_worktrees_while_it_runs(
+    offline: Sandboxed,
+) -> None:
+    """Every `git worktree add` on the clone reads each worktree's admin dir: its `commondir`
+    and `gitdir` are read-only inside, so the running agent can break neither for others."""
+    box = offline
+    pointers = ["block other jobs' worktrees", "point gitdir elsewhere"]
+    command = hostile_command(box, "", only=pointers, pause=True)
+    number = await box.desk.start_job(REPO, "block the clone", agent_command=command)
+    worktree = worktree_path(box.settings, REPO, number)
+    await until(lambda: (worktree / "attacked").is_file(), "the agent to make its attempts")
+    admin = Path((worktree / ".git").read_text().removeprefix("gitdir: ").strip())
+    assert (admin / "commondir").read_text() == "../..\n"
+    assert (admin / "gitdir").read_text() == f"{worktree / '.git'}\n"
+    probe = box.outside / "probe"
+    git(box.clone, "worktree", "add", "--quiet", "-b", "probe", str(probe))
+    git(box.clone, "worktree", "remove", str(probe))
+    (worktree / "attacked").unlink()
+    report = await box.desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    for attack in pointers:
+        assert f"attack {attack}: failed" in report.output, report.output
 
 
 async def test_an_agent_installed_in_the_hidden_home_still_runs(online: Sandboxed) -> None:
