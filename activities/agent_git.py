@@ -129,9 +129,34 @@ def prepare(layout: AgentGit) -> None:
     # without a slash): copies of the refs beside the branch keep them visible to the agent.
     # Only the branch's own ref is ever taken back.
     shutil.rmtree(layout.refs, ignore_errors=True)
-    shutil.copytree(layout.ref_dir, layout.refs, symlinks=True)
+    _copy_refs(layout.ref_dir, layout.refs)
     tip = run_git(layout.clone_git, "rev-parse", "--verify", f"refs/heads/{layout.branch}")
     (layout.refs / layout.leaf).write_text(f"{tip.strip()}\n")
+
+
+def _copy_refs(source: Path, target: Path) -> None:
+    """Copy a folder of loose refs, skipping any that vanish meanwhile.
+
+    Other jobs delete their branches beside this one as they integrate: a ref listed and gone
+    a moment later (seen in a bench: `worker/16` while job 18 started) is simply not copied,
+    instead of failing the agent's attempt.
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        entries = list(os.scandir(source))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        inside = target / entry.name
+        try:
+            if entry.is_symlink():
+                inside.symlink_to(os.readlink(entry.path))
+            elif entry.is_dir():
+                _copy_refs(Path(entry.path), inside)
+            else:
+                shutil.copy2(entry.path, inside)
+        except FileNotFoundError:
+            continue
 
 
 def take_back(layout: AgentGit) -> str:

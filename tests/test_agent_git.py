@@ -90,6 +90,29 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     assert victim.read_text() == "the owner's\n"
 
 
+def test_a_branch_deleted_beside_the_jobs_as_the_agent_starts_is_not_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another job integrates and deletes its branch `worker/16` between the listing of the
+    refs beside this job's branch and their copy: the copy skips it (a bench saw the agent's
+    attempt fail on it)."""
+    clone, worktree = a_job(tmp_path)
+    git(clone, "branch", "worker/16")
+    gone = clone / ".git" / "refs" / "heads" / "worker" / "16"
+    real_copy = shutil.copy2
+
+    def copy_after_the_other_job_integrated(source: str, target: Path) -> object:
+        if Path(source) == gone:
+            git(clone, "branch", "--quiet", "-D", "worker/16")
+        return real_copy(source, target)
+
+    monkeypatch.setattr(shutil, "copy2", copy_after_the_other_job_integrated)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    assert sorted(path.name for path in layout.refs.iterdir()) == ["1"]
+    assert (layout.refs / "1").read_text().strip() == worktree.base
+
+
 def test_the_take_back_waits_for_the_clones_worktree_list(tmp_path: Path) -> None:
     """Another job's `git worktree add` reads every worktree's admin dir: one that read
     `commondir` while a take-back rewrote it failed ("failed to read .git/worktrees/9/
