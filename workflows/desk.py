@@ -49,6 +49,8 @@ from workflows.reasons import reason_of
 
 ADMISSION_CHECK = "admission-check"
 """Patch: a job is checked on the worker's host before it gets a number."""
+CHECK_AS_ACTIVITY = "admission-check-activity"
+"""Patch: that check is an activity, no longer a local activity (see `Desk._check`)."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 
@@ -157,19 +159,33 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             )
 
     async def _check(self, job: JobInput) -> None:
+        """Ask a worker to check the job (its shelf, its agent's program, a running push).
+
+        An activity, not a local one: an `admit` arrives in a speculative workflow task, which
+        a local activity held open while it ran; with more submissions in flight than the
+        server's limit of ten, the server dropped such tasks, the worker's answer found
+        "Workflow task not found", and the desk replayed its whole history again and again
+        while every submission waited (20 at once in `bench/queue_throughput.py`). Scheduling
+        an activity ends the update's task at once.
+        """
+        check = AdmissionCheck(
+            repo=job.repo, agent_command=job.agent_command, host=repo_host(self.state, job.repo)
+        )
         try:
-            # A local activity: one marker in the desk's history per admission, no task queue
-            # round trip; the worker that runs the desk is a worker of the shelf's host.
-            verdict = await workflow.execute_local_activity_method(
-                AdmissionActivities.check_admission,
-                AdmissionCheck(
-                    repo=job.repo,
-                    agent_command=job.agent_command,
-                    host=repo_host(self.state, job.repo),
-                ),
-                start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
-                retry_policy=ADMISSION_CHECK_RETRY,
-            )
+            if workflow.patched(CHECK_AS_ACTIVITY):
+                verdict = await workflow.execute_activity_method(
+                    AdmissionActivities.check_admission,
+                    check,
+                    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
+                    retry_policy=ADMISSION_CHECK_RETRY,
+                )
+            else:
+                verdict = await workflow.execute_local_activity_method(
+                    AdmissionActivities.check_admission,
+                    check,
+                    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
+                    retry_policy=ADMISSION_CHECK_RETRY,
+                )
         except ActivityError as error:  # fail closed: a job nobody could check does not run
             raise ApplicationError(
                 f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again.",

@@ -34,7 +34,7 @@ from desk.approvals import (
     SurfacePlace,
     approval_id,
 )
-from desk.errors import ModeRefusedError
+from desk.errors import DeskError, ModeRefusedError
 from desk.models import AdmitInput, HostReportInput, JobInput
 from desk.modes import ScopeKind
 from desk.names import (
@@ -411,6 +411,30 @@ async def record_repeated_admission(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_admission_activity(tmp: Path, out: Path) -> None:
+    """The desk checks each submission with an activity (no longer a local one): one is
+    admitted and runs, one names a repository not on the shelf and is refused."""
+    env = await local_server()
+    settings = load_settings(
+        home=tmp / "activity-home",
+        temporal_address=env.client.service_client.config.target_host,
+        task_queue="rec-check-activity",
+    )
+    origin = make_origin(tmp / "activity" / "acme" / "api.git")
+    async with build_worker(env.client, settings):
+        desk = DeskClient(env.client, settings)
+        await desk.add_repo("acme/api", str(origin))
+        number = await desk.start_job("acme/api", "checked", agent_command=agent("say:hi"))
+        print(number, (await desk.wait(number)).outcome)
+        try:
+            await desk.start_job("acme/missing", "refused", agent_command=agent("say:hi"))
+        except DeskError as refusal:
+            print("refused:", refusal)
+        h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+        keep(out / "desk_admission_activity.json", h)
+    await env.shutdown()
+
+
 async def _first_open(approvals: ApprovalsClient) -> str:
     for _ in range(300):
         states = await approvals.open_approvals()
@@ -428,6 +452,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "sandbox": record_sandboxed,
     "modes": record_modes,
     "repeat": record_repeated_admission,
+    "check": record_admission_activity,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
