@@ -385,19 +385,31 @@ async def record_modes(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+def _settings_for(env: WorkflowEnvironment, tmp: Path, name: str) -> DeskSettings:
+    """Settings of a scenario's own home and task queue on `env`'s server."""
+    return load_settings(
+        home=tmp / f"{name}-home",
+        temporal_address=env.client.service_client.config.target_host,
+        task_queue=f"rec-{name}",
+    )
+
+
+async def _desk_with_clone(
+    env: WorkflowEnvironment, settings: DeskSettings, origins: Path
+) -> DeskClient:
+    """A desk client whose shelf holds acme/api, cloned from a fresh origin under `origins`."""
+    desk = DeskClient(env.client, settings)
+    await desk.add_repo("acme/api", str(make_origin(origins / "acme" / "api.git")))
+    return desk
+
+
 async def record_repeated_admission(tmp: Path, out: Path) -> None:
     """A submission the desk admits, then gets again (another Update id, the same request id):
     the desk answers with the first number and starts nothing."""
     env = await local_server()
-    settings = load_settings(
-        home=tmp / "repeat-home",
-        temporal_address=env.client.service_client.config.target_host,
-        task_queue="rec-repeat",
-    )
-    origin = make_origin(tmp / "repeat" / "acme" / "api.git")
+    settings = _settings_for(env, tmp, "repeat")
     async with build_worker(env.client, settings):
-        desk = DeskClient(env.client, settings)
-        await desk.add_repo("acme/api", str(origin))
+        desk = await _desk_with_clone(env, settings, tmp / "repeat")
         job = JobInput(number=0, repo="acme/api", task="once", agent_command=agent("say:hi"))
         request = AdmitInput(job=job, request_id="request-1")
         for update_id in ("try-1", "try-2"):
@@ -415,15 +427,9 @@ async def record_admission_activity(tmp: Path, out: Path) -> None:
     """The desk checks each submission with an activity (no longer a local one): one is
     admitted and runs, one names a repository not on the shelf and is refused."""
     env = await local_server()
-    settings = load_settings(
-        home=tmp / "activity-home",
-        temporal_address=env.client.service_client.config.target_host,
-        task_queue="rec-check-activity",
-    )
-    origin = make_origin(tmp / "activity" / "acme" / "api.git")
+    settings = _settings_for(env, tmp, "check-activity")
     async with build_worker(env.client, settings):
-        desk = DeskClient(env.client, settings)
-        await desk.add_repo("acme/api", str(origin))
+        desk = await _desk_with_clone(env, settings, tmp / "activity")
         number = await desk.start_job("acme/api", "checked", agent_command=agent("say:hi"))
         print(number, (await desk.wait(number)).outcome)
         try:
