@@ -198,8 +198,6 @@ def _restore_pointers(layout: AgentGit) -> None:
     "failed to read .git/worktrees/<n>/commondir" (a job refused, seen in a bench)."""
     dot_git = layout.worktree / ".git"
     with worktree_list_lock(layout.clone_git.parent):
-        if dot_git.is_dir() and not dot_git.is_symlink():
-            shutil.rmtree(dot_git)
         _replace(dot_git, f"gitdir: {layout.admin}\n")
         # Host-side git appends to some files here (the reflog `logs/HEAD`) through any link.
         _drop_links(layout.admin)
@@ -211,22 +209,25 @@ def _restore_pointers(layout: AgentGit) -> None:
             ("gitdir", f"{dot_git}\n"),
             ("HEAD", f"ref: refs/heads/{layout.branch}\n"),
         ):
-            target = layout.admin / name
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            _replace(target, text)
+            _replace(layout.admin / name, text)
+
+
+def _drop_folder(path: Path) -> None:
+    """Remove a real folder at `path` with all it holds (a link or a file is left alone)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
 
 
 def _remove(path: Path) -> None:
-    """Remove a file or a whole folder at `path`; nothing there is fine."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
+    """Remove a file, a link or a whole folder at `path`; nothing there is fine."""
+    _drop_folder(path)
+    path.unlink(missing_ok=True)
 
 
 def _replace(path: Path, text: str) -> None:
-    """Put `text` at `path` in one step (a link there is replaced, never followed)."""
+    """Put `text` at `path` in one step (a link there is replaced, never followed; a folder
+    the agent put there goes first, as `os.replace` cannot replace one)."""
+    _drop_folder(path)
     staged = path.with_name(f".{path.name}.codedesk-new")
     staged.unlink(missing_ok=True)
     staged.write_text(text)

@@ -326,7 +326,7 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
     answer = run_git(
         clone, "rev-parse", "--absolute-git-dir", "HEAD", "--symbolic-full-name", "HEAD"
     )
-    git_dir, head, branch = answer.split("\n")[:3]
+    git_dir, head, branch = answer.splitlines()[:3]
     if _mid_rebase(Path(git_dir)):
         return f"The clone {clone} is in the middle of a rebase; finish or abort it.", head
     if (Path(git_dir) / "MERGE_HEAD").exists():
