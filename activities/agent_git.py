@@ -229,7 +229,7 @@ def _replace(path: Path, text: str) -> None:
     the agent put there goes first, as `os.replace` cannot replace one)."""
     _drop_folder(path)
     staged = path.with_name(f".{path.name}.codedesk-new")
-    staged.unlink(missing_ok=True)
+    _remove(staged)  # the admin dir is the agent's to write: whatever it left there goes
     staged.write_text(text)
     os.replace(staged, path)
 

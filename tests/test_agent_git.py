@@ -67,7 +67,7 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     victim = tmp_path / "owner-file"
     victim.write_text("the owner's\n")
     # What the agent could write: a reflog that is a link, a git dir pointer to its own repo,
-    # a worktree config, a lock on its worktree (a folder, to trip a plain unlink), and a
+    # a worktree config, a lock on its worktree (a folder, to trip a plain unlink) and a
     # `commondir` naming another git dir.
     (layout.admin / "logs").mkdir(exist_ok=True)
     (layout.admin / "logs" / "HEAD").unlink(missing_ok=True)
@@ -76,6 +76,8 @@ def test_links_and_pointers_the_agent_planted_are_gone_before_host_git_runs(
     (layout.admin / "config.worktree").write_text('[core]\n\tfsmonitor = "touch pwned"\n')
     (layout.admin / "locked").mkdir()
     (layout.admin / "commondir").write_text(f"{tmp_path / 'evil'}\n")
+    # A folder where the take-back stages its new `commondir`, as one who read our code plants.
+    (layout.admin / ".commondir.codedesk-new" / "inside").mkdir(parents=True)
 
     take_back(layout)
 
