@@ -130,8 +130,22 @@ def prepare(layout: AgentGit) -> None:
     # Only the branch's own ref is ever taken back.
     shutil.rmtree(layout.refs, ignore_errors=True)
     _copy_refs(layout.ref_dir, layout.refs)
-    tip = run_git(layout.clone_git, "rev-parse", "--verify", f"refs/heads/{layout.branch}")
-    (layout.refs / layout.leaf).write_text(f"{tip.strip()}\n")
+    if _loose_ref(layout.refs / layout.leaf) is None:  # packed: no file of its own to copy
+        tip = run_git(layout.clone_git, "rev-parse", "--verify", f"refs/heads/{layout.branch}")
+        (layout.refs / layout.leaf).write_text(f"{tip.strip()}\n")
+
+
+def _loose_ref(path: Path) -> str | None:
+    """The commit a loose ref file names, or None when there is none there to read.
+
+    Read only where the agent cannot write (the clone's own ref, or its copy before the agent
+    starts): a git process less at each end of the agent (issue 13).
+    """
+    try:
+        tip = path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return tip if SHA.match(tip) else None
 
 
 def _copy_refs(source: Path, target: Path) -> None:
@@ -169,7 +183,10 @@ def take_back(layout: AgentGit) -> str:
     if not SHA.match(tip):
         return "codedesk: the agent's branch ref is not a commit id; the branch is unchanged."
     ref = f"refs/heads/{layout.branch}"
-    current = run_git(layout.clone_git, "rev-parse", "--verify", ref).strip()
+    current = (
+        _loose_ref(layout.clone_git / ref)
+        or run_git(layout.clone_git, "rev-parse", "--verify", ref).strip()
+    )
     if tip == current:
         return ""
     try:

@@ -39,8 +39,9 @@ BUSY_SIGNS = (
 )
 """Parts of git's messages that mean the failure passes: the step is retried, not failed."""
 
-LOG_FORMAT = "%H%x00%s"
-"""How `commit_log` asks git to print a commit: its SHA and subject, NUL-separated."""
+LOG_FORMAT = "%H%x00%P%x00%s"
+"""How `commit_log` asks git to print a commit: its SHA, its parents and its subject,
+NUL-separated."""
 
 
 def run_git(cwd: Path, *args: str) -> str:
@@ -100,11 +101,28 @@ def try_git(cwd: Path, *args: str) -> tuple[bool, str]:
 
 def commit_log(cwd: Path, span: str) -> list[CommitInfo]:
     """The commits of `span` (`base..tip`), oldest first, each with its SHA and subject."""
+    return [commit for commit, _ in _log(cwd, span)]
+
+
+def commit_line(cwd: Path, base: str, tip: str) -> tuple[list[CommitInfo], bool]:
+    """The commits of `base..tip`, oldest first, and whether they form one line on `base`:
+    each commit's only parent is the commit before it, the first one's is `base`. Such a
+    line is already rebased onto `base`, and `tip` is its last commit."""
+    found = _log(cwd, f"{base}..{tip}")
+    parent, line = base, True
+    for commit, parents in found:
+        line = line and parents == [parent]
+        parent = commit.sha
+    return [commit for commit, _ in found], line
+
+
+def _log(cwd: Path, span: str) -> list[tuple[CommitInfo, list[str]]]:
     out = run_git(cwd, "log", "--reverse", f"--format={LOG_FORMAT}", span)
-    return [
-        CommitInfo(sha=sha, subject=subject)
-        for sha, _, subject in (line.partition("\x00") for line in lines(out))
-    ]
+    found = []
+    for line in lines(out):
+        sha, parents, subject = line.split("\x00", 2)
+        found.append((CommitInfo(sha=sha, subject=subject), parents.split()))
+    return found
 
 
 def lines(text: str) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.git import lines, run_git, try_git
+from activities.git import head_sha, lines, run_git, try_git
 from activities.worktree_admin import worktree_list_lock
 from desk.errors import GitError
 from desk.names import job_branch_names
@@ -16,22 +16,23 @@ REF_CLASHES = ("cannot lock ref", "already exists")
 """What `git worktree add -b` says when a ref appeared under the name meanwhile."""
 
 
-def cut_worktree(clone: Path, path: Path, base: str, number: int) -> str:
-    """Add a worktree at `path` on a new branch at `base`; return the branch's name.
+def cut_worktree(clone: Path, path: Path, number: int) -> tuple[str, str]:
+    """Add a worktree at `path` on a new branch at the clone's HEAD; return the branch's name
+    and the commit it was cut at.
 
     The name is the first of `job_branch_names` that no ref blocks: not an existing branch,
     not a directory of branches (`worker/5/x` blocks `worker/5`), not under a branch (`worker`
     blocks `worker/5`). A ref that appears between the look and the cut (an agent of another
     job) moves on to the next name.
     """
-    taken = _branches(clone)
+    base, taken = _head_and_branches(clone)
     for branch in job_branch_names(number, NAME_TRIES):
         if not _free(branch, taken):
             continue
         with worktree_list_lock(clone):
             ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
         if ok:
-            return branch
+            return branch, base
         if path.exists() or not any(clash in detail for clash in REF_CLASHES):
             raise GitError(detail)
         taken = _branches(clone)
@@ -40,6 +41,16 @@ def cut_worktree(clone: Path, path: Path, base: str, number: int) -> str:
         f"and their suffixes up to -{NAME_TRIES - 1} are taken or blocked by other refs. "
         "Delete old worker branches (git branch -D)."
     )
+
+
+def _head_and_branches(clone: Path) -> tuple[str, set[str]]:
+    """The clone's HEAD commit and its branches' ref names, asked of one git process."""
+    _, listed = try_git(clone, "show-ref", "--head", "--heads")
+    refs = [line.split(" ", 1) for line in lines(listed) if " " in line]
+    head = [sha for sha, name in refs if name == "HEAD"]
+    if not head:  # an unborn HEAD: rev-parse says so in git's own words
+        return head_sha(clone), _branches(clone)
+    return head[0], {name for _, name in refs if name.startswith("refs/heads/")}
 
 
 def _branches(clone: Path) -> set[str]:

@@ -16,6 +16,7 @@ from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import (
+    commit_line,
     commit_log,
     git_state,
     head_sha,
@@ -94,9 +95,8 @@ class WorktreeActivities:
                 return Worktree.model_validate_json(receipt.read_text())
             if path.exists():  # an earlier attempt died before its receipt: no agent ran yet
                 _remove_leftover(clone, path)
-            base = head_sha(clone)
             path.parent.mkdir(parents=True, exist_ok=True)
-            branch = cut_worktree(clone, path, base, request.number)
+            branch, base = cut_worktree(clone, path, request.number)
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
@@ -200,7 +200,8 @@ class WorktreeActivities:
         if plan_path.is_file():
             _abort_leftover_rebase(path)
         uncommitted = porcelain_files(path)
-        commits, omitted = _commits(path, tree.base, "HEAD", request.report_commits)
+        found, on_base = commit_line(path, tree.base, "HEAD")
+        commits, omitted = _capped(found, request.report_commits)
         if uncommitted:
             return _kept(
                 IntegrationStatus.REFUSED,
@@ -210,7 +211,7 @@ class WorktreeActivities:
                 path,
                 uncommitted=uncommitted[: request.report_files],
             )
-        if not commits:
+        if not found:
             return IntegrationResult(status=IntegrationStatus.NOTHING, head=head_sha(clone))
         refusal, onto = _clone_refusal(clone, request.report_files)
         if refusal:
@@ -220,20 +221,17 @@ class WorktreeActivities:
                 (commits, omitted),
                 clone,
             )
-        plan_path.write_text(_MergePlan(onto=onto).model_dump_json())
-        rebased, _ = try_git(path, *_identity(path), "rebase", "--quiet", onto)
-        if not rebased:
-            conflicts = lines(run_git(path, "diff", "--name-only", "--diff-filter=U"))
-            try_git(path, "rebase", "--abort")
-            return _kept(
-                IntegrationStatus.CONFLICT,
-                f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
-                f"and branch {tree.branch} and worktree {path} are kept.",
-                (commits, omitted),
-                path,
-                conflict_files=conflicts[: request.report_files],
-            )
-        tip = head_sha(path)
+        # The clone has not moved since the cut and the branch is one line on it: a rebase
+        # would change nothing, so none runs, and the commits brought in are those found.
+        as_found = onto == tree.base and on_base
+        if as_found:
+            tip = found[-1].sha
+        else:
+            plan_path.write_text(_MergePlan(onto=onto).model_dump_json())
+            rebased = _rebase(path, tree, onto, (commits, omitted), request.report_files)
+            if isinstance(rebased, IntegrationResult):
+                return rebased
+            tip = rebased
         plan_path.write_text(_MergePlan(onto=onto, tip=tip).model_dump_json())
         merged, detail = try_git(clone, "merge", "--ff-only", "--quiet", tip)
         if not merged:
@@ -243,7 +241,37 @@ class WorktreeActivities:
                 (commits, omitted),
                 clone,
             )
+        if as_found:
+            return IntegrationResult(
+                status=IntegrationStatus.INTEGRATED,
+                head=tip,
+                commits=commits,
+                commits_omitted=omitted,
+            )
         return _integrated(clone, _MergePlan(onto=onto, tip=tip), request.report_commits)
+
+
+def _rebase(
+    path: Path,
+    tree: Worktree,
+    onto: str,
+    found: tuple[list[CommitInfo], int],
+    max_files: int,
+) -> str | IntegrationResult:
+    """Rebase the worktree's branch onto `onto`: its new tip, or the conflict it met."""
+    rebased, _ = try_git(path, *_identity(path), "rebase", "--quiet", onto)
+    if rebased:
+        return head_sha(path)
+    conflicts = lines(run_git(path, "diff", "--name-only", "--diff-filter=U"))
+    try_git(path, "rebase", "--abort")
+    return _kept(
+        IntegrationStatus.CONFLICT,
+        f"Rebasing {tree.branch} onto {onto[:12]} conflicts; the rebase was aborted "
+        f"and branch {tree.branch} and worktree {path} are kept.",
+        found,
+        path,
+        conflict_files=conflicts[:max_files],
+    )
 
 
 def _kept(
@@ -338,7 +366,10 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
 
 def _commits(cwd: Path, base: str, tip: str, cap: int) -> tuple[list[CommitInfo], int]:
     """Commits in `base..tip`, oldest first, capped; and how many the cap left out."""
-    found = commit_log(cwd, f"{base}..{tip}")
+    return _capped(commit_log(cwd, f"{base}..{tip}"), cap)
+
+
+def _capped(found: list[CommitInfo], cap: int) -> tuple[list[CommitInfo], int]:
     return found[:cap], max(0, len(found) - cap)
 
 

@@ -24,6 +24,16 @@ JOB_WORKFLOW_TYPE = "CodingJob"
 APPROVAL_WORKFLOW_TYPE = "Approval"
 """Workflow type names, for what reads Temporal's visibility without the workflow definitions
 (`codedesk jobs`); tests/test_job_listing.py holds them equal to the definitions'."""
+REPO_WORKFLOW_TYPE = "Repo"
+OUTBOX_WORKFLOW_TYPE = "Outbox"
+REQUEST_INTEGRATION_SIGNAL = "request_integration"
+WITHDRAW_INTEGRATION_SIGNAL = "withdraw_integration"
+OUTBOX_ENQUEUE_SIGNAL = "enqueue"
+APPROVAL_WITHDRAW_SIGNAL = "withdraw"
+"""Names a workflow uses to start or signal another without importing its definition: the
+sandbox builds every workflow module a new workflow imports afresh, so a job that imported the
+`Repo`, `Outbox` and `Approval` classes paid for building them in its first task (issue 13).
+The definitions are declared with these same names."""
 DESK_STATE_QUERY = "current"
 """The `Desk` entity's query of its state (`Desk.current`)."""
 APPROVAL_STATE_QUERY = "current"

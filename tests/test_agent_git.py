@@ -163,13 +163,21 @@ def test_a_reader_never_sees_a_pointer_half_written(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here")
+@pytest.mark.parametrize("packed", [False, True], ids=["loose-refs", "packed-refs"])
 @pytest.mark.parametrize("branch", ["worker/1", "worker-1"])
-def test_the_agent_commits_on_its_branch_whatever_its_name(tmp_path: Path, branch: str) -> None:
+def test_the_agent_commits_on_its_branch_whatever_its_name(
+    tmp_path: Path, branch: str, packed: bool
+) -> None:
     # A branch without a slash has `refs/heads` itself as its ref folder: the folder that
-    # stands in for it must still show the clone's other branches (main) to the agent.
+    # stands in for it must still show the clone's other branches (main) to the agent. A
+    # packed branch has no file of its own there, and is found all the same.
     clone, worktree = a_job(tmp_path, branch)
+    if packed:
+        git(clone, "pack-refs", "--all")
+        assert not (clone / ".git" / "refs" / "heads" / branch).exists()
     layout = agent_git(tmp_path / "job", worktree)
     prepare(layout)
+    assert (layout.refs / layout.leaf).read_text() == f"{worktree.base}\n"
     writable, readable = layout.binds()
     sandbox = SandboxLayout(Path(worktree.path), writable=writable, readable=readable)
     script = (

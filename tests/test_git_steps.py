@@ -15,6 +15,7 @@ from temporalio.service import RPCError
 
 from activities.git import run_git
 from activities.git_locks import git_step
+from activities.job_branches import cut_worktree
 from desk.errors import GitBusyError, GitError
 from desk.models import JobOutcome
 from desk.names import repo_workflow_id
@@ -159,3 +160,24 @@ def test_a_failure_that_does_not_pass_is_a_plain_git_error(tmp_path: Path) -> No
     with pytest.raises(GitError) as failed:
         run_git(tmp_path, "rev-parse", "--verify", "no-such-ref")
     assert not isinstance(failed.value, GitBusyError)
+
+
+def test_a_worktree_is_cut_at_the_clones_head_even_a_detached_one(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "init", "--quiet", "--initial-branch=main", str(clone))
+    for message in ("one", "two"):
+        git(clone, "commit", "--quiet", "--allow-empty", "-m", message)
+    git(clone, "checkout", "--quiet", "--detach", "HEAD~1")
+    branch, base = cut_worktree(clone, tmp_path / "job", 7)
+    assert (branch, base) == ("worker/7", git(clone, "rev-parse", "HEAD"))
+    assert git(tmp_path / "job", "rev-parse", "HEAD") == base != git(clone, "rev-parse", "main")
+
+
+def test_a_clone_with_an_unborn_head_is_refused_in_gits_words(tmp_path: Path) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "init", "--quiet", "--initial-branch=main", str(clone))
+    git(clone, "commit", "--quiet", "--allow-empty", "-m", "one")
+    git(clone, "checkout", "--quiet", "--orphan", "nothing-yet")
+    with pytest.raises(GitError, match="HEAD"):
+        cut_worktree(clone, tmp_path / "job", 7)
+    assert not (tmp_path / "job").exists()

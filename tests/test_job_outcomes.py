@@ -76,6 +76,58 @@ async def test_two_concurrent_jobs_on_one_repo_both_land(desk: DeskClient, clone
     assert worker_branches(clone) == []
 
 
+async def test_a_branch_in_one_line_on_an_unmoved_clone_lands_as_the_agent_made_it(
+    desk: DeskClient, clone: Path
+) -> None:
+    number = await desk.start_job(
+        REPO,
+        "two",
+        agent_command=agent("write:a.txt=a", "commit:add a", "write:b.txt=b", "commit:add b"),
+    )
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["add a", "add b"]
+    made = git(clone, "log", "--reverse", "--format=%H", "HEAD~2..HEAD").split()
+    assert [commit.sha for commit in report.commits] == made
+    assert report.head == made[-1] == git(clone, "rev-parse", "HEAD")
+
+
+async def test_a_merge_the_agent_made_is_rebased_into_one_line_on_an_unmoved_clone(
+    desk: DeskClient, clone: Path
+) -> None:
+    # The clone stays where the job's branch was cut, but the branch is no single line:
+    # the integration rebases it all the same, as it does on a clone that moved.
+    side = agent("write:x.txt=x", "commit:side x")
+    main = agent("write:y.txt=y", "commit:main y")
+    merging = (
+        f'sh -c "git checkout --quiet -b worker/side && {side} && git checkout --quiet - && '
+        f'{main} && git merge --quiet --no-ff worker/side -m merged"'
+    )
+    report = await desk.wait(await desk.start_job(REPO, "merge", agent_command=merging))
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert git(clone, "rev-list", "--merges", "HEAD") == ""
+    subjects = git(clone, "log", "--format=%s").splitlines()
+    assert sorted(subjects[:2]) == ["main y", "side x"] and subjects[2:] == ["initial"]
+    assert (clone / "x.txt").read_text() == "x" and (clone / "y.txt").read_text() == "y"
+
+
+async def test_a_branch_the_agent_reset_below_its_base_is_rebased_onto_the_base(
+    desk: DeskClient, clone: Path
+) -> None:
+    base = commit_in(clone, "base.txt", "base\n", "second")
+    redo = agent("write:redo.txt=r", "commit:redo")
+    report = await desk.wait(
+        await desk.start_job(
+            REPO, "redo", agent_command=f'sh -c "git reset --quiet --hard HEAD~1 && {redo}"'
+        )
+    )
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["redo"]
+    assert git(clone, "log", "--format=%s").splitlines() == ["redo", "second", "initial"]
+    assert git(clone, "rev-parse", "HEAD~1") == base
+    assert (clone / "base.txt").read_text() == "base\n"
+
+
 async def test_a_conflict_is_kept_and_the_clone_left_alone(
     desk: DeskClient, clone: Path, tmp_path: Path
 ) -> None:

@@ -67,3 +67,40 @@ async def test_a_desk_worker_keeps_its_workflow_code(
 ) -> None:
     build_worker(client, settings)
     assert any(isinstance(finder, WorkflowModules) for finder in sys.meta_path)
+
+
+DEFINITIONS = """
+import asyncio
+from temporalio import workflow
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+from workflows.approval import Approval
+from workflows.coding_job import CodingJob
+
+built = []
+apply_to_class = workflow._Definition._apply_to_class
+
+def counted(cls, **options):
+    built.append(cls.__name__)
+    return apply_to_class(cls, **options)
+
+async def main():
+    workflow._Definition._apply_to_class = staticmethod(counted)
+    runner = SandboxedWorkflowRunner()
+    for started in (CodingJob, Approval):
+        runner.prepare_workflow(workflow._Definition.from_class(started))
+        print(started.__name__, *built)
+        built.clear()
+
+asyncio.run(main())
+"""
+
+
+def test_a_new_job_or_approval_builds_no_other_workflows_definition() -> None:
+    # The sandbox runs every workflow module a new workflow imports afresh, and building a
+    # definition is the dearest part: a job that imported `Repo`, `Outbox` and `Approval`
+    # built all four in its first task (issue 13). They are asked by name instead.
+    done = subprocess.run(
+        [sys.executable, "-c", DEFINITIONS], cwd=TOP, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["CodingJob CodingJob", "Approval Approval"]

@@ -31,7 +31,7 @@ def test_cuts_never_lose_their_entry_to_a_concurrent_prune(tmp_path: Path) -> No
     try:
         for number in range(1, CUTS + 1):
             try:
-                cut_worktree(clone, tmp_path / "trees" / str(number), "main", number)
+                cut_worktree(clone, tmp_path / "trees" / str(number), number)
             except Exception as error:  # noqa: BLE001 - every failed cut is the finding
                 failures.append(error)
     finally:

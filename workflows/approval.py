@@ -21,14 +21,15 @@ with workflow.unsafe.imports_passed_through():
         OutcomeWatch,
         WithdrawInput,
     )
+    from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
     from desk.surface_models import CardSettled, ThreadCard
 
-from workflows.outbox import send_to_outbox
+from workflows.outbox_calls import send_to_outbox
 
 IGNORED_MEMO = "ignored"
 
 
-@workflow.defn(name="Approval")
+@workflow.defn(name=APPROVAL_WORKFLOW_TYPE)
 class Approval:
     """Id `approval-<scope>-<digest>`; the first answer or withdrawal settles it for good."""
 
@@ -73,7 +74,7 @@ class Approval:
     def decline(self, answer: AnswerInput) -> None:
         self._answer(Decision.DECLINE, answer)
 
-    @workflow.signal
+    @workflow.signal(name=APPROVAL_WITHDRAW_SIGNAL)
     def withdraw(self, withdrawal: WithdrawInput) -> None:
         """Withdraw for every caller; after an answer (or a first withdrawal) it changes nothing."""
         if self.state.outcome is None:

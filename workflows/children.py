@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.types import MethodAsyncSingleParam, ParamType, ReturnType, SelfType
 from temporalio.workflow import ParentClosePolicy
 
 
-async def start_entity(
-    run: MethodAsyncSingleParam[SelfType, ParamType, ReturnType], arg: ParamType, *, id: str
-) -> None:
-    """Start the entity workflow `id` as an abandoned child, unless it runs already.
+async def start_entity(workflow_type: str, arg: object, *, id: str) -> None:
+    """Start the entity workflow `id` (of `workflow_type`) as an abandoned child, unless it runs
+    already.
 
     Abandoned, so it outlives the workflow that started it; already running is the usual case,
     and then the caller talks to the running one by its id.
     """
     try:
         await workflow.start_child_workflow(
-            run, arg, id=id, parent_close_policy=ParentClosePolicy.ABANDON
+            workflow_type, arg, id=id, parent_close_policy=ParentClosePolicy.ABANDON
         )
     except WorkflowAlreadyStartedError:
         pass

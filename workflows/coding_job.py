@@ -29,7 +29,6 @@ with workflow.unsafe.imports_passed_through():
         PrepareWorktreeInput,
         ReleaseWorktreeInput,
         RunAgentInput,
-        WithdrawIntegration,
         Worktree,
     )
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
@@ -49,9 +48,9 @@ from workflows.hosts import Route, host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.job_report import build_report
 from workflows.job_slot import HoldsDeskSlot
-from workflows.outbox import send_to_outbox
+from workflows.outbox_calls import send_to_outbox
 from workflows.reasons import reason_of
-from workflows.repo import RepoEntity, queue_integration
+from workflows.repo_calls import queue_integration, withdraw_integration
 
 T = TypeVar("T")
 
@@ -338,9 +337,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 lambda: self.integration is not None, timeout=self.job.integration_wait
             )
         except asyncio.CancelledError:
-            await entity.signal(
-                RepoEntity.withdraw_integration, WithdrawIntegration(job_workflow_id=me)
-            )
+            await withdraw_integration(entity, me)
             try:
                 await workflow.wait_condition(
                     lambda: self.integration is not None, timeout=WITHDRAW_WAIT

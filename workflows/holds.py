@@ -26,8 +26,8 @@ with workflow.unsafe.imports_passed_through():
         approval_id_of_digest,
     )
     from desk.models import JobInput, JobPhase, JobStatus
+    from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
 
-from workflows.approval import Approval
 from workflows.modes import FollowsModes
 from workflows.reasons import reason_of
 
@@ -187,12 +187,13 @@ class HoldsCalls(FollowsModes):
     async def _ask(self, ident: str, ask: ApprovalRequest) -> ApprovalOutcome:
         try:
             handle = await workflow.start_child_workflow(
-                Approval.run,
+                APPROVAL_WORKFLOW_TYPE,
                 ask,
                 id=ident,
                 parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
+                result_type=ApprovalOutcome,
             )
-            outcome = await handle
+            outcome: ApprovalOutcome = await handle
         except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
             # Fail closed: an approval that cannot be asked or did not settle is no approval.
             return ApprovalOutcome(
@@ -248,7 +249,9 @@ class HoldsCalls(FollowsModes):
                 continue
             child = workflow.get_external_workflow_handle(ident)
             try:
-                await child.signal(Approval.withdraw, WithdrawInput(reason="The job has ended."))
+                await child.signal(
+                    APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason="The job has ended.")
+                )
             except Exception:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
                 workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
             tool, action = self.held_actions.get(ident, ("", f"approval {ident}"))

@@ -10,10 +10,10 @@ with workflow.unsafe.imports_passed_through():
     from desk.approvals import HeldCall, HoldAnswer, HoldVerdict, WithdrawInput
     from desk.models import JobInput, JobStatus
     from desk.modes import JobModes, Mode, long_running_allowance, modes_said, yolo_allows
+    from desk.names import APPROVAL_WITHDRAW_SIGNAL
     from desk.surface_models import ThreadText
 
-from workflows.approval import Approval
-from workflows.outbox import send_to_outbox
+from workflows.outbox_calls import send_to_outbox
 
 YOLO_BY = "yolo mode"
 
@@ -90,7 +90,9 @@ class FollowsModes:
         answer = self.approve_by_yolo(tool, action, classes, ident)
         child = workflow.get_external_workflow_handle(ident)
         try:
-            await child.signal(Approval.withdraw, WithdrawInput(reason=answer.by, by=YOLO_BY))
+            await child.signal(
+                APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason=answer.by, by=YOLO_BY)
+            )
         except Exception:  # it settled meanwhile: the call is approved by yolo all the same
             workflow.logger.info("Approval %s closed before yolo mode released it.", ident)
         return answer

@@ -14,12 +14,10 @@ from typing import TypeVar
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
-from temporalio.workflow import ExternalWorkflowHandle
 
 with workflow.unsafe.imports_passed_through():
     from activities.surface import SurfaceActivities
-    from desk.approvals import SurfacePlace
-    from desk.names import outbox_workflow_id
+    from desk.names import OUTBOX_ENQUEUE_SIGNAL, OUTBOX_WORKFLOW_TYPE
     from desk.surface_models import (
         CardSettled,
         CloseCard,
@@ -31,8 +29,6 @@ with workflow.unsafe.imports_passed_through():
         ThreadReport,
         ThreadText,
     )
-
-from workflows.children import start_entity
 
 SURFACE_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -50,7 +46,7 @@ SURFACE_HEARTBEAT = timedelta(seconds=5)
 bot) is retried by the next host about this long after its last heartbeat, not a minute."""
 
 
-@workflow.defn(name="Outbox")
+@workflow.defn(name=OUTBOX_WORKFLOW_TYPE)
 class Outbox:
     """Id `outbox-<queue>-<channel>`: posts, edits and cards of one channel, one at a time."""
 
@@ -75,7 +71,7 @@ class Outbox:
         if not self._finished():
             workflow.continue_as_new(self.state)
 
-    @workflow.signal
+    @workflow.signal(name=OUTBOX_ENQUEUE_SIGNAL)
     def enqueue(self, item: OutboxItem) -> None:
         """Show `item` after everything enqueued before it; a settlement skips a waiting card."""
         if isinstance(item, CardSettled):
@@ -144,23 +140,3 @@ class Outbox:
             heartbeat_timeout=SURFACE_HEARTBEAT,
             retry_policy=SURFACE_RETRY,
         )
-
-
-async def send_to_outbox(place: SurfacePlace, item: OutboxItem) -> None:
-    """From a workflow: hand `item` to the place's outbox, starting the outbox if need be.
-
-    Never raises: a chat surface that cannot be reached must not fail a job or an approval.
-    """
-    try:
-        outbox = await _outbox(place)
-        await outbox.signal(Outbox.enqueue, item)
-    except Exception as error:  # the outbox just finished: a late message has nowhere to go
-        workflow.logger.warning(
-            "Could not hand %s to the outbox of %s: %s", item.kind, place, error
-        )
-
-
-async def _outbox(place: SurfacePlace) -> ExternalWorkflowHandle[Outbox]:
-    ident = outbox_workflow_id(place.queue, place.channel)
-    await start_entity(Outbox.run, OutboxState(place=place), id=ident)
-    return workflow.get_external_workflow_handle_for(Outbox.run, ident)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError, FailureError
-from temporalio.workflow import ExternalWorkflowHandle
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.shipping import ShipActivities
@@ -15,7 +14,11 @@ with workflow.unsafe.imports_passed_through():
         IntegrationStatus,
         WithdrawIntegration,
     )
-    from desk.names import repo_workflow_id
+    from desk.names import (
+        REPO_WORKFLOW_TYPE,
+        REQUEST_INTEGRATION_SIGNAL,
+        WITHDRAW_INTEGRATION_SIGNAL,
+    )
     from desk.repo_state import ReceiptQuery, RepoState
     from desk.shipping import (
         ChangeReport,
@@ -27,17 +30,13 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
 
-from workflows.children import start_entity
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
 from workflows.reasons import reason_of
 
-SIGNAL_REPO_FIRST = "signal-repo-first"
-"""Patch: a job signals its repository's entity first, and starts it only when that fails."""
 
-
-@workflow.defn(name="Repo")
+@workflow.defn(name=REPO_WORKFLOW_TYPE)
 class RepoEntity:
     """Id `repo-<owner>/<repo>`: nothing changes the clone while something else does.
 
@@ -71,7 +70,7 @@ class RepoEntity:
         await workflow.wait_condition(workflow.all_handlers_finished)
         workflow.continue_as_new(self.state)
 
-    @workflow.signal
+    @workflow.signal(name=REQUEST_INTEGRATION_SIGNAL)
     def request_integration(self, request: IntegrationRequest) -> None:
         """Queue a job's branch for integration (a repeated request is not queued twice)."""
         self._learn_host(request.host)
@@ -81,7 +80,7 @@ class RepoEntity:
         if request.job_workflow_id not in waiting:
             self.state.queue.append(request)
 
-    @workflow.signal
+    @workflow.signal(name=WITHDRAW_INTEGRATION_SIGNAL)
     async def withdraw_integration(self, request: WithdrawIntegration) -> None:
         """Take a waiting job out of the queue; a running integration finishes and is answered."""
         before = len(self.state.queue)
@@ -232,33 +231,6 @@ class RepoEntity:
             await ship.signal(AwaitsPush.push_finished, result)
         except Exception:  # the ship is gone: its result stays in this history
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
-
-
-async def queue_integration(request: IntegrationRequest) -> ExternalWorkflowHandle[RepoEntity]:
-    """From a job: queue its integration at the repository's entity, started if need be.
-
-    The entity almost always runs already, so the job signals it first: one round trip
-    instead of a child start that fails before the signal (issue 13). Only when the signal
-    finds no entity (the first job on a repository, or one terminated) is it started.
-    """
-    if workflow.patched(SIGNAL_REPO_FIRST):
-        entity_id = repo_workflow_id(request.repo)
-        running = workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
-        try:
-            await running.signal(RepoEntity.request_integration, request)
-            return running
-        except FailureError:
-            pass  # no entity runs for this repository yet: start it, then ask again
-    entity = await repo_entity(request.repo, request.host)
-    await entity.signal(RepoEntity.request_integration, request)
-    return entity
-
-
-async def repo_entity(repo: str, host: str = "") -> ExternalWorkflowHandle[RepoEntity]:
-    """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
-    entity_id = repo_workflow_id(repo)
-    await start_entity(RepoEntity.run, RepoState(repo=repo, host=host), id=entity_id)
-    return workflow.get_external_workflow_handle_for(RepoEntity.run, entity_id)
 
 
 def _refusal(error: ActivityError) -> ApplicationError:

@@ -21,7 +21,8 @@ with workflow.unsafe.imports_passed_through():
 from workflows.approval import Approval
 from workflows.push_reply import AwaitsPush
 from workflows.reasons import reason_of
-from workflows.repo import RepoEntity, repo_entity
+from workflows.repo import RepoEntity
+from workflows.repo_calls import repo_entity
 
 
 @workflow.defn(name="Ship")
