@@ -27,9 +27,10 @@ from activities.egress import egress_policy, serve_egress
 from activities.failures import desk_failures
 from activities.hold_channel import ChannelRules, HoldChannel, serve_holds
 from activities.hook_settings import write_claude_hook_settings
+from activities.launch_gate import LaunchGate
 from activities.off_loop import off_the_loop
 from activities.paths import job_dir
-from activities.processes import die_with_parent, kill_group, kill_stale_agents
+from activities.processes import kill_group, kill_stale_agents
 from activities.sandbox import BWRAP, choose_sandbox, log_choice
 from activities.worktrees import WORKTREE_RECEIPT
 from desk.agent_progress import RUN_AGENT, AgentHeartbeat
@@ -170,20 +171,35 @@ class AgentActivities:
         translator: OutputTranslator,
         channel: HoldChannel,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
+        # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
+        # unconfined, the reaper binds itself (see their modules).
+        gate = LaunchGate.create() if launch.confinement == BWRAP else None
         try:
             process = await asyncio.create_subprocess_exec(
-                *launch.argv,
+                *(gate.gated(launch.argv) if gate else launch.argv),
                 cwd=request.worktree,
                 env=launch.env,
-                stdin=subprocess.DEVNULL,
+                stdin=gate.gate_read if gate else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=die_with_parent,
+                pass_fds=gate.inherited if gate else (),
             )
+        except BaseException:
+            if gate:
+                gate.close()
+            raise
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
         channel.watch(process.pid)
+        if gate:
+            gate.started()
+            try:
+                await gate.open_when_bound()
+            except asyncio.CancelledError:
+                await kill_group(process.pid)
+                await process.wait()
+                raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         end = await _supervise(process, log, tail, every, translator, channel)

@@ -1,33 +1,13 @@
-"""Process groups for agents: die with the worker, and find and kill stale ones."""
+"""Process groups for agents: kill a group, and find and kill stale agents."""
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-
-PR_SET_PDEATHSIG = 1
-
-
-def _load_prctl() -> Callable[[], None] | None:
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-
-    def die_with_parent() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-    return die_with_parent
-
-
-die_with_parent = _load_prctl()
-"""Run in the child before exec: the kernel SIGKILLs it when the worker dies (Linux only)."""
 
 
 async def kill_group(pgid: int, grace: float = 1.0) -> None:
