@@ -21,7 +21,7 @@ from activities.agent import agent_argv
 from activities.paths import clone_path
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
 from desk.models import AdmissionCheck, AdmissionVerdict
-from desk.names import repo_workflow_id
+from desk.names import PUSHING_MEMO, repo_workflow_id
 from desk.settings import DeskSettings
 
 QUERY_TIMEOUT = timedelta(seconds=5)
@@ -60,13 +60,13 @@ class AdmissionActivities:
             )
 
     async def _no_push_running(self, repo: str) -> None:
-        # Imported here: workflow modules import this one (passed through their sandbox), and
-        # the entity's module must stay a workflow module of its own there.
-        from workflows.repo import RepoEntity
-
-        handle = self.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(repo))
+        """Refuse while a push of `repo` runs, as the entity's memo says (a describe, answered
+        by the server alone); an entity an older codedesk started has no such memo, and is
+        queried (answered by a worker)."""
+        handle = self.client.get_workflow_handle(repo_workflow_id(repo))
         try:
-            state = await handle.query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+            memo = await (await handle.describe(rpc_timeout=QUERY_TIMEOUT)).memo()
+            head = str(memo[PUSHING_MEMO]) if PUSHING_MEMO in memo else await self._pushing(repo)
         except RPCError as error:
             if error.status == RPCStatusCode.NOT_FOUND:
                 return  # no entity yet: nothing was ever pushed or reported
@@ -77,11 +77,20 @@ class AdmissionActivities:
             raise RepoBusyError(
                 f"Could not tell whether a push of {repo} runs ({error}); try again."
             ) from None
-        if state.pushing is not None:
+        if head:
             raise RepoBusyError(
-                f"A push of {state.pushing.receipt.head[:12]} to {repo} runs now; start the task "
-                "when it is done."
+                f"A push of {head[:12]} to {repo} runs now; start the task when it is done."
             )
+
+    async def _pushing(self, repo: str) -> str:
+        """The head a running push of `repo` sends, empty when none runs, asked of the entity."""
+        # Imported here: workflow modules import this one (passed through their sandbox), and
+        # the entity's module must stay a workflow module of its own there.
+        from workflows.repo import RepoEntity
+
+        handle = self.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(repo))
+        state = await handle.query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+        return state.pushing.receipt.head if state.pushing is not None else ""
 
 
 def _installed(program: str) -> bool:

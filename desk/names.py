@@ -41,6 +41,9 @@ APPROVAL_STATE_QUERY = "current"
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""
+PUSHING_MEMO = "pushing"
+"""A `Repo` entity's memo: the SHA its running push sends, empty when none runs. Read by
+describing the entity, which asks the server only, not a worker as a query would."""
 
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
 from desk.errors import AgentCommandError, CloneMissingError
 from desk.models import AdmitInput, JobInput, JobOutcome
-from desk.names import DESK_WORKFLOW_ID
+from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, repo_workflow_id
+from desk.repo_state import RepoState
 from desk.settings import DeskSettings
+from desk.shipping import PushRequest
 from surfaces.desk_client import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
 from tests.job_waits import working
 from tests.test_shipping import commit, owner_client, slow_origin
-from tests.waiting import awaited, until
+from tests.waiting import awaited, eventually, until
 from workers.desk_entity import desk_start
 from workflows.desk import Desk
+from workflows.repo import RepoEntity
 
 REPO = "acme/api"
 
@@ -91,6 +96,8 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     handle, _ = await shipping.request_push(REPO, head)
     try:
         await until(marker.exists, "the push to reach the origin")
+        entity = desk.client.get_workflow_handle(repo_workflow_id(REPO))
+        assert (await memo_of(entity))[PUSHING_MEMO] == head
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
         cause = refused.value.cause
@@ -100,9 +107,51 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     finally:
         gate.touch()
     await handle.result()
+    assert (await memo_of(entity))[PUSHING_MEMO] == ""
     admitted = await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
     assert admitted is not None
     assert await numbers_given(desk.client) == 1
+
+
+async def test_an_entity_without_the_push_memo_is_asked_whether_a_push_runs(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    # An entity an older codedesk started has no memo saying which push runs: the check asks
+    # the entity itself. This one starts (as a continued entity would) in the middle of a push.
+    clone = (await desk.add_repo(REPO, str(origin))).path
+    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
+    slow_origin(origin, marker, gate)
+    head = commit(Path(clone), "a.txt", "a\n", "a")
+    receipt = await owner_client(desk, settings, REPO).change_report(REPO)
+    entity = desk.client.get_workflow_handle(repo_workflow_id(REPO))
+    await entity.terminate("replaced by an entity without the memo")
+    pushing = PushRequest(ship_workflow_id="push-gone", receipt=receipt)
+    entity = await desk.client.start_workflow(
+        RepoEntity.run,
+        RepoState(repo=REPO, receipts={head: receipt}, pushing=pushing),
+        id=repo_workflow_id(REPO),
+        task_queue=settings.task_queue,
+    )
+    try:
+        await until(marker.exists, "the push to reach the origin")
+        assert PUSHING_MEMO not in await memo_of(entity)
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
+        cause = refused.value.cause
+        assert isinstance(cause, ApplicationError) and cause.type == "RepoBusyError"
+        assert f"A push of {head[:12]} to {REPO} runs now" in cause.message
+    finally:
+        gate.touch()
+    # The push's end is said in the memo, as every later push's start and end will be.
+    await eventually(
+        lambda: memo_of(entity), lambda memo: memo.get(PUSHING_MEMO) == "", "the push to end"
+    )
+    assert await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi"))) is not None
+    assert await numbers_given(desk.client) == 1
+
+
+async def memo_of(handle: WorkflowHandle[Any, Any]) -> Mapping[str, Any]:
+    return await (await handle.describe()).memo()
 
 
 async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(

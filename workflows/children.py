@@ -7,7 +7,9 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 
-async def start_entity(workflow_type: str, arg: object, *, id: str) -> None:
+async def start_entity(
+    workflow_type: str, arg: object, *, id: str, memo: dict[str, str] | None = None
+) -> None:
     """Start the entity workflow `id` (of `workflow_type`) as an abandoned child, unless it runs
     already.
 
@@ -16,7 +18,7 @@ async def start_entity(workflow_type: str, arg: object, *, id: str) -> None:
     """
     try:
         await workflow.start_child_workflow(
-            workflow_type, arg, id=id, parent_close_policy=ParentClosePolicy.ABANDON
+            workflow_type, arg, id=id, parent_close_policy=ParentClosePolicy.ABANDON, memo=memo
         )
     except WorkflowAlreadyStartedError:
         pass

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
     )
     from desk.names import (
+        PUSHING_MEMO,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
@@ -34,6 +35,9 @@ from workflows.hosts import host_missing, host_route, on_host
 from workflows.integration_reply import AwaitsIntegration
 from workflows.push_reply import AwaitsPush
 from workflows.reasons import reason_of
+
+PUSH_MEMO = "push-memo"
+"""Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
 
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
@@ -142,6 +146,7 @@ class RepoEntity:
             )
             return
         self.state.pushing = request
+        self._say_pushing(request.receipt.head)
 
     @workflow.query
     def current(self) -> RepoState:
@@ -161,6 +166,11 @@ class RepoEntity:
         if self.state.pushing is not None:
             return f"a push of {self.state.pushing.receipt.head[:12]} runs"
         return ""
+
+    def _say_pushing(self, head: str) -> None:
+        """Keep the memo the desk's admission check reads in step with `state.pushing`."""
+        if workflow.patched(PUSH_MEMO):
+            workflow.upsert_memo({PUSHING_MEMO: head})
 
     def _learn_host(self, host: str) -> None:
         """An entity started before its host was known learns it from the first request."""
@@ -216,6 +226,7 @@ class RepoEntity:
             result = _result(request, PushStatus.REFUSED, _refusal(error).message)
         self.state.pushes += 1
         self.state.pushing = None
+        self._say_pushing("")
         await self._answer_ship(request.ship_workflow_id, result)
 
     async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:

@@ -11,6 +11,7 @@ from temporalio.workflow import ExternalWorkflowHandle
 with workflow.unsafe.imports_passed_through():
     from desk.models import IntegrationRequest, WithdrawIntegration
     from desk.names import (
+        PUSHING_MEMO,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
@@ -55,5 +56,6 @@ async def withdraw_integration(entity: Entity, job_workflow_id: str) -> None:
 async def repo_entity(repo: str, host: str = "") -> Entity:
     """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
     entity_id = repo_workflow_id(repo)
-    await start_entity(REPO_WORKFLOW_TYPE, RepoState(repo=repo, host=host), id=entity_id)
+    state = RepoState(repo=repo, host=host)
+    await start_entity(REPO_WORKFLOW_TYPE, state, id=entity_id, memo={PUSHING_MEMO: ""})
     return workflow.get_external_workflow_handle(entity_id)

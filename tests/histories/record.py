@@ -441,6 +441,29 @@ async def record_admission_activity(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_push_memo(tmp: Path, out: Path) -> None:
+    """A job asks its repository's entity by name (started as the job integrates), then a
+    report and a push of the owner's repository: the entity's memo says which push runs, and
+    then that none does."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "push-memo")
+    settings = settings.model_copy(update={"owner_repos": ["acme/api"]})
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "push-memo")
+        number = await desk.start_job(
+            "acme/api", "named", agent_command=agent("write:n.txt=n", "commit:n")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        shipping = ShippingClient(desk.client, settings)
+        report = await shipping.change_report("acme/api")
+        handle, _ = await shipping.request_push("acme/api", report.head)  # an owner's repo
+        print((await handle.result()).status)
+        entity = env.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        print(await (await entity.describe()).memo())
+        keep(out / "repo_entity_push_memo.json", await entity.fetch_history())
+    await env.shutdown()
+
+
 async def _first_open(approvals: ApprovalsClient) -> str:
     for _ in range(300):
         states = await approvals.open_approvals()
@@ -459,6 +482,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "modes": record_modes,
     "repeat": record_repeated_admission,
     "check": record_admission_activity,
+    "push-memo": record_push_memo,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
