@@ -87,23 +87,15 @@ async def test_an_agent_program_missing_on_the_workers_host_is_refused(
 async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
-    clone = (await desk.add_repo(REPO, str(origin))).path
-    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
-    slow_origin(origin, marker, gate)
+    head, marker, gate = await a_commit_to_push(desk, origin, tmp_path)
     shipping = owner_client(desk, settings, REPO)
-    head = commit(Path(clone), "a.txt", "a\n", "a")
     await shipping.change_report(REPO)
     handle, _ = await shipping.request_push(REPO, head)
     try:
         await until(marker.exists, "the push to reach the origin")
         entity = desk.client.get_workflow_handle(repo_workflow_id(REPO))
         assert (await memo_of(entity))[PUSHING_MEMO] == head
-        with pytest.raises(WorkflowUpdateFailedError) as refused:
-            await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
-        cause = refused.value.cause
-        assert isinstance(cause, ApplicationError) and cause.type == "RepoBusyError"
-        assert f"A push of {head[:12]} to {REPO} runs now" in cause.message
-        assert await numbers_given(desk.client) == 0
+        await assert_refused_while_pushing(desk, settings, head)
     finally:
         gate.touch()
     await handle.result()
@@ -118,10 +110,7 @@ async def test_an_entity_without_the_push_memo_is_asked_whether_a_push_runs(
 ) -> None:
     # An entity an older codedesk started has no memo saying which push runs: the check asks
     # the entity itself. This one starts (as a continued entity would) in the middle of a push.
-    clone = (await desk.add_repo(REPO, str(origin))).path
-    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
-    slow_origin(origin, marker, gate)
-    head = commit(Path(clone), "a.txt", "a\n", "a")
+    head, marker, gate = await a_commit_to_push(desk, origin, tmp_path)
     receipt = await owner_client(desk, settings, REPO).change_report(REPO)
     entity = desk.client.get_workflow_handle(repo_workflow_id(REPO))
     await entity.terminate("replaced by an entity without the memo")
@@ -135,11 +124,7 @@ async def test_an_entity_without_the_push_memo_is_asked_whether_a_push_runs(
     try:
         await until(marker.exists, "the push to reach the origin")
         assert PUSHING_MEMO not in await memo_of(entity)
-        with pytest.raises(WorkflowUpdateFailedError) as refused:
-            await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
-        cause = refused.value.cause
-        assert isinstance(cause, ApplicationError) and cause.type == "RepoBusyError"
-        assert f"A push of {head[:12]} to {REPO} runs now" in cause.message
+        await assert_refused_while_pushing(desk, settings, head)
     finally:
         gate.touch()
     # The push's end is said in the memo, as every later push's start and end will be.
@@ -148,6 +133,26 @@ async def test_an_entity_without_the_push_memo_is_asked_whether_a_push_runs(
     )
     assert await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi"))) is not None
     assert await numbers_given(desk.client) == 1
+
+
+async def a_commit_to_push(
+    desk: DeskClient, origin: Path, tmp_path: Path
+) -> tuple[str, Path, Path]:
+    """REPO on the shelf with a new commit, its origin holding each push until `gate` exists:
+    the commit, the file each push marks on arrival, and the gate."""
+    clone = (await desk.add_repo(REPO, str(origin))).path
+    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
+    slow_origin(origin, marker, gate)
+    return commit(Path(clone), "a.txt", "a\n", "a"), marker, gate
+
+
+async def assert_refused_while_pushing(desk: DeskClient, settings: DeskSettings, head: str) -> None:
+    with pytest.raises(WorkflowUpdateFailedError) as refused:
+        await admit_by_sdk(desk.client, settings, job(REPO, agent("say:hi")))
+    cause = refused.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == "RepoBusyError"
+    assert f"A push of {head[:12]} to {REPO} runs now" in cause.message
+    assert await numbers_given(desk.client) == 0
 
 
 async def memo_of(handle: WorkflowHandle[Any, Any]) -> Mapping[str, Any]:

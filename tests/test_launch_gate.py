@@ -24,16 +24,7 @@ async def gated_run(folder: Path, open_gate: bool) -> tuple[int, str, bool]:
     """Start AGENT in a sandbox over `folder` behind a gate; open it or let it close shut.
     Returns the exit code, the output, and whether the gate was opened."""
     gate = LaunchGate.create()
-    argv = gate.gated(bwrap_argv(SandboxLayout(folder), ["sh", "-c", AGENT]))
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=folder,
-        stdin=gate.gate_read,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        pass_fds=gate.inherited,
-    )
-    gate.started()
+    process = await spawn(gate, bwrap_argv(SandboxLayout(folder), ["sh", "-c", AGENT]), folder)
     if open_gate:
         opened = await gate.open_when_bound()
     else:  # as when the worker dies once bwrap is bound: the gate closes unopened
@@ -42,6 +33,20 @@ async def gated_run(folder: Path, open_gate: bool) -> tuple[int, str, bool]:
         gate.close()
     output, _ = await process.communicate()
     return await process.wait(), output.decode(), opened
+
+
+async def spawn(gate: LaunchGate, bwrap: list[str], folder: Path) -> asyncio.subprocess.Process:
+    """Start `bwrap` behind `gate`, as the agent activity does."""
+    process = await asyncio.create_subprocess_exec(
+        *gate.gated(bwrap),
+        cwd=folder,
+        stdin=gate.gate_read,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        pass_fds=gate.inherited,
+    )
+    gate.started()
+    return process
 
 
 def read_info(fd: int) -> None:
@@ -69,16 +74,8 @@ async def test_a_gate_never_opened_starts_no_agent(tmp_path: Path) -> None:
 
 async def test_the_gate_stays_shut_when_bwrap_ends_before_it_is_bound(tmp_path: Path) -> None:
     gate = LaunchGate.create()
-    argv = gate.gated(["bwrap", "--no-such-option", "--", "sh", "-c", AGENT])
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=tmp_path,
-        stdin=gate.gate_read,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        pass_fds=gate.inherited,
-    )
-    gate.started()
+    process = await spawn(gate, ["bwrap", "--no-such-option", "--", "sh", "-c", AGENT], tmp_path)
     assert not await gate.open_when_bound()
-    assert await process.wait() != 0
+    output, _ = await process.communicate()
+    assert process.returncode != 0, output
     assert not (tmp_path / "started.txt").exists()
