@@ -173,7 +173,8 @@ class AgentActivities:
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
-        gate = LaunchGate.create() if launch.confinement == BWRAP else None
+        confined = launch.confinement == BWRAP
+        gate = LaunchGate.create() if confined else None
         try:
             process = await asyncio.create_subprocess_exec(
                 *(gate.gated(launch.argv) if gate else launch.argv),
@@ -202,7 +203,7 @@ class AgentActivities:
                 raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
-        end = await _supervise(process, log, tail, every, translator, channel)
+        end = await _supervise(process, log, tail, every, translator, channel, confined)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -307,6 +308,7 @@ async def _supervise(
     every: float,
     translator: OutputTranslator,
     channel: HoldChannel,
+    confined: bool,
 ) -> AgentEnd:
     """Copy output to the log and heartbeat until the agent's own process exits.
 
@@ -379,8 +381,12 @@ async def _supervise(
         raise
     finally:
         beating.cancel()
-    # Whatever the agent left running in its group (a grandchild) dies with it.
-    await kill_group(process.pid, grace=0.2)
+    # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
+    # is done: bwrap exits only once its PID namespace is empty (its init's exit waits for
+    # every process of it), and the group holds at most bwrap's own zombie, whose look would
+    # cost a walk of /proc in a thread at every job's end (issue 13).
+    if not confined:
+        await kill_group(process.pid, grace=0.2)
     try:
         await asyncio.wait_for(pumping, timeout=5)
     except TimeoutError:
