@@ -177,7 +177,7 @@ class AgentActivities:
         gate = LaunchGate.create() if confined else None
         try:
             process = await asyncio.create_subprocess_exec(
-                *(gate.gated(launch.argv) if gate else launch.argv),
+                *(gate.gated(launch.argv, launch.command_at) if gate else launch.argv),
                 cwd=request.worktree,
                 env=launch.env,
                 stdin=gate.gate_read if gate else subprocess.DEVNULL,

@@ -39,11 +39,15 @@ NEVER_PASSED = ("CODEDESK_*", "SSH_AUTH_SOCK", "GIT_*", "GH_TOKEN", "GITHUB_TOKE
 
 @dataclass(frozen=True)
 class Launch:
-    """The command that starts the agent, its environment and how it is confined."""
+    """The command that starts the agent, its environment and how it is confined.
+
+    `argv[command_at:]` is what runs inside the confinement (the agent, or its forwarder).
+    """
 
     argv: list[str]
     env: dict[str, str]
     confinement: str
+    command_at: int
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,8 @@ def plan_launch(
     )
     if mode != BWRAP:
         env["HOME"] = str(_private_home(paths.folder, settings))
-        return Launch(reaper_argv(argv), env, mode)
+        confined = reaper_argv(argv)
+        return Launch(confined, env, mode, len(confined) - len(argv))
     # The real home, hidden behind an empty, writable one; or the private /tmp when there is
     # no home directory (a service user's), so the agent's CLI can still write its files.
     env["HOME"] = str(Path.home()) if Path.home().is_dir() else "/tmp"
@@ -133,7 +138,8 @@ def plan_launch(
     layout = SandboxLayout(
         worktree=Path(request.worktree), writable=writable, readable=readable, hidden=hidden
     )
-    return Launch(bwrap_argv(layout, argv), env, mode)
+    confined = bwrap_argv(layout, argv)
+    return Launch(confined, env, mode, len(confined) - len(argv))
 
 
 def _private_home(folder: Path, settings: DeskSettings) -> Path:

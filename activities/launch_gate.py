@@ -43,25 +43,24 @@ class LaunchGate:
         """The descriptor bwrap must inherit besides its standard input (`gate_read`)."""
         return (self.info_write,)
 
-    def gated(self, bwrap: list[str]) -> list[str]:
-        """`bwrap ... -- command` with bwrap telling its start and the command held at the gate.
+    def gated(self, bwrap: list[str], command_at: int) -> list[str]:
+        """`bwrap ... command` (the command from `command_at` on) with bwrap telling its start
+        and the command held at the gate.
 
         The agent inherits neither pipe: bwrap closes its info descriptor, and the shell gives
         the agent `/dev/null` for input.
         """
-        split = bwrap.index("--")
         hold = 'read -r _ && exec "$@" </dev/null'
         return [
             bwrap[0],
             "--info-fd",
             str(self.info_write),
-            *bwrap[1:split],
-            "--",
+            *bwrap[1:command_at],
             GATE_SHELL,
             "-c",
             hold,
             "codedesk-gate",
-            *bwrap[split + 1 :],
+            *bwrap[command_at:],
         ]
 
     def started(self) -> None:

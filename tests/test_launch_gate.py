@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(
     choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here"
 )
 
-AGENT = "echo started > started.txt; ls /proc/$$/fd; readlink /proc/$$/fd/0"
+AGENT = ["sh", "-c", "echo started > started.txt; ls /proc/$$/fd; readlink /proc/$$/fd/0"]
 """Marks that it ran, then lists its descriptors and names its input."""
 
 
@@ -24,7 +24,7 @@ async def gated_run(folder: Path, open_gate: bool) -> tuple[int, str, bool]:
     """Start AGENT in a sandbox over `folder` behind a gate; open it or let it close shut.
     Returns the exit code, the output, and whether the gate was opened."""
     gate = LaunchGate.create()
-    process = await spawn(gate, bwrap_argv(SandboxLayout(folder), ["sh", "-c", AGENT]), folder)
+    process = await spawn(gate, bwrap_argv(SandboxLayout(folder), []), folder)
     if open_gate:
         opened = await gate.open_when_bound()
     else:  # as when the worker dies once bwrap is bound: the gate closes unopened
@@ -36,9 +36,9 @@ async def gated_run(folder: Path, open_gate: bool) -> tuple[int, str, bool]:
 
 
 async def spawn(gate: LaunchGate, bwrap: list[str], folder: Path) -> asyncio.subprocess.Process:
-    """Start `bwrap` behind `gate`, as the agent activity does."""
+    """Start AGENT under `bwrap` (its program and options) behind `gate`, as the agent runs."""
     process = await asyncio.create_subprocess_exec(
-        *gate.gated(bwrap),
+        *gate.gated([*bwrap, *AGENT], len(bwrap)),
         cwd=folder,
         stdin=gate.gate_read,
         stdout=subprocess.PIPE,
@@ -74,7 +74,7 @@ async def test_a_gate_never_opened_starts_no_agent(tmp_path: Path) -> None:
 
 async def test_the_gate_stays_shut_when_bwrap_ends_before_it_is_bound(tmp_path: Path) -> None:
     gate = LaunchGate.create()
-    process = await spawn(gate, ["bwrap", "--no-such-option", "--", "sh", "-c", AGENT], tmp_path)
+    process = await spawn(gate, ["bwrap", "--no-such-option", "--"], tmp_path)
     assert not await gate.open_when_bound()
     output, _ = await process.communicate()
     assert process.returncode != 0, output
