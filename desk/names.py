@@ -54,6 +54,12 @@ SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE, WAITING
 """Custom search attributes every server that runs codedesk registers (all Keyword)."""
 
 
+def pushing_memo(head: str = "") -> dict[str, str]:
+    """A `Repo` entity's memo while a push of `head` runs (empty: none runs), as its starters
+    set it and the entity keeps it."""
+    return {PUSHING_MEMO: head}
+
+
 def job_workflow_id(number: int) -> str:
     """The workflow id of job `number`: `job-<n>`."""
     return f"{JOB_ID_PREFIX}{number}"

@@ -18,7 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.approvals import SurfacePlace, approval_id
 from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
 from desk.host_slots import repo_host
-from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, push_workflow_id, repo_workflow_id
+from desk.names import DESK_WORKFLOW_ID, push_workflow_id, pushing_memo, repo_workflow_id
 from desk.repo_names import parse_repo_name
 from desk.repo_state import ReceiptQuery, RepoState
 from desk.settings import DeskSettings
@@ -56,7 +56,7 @@ class ShippingClient:
             id=repo_workflow_id(name),
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             task_queue=self.settings.task_queue,
-            memo={PUSHING_MEMO: ""},
+            memo=pushing_memo(),
         )
         request = ReportInput(
             repo=name,

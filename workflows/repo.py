@@ -15,10 +15,10 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
     )
     from desk.names import (
-        PUSHING_MEMO,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
+        pushing_memo,
     )
     from desk.repo_state import ReceiptQuery, RepoState
     from desk.shipping import (
@@ -170,7 +170,7 @@ class RepoEntity:
     def _say_pushing(self, head: str) -> None:
         """Keep the memo the desk's admission check reads in step with `state.pushing`."""
         if workflow.patched(PUSH_MEMO):
-            workflow.upsert_memo({PUSHING_MEMO: head})
+            workflow.upsert_memo(pushing_memo(head))
 
     def _learn_host(self, host: str) -> None:
         """An entity started before its host was known learns it from the first request."""

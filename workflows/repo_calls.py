@@ -11,10 +11,10 @@ from temporalio.workflow import ExternalWorkflowHandle
 with workflow.unsafe.imports_passed_through():
     from desk.models import IntegrationRequest, WithdrawIntegration
     from desk.names import (
-        PUSHING_MEMO,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
+        pushing_memo,
         repo_workflow_id,
     )
     from desk.repo_state import RepoState
@@ -57,5 +57,5 @@ async def repo_entity(repo: str, host: str = "") -> Entity:
     """From a workflow: the repository's entity, started (as an abandoned child) if need be."""
     entity_id = repo_workflow_id(repo)
     state = RepoState(repo=repo, host=host)
-    await start_entity(REPO_WORKFLOW_TYPE, state, id=entity_id, memo={PUSHING_MEMO: ""})
+    await start_entity(REPO_WORKFLOW_TYPE, state, id=entity_id, memo=pushing_memo())
     return workflow.get_external_workflow_handle(entity_id)
