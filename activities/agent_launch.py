@@ -20,6 +20,7 @@ from activities.sandbox import (
     SandboxLayout,
     bwrap_argv,
     forwarder_argv,
+    forwarder_for,
     hidden_paths,
     proxy_environment,
     read_paths,
@@ -134,7 +135,7 @@ def plan_launch(
         # The socket's folder again: the proxy binds it after this.
         readable.append(paths.egress_socket.parent)
         env.update(proxy_environment())
-        argv = forwarder_argv(paths.egress_socket, argv)
+        argv = forwarder_argv(paths.egress_socket, argv, forwarder_for(env))
     layout = SandboxLayout(
         worktree=Path(request.worktree), writable=writable, readable=readable, hidden=hidden
     )

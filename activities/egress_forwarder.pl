@@ -69,6 +69,7 @@ sub relay {
         print STDERR "codedesk egress forwarder: proxy unreachable: $!\n";
         return;
     }
+    binmode($_) for $conn, $upstream;  # bytes, whatever PERL_UNICODE says
     my %target = (fileno($conn) => $upstream, fileno($upstream) => $conn);
     my %source = (fileno($conn) => $conn, fileno($upstream) => $upstream);
     while (%source) {

@@ -158,18 +158,23 @@ def reaper_argv(argv: list[str]) -> list[str]:
     return [sys.executable, "-I", "-S", str(REAPER), "--parent", str(os.getpid()), "--", *argv]
 
 
-def forwarder_argv(
-    egress_socket: Path, argv: list[str], forwarder: list[str] | None = None
-) -> list[str]:
-    """The agent as the forwarder (`forwarder`, else this host's) becomes it, once that relays
-    its proxy port to the worker."""
-    start = default_forwarder() if forwarder is None else forwarder
-    return [*start, str(egress_socket), str(EGRESS_PORT), "--", *argv]
+def forwarder_argv(egress_socket: Path, argv: list[str], forwarder: list[str]) -> list[str]:
+    """The agent as `forwarder` becomes it, once that relays its proxy port to the worker."""
+    return [*forwarder, str(egress_socket), str(EGRESS_PORT), "--", *argv]
+
+
+def forwarder_for(env: dict[str, str]) -> list[str]:
+    """The Perl forwarder where the host has the system Perl: it starts in 1-2 ms, against
+    8-12 ms for Python, on every networked agent's start (issue 13). The Python one elsewhere,
+    and where the agent's environment has `PERL5OPT`, which would have Perl load modules (from
+    anywhere, maybe from where the sandbox hides) before the script runs."""
+    usable = _system_perl_usable() and "PERL5OPT" not in env
+    return perl_forwarder() if usable else python_forwarder()
 
 
 def python_forwarder() -> list[str]:
-    """`-S`: the forwarder needs no site packages, and without them Python starts in half the
-    time."""
+    """`-I`: no `PYTHON*` variable applies; `-S`: no site packages, and Python starts in half
+    the time."""
     return [sys.executable, "-I", "-S", str(FORWARDER)]
 
 
@@ -178,11 +183,8 @@ def perl_forwarder() -> list[str]:
 
 
 @functools.cache
-def default_forwarder() -> list[str]:
-    """The Perl forwarder where the host has the system Perl: it starts in 1-2 ms, against
-    8-12 ms for Python, on every networked agent's start (issue 13); the Python one elsewhere."""
-    usable = os.access(SYSTEM_PERL, os.X_OK) and PERL_FORWARDER.is_file()
-    return perl_forwarder() if usable else python_forwarder()
+def _system_perl_usable() -> bool:
+    return os.access(SYSTEM_PERL, os.X_OK) and PERL_FORWARDER.is_file()
 
 
 def proxy_environment() -> dict[str, str]:

@@ -18,8 +18,8 @@ from activities.sandbox import (
     SYSTEM_PERL,
     SandboxLayout,
     bwrap_argv,
-    default_forwarder,
     forwarder_argv,
+    forwarder_for,
     perl_forwarder,
     python_forwarder,
     reaper_argv,
@@ -133,9 +133,11 @@ def imports_of(importtime: str) -> set[str]:
     }
 
 
-def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run(
+    argv: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        argv, cwd=cwd, capture_output=True, text=True, timeout=SAFETY_NET, check=False
+        argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=SAFETY_NET, check=False
     )
 
 
@@ -201,8 +203,20 @@ def test_an_agent_that_cannot_start_is_reported_in_its_output(
 
 
 @needs_perl
-def test_a_host_with_the_system_perl_runs_the_perl_forwarder() -> None:
-    assert default_forwarder() == perl_forwarder()
+def test_a_host_with_the_system_perl_runs_the_perl_forwarder_unless_perl5opt_is_set() -> None:
+    assert forwarder_for({"PATH": "/usr/bin"}) == perl_forwarder()
+    assert forwarder_for({"PERL5OPT": "-Mlocal::lib"}) == python_forwarder()
+
+
+@needs_bwrap
+@needs_perl
+def test_the_perl_forwarder_relays_bytes_whatever_perl_unicode_says(tmp_path: Path) -> None:
+    for _ in serving(tmp_path / "egress.sock", echo):
+        argv = sandboxed(tmp_path, [sys.executable, "-I", "-c", BIG_AGENT], perl_forwarder())
+        done = run(argv, tmp_path, {**os.environ, "PERL_UNICODE": "SDA"})
+
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["echoed", str(BIG)], done.stdout
 
 
 @needs_bwrap
