@@ -191,9 +191,15 @@ def take_back(layout: AgentGit) -> str:
         return ""
     try:
         _import_objects(layout, tip, current)
-        run_git(layout.clone_git, "update-ref", ref, tip, current)
     except SandboxError as error:
         return f"codedesk: {error}"
+    # git itself refuses to set a branch to anything but a commit (a tree, a tag, a blob).
+    moved, detail = try_git(layout.clone_git, "update-ref", ref, tip, current)
+    if not moved:
+        return (
+            f"codedesk: the agent's branch names {tip[:12]}, which cannot become branch "
+            f"{layout.branch} ({detail.strip()}); branch {layout.branch} is unchanged."
+        )
     return f"codedesk: branch {layout.branch} moved to the agent's commit {tip[:12]}."
 
 
@@ -286,8 +292,7 @@ def _import_objects(layout: AgentGit, tip: str, current: str) -> None:
             f"branch {layout.branch} is unchanged."
         )
     complete, _ = try_git(layout.clone_git, "rev-list", "--objects", tip, "--not", current)
-    is_commit, kind = try_git(layout.clone_git, "cat-file", "-t", tip)
-    if not complete or not is_commit or kind.strip() != "commit":
+    if not complete:
         raise SandboxError(
             f"the agent's commit {tip[:12]} is incomplete; branch {layout.branch} is unchanged."
         )

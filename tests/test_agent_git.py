@@ -13,7 +13,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.agent_git import agent_git, prepare, take_back
+from activities.agent_git import AgentGit, agent_git, prepare, take_back
 from activities.paths import job_dir, worktree_path
 from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
 from activities.worktree_admin import worktree_list_lock
@@ -265,3 +265,73 @@ async def test_a_cut_that_begins_after_its_job_discarded_the_worktree_is_refused
     assert (
         git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main\nworker/2"
     )
+
+
+def agent_writes(layout: AgentGit, worktree: Worktree, *args: str, stdin: str = "") -> str:
+    """`git <args>` in the worktree as the sandboxed agent runs it: objects into its own
+    store, the clone's read through alternates."""
+    env = {**os.environ, **layout.environment()}
+    done = subprocess.run(
+        ["git", *args],
+        cwd=worktree.path,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def agent_branch_at(layout: AgentGit, sha: str) -> None:
+    (layout.refs / layout.leaf).write_text(f"{sha}\n")
+
+
+@pytest.mark.parametrize("kind", ["tree", "tag", "blob"])
+def test_an_agent_branch_set_to_an_object_that_is_no_commit_is_not_taken_back(
+    tmp_path: Path, kind: str
+) -> None:
+    clone, worktree = a_job(tmp_path)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    tree = agent_writes(layout, worktree, "write-tree")
+    objects = {
+        "tree": lambda: tree,
+        "blob": lambda: agent_writes(layout, worktree, "hash-object", "-w", "--stdin", stdin="x"),
+        "tag": lambda: agent_writes(
+            layout,
+            worktree,
+            "mktag",
+            stdin=f"object {worktree.base}\ntype commit\ntag v1\n"
+            "tagger a <a@codedesk.invalid> 0 +0000\n\nv1\n",
+        ),
+    }
+    agent_branch_at(layout, objects[kind]())
+
+    told = take_back(layout)
+
+    assert f"branch {worktree.branch} is unchanged" in told, told
+    assert git(clone, "rev-parse", worktree.branch) == worktree.base
+
+
+def test_an_agent_commit_whose_tree_is_missing_is_not_taken_back(tmp_path: Path) -> None:
+    clone, worktree = a_job(tmp_path)
+    layout = agent_git(tmp_path / "job", worktree)
+    prepare(layout)
+    (Path(worktree.path) / "new.txt").write_text("new\n")
+    agent_writes(layout, worktree, "add", "new.txt")
+    tree = agent_writes(layout, worktree, "write-tree")
+    commit = agent_writes(
+        layout,
+        worktree,
+        "-c", "user.name=a", "-c", "user.email=a@codedesk.invalid",
+        "commit-tree", tree, "-p", worktree.base, "-m", "agent",
+    )  # fmt: skip
+    (layout.objects / tree[:2] / tree[2:]).unlink()
+    agent_branch_at(layout, commit)
+
+    told = take_back(layout)
+
+    assert f"branch {worktree.branch} is unchanged" in told, told
+    assert git(clone, "rev-parse", worktree.branch) == worktree.base
+    assert subprocess.run(["git", "-C", str(clone), "cat-file", "-e", commit]).returncode != 0
