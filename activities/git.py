@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -129,10 +130,40 @@ def lines(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
+@dataclass(frozen=True)
+class CheckoutStatus:
+    """What one `git status --porcelain=v2 --branch` says of a checkout."""
+
+    head: str
+    """The commit HEAD names; empty on an unborn branch."""
+    branch: str
+    """The branch HEAD is on (short name); empty when HEAD is detached."""
+    dirty: list[str]
+    """Paths with uncommitted changes (tracked or untracked), as `git status` names them."""
+
+
+PORCELAIN_FIELDS = {"1": 8, "2": 9, "u": 10, "?": 1, "!": 1}
+"""How many space-separated fields come before the path in each kind of porcelain-v2 entry
+(a rename's path is followed by a tab and the path it had)."""
+
+
+def checkout_status(cwd: Path) -> CheckoutStatus:
+    out = run_git(cwd, "status", "--porcelain=v2", "--branch", "--untracked-files=all")
+    head = branch = ""
+    dirty = []
+    for line in out.splitlines():
+        if line.startswith("# branch.oid "):
+            head = line.removeprefix("# branch.oid ").removeprefix("(initial)")
+        elif line.startswith("# branch.head "):
+            branch = line.removeprefix("# branch.head ").removeprefix("(detached)")
+        elif not line.startswith("#") and (fields := PORCELAIN_FIELDS.get(line[:1])):
+            dirty.append(line.split(" ", fields)[fields].split("\t", 1)[0])
+    return CheckoutStatus(head, branch, dirty)
+
+
 def porcelain_files(cwd: Path) -> list[str]:
     """Paths with uncommitted changes (tracked or untracked), as `git status` names them."""
-    out = run_git(cwd, "status", "--porcelain=v1", "--untracked-files=all")
-    return [line[3:] for line in out.splitlines() if len(line) > 3]
+    return checkout_status(cwd).dirty
 
 
 def head_sha(cwd: Path) -> str:

@@ -16,6 +16,7 @@ from activities.agent_git import settle
 from activities.agent_log import log_tail
 from activities.failures import desk_failures
 from activities.git import (
+    checkout_status,
     commit_line,
     commit_log,
     git_state,
@@ -344,24 +345,25 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
     """Why the clone must not be touched now (empty when it may be fast-forwarded), and the
     SHA of its HEAD.
 
-    One `rev-parse` names the git dir, the HEAD commit and the branch HEAD is on ("HEAD" when
-    detached): three git processes fewer in every integration (issue 13).
+    One `git status` names the changed files, the HEAD commit and the branch HEAD is on: one
+    git process for what took four (issue 13). A shelf clone's git dir is its `.git` folder.
     """
-    dirty = porcelain_files(clone)
-    if dirty:
-        shown = ", ".join(dirty[:max_files])
+    status = checkout_status(clone)
+    if status.dirty:
+        shown = ", ".join(status.dirty[:max_files])
         return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them.", ""
-    answer = run_git(
-        clone, "rev-parse", "--absolute-git-dir", "HEAD", "--symbolic-full-name", "HEAD"
-    )
-    git_dir, head, branch = answer.splitlines()[:3]
-    if _mid_rebase(Path(git_dir)):
-        return f"The clone {clone} is in the middle of a rebase; finish or abort it.", head
-    if (Path(git_dir) / "MERGE_HEAD").exists():
-        return f"The clone {clone} is in the middle of a merge; finish or abort it.", head
-    if not branch.startswith("refs/heads/"):
-        return f"The clone {clone} has a detached HEAD; check out its branch.", head
-    return "", head
+    git_dir = clone / ".git"
+    if not git_dir.is_dir():
+        git_dir = Path(run_git(clone, "rev-parse", "--absolute-git-dir").strip())
+    if _mid_rebase(git_dir):
+        return f"The clone {clone} is in the middle of a rebase; finish or abort it.", status.head
+    if (git_dir / "MERGE_HEAD").exists():
+        return f"The clone {clone} is in the middle of a merge; finish or abort it.", status.head
+    if not status.branch:
+        return f"The clone {clone} has a detached HEAD; check out its branch.", status.head
+    if not status.head:
+        return f"The clone {clone} has no commit on {status.branch}; commit one first.", ""
+    return "", status.head
 
 
 def _commits(cwd: Path, base: str, tip: str, cap: int) -> tuple[list[CommitInfo], int]:

@@ -13,9 +13,10 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from activities.git import run_git
+from activities.git import CheckoutStatus, checkout_status, run_git
 from activities.git_locks import git_step
 from activities.job_branches import cut_worktree
+from activities.worktrees import _clone_refusal
 from desk.errors import GitBusyError, GitError
 from desk.models import JobOutcome
 from desk.names import repo_workflow_id
@@ -181,3 +182,66 @@ def test_a_clone_with_an_unborn_head_is_refused_in_gits_words(tmp_path: Path) ->
     with pytest.raises(GitError, match="HEAD"):
         cut_worktree(clone, tmp_path / "job", 7)
     assert not (tmp_path / "job").exists()
+
+
+def a_checkout(tmp_path: Path) -> Path:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    git(checkout, "init", "--quiet", "--initial-branch=main")
+    return checkout
+
+
+def test_the_status_of_an_unborn_branch_names_the_branch_and_no_commit(tmp_path: Path) -> None:
+    checkout = a_checkout(tmp_path)
+    (checkout / "new file.txt").write_text("new\n")
+
+    assert checkout_status(checkout) == CheckoutStatus("", "main", ["new file.txt"])
+
+
+def test_the_status_names_every_kind_of_change_by_its_path(tmp_path: Path) -> None:
+    checkout = a_checkout(tmp_path)
+    for name in ("kept.txt", "old name.txt", "theirs.txt"):
+        (checkout / name).write_text(f"{name}\n")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "--quiet", "-m", "initial")
+    git(checkout, "checkout", "--quiet", "-b", "other")
+    (checkout / "theirs.txt").write_text("other\n")
+    git(checkout, "commit", "--quiet", "-am", "other")
+    git(checkout, "checkout", "--quiet", "main")
+    (checkout / "theirs.txt").write_text("main\n")
+    git(checkout, "commit", "--quiet", "-am", "main")
+    subprocess.run(["git", "merge", "--quiet", "other"], cwd=checkout, capture_output=True)
+    git(checkout, "mv", "old name.txt", "new name.txt")
+    (checkout / "kept.txt").write_text("changed\n")
+    (checkout / "sub").mkdir()
+    (checkout / "sub" / "untracked.txt").write_text("new\n")
+
+    status = checkout_status(checkout)
+
+    assert (status.branch, len(status.head)) == ("main", 40)
+    assert sorted(status.dirty) == [
+        "kept.txt", "new name.txt", "sub/untracked.txt", "theirs.txt"
+    ]  # fmt: skip
+
+
+def test_the_status_of_a_detached_head_names_no_branch(tmp_path: Path) -> None:
+    checkout = a_checkout(tmp_path)
+    git(checkout, "commit", "--quiet", "--allow-empty", "-m", "initial")
+    git(checkout, "checkout", "--quiet", "--detach")
+
+    status = checkout_status(checkout)
+
+    assert status == CheckoutStatus(git(checkout, "rev-parse", "HEAD"), "", [])
+
+
+def test_a_clone_whose_git_dir_lives_elsewhere_is_still_seen_mid_merge(tmp_path: Path) -> None:
+    origin = a_checkout(tmp_path)
+    git(origin, "commit", "--quiet", "--allow-empty", "-m", "initial")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", "--separate-git-dir", str(tmp_path / "elsewhere"),
+        str(origin), str(clone))  # fmt: skip
+    (tmp_path / "elsewhere" / "MERGE_HEAD").write_text(git(clone, "rev-parse", "HEAD") + "\n")
+
+    refusal, _ = _clone_refusal(clone, 5)
+
+    assert "in the middle of a merge" in refusal

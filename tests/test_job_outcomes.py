@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -176,6 +177,49 @@ async def test_a_dirty_clone_is_not_touched(desk: DeskClient, clone: Path) -> No
     assert report.branch_kept
     assert worker_branches(clone) == [report.branch]
     assert Path(report.worktree).is_dir()
+
+
+def leave_mid_rebase(clone: Path) -> None:
+    """A rebase stopped at a `break`: the tree clean, HEAD detached, the rebase's state kept."""
+    commit_in(clone, "mine.txt", "mine\n", "Mine")
+    git(clone, "-c", "sequence.editor=sed -i '1i break'", "rebase", "--interactive", "HEAD~1")
+
+
+def leave_mid_merge(clone: Path) -> None:
+    """A merge whose commit is still to be made (what `git merge --no-commit` of a change
+    that is already in leaves)."""
+    (Path(git(clone, "rev-parse", "--absolute-git-dir")) / "MERGE_HEAD").write_text(
+        git(clone, "rev-parse", "HEAD") + "\n"
+    )
+
+
+def leave_detached(clone: Path) -> None:
+    git(clone, "checkout", "--quiet", "--detach")
+
+
+@pytest.mark.parametrize(
+    ("leave", "said"),
+    [
+        (leave_mid_rebase, "in the middle of a rebase; finish or abort it"),
+        (leave_mid_merge, "in the middle of a merge; finish or abort it"),
+        (leave_detached, "has a detached HEAD; check out its branch"),
+    ],
+    ids=["mid-rebase", "mid-merge", "detached"],
+)
+async def test_a_clone_in_the_middle_of_something_is_not_touched(
+    desk: DeskClient, clone: Path, leave: Callable[[Path], None], said: str
+) -> None:
+    leave(clone)
+    head = git(clone, "rev-parse", "HEAD")
+    number = await desk.start_job(
+        REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
+    )
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.REFUSED, report
+    assert said in report.reason
+    assert git(clone, "rev-parse", "HEAD") == head
+    assert report.branch_kept
+    assert worker_branches(clone) == [report.branch]
 
 
 async def test_uncommitted_work_of_the_agent_is_refused_and_kept(
