@@ -359,7 +359,10 @@ async def _supervise(
         emit("", end=True)
 
     async def beat() -> None:
+        # None at the start: it would carry no line yet, and cost the server a write while the
+        # agent starts. The activity's heartbeat timeout runs from its start all the same.
         while True:
+            await asyncio.sleep(every)
             activity.heartbeat(
                 AgentHeartbeat(
                     pgid=process.pid,
@@ -368,7 +371,6 @@ async def _supervise(
                     lines_total=tail.lines_total,
                 )
             )
-            await asyncio.sleep(every)
 
     pumping = asyncio.create_task(pump())
     beating = asyncio.create_task(beat())
