@@ -3,13 +3,14 @@
 Usage: python bench/job_overhead.py [--jobs N] [--json] [--out FILE]
 
 In one run it starts its own headless Temporal dev server on free ports in a temporary home,
-an in-process worker and a DeskClient, then:
+an in-process worker and a DeskClient, then N rounds of three, one after another, so the three
+sides meet the same moments of a machine whose speed changes by the minute:
 
-- codedesk: adds a bare origin to the shelf and runs N jobs one after another, each with a tiny
-  agent that writes one file and commits it; a job's time runs from `start_job` to its report;
-- raw git: on a second clone of the same origin, N times: worktree add, write a file, commit,
-  rebase onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete;
-- the agent alone: the same agent script run directly N times in a third clone.
+- codedesk: one job on a bare origin added to the shelf, with a tiny agent that writes one
+  file and commits it; a job's time runs from `start_job` to its report;
+- raw git: on a second clone of the same origin: worktree add, write a file, commit, rebase
+  onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete;
+- the agent alone: the same agent script run directly in a third clone.
 
 It prints the median and p90 of each and the ratio of the medians (codedesk / raw git), and the
 job's overhead: codedesk's median minus raw git's minus the agent's (target <= 250 ms, issue 13).
@@ -93,35 +94,19 @@ class Outcome:
         return not self.problems
 
 
-async def bench_codedesk(
-    root: Path, origin: Path, jobs: int
-) -> tuple[Figures, list[JobReport], int]:
-    """N codedesk jobs one after another; returns their times, reports and new commit count."""
-    async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
-        desk = DeskClient(client, settings)
-        clone = Path((await desk.add_repo(REPO, str(origin))).path)
-        before = int(git(clone, "rev-list", "--count", "HEAD"))
-        figures, reports = Figures(), []
-        for index in range(jobs):
-            started = time.perf_counter()
-            number = await desk.start_job(REPO, f"bench file {index}")
-            report = await desk.wait(number)
-            figures.runs_ms.append((time.perf_counter() - started) * 1000)
-            reports.append(report)
-        added = int(git(clone, "rev-list", "--count", "HEAD")) - before
-    return figures, reports, added
+class RawGit:
+    """The integration's git steps, done directly on a second clone of the origin."""
 
+    def __init__(self, root: Path, origin: Path) -> None:
+        self.clone = root / "raw-clone"
+        git(root, "clone", "--quiet", str(origin), str(self.clone))
+        self.trees = root / "raw-worktrees"
+        self.trees.mkdir()
 
-def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
-    """The integration's git steps, done directly on a second clone, N times."""
-    clone = root / "raw-clone"
-    git(root, "clone", "--quiet", str(origin), str(clone))
-    trees = root / "raw-worktrees"
-    trees.mkdir()
-    figures = Figures()
-    for index in range(jobs):
+    def once(self, index: int) -> float:
+        """One round of the steps, in milliseconds."""
         started = time.perf_counter()
-        branch, path = f"b{index}", trees / str(index)
+        clone, branch, path = self.clone, f"b{index}", self.trees / str(index)
         git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), "HEAD")
         name = f"raw-{index}.txt"
         (path / name).write_text(f"raw file {index}\n")
@@ -131,23 +116,23 @@ def bench_raw_git(root: Path, origin: Path, jobs: int) -> Figures:
         git(clone, "merge", "--ff-only", "--quiet", branch)
         git(clone, "worktree", "remove", str(path))
         git(clone, "branch", "--quiet", "-D", branch)
-        figures.runs_ms.append((time.perf_counter() - started) * 1000)
-    return figures
+        return (time.perf_counter() - started) * 1000
 
 
-def bench_agent(root: Path, origin: Path, jobs: int) -> Figures:
-    """The bench agent run directly N times in a clone: the part of a job that is the agent's."""
-    clone = root / "agent-clone"
-    git(root, "clone", "--quiet", str(origin), str(clone))
-    agent = root / "agent.py"
-    agent.write_text(AGENT)
-    figures = Figures()
-    for index in range(jobs):
+class AgentAlone:
+    """The bench agent run directly in a third clone: the part of a job that is the agent's."""
+
+    def __init__(self, root: Path, origin: Path) -> None:
+        self.clone = root / "agent-clone"
+        git(root, "clone", "--quiet", str(origin), str(self.clone))
+        self.script = root / "agent.py"
+        self.script.write_text(AGENT)
+
+    def once(self, index: int) -> float:
         env = {**os.environ, "CODEDESK_JOB": f"agent-{index}", "CODEDESK_TASK": "bench"}
         started = time.perf_counter()
-        subprocess.run([sys.executable, str(agent)], cwd=clone, env=env, check=True)
-        figures.runs_ms.append((time.perf_counter() - started) * 1000)
-    return figures
+        subprocess.run([sys.executable, str(self.script)], cwd=self.clone, env=env, check=True)
+        return (time.perf_counter() - started) * 1000
 
 
 async def run(jobs: int) -> Outcome:
@@ -155,9 +140,21 @@ async def run(jobs: int) -> Outcome:
         root = Path(tmp)
         isolate(root)
         origin = make_origin(root / "origin")
-        codedesk, reports, added = await bench_codedesk(root, origin, jobs)
-        raw = bench_raw_git(root, origin, jobs)
-        agent = bench_agent(root, origin, jobs)
+        raw, alone = RawGit(root, origin), AgentAlone(root, origin)
+        codedesk, raw_git, agent = Figures(), Figures(), Figures()
+        reports: list[JobReport] = []
+        async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
+            desk = DeskClient(client, settings)
+            clone = Path((await desk.add_repo(REPO, str(origin))).path)
+            before = int(git(clone, "rev-list", "--count", "HEAD"))
+            for index in range(jobs):
+                started = time.perf_counter()
+                number = await desk.start_job(REPO, f"bench file {index}")
+                reports.append(await desk.wait(number))
+                codedesk.runs_ms.append((time.perf_counter() - started) * 1000)
+                raw_git.runs_ms.append(raw.once(index))
+                agent.runs_ms.append(alone.once(index))
+            added = int(git(clone, "rev-list", "--count", "HEAD")) - before
     problems = [
         f"job {report.number} ended {report.outcome.value}, not integrated: {report.reason}"
         for report in reports
@@ -165,7 +162,8 @@ async def run(jobs: int) -> Outcome:
     ]
     if added != jobs:
         problems.append(f"the clone gained {added} commits, not {jobs}")
-    return Outcome(codedesk, raw, agent, [report.outcome.value for report in reports], problems)
+    outcomes = [report.outcome.value for report in reports]
+    return Outcome(codedesk, raw_git, agent, outcomes, problems)
 
 
 def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
