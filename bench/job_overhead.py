@@ -64,6 +64,11 @@ AGENT_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(AGENT)}"
 file outside its worktree."""
 
 
+SETTLE = 0.3
+"""Seconds a round waits after a job's report before its raw steps: the desk and the repository
+entity still record the job's end (a task each, 10-20 ms), which must not be timed as git's."""
+
+
 @dataclass
 class Figures:
     """Per-job wall times of one side of the bench, in milliseconds."""
@@ -152,6 +157,7 @@ async def run(jobs: int) -> Outcome:
                 number = await desk.start_job(REPO, f"bench file {index}")
                 reports.append(await desk.wait(number))
                 codedesk.runs_ms.append((time.perf_counter() - started) * 1000)
+                await asyncio.sleep(SETTLE)
                 raw_git.runs_ms.append(raw.once(index))
                 agent.runs_ms.append(alone.once(index))
             added = int(git(clone, "rev-list", "--count", "HEAD")) - before
