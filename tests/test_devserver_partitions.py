@@ -1,16 +1,25 @@
-"""The embedded server's tuning: new tasks in the root partition, task queues read without delay."""
+"""The embedded server's tuning: new tasks in the root partition, task queues read without delay,
+search attributes kept in the server's cache."""
 
 from __future__ import annotations
 
+import re
 import signal
 import sqlite3
+import urllib.request
+import uuid
+from datetime import timedelta
 from pathlib import Path
 
+from temporalio import activity, workflow
 from temporalio.api.enums.v1 import TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.worker import Worker
 
+from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE
 from workers.devserver import DB_FILE, TASK_READER_RATE, TASK_READER_RATES, DevServer, free_port
 
 QUEUE = "nobody-polls"
@@ -78,3 +87,70 @@ async def test_the_database_keeps_a_write_ahead_log_and_loses_no_write_to_a_kill
             assert described.workflow_type == "Nothing"
     finally:
         again.stop()
+
+
+@activity.defn(name="step")
+async def step() -> None:
+    """Nothing: its end is a workflow task of its workflow."""
+
+
+@workflow.defn(name="Phases", sandboxed=False)
+class Phases:
+    """Four workflow tasks, three of them upserting a search attribute as a job's do."""
+
+    @workflow.run
+    async def run(self) -> None:
+        for phase in ("one", "two", "three"):
+            workflow.upsert_search_attributes([PHASE_ATTRIBUTE.value_set(phase)])
+            await workflow.execute_activity(step, start_to_close_timeout=timedelta(seconds=30))
+
+
+async def phases(client: Client, ident: str, queue: str) -> None:
+    """Run `Phases` as a job runs: started with its repository's search attribute."""
+    attributes = TypedSearchAttributes([SearchAttributePair(REPO_ATTRIBUTE, "acme/api")])
+    await client.execute_workflow(
+        Phases.run, id=ident, task_queue=queue, search_attributes=attributes
+    )
+
+
+class MeteredServer(DevServer):
+    """The embedded server with its Prometheus endpoint on a known port."""
+
+    def __init__(self, home: Path) -> None:
+        super().__init__(home, free_port(), free_port(), headless=True)
+        self.metrics_port = free_port()
+
+    def command(self) -> list[str]:
+        return [*super().command(), "--metrics-port", str(self.metrics_port)]
+
+    def search_attribute_reads(self) -> float:
+        """How often the server has read its search attributes from the database so far."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            text = answer.read().decode()
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("persistence_requests{")
+            and re.search(r'operation="GetCurrentClusterMetadata"', line)
+        )
+
+
+async def test_workflow_tasks_read_the_search_attributes_from_the_servers_cache(
+    tmp_path: Path,
+) -> None:
+    """Read afresh (the dev server's default), they cost two database reads a workflow task."""
+    server = MeteredServer(tmp_path)
+    await server.start()
+    try:
+        client = await Client.connect(server.address)
+        queue = f"phases-{uuid.uuid4().hex[:8]}"
+        async with Worker(client, task_queue=queue, workflows=[Phases], activities=[step]):
+            await phases(client, "warm", queue)
+            before = server.search_attribute_reads()
+            for number in range(5):
+                await phases(client, f"phases-{number}", queue)
+            reads = server.search_attribute_reads() - before
+        assert reads < 5, f"{reads:.0f} reads of the search attributes in 20 workflow tasks"
+    finally:
+        server.stop()
