@@ -12,6 +12,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverter, Payload
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 from workers.runtime import cannot_reach, read_runtime, server_address
+from workers.transport import grpc_compression
 
 
 class ScrubbingFailureConverter(DefaultFailureConverter):
@@ -68,7 +69,10 @@ async def connect(settings: DeskSettings, address: str | None = None) -> Client:
     target = address or resolve_address(settings)
     try:
         return await Client.connect(
-            target, namespace=settings.namespace, data_converter=DATA_CONVERTER
+            target,
+            namespace=settings.namespace,
+            data_converter=DATA_CONVERTER,
+            grpc_compression=grpc_compression(target),
         )
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
         raise cannot_reach(target, error) from None

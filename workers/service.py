@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workers.runtime import cannot_reach
+from workers.transport import grpc_compression
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService
@@ -20,7 +21,8 @@ async def connect_service(address: str) -> WorkflowService:
     from temporalio.service import ConnectConfig, ServiceClient
 
     try:
-        client = await ServiceClient.connect(ConnectConfig(target_host=address))
+        config = ConnectConfig(target_host=address, grpc_compression=grpc_compression(address))
+        client = await ServiceClient.connect(config)
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
         raise cannot_reach(address, error) from None
     return client.workflow_service
