@@ -205,7 +205,7 @@ def test_the_server_runs_with_the_embedded_servers_tuning(
     path = environment(temporal)["DYNAMIC_CONFIG_FILE_PATH"]
     [config] = [c for c in temporal["configs"] if c["target"] == path]
     content = yaml.safe_load(yaml.safe_load(text)["configs"][config["source"]]["content"])
-    mounted = {key: str(entries[0]["value"]) for key, entries in content.items()}
+    mounted = {key: json.dumps(entries[0]["value"]) for key, entries in content.items()}
     arguments = tuning_arguments()
     embedded = dict(value.split("=", 1) for value in arguments[1::2])
     assert mounted == embedded

@@ -12,14 +12,14 @@ from datetime import timedelta
 from pathlib import Path
 
 from temporalio import activity, workflow
-from temporalio.api.enums.v1 import TaskQueueType
+from temporalio.api.enums.v1 import EventType, TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.worker import Worker
 
-from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE
+from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
 from workers.devserver import DB_FILE, TASK_READER_RATE, TASK_READER_RATES, DevServer, free_port
 
 QUEUE = "nobody-polls"
@@ -152,5 +152,47 @@ async def test_workflow_tasks_read_the_search_attributes_from_the_servers_cache(
                 await phases(client, f"phases-{number}", queue)
             reads = server.search_attribute_reads() - before
         assert reads < 5, f"{reads:.0f} reads of the search attributes in 20 workflow tasks"
+    finally:
+        server.stop()
+
+
+@workflow.defn(name="WaitsForAHost", sandboxed=False)
+class WaitsForAHost:
+    """Sets the search attribute codedesk added last, as a job waiting for a host does."""
+
+    @workflow.run
+    async def run(self) -> None:
+        workflow.upsert_search_attributes([WAITING_HOST_ATTRIBUTE.value_set("laptop")])
+
+
+class OlderServer(DevServer):
+    """The embedded server as a codedesk from before `CodedeskWaitingHost` started it."""
+
+    def command(self) -> list[str]:
+        flag = f"{WAITING_HOST_ATTRIBUTE.name}=Keyword"
+        command = super().command()
+        at = command.index(flag)
+        return command[: at - 1] + command[at + 1 :]
+
+
+async def test_a_database_an_older_codedesk_made_gets_the_new_search_attribute_at_once(
+    tmp_path: Path,
+) -> None:
+    """The server caches its search attributes: one added while it runs would fail every
+    workflow task that sets it for about ten seconds, so the server starts again after."""
+    older = OlderServer(tmp_path, free_port(), free_port(), headless=True)
+    await older.start()
+    older.stop()
+    server = DevServer(tmp_path, free_port(), free_port(), headless=True)
+    await server.start()
+    try:
+        await server.register_search_attributes("default")
+        client = await Client.connect(server.address)
+        queue = f"waits-{uuid.uuid4().hex[:8]}"
+        async with Worker(client, task_queue=queue, workflows=[WaitsForAHost]):
+            handle = await client.start_workflow(WaitsForAHost.run, id="waits", task_queue=queue)
+            await handle.result()
+        kinds = [event.event_type async for event in handle.fetch_history_events()]
+        assert EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED not in kinds
     finally:
         server.stop()

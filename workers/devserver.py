@@ -15,6 +15,7 @@ from temporalio.client import Client
 
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
+from workers.search_attributes import ensure_search_attributes
 
 DB_FILE = "temporal.db"
 LOG_FILE = "temporal-server.log"
@@ -164,6 +165,16 @@ class DevServer:
                     f"see {self.home / LOG_FILE}."
                 )
             await asyncio.sleep(0.05)
+
+    async def register_search_attributes(self, namespace: str) -> None:
+        """Register codedesk's search attributes in `namespace` where its database lacks them
+        (one an older codedesk made, or a namespace made after the start), then start again:
+        this server keeps them in its cache (SEARCH_ATTRIBUTES_READ_AFRESH) and reads new ones
+        at a start, where for about ten seconds every workflow task that set one would fail."""
+        client = await Client.connect(self.address, namespace=namespace)
+        if await ensure_search_attributes(client):
+            self.stop()
+            await self.start()
 
     async def _healthy(self) -> bool:
         """Whether the frontend serves: listening is not enough ("Frontend is not healthy yet")."""

@@ -18,7 +18,8 @@ from workers.devserver import DevServer
 from workers.host_queues import host_polled
 from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
-from workers.worker import build_worker, ensure_search_attributes
+from workers.search_attributes import ensure_search_attributes
+from workers.worker import build_worker
 
 
 def stop_on_signals() -> asyncio.Event:
@@ -90,6 +91,7 @@ async def serve_up(
     else:
         server = DevServer(settings.home, settings.port, settings.ui_port, headless=headless)
         await server.start()
+        await server.register_search_attributes(settings.namespace)
         address, ui = server.address, server.ui_url
         write_runtime(
             settings.home,

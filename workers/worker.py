@@ -8,13 +8,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from temporalio.api.enums.v1 import IndexedValueType
-from temporalio.api.operatorservice.v1 import (
-    AddSearchAttributesRequest,
-    ListSearchAttributesRequest,
-)
 from temporalio.client import Client
-from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from activities.admission import AdmissionActivities
@@ -25,7 +19,7 @@ from activities.host_check import HostActivities
 from activities.shelf import ShelfActivities
 from activities.shipping import ShipActivities
 from activities.worktrees import WorktreeActivities
-from desk.names import SEARCH_ATTRIBUTES, host_task_queue
+from desk.names import host_task_queue
 from desk.settings import DeskSettings
 from workers.workflow_code import keep_workflow_code
 from workflows.approval import Approval
@@ -134,24 +128,3 @@ def build_worker(
             ),
         ]
     )
-
-
-async def ensure_search_attributes(client: Client) -> None:
-    """Register codedesk's search attributes where the server lacks them (a fresh cluster)."""
-    listing = await client.operator_service.list_search_attributes(
-        ListSearchAttributesRequest(namespace=client.namespace)
-    )
-    missing = {
-        key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
-        for key in SEARCH_ATTRIBUTES
-        if key.name not in listing.custom_attributes
-    }
-    if not missing:
-        return
-    try:
-        await client.operator_service.add_search_attributes(
-            AddSearchAttributesRequest(namespace=client.namespace, search_attributes=missing)
-        )
-    except RPCError as error:
-        if "already" not in str(error).lower():
-            raise

@@ -26,7 +26,8 @@ from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.host import prepare_directories
 from workers.runtime import read_runtime
-from workers.worker import build_worker, ensure_search_attributes
+from workers.search_attributes import ensure_search_attributes
+from workers.worker import build_worker
 
 DEMO_AGENT = f"{sys.executable} -m surfaces.demo_agent"
 DEMO_TASKS = (
@@ -68,6 +69,7 @@ async def _server(settings: DeskSettings) -> tuple[DevServer | None, str, str]:
         out.print(f"Ports {settings.port}/{settings.ui_port} are taken; using {port}/{ui_port}.")
     server = DevServer(settings.home, port, ui_port)
     await server.start()
+    await server.register_search_attributes(settings.namespace)
     out.print(f"Started the embedded Temporal server at {server.address} (UI {server.ui_url}).")
     out.print(f"Its state lives in {settings.home / 'temporal.db'}, so jobs survive a restart.")
     return server, server.address, server.ui_url
