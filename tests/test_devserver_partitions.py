@@ -151,7 +151,9 @@ async def test_workflow_tasks_read_the_search_attributes_from_the_servers_cache(
             for number in range(5):
                 await phases(client, f"phases-{number}", queue)
             reads = server.search_attribute_reads() - before
-        assert reads < 5, f"{reads:.0f} reads of the search attributes in 20 workflow tasks"
+        # Fewer than one a workflow task: the cache's own refresh (every ten seconds or so, in
+        # each of the server's services) may fall inside the test, a read in every task may not.
+        assert reads < 20, f"{reads:.0f} reads of the search attributes in 20 workflow tasks"
     finally:
         server.stop()
 
