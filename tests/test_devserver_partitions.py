@@ -3,7 +3,6 @@ search attributes kept in the server's cache."""
 
 from __future__ import annotations
 
-import re
 import signal
 import sqlite3
 import urllib.request
@@ -132,7 +131,7 @@ class MeteredServer(DevServer):
             float(line.rsplit(" ", 1)[1])
             for line in text.splitlines()
             if line.startswith("persistence_requests{")
-            and re.search(r'operation="GetCurrentClusterMetadata"', line)
+            and 'operation="GetCurrentClusterMetadata"' in line
         )
 
 

@@ -16,6 +16,7 @@ from temporalio.client import Client
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
 from workers.search_attributes import ensure_search_attributes
+from workers.transport import grpc_compression
 
 DB_FILE = "temporal.db"
 LOG_FILE = "temporal-server.log"
@@ -171,7 +172,9 @@ class DevServer:
         (one an older codedesk made, or a namespace made after the start), then start again:
         this server keeps them in its cache (SEARCH_ATTRIBUTES_READ_AFRESH) and reads new ones
         at a start, where for about ten seconds every workflow task that set one would fail."""
-        client = await Client.connect(self.address, namespace=namespace)
+        client = await Client.connect(
+            self.address, namespace=namespace, grpc_compression=grpc_compression(self.address)
+        )
         if await ensure_search_attributes(client):
             self.stop()
             await self.start()
@@ -181,7 +184,9 @@ class DevServer:
         if port_is_free(self.port):
             return False
         try:
-            client = await Client.connect(self.address)
+            client = await Client.connect(
+                self.address, grpc_compression=grpc_compression(self.address)
+            )
             return await client.service_client.check_health()
         except Exception:  # any failure here means "not yet"; the caller's deadline decides
             return False
