@@ -63,16 +63,19 @@ class ShipActivities:
                 raise ShipRefusal(f"Nothing to ship: the clone is at origin/{branch}.")
             commits = commit_log(clone, f"{remote_tip}..{head}")
             files = _numstat(clone, remote_tip, head)
+            # The host's report limits bound what a request may ask for (host policy).
+            most_commits = min(request.max_commits, self.settings.report_commits)
+            most_files = min(request.max_files, self.settings.report_files)
             return ChangeReport(
                 repo=request.repo,
                 head=head,
                 default_branch=branch,
                 destination=destination,
                 remote_tip=remote_tip,
-                commits=commits[: request.max_commits],
-                commits_omitted=max(0, len(commits) - request.max_commits),
-                files=files[: request.max_files],
-                files_omitted=max(0, len(files) - request.max_files),
+                commits=commits[:most_commits],
+                commits_omitted=max(0, len(commits) - most_commits),
+                files=files[:most_files],
+                files_omitted=max(0, len(files) - most_files),
                 made_at=datetime.now(UTC),
             )
 
