@@ -40,6 +40,9 @@ BUSY_SIGNS = (
 )
 """Parts of git's messages that mean the failure passes: the step is retried, not failed."""
 
+STATE_LINES = 40
+"""How many lines of `git status` a failure report's Git state shows at most."""
+
 LOG_FORMAT = "%H%x00%P%x00%s"
 """How `commit_log` asks git to print a commit: its SHA, its parents and its subject,
 NUL-separated."""
@@ -174,6 +177,10 @@ def git_state(cwd: Path) -> str:
     """A short, scrubbed picture of a checkout's state for a failure report."""
     ok, status = try_git(cwd, "status", "--short", "--branch", "--untracked-files=normal")
     ok_log, log = try_git(cwd, "log", "--oneline", "-5")
+    shown = status.splitlines()
+    if len(shown) > STATE_LINES:  # a clone cut mid-way names thousands of files
+        more = len(shown) - STATE_LINES
+        status = "\n".join([*shown[:STATE_LINES], f"... and {more} more"])
     parts = [status if ok else f"(status unavailable: {status})"]
     if ok_log:
         parts.append(log)

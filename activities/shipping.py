@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -11,7 +14,7 @@ from activities.failures import desk_failures
 from activities.git import commit_log, head_sha, lines, porcelain_files, run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone
-from desk.errors import ShipRefusal
+from desk.errors import GitError, ShipRefusal
 from desk.repo_names import check_clone_source
 from desk.settings import DeskSettings
 from desk.shipping import (
@@ -22,6 +25,9 @@ from desk.shipping import (
     PushStatus,
     ReportInput,
 )
+
+PUSH_LOCK = "codedesk-push.flock"
+"""In the clone's git directory: held while codedesk pushes (see `_push_lock`); not a git lock."""
 
 
 class ShipActivities:
@@ -91,14 +97,36 @@ class ShipActivities:
                     f"{destination}. Nothing was pushed."
                 )
             ref = f"refs/heads/{receipt.default_branch}"
-            if _remote_tip(clone, ref) == receipt.head:
-                return _pushed(receipt, already=True)
-            run_git(clone, "fetch", "--quiet", "origin")
-            problem = _push_problem(clone, receipt)
-            if problem:
-                raise ShipRefusal(f"{problem} Nothing was pushed.")
-            run_git(clone, "push", "--quiet", "--porcelain", "origin", f"{receipt.head}:{ref}")
-            return _pushed(receipt, already=False)
+            with _push_lock(clone):
+                if _remote_tip(clone, ref) == receipt.head:
+                    return _pushed(receipt, already=True)
+                run_git(clone, "fetch", "--quiet", "origin")
+                problem = _push_problem(clone, receipt)
+                if problem:
+                    raise ShipRefusal(f"{problem} Nothing was pushed.")
+                spec = f"{receipt.head}:{ref}"
+                try:
+                    run_git(clone, "push", "--quiet", "--porcelain", "origin", spec)
+                except GitError:
+                    # A dead attempt's own `git push` (its worker was killed, its git lived on)
+                    # may have landed meanwhile and made this one fail: that is the push done.
+                    if _remote_tip(clone, ref) == receipt.head:
+                        return _pushed(receipt, already=True)
+                    raise
+                return _pushed(receipt, already=False)
+
+
+@contextmanager
+def _push_lock(clone: Path) -> Iterator[None]:
+    """One push of a clone at a time on this host.
+
+    After a server restart Temporal may start a push again while the first attempt's worker
+    still pushes (its heartbeats went nowhere): the second waits here, then finds the remote at
+    the SHA. The flock dies with its process, so a killed worker's lock frees itself.
+    """
+    with (clone / ".git" / PUSH_LOCK).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _destination(clone: Path) -> str:

@@ -9,9 +9,12 @@ one cuts its own) removes the half-made entry, and the cut fails with "could not
 from __future__ import annotations
 
 import fcntl
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from activities.git import try_git
 
 LOCK_NAME = "codedesk-worktrees.flock"
 """In the clone's git directory: held while codedesk adds, removes or prunes a worktree. It is
@@ -25,3 +28,23 @@ def worktree_list_lock(clone: Path) -> Iterator[None]:
     with (clone / ".git" / LOCK_NAME).open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+def remove_worktree(clone: Path, path: Path) -> None:
+    """Remove a job's worktree and its admin dir, whatever a killed git left of them.
+
+    Forced twice: a `git worktree add` killed while it checked out a big tree leaves the
+    worktree locked ("initializing"), which one --force keeps and `prune` never drops. A
+    removal killed halfway leaves a folder git no longer calls a worktree (its `.git` file
+    gone): the folder goes by hand, then git removes the entry whose folder is missing.
+    """
+    with worktree_list_lock(clone):
+        removed, _ = try_git(clone, "worktree", "remove", "--force", "--force", str(path))
+        if removed:
+            return
+        if path.exists():
+            shutil.rmtree(path, ignore_errors=True)
+            removed, _ = try_git(clone, "worktree", "remove", "--force", "--force", str(path))
+            if removed:
+                return
+        try_git(clone, "worktree", "prune")

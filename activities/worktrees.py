@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,10 +25,11 @@ from activities.git import (
     run_git,
     try_git,
 )
-from activities.job_branches import cut_worktree
+from activities.git_fast_forward import finish_fast_forward
+from activities.job_branches import CUT_RECORD, cut_worktree, undo_cut
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
-from activities.worktree_admin import worktree_list_lock
+from activities.worktree_admin import remove_worktree
 from desk.errors import CloneMissingError, WorktreeDiscardedError
 from desk.models import (
     CommitInfo,
@@ -94,10 +94,11 @@ class WorktreeActivities:
             path = worktree_path(self.settings, request.repo, request.number)
             if receipt.is_file() and path.is_dir():
                 return Worktree.model_validate_json(receipt.read_text())
-            if path.exists():  # an earlier attempt died before its receipt: no agent ran yet
-                _remove_leftover(clone, path)
+            cut = job_dir(self.settings, request.number) / CUT_RECORD
+            if path.exists() or cut.is_file():  # an earlier attempt died before its receipt
+                undo_cut(clone, path, cut)  # (no agent ran yet): what it cut goes
             path.parent.mkdir(parents=True, exist_ok=True)
-            branch, base = cut_worktree(clone, path, request.number)
+            branch, base = cut_worktree(clone, path, request.number, cut)
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
@@ -110,16 +111,17 @@ class WorktreeActivities:
             folder = job_dir(self.settings, request.number)
             (folder / DISCARDED).touch()
             path = worktree_path(self.settings, request.repo, request.number)
-            if not path.exists():
+            cut = folder / CUT_RECORD
+            if not path.exists() and not cut.is_file():
                 return False
             clone = existing_clone(self.settings, request.repo)
             receipt = folder / WORKTREE_RECEIPT
             if receipt.is_file():
                 worktree = Worktree.model_validate_json(receipt.read_text())
-                _remove_worktree(clone, path)
+                remove_worktree(clone, path)
                 _delete_branch_if_empty(clone, worktree)
             else:
-                _remove_leftover(clone, path)
+                undo_cut(clone, path, cut)
             return True
 
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
@@ -132,7 +134,7 @@ class WorktreeActivities:
                 receipt.write_text(result.model_dump_json())
             if result.status in (IntegrationStatus.INTEGRATED, IntegrationStatus.NOTHING):
                 clone = existing_clone(self.settings, request.repo)
-                _remove_worktree(clone, Path(request.worktree.path))
+                remove_worktree(clone, Path(request.worktree.path))
                 _delete_branch(clone, request.worktree.branch)
             return result
 
@@ -167,7 +169,7 @@ class WorktreeActivities:
                         "git_state": git_state(path),
                     }
                 )
-            _remove_worktree(clone, path)
+            remove_worktree(clone, path)
             _delete_branch(clone, request.worktree.branch)
             return told
 
@@ -190,7 +192,7 @@ class WorktreeActivities:
         tree = request.worktree
         path = Path(tree.path)
         plan_path = job_dir(self.settings, request.number) / MERGE_PLAN
-        done = _merged_before(clone, plan_path, request.report_commits)
+        done = _merged_before(clone, plan_path, request)
         if done is not None:
             return done
         if not path.is_dir():
@@ -309,15 +311,37 @@ class _MergePlan(BaseModel):
     tip: str = ""
 
 
-def _merged_before(clone: Path, plan_path: Path, cap: int) -> IntegrationResult | None:
-    """The result of a fast-forward an earlier attempt made before it died, if it made one."""
+def _merged_before(
+    clone: Path, plan_path: Path, request: IntegrationRequest
+) -> IntegrationResult | None:
+    """The result of a fast-forward an earlier attempt made, or began, before it died.
+
+    One it finished brought its tip into HEAD. One it was killed in the middle of (a big clone:
+    thousands of files written, HEAD not moved yet) is finished here when every changed path is
+    as one end or the other has it, and refused, the clone untouched, when someone else changed
+    files too (activities/git_fast_forward.py).
+    """
     if not plan_path.is_file():
         return None
     plan = _MergePlan.model_validate_json(plan_path.read_text())
     if not plan.tip:
         return None
+    cap = request.report_commits
     contained, _ = try_git(clone, "merge-base", "--is-ancestor", plan.tip, "HEAD")
-    return _integrated(clone, plan, cap) if contained else None
+    if contained:
+        return _integrated(clone, plan, cap)
+    resumed = finish_fast_forward(clone, plan.onto, plan.tip, request.report_files)
+    if resumed is None:
+        return None
+    if resumed.refusal:
+        tree = request.worktree
+        return _kept(
+            IntegrationStatus.REFUSED,
+            f"{resumed.refusal} Branch {tree.branch} and worktree {tree.path} are kept.",
+            _commits(clone, plan.onto, plan.tip, cap),
+            clone,
+        )
+    return _integrated(clone, plan, cap)
 
 
 def _integrated(clone: Path, plan: _MergePlan, cap: int) -> IntegrationResult:
@@ -379,25 +403,6 @@ def _identity(cwd: Path) -> tuple[str, ...]:
     """A committer identity for the rebase when the host has none configured."""
     ok, email = try_git(cwd, "config", "--get", "user.email")
     return () if ok and email.strip() else FALLBACK_IDENTITY
-
-
-def _remove_worktree(clone: Path, path: Path) -> None:
-    """Remove the worktree and its admin dir; prune only when git could not remove it."""
-    with worktree_list_lock(clone):
-        if path.exists():
-            removed, _ = try_git(clone, "worktree", "remove", "--force", str(path))
-            if removed:
-                return
-            shutil.rmtree(path, ignore_errors=True)
-        try_git(clone, "worktree", "prune")
-
-
-def _remove_leftover(clone: Path, path: Path) -> None:
-    """Remove a worktree a dead attempt cut, and its branch unless it holds unmerged commits."""
-    ok, branch = try_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
-    _remove_worktree(clone, path)
-    if ok and branch.strip():
-        try_git(clone, "branch", "--quiet", "-d", branch.strip())
 
 
 def _delete_branch(clone: Path, branch: str) -> None:

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 from activities.job_branches import cut_worktree
-from activities.worktrees import _remove_worktree
+from activities.worktree_admin import remove_worktree
 from tests.conftest import git
 
 CUTS = 200
@@ -23,7 +23,7 @@ def test_cuts_never_lose_their_entry_to_a_concurrent_prune(tmp_path: Path) -> No
 
     def release_others() -> None:
         while not cutting.is_set():
-            _remove_worktree(clone, tmp_path / "gone")
+            remove_worktree(clone, tmp_path / "gone")
 
     pruners = [threading.Thread(target=release_others) for _ in range(PRUNERS)]
     for pruner in pruners:
