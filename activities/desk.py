@@ -1,13 +1,20 @@
-"""The desk's one side effect: asking Temporal which jobs still run, to reclaim lost slots."""
+"""The desk's side effects: which jobs still run (to reclaim lost slots), and its host policy."""
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from temporalio import activity
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from desk.models import RunningJobs, RunningJobsInput
-from desk.names import job_workflow_id
+from activities.failures import desk_failures
+from desk.errors import PolicyError
+from desk.host_policy import HostPolicy
+from desk.models import DeskState, HostPolicyQuery, RunningJobs, RunningJobsInput
+from desk.names import DESK_STATE_QUERY, DESK_WORKFLOW_ID, job_workflow_id
+
+POLICY_QUERY_TIMEOUT = timedelta(seconds=10)
 
 
 class DeskActivities:
@@ -32,3 +39,32 @@ class DeskActivities:
             if described.status == WorkflowExecutionStatus.RUNNING:
                 alive.append(number)
         return RunningJobs(numbers=alive)
+
+    @activity.defn
+    async def host_policy(self, request: HostPolicyQuery) -> HostPolicy:
+        """The desk's host policy, for a workflow that applies it (a push's `Ship`).
+
+        Fails closed: a desk that cannot be asked or has no policy is a non-retryable
+        `PolicyError`, and the caller refuses what it was about to do.
+        """
+        with desk_failures():
+            return await self._policy()
+
+    async def _policy(self) -> HostPolicy:
+        handle = self.client.get_workflow_handle(DESK_WORKFLOW_ID)
+        try:
+            state: DeskState = await handle.query(
+                DESK_STATE_QUERY, result_type=DeskState, rpc_timeout=POLICY_QUERY_TIMEOUT
+            )
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                raise PolicyError(
+                    "There is no desk yet, so no host policy: start `codedesk worker` first."
+                ) from None
+            raise
+        if state.policy is None:
+            raise PolicyError(
+                "The desk has no host policy yet: start (or restart) `codedesk worker` with "
+                "this codedesk version."
+            )
+        return state.policy

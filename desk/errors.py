@@ -133,6 +133,10 @@ class HostError(DeskError):
     """A host name is not usable, is unknown, has no worker polling, or is claimed twice."""
 
 
+class PolicyError(DeskError):
+    """A request asks for something looser than the host's policy allows; nothing was done."""
+
+
 class ModeError(DeskError):
     """A mode switch names a mode, value or scope that does not exist; nothing was switched."""
 
@@ -155,6 +159,7 @@ NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
     "GitError",
     "AgentCommandError",
     "ShipRefusal",
+    "PolicyError",
 )
 """Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
 
@@ -169,6 +174,7 @@ EXPECTED_REFUSALS: tuple[type[DeskError], ...] = (
     AgentCommandError,
     ShipRefusal,
     RepoBusyError,
+    PolicyError,
 )
 """Refusals that answer a request as designed: logged as benign, never as a fault."""
 

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import HeldCall, SurfacePlace
+from desk.host_policy import HostPolicy, JobAsk
 from desk.modes import JobModes, ModeBoard
 from desk.payload import Payload, ScrubbedText
 
@@ -131,6 +132,9 @@ class JobInput(Payload):
     yolo_allow: list[str] = Field(default_factory=list)
     long_running_check: timedelta = timedelta(seconds=60)
     long_running_max: timedelta = timedelta(hours=4)
+    policy_source: str = ""
+    """The host whose policy the desk judged the job by (empty: a job the requester's settings
+    judged, admitted before host policy)."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -329,6 +333,8 @@ class DeskLimits(Payload):
     shelf: str = ""
     others_polling: bool = False
     """Another worker of this host polled when this one started (so they must share a shelf)."""
+    policy: HostPolicy | None = None
+    """The worker's host policy (None: an older worker, which leaves the desk's as it is)."""
 
 
 class HostRecord(Payload):
@@ -358,6 +364,8 @@ class DeskState(Payload):
     admitted: dict[str, int] = Field(default_factory=dict)
     """The job number given to each recent submission's request id, oldest first (bounded):
     a submission asked again, also after a continue-as-new, gets its first number back."""
+    policy: HostPolicy | None = None
+    """The host policy every job is judged by: the newest a worker sent (None: none yet)."""
 
 
 class RepoPlacement(Payload):
@@ -373,6 +381,9 @@ class AdmitInput(Payload):
     job: JobInput
     request_id: str = ""
     """The submission's own id, the same on each try: a repeat gets the first admission."""
+    ask: JobAsk = Field(default_factory=JobAsk)
+    """What the requester asks of the host's policy (stricter only); `job`'s own policy fields
+    are replaced by the host's."""
 
 
 class Admission(Payload):
@@ -441,6 +452,12 @@ class JobAdmitted(Payload):
 
 class RunningJobsInput(Payload):
     numbers: list[int] = Field(default_factory=list)
+
+
+class HostPolicyQuery(Payload):
+    """A workflow asks for the desk's host policy (see `DeskActivities.host_policy`)."""
+
+    purpose: str = ""
 
 
 class RunningJobs(Payload):

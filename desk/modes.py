@@ -58,8 +58,9 @@ class ModeSwitch(Payload):
 class ModeRequest(Payload):
     """An Update to the desk: switch `mode` on or off on a scope, asked by `by`.
 
-    `owners` are the principal ids the asking surface names as owners (as a job's `owners`
-    name who may answer its approvals); a switch by anyone else is refused and recorded.
+    The desk's host policy says who may: `by` among its owners, or one of `roles` (the Discord
+    roles the bot read of `by`) among its owner roles; a switch by anyone else is refused and
+    recorded. `owners` is read only for a desk without a policy's patch (older histories).
     """
 
     mode: str
@@ -68,6 +69,7 @@ class ModeRequest(Payload):
     target: str = ""
     by: Principal
     owners: list[str] = Field(default_factory=list)
+    roles: list[str] = Field(default_factory=list)
 
 
 class ModeRefusal(Payload):

@@ -21,13 +21,14 @@ from pydantic_settings import (
 )
 
 from desk.agents import PRESETS
+from desk.dates import zone_of
 from desk.durations import format_duration, parse_duration
 from desk.egress_rules import parse_patterns
 from desk.errors import DeskError, HostError, SettingsError
 from desk.hold_protocol import HOOK_MARGIN_SECONDS
+from desk.host_policy import HOLD_CLASS_NAMES, MAX_DURATION, HostPolicy
 from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
-from desk.policy import HoldClass
 from desk.reach import (
     CARD_VALUE_CHARS_MIN,
     CONFIG_ENV,
@@ -42,7 +43,6 @@ from desk.reach import ENV_PREFIX as ENV_PREFIX
 from desk.reach import config_file as config_file
 from desk.scrub import scrub
 
-HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
 SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ",
@@ -51,7 +51,7 @@ AGENT_ENV_DEFAULT = (
     "http_proxy", "https_proxy", "no_proxy",
 )  # fmt: skip
 """What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
-SECRET_SETTINGS = frozenset({"discord_token"})
+SECRET_SETTINGS = frozenset({"discord_token", "temporal_api_key"})
 """Settings whose values are never shown, not even in an error about them."""
 SHOWN_CHARS = 200
 """How much of a bad value an error quotes."""
@@ -69,6 +69,24 @@ class DeskSettings(BaseSettings):
     temporal_address: str = Field(
         default="",
         description="Temporal frontend host:port; empty means the embedded dev server.",
+    )
+    temporal_tls_ca: Path | None = Field(
+        default=None,
+        description="PEM file of the CA that signed the Temporal frontend's certificate (TLS on).",
+    )
+    temporal_tls_cert: Path | None = Field(
+        default=None,
+        description="PEM client certificate for mTLS to the Temporal frontend (with its key).",
+    )
+    temporal_tls_key: Path | None = Field(
+        default=None, description="PEM private key of temporal_tls_cert."
+    )
+    temporal_tls_server_name: str = Field(
+        default="", description="The name the frontend's certificate must carry (TLS's SNI)."
+    )
+    temporal_api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="API key for the Temporal frontend (Temporal Cloud); TLS is on with it.",
     )
     namespace: str = Field(default=DEFAULT_NAMESPACE, description="Temporal namespace.")
     task_queue: str = Field(
@@ -96,6 +114,10 @@ class DeskSettings(BaseSettings):
     work_budget: timedelta = Field(
         default=timedelta(hours=1),
         description="How long a job's agent may work before it is stopped (e.g. 90s, 10m, 1h).",
+    )
+    work_budget_max: timedelta = Field(
+        default=timedelta(days=1),
+        description="The longest work budget a job may ask for (`task --timeout`); host policy.",
     )
     heartbeat_timeout: timedelta = Field(
         default=timedelta(seconds=30),
@@ -280,6 +302,16 @@ class DeskSettings(BaseSettings):
         default=timedelta(hours=4),
         description="Hard ceiling of a job's work time in long-running mode, whatever it says.",
     )
+    diagnostic_chars: int = Field(
+        default=600,
+        ge=80,
+        description="Characters of git's (scrubbed) error output a failure message quotes.",
+    )
+    time_zone: str = Field(
+        default="",
+        description="IANA time zone of every date a person reads (e.g. Europe/Berlin); "
+        "empty: the machine's.",
+    )
 
     @field_validator(
         "owners",
@@ -326,6 +358,7 @@ class DeskSettings(BaseSettings):
 
     @field_validator(
         "work_budget",
+        "work_budget_max",
         "heartbeat_timeout",
         "desk_reclaim_interval",
         "hold_wait",
@@ -346,6 +379,11 @@ class DeskSettings(BaseSettings):
             raise ValueError(str(error)) from None
         if duration <= timedelta(0):
             raise ValueError("must be longer than zero")
+        if duration > MAX_DURATION:
+            raise ValueError(
+                f"is longer than the longest duration codedesk takes "
+                f"({format_duration(MAX_DURATION)}, 2,147,483,647 ms)"
+            )
         return duration
 
     @field_validator("sandbox_egress", "sandbox_egress_deny")
@@ -407,6 +445,42 @@ class DeskSettings(BaseSettings):
         return self
 
     @model_validator(mode="after")
+    def _budget_within_its_bound(self) -> DeskSettings:
+        if self.work_budget > self.work_budget_max:
+            raise ValueError(
+                f"work_budget (CODEDESK_WORK_BUDGET, {format_duration(self.work_budget)}) is "
+                f"above work_budget_max (CODEDESK_WORK_BUDGET_MAX, "
+                f"{format_duration(self.work_budget_max)}): every job would ask for more than "
+                "it may. Lower the budget or raise the bound"
+            )
+        return self
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            zone_of(value)
+        except SettingsError as error:
+            raise ValueError(str(error).rstrip(".")) from None
+        return value
+
+    @field_validator("temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key")
+    @classmethod
+    def _a_readable_file(cls, value: Path | None) -> Path | None:
+        if value is not None and not value.expanduser().is_file():
+            raise ValueError("is not a file: name a PEM file the worker can read")
+        return value.expanduser() if value is not None else None
+
+    @model_validator(mode="after")
+    def _cert_with_its_key(self) -> DeskSettings:
+        if (self.temporal_tls_cert is None) != (self.temporal_tls_key is None):
+            raise ValueError(
+                "temporal_tls_cert and temporal_tls_key (CODEDESK_TEMPORAL_TLS_CERT, "
+                "CODEDESK_TEMPORAL_TLS_KEY) go together: set both for mTLS, or neither"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _expand_paths(self) -> DeskSettings:
         self.home = self.home.expanduser()
         self.shelf = (self.shelf or self.home / "shelf").expanduser()
@@ -442,8 +516,32 @@ class DeskSettings(BaseSettings):
         return list(dict.fromkeys([*ids, *discord]))
 
     @property
+    def host_policy(self) -> HostPolicy:
+        """This host's policy, as its worker tells the desk (see desk/host_policy.py)."""
+        return HostPolicy(
+            owners=self.owner_ids,
+            owner_roles=list(self.discord_owner_role_ids),
+            owner_repos=list(self.owner_repos),
+            hold_classes=list(self.hold_classes),
+            hold_tools=list(self.hold_tools),
+            yolo_carded_classes=list(self.yolo_carded_classes),
+            yolo_allow=list(self.yolo_allow),
+            work_budget=self.work_budget,
+            work_budget_max=self.work_budget_max,
+            long_running_check=self.long_running_check,
+            long_running_max=self.long_running_max,
+            report_output_chars=self.report_output_chars,
+            report_commits=self.report_commits,
+            report_files=self.report_files,
+            report_held_calls=self.report_held_calls,
+            report_held_chars=self.report_held_chars,
+            hold_wait=self.hold_wait,
+            source=self.host,
+        )
+
+    @property
     def desk_limits(self) -> DeskLimits:
-        """What a starting worker tells the desk."""
+        """What a starting worker tells the desk: its limits and its host's policy."""
         return DeskLimits(
             max_workers=self.max_workers,
             max_queued=self.max_queued,
@@ -451,6 +549,7 @@ class DeskSettings(BaseSettings):
             history_limit=self.desk_history_limit,
             host=self.host,
             shelf=str(self.shelf_dir),
+            policy=self.host_policy,
         )
 
     @property

@@ -87,11 +87,18 @@ class PushResult(Payload):
 
 
 class ShipInput(Payload):
-    """A push request: the receipt, whether the repository skips the owner's hold, who asks."""
+    """A push request: the receipt, who asks, and whether it asks to wait for an owner anyway.
+
+    Whether the repository skips the owner's approval and who may approve are the desk's host
+    policy, read by the `Ship` itself; `owner_repo` and `owners` are read only by pushes
+    started before host policy (an older client's claim).
+    """
 
     receipt: ChangeReport
     owner_repo: bool = False
     owners: list[str] = Field(default_factory=list)
+    hold: bool = False
+    """Wait for an owner's approval even where the host exempts the repository (stricter)."""
     requester: str = ""
     place: SurfacePlace | None = None
     """Where a surface shows the push's approval card (a `/push` from Discord)."""

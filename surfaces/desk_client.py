@@ -7,7 +7,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
 
 from pydantic import BaseModel, Field
@@ -37,6 +37,7 @@ from desk.errors import (
     ShelfError,
     desk_error,
 )
+from desk.host_policy import HostPolicy, JobAsk
 from desk.models import (
     AddRepoInput,
     Admission,
@@ -91,8 +92,15 @@ limit of updates in flight on one workflow (10 by default) reached by people sub
 once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
 them admitted the job, and a retry carries the same update id."""
 
-REFUSALS = {"CloneMissingError", "AgentCommandError", "RepoBusyError", "RepoNameError"}
-"""What the desk's admission check refuses a job for, raised again as the desk error it was."""
+REFUSALS = {
+    "CloneMissingError",
+    "AgentCommandError",
+    "RepoBusyError",
+    "RepoNameError",
+    "PolicyError",
+}
+"""What the desk refuses a job for (its admission check, the host's policy), raised again as the
+desk error it was."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
@@ -223,9 +231,13 @@ class DeskClient:
         place: SurfacePlace | None = None,
         starter: str = "",
         origin_channel: str = "",
+        hold_classes: Sequence[str] = (),
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
+        The desk judges it by its host's policy, never by this process's settings: `budget`
+        (default: the host's) and `hold_classes` (held on top of the host's) may only ask for
+        something stricter, and a looser ask is refused with a `PolicyError`.
         `place` is a chat thread that follows the job (its progress, cards and report).
         `starter` is the principal id of who starts it (default: the CLI's owner), and
         `origin_channel` the chat channel it was started from: both decide its modes.
@@ -247,27 +259,15 @@ class DeskClient:
             task=task,
             agent_command=command,
             requester=requester,
-            budget=budget or self.settings.work_budget,
             heartbeat_timeout=self.settings.heartbeat_timeout,
-            output_chars=self.settings.report_output_chars,
-            report_commits=self.settings.report_commits,
-            report_files=self.settings.report_files,
-            owners=self.settings.owner_ids,
-            hold_classes=self.settings.hold_classes,
-            hold_tools=self.settings.hold_tools,
-            report_held_calls=self.settings.report_held_calls,
-            report_held_chars=self.settings.report_held_chars,
             place=place,
             host_wait=self.settings.host_wait,
             starter=starter or self.settings.owner,
             origin_channel=origin_channel,
-            yolo_carded_classes=self.settings.yolo_carded_classes,
-            yolo_allow=self.settings.yolo_allow,
-            long_running_check=self.settings.long_running_check,
-            long_running_max=self.settings.long_running_max,
         )
+        ask = JobAsk(budget=budget, hold_classes=list(hold_classes))
         try:
-            return await self._admit(AdmitInput(job=job))
+            return await self._admit(AdmitInput(job=job, ask=ask))
         except WorkflowUpdateFailedError as error:
             cause = error.cause
             if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
@@ -353,6 +353,11 @@ class DeskClient:
             return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
         except (RPCError, WorkflowQueryFailedError):
             return None
+
+    async def host_policy(self) -> HostPolicy | None:
+        """The policy the desk judges jobs by (None when no worker answers or none was sent)."""
+        state = await self.desk_state()
+        return state.policy if state is not None else None
 
     def job(self, number: int) -> WorkflowHandle[CodingJob, JobReport]:
         return self.client.get_workflow_handle_for(CodingJob.run, job_workflow_id(number))

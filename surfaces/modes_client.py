@@ -32,19 +32,15 @@ class ModesClient:
         by: Principal,
         scope: ScopeKind = ScopeKind.DESK,
         target: str = "",
-        owners: list[str] | None = None,
+        roles: list[str] | None = None,
     ) -> ModeSwitched:
         """Switch `mode` on or off on a scope, as `by`; refused unless `by` is an owner.
 
-        `owners` default to the settings' owners (`CODEDESK_OWNERS`, the Discord owners).
+        Who is an owner is the desk's host policy: `by`'s id among its owners, or one of the
+        Discord `roles` (which the bot read of `by`) among its owner roles.
         """
         request = ModeRequest(
-            mode=mode,
-            value=value,
-            scope=scope.value,
-            target=target,
-            by=by,
-            owners=self.settings.owner_ids if owners is None else owners,
+            mode=mode, value=value, scope=scope.value, target=target, by=by, roles=roles or []
         )
         # The names are checked here too, so a bad one is an error even with no worker.
         kind, problem = mode_problem(request.model_copy(update={"scope": "desk"}), 0, [])

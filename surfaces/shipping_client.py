@@ -18,6 +18,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.approvals import SurfacePlace, approval_id
 from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
 from desk.host_slots import repo_host
+from desk.models import DeskState
 from desk.names import DESK_WORKFLOW_ID, push_workflow_id, pushing_memo, repo_workflow_id
 from desk.repo_names import parse_repo_name
 from desk.repo_state import ReceiptQuery, RepoState
@@ -75,35 +76,39 @@ class ShippingClient:
                 raise desk_error(kind, cause.message) from None
             raise ShipRefusal(f"The report failed: {reason_of(cause or error)}") from None
 
-    async def _host_of(self, repo: str) -> str:
-        """The host the desk records for `repo` (its only host when it has one), else ""."""
+    async def _desk(self) -> DeskState | None:
         handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
         try:
-            desk = await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
+            return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
         except (RPCError, WorkflowQueryFailedError):
-            return ""
-        return repo_host(desk, repo)
+            return None
+
+    async def _host_of(self, repo: str) -> str:
+        """The host the desk records for `repo` (its only host when it has one), else ""."""
+        desk = await self._desk()
+        return repo_host(desk, repo) if desk is not None else ""
 
     async def request_push(
-        self, repo: str, sha: str, place: SurfacePlace | None = None
+        self, repo: str, sha: str, place: SurfacePlace | None = None, *, hold: bool = False
     ) -> tuple[WorkflowHandle[Ship, PushResult], str]:
-        """Start the push of exactly `sha`; returns its handle and the approval id it waits on."""
+        """Start the push of exactly `sha`; returns its handle and the approval id it waits on.
+
+        Whether it waits for an owner is the desk's host policy, which the `Ship` reads itself;
+        the id returned here is read from the same policy, to tell the person. `hold` asks to
+        wait for an owner even where the host exempts the repository.
+        """
         name = str(parse_repo_name(repo))
         sha = full_sha(sha)
         await require_worker(self.client, self.settings.task_queue)
         receipt = await self.receipt(name, sha)
-        owner_repo = name in self.settings.owner_repos
+        desk = await self._desk()
+        exempt = desk is not None and desk.policy is not None and desk.policy.exempt(name)
+        exempt = exempt and not hold
         ident = push_workflow_id(name, sha)
         try:
             handle = await self.client.start_workflow(
                 Ship.run,
-                ShipInput(
-                    receipt=receipt,
-                    owner_repo=owner_repo,
-                    owners=self.settings.owner_ids,
-                    requester=self.settings.owner,
-                    place=place,
-                ),
+                ShipInput(receipt=receipt, hold=hold, requester=self.settings.owner, place=place),
                 id=ident,
                 task_queue=self.settings.task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
@@ -113,7 +118,7 @@ class ShippingClient:
                 f"A push of {sha} to {name} was already requested and has not finished "
                 f"(workflow {ident}): answer its approval (`codedesk approvals`) or wait for it."
             ) from None
-        waits_on = "" if owner_repo else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
+        waits_on = "" if exempt else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
         return handle, waits_on
 
     async def receipt(self, repo: str, sha: str) -> ChangeReport:

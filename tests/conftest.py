@@ -133,6 +133,14 @@ async def configured(client: Client, settings: DeskSettings) -> None:
     await until(attempt, "the desk to take this worker's limits")
 
 
+async def host_policy(desk: DeskClient, **changes: object) -> DeskSettings:
+    """Tell the desk a host policy with `changes`, as a worker started with them would: the
+    desk judges every later job by it (a requester's own settings are never asked)."""
+    config = desk.settings.model_copy(update=changes)
+    await configured(desk.client, config)
+    return config
+
+
 def git(cwd: Path, *args: str) -> str:
     env = dict(os.environ)
     env.update(

@@ -88,7 +88,7 @@ async def test_no_job_is_admitted_while_a_push_of_its_repository_runs(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
     head, marker, gate = await a_commit_to_push(desk, origin, tmp_path)
-    shipping = owner_client(desk, settings, REPO)
+    shipping = await owner_client(desk, settings, REPO)
     await shipping.change_report(REPO)
     handle, _ = await shipping.request_push(REPO, head)
     try:
@@ -111,7 +111,7 @@ async def test_an_entity_without_the_push_memo_is_asked_whether_a_push_runs(
     # An entity an older codedesk started has no memo saying which push runs: the check asks
     # the entity itself. This one starts (as a continued entity would) in the middle of a push.
     head, marker, gate = await a_commit_to_push(desk, origin, tmp_path)
-    receipt = await owner_client(desk, settings, REPO).change_report(REPO)
+    receipt = await (await owner_client(desk, settings, REPO)).change_report(REPO)
     entity = desk.client.get_workflow_handle(repo_workflow_id(REPO))
     await entity.terminate("replaced by an entity without the memo")
     pushing = PushRequest(ship_workflow_id="push-gone", receipt=receipt)

@@ -37,6 +37,7 @@ from tests.surfaces.discord_driver import (
 )
 from tests.waiting import until
 from workers import host
+from workers.desk_entity import configure_desk
 from workflows.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
@@ -194,6 +195,8 @@ async def test_report_push_and_an_approval_pressed_in_discord_ship_the_sha(
     desk: DeskClient, settings: DeskSettings, origin: Path
 ) -> None:
     config = discord_settings(settings)
+    # The desk's worker runs with the bot's environment: its host policy names the same owners.
+    await configure_desk(desk.client, config)
     queue = f"discord-{uuid.uuid4().hex[:8]}"
     await desk.add_repo("acme/api", str(origin))
     job = await desk.start_job(

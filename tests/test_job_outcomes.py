@@ -14,7 +14,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient, JobRow
 from tests.cli_helpers import pid_dead
-from tests.conftest import agent, agent_script, git
+from tests.conftest import agent, agent_script, git, host_policy
 from tests.waiting import awaited, eventually, until
 
 REPO = "acme/api"
@@ -318,9 +318,9 @@ async def test_cancel_kills_the_agent_and_reports_cancelled(
 async def test_the_reported_output_is_capped(
     desk: DeskClient, settings: DeskSettings, clone: Path
 ) -> None:
-    capped = DeskClient(desk.client, settings.model_copy(update={"report_output_chars": 200}))
-    number = await capped.start_job(REPO, "talk a lot", agent_command=agent("say-many:2000"))
-    report = await capped.wait(number)
+    await host_policy(desk, report_output_chars=200)
+    number = await desk.start_job(REPO, "talk a lot", agent_command=agent("say-many:2000"))
+    report = await desk.wait(number)
     printed = "".join(f"line {n}\n" for n in range(1, 2001)) + "scripted agent: done\n"
     assert 0 < len(report.output) <= 200
     assert report.output_cut > 0
@@ -346,13 +346,13 @@ async def test_credentials_in_the_agent_output_are_scrubbed(
 async def test_the_cap_never_keeps_part_of_a_credential(
     desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
 ) -> None:
-    capped = DeskClient(desk.client, settings.model_copy(update={"report_output_chars": 200}))
+    await host_policy(desk, report_output_chars=200)
     # The last 200 characters start ten characters into the token: a tail cut before scrubbing
     # would keep the rest of it, which no rule recognises any more.
     url = f"https://user:{GITHUB_TOKEN}@github.com/x"
     command = agent_script(tmp_path, "say-many:20", f"say:{url}", "say:" + "p" * 140)
-    number = await capped.start_job(REPO, "leak", agent_command=command)
-    report = await capped.wait(number)
+    number = await desk.start_job(REPO, "leak", agent_command=command)
+    report = await desk.wait(number)
     assert report.output_cut > 0
     assert GITHUB_TOKEN[10:] not in report.output
     assert GITHUB_TOKEN[-8:] not in report.output

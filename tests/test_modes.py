@@ -21,7 +21,7 @@ from surfaces.modes_client import ModesClient
 from surfaces.render_text import plain
 from surfaces.report_layout import job_report
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
-from tests.conftest import agent
+from tests.conftest import agent, host_policy
 from tests.job_waits import open_ids, working
 from tests.test_holds import REPO, ask, hold_step
 from tests.waiting import awaited, until
@@ -83,10 +83,8 @@ async def test_yolo_still_cards_push_and_held_tools_unless_allowed(
 ) -> None:
     await desk.add_repo(REPO, str(origin))
     await modes(desk).switch("yolo", "on", by=owner(desk))
-    carded = desk.settings.model_copy(update={"hold_tools": ["WebFetch"]})
-    number = await DeskClient(desk.client, carded).start_job(
-        REPO, "wait", agent_command=agent("sleep:60")
-    )
+    await host_policy(desk, hold_tools=["WebFetch"])
+    number = await desk.start_job(REPO, "wait", agent_command=agent("sleep:60"))
     await working(desk, number)
     await following(desk, number, ["yolo"])
 
@@ -100,10 +98,8 @@ async def test_yolo_still_cards_push_and_held_tools_unless_allowed(
     await desk.cancel(number)
     await desk.wait(number)
 
-    allowed = desk.settings.model_copy(update={"yolo_allow": ["push"]})
-    second = await DeskClient(desk.client, allowed).start_job(
-        REPO, "wait", agent_command=agent("sleep:60")
-    )
+    await host_policy(desk, yolo_allow=["push"])
+    second = await desk.start_job(REPO, "wait", agent_command=agent("sleep:60"))
     await working(desk, second)
     pushed = await ask(desk, second, "Bash", PUSH, wait=30)
     assert pushed.verdict == HoldVerdict.APPROVED and "yolo mode" in pushed.by
@@ -199,10 +195,10 @@ async def test_long_running_works_past_the_budget_and_stops_within_a_check_of_sw
 ) -> None:
     await desk.add_repo(REPO, str(origin))
     check = timedelta(seconds=1)
-    config = desk.settings.model_copy(update={"long_running_check": check})
+    await host_policy(desk, long_running_check=check)
     await modes(desk).switch("long-running", "on", by=owner(desk))
     past = tmp_path / "past-budget"
-    number = await DeskClient(desk.client, config).start_job(
+    number = await desk.start_job(
         REPO,
         "long",
         agent_command=agent("sleep:5", f"pidfile:{past}", "sleep:120"),
@@ -227,14 +223,11 @@ async def test_long_running_works_past_the_budget_and_stops_within_a_check_of_sw
 
 async def test_long_running_never_goes_past_its_ceiling(desk: DeskClient, origin: Path) -> None:
     await desk.add_repo(REPO, str(origin))
-    config = desk.settings.model_copy(
-        update={
-            "long_running_check": timedelta(seconds=1),
-            "long_running_max": timedelta(seconds=5),
-        }
+    await host_policy(
+        desk, long_running_check=timedelta(seconds=1), long_running_max=timedelta(seconds=5)
     )
     await modes(desk).switch("long-running", "on", by=owner(desk))
-    number = await DeskClient(desk.client, config).start_job(
+    number = await desk.start_job(
         REPO, "long", agent_command=agent("sleep:120"), budget=timedelta(seconds=2)
     )
     report = await awaited(desk.wait(number), f"job {number}'s report")

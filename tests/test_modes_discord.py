@@ -22,6 +22,7 @@ from tests.surfaces.discord_driver import (
     start_bot,
 )
 from tests.test_discord_commands import until
+from workers.desk_entity import configure_desk
 
 DESTRUCTIVE = {"tool": "Bash", "input": {"command": "git update-ref -d refs/heads/main"}}
 
@@ -31,6 +32,8 @@ async def test_mode_in_a_jobs_thread_releases_its_hold_and_the_thread_says_so(
 ) -> None:
     steps = agent("hold:" + json.dumps(DESTRUCTIVE), "say:removed")
     config = discord_settings(settings, agent_command=steps)
+    # The desk's worker runs with the bot's environment: its host policy names the same owners.
+    await configure_desk(desk.client, config)
     queue = f"discord-{uuid.uuid4().hex[:8]}"
     await desk.add_repo("acme/api", str(origin))
     fake = FakeDiscord()

@@ -18,6 +18,7 @@ from tests.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.conftest import git
 from tests.test_shipping import TOKEN, commit, refs
 from tests.waiting import awaited, until
+from workers.desk_entity import configure_desk
 
 REPO = "acme/api"
 
@@ -165,15 +166,52 @@ async def _open_push_approval(cli: Cli, head: str) -> str:
 
 
 async def test_owner_repository_push_wait_runs_without_a_hold(
-    cli: Cli, clone: Path, origin: Path
+    cli: Cli, desk: DeskClient, settings: DeskSettings, clone: Path, origin: Path
 ) -> None:
+    # The host exempts the repository: its worker tells the desk so when it starts.
+    await configure_desk(desk.client, settings.model_copy(update={"owner_repos": [REPO]}))
     head = commit(clone, "a.txt", "one\n", "add a")
     assert (await cli("report", REPO)).returncode == 0
-    pushed = await cli("push", REPO, head, "--wait", CODEDESK_OWNER_REPOS=REPO)
+    pushed = await cli("push", REPO, head, "--wait")
     assert pushed.returncode == 0, shown(pushed)
-    assert "is an owner repository: the push runs without a hold" in pushed.stdout
+    assert f"The desk's host policy exempts {REPO}" in pushed.stdout
     assert "approve" not in pushed.stdout
     assert git(origin, "rev-parse", "main") == head
+
+
+async def test_a_requester_naming_its_repository_exempt_still_waits_for_an_owner(
+    cli: Cli, clone: Path, origin: Path
+) -> None:
+    # The attack of issue 24: the requesting command's own environment names the repository
+    # an owner repository and itself an owner. The host's policy (the worker's) says neither.
+    before = refs(origin)
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    asked = await cli(
+        "push", REPO, head, CODEDESK_OWNER_REPOS=REPO, CODEDESK_OWNERS="local:mallory"
+    )
+    assert asked.returncode == 0, shown(asked)
+    ident = approval_in(asked)
+    await approval_open(cli, ident)
+    assert refs(origin) == before
+    answered = await cli("withdraw", ident, "--reason", "test over")
+    assert answered.returncode == 0, shown(answered)
+    assert refs(origin) == before
+
+
+async def test_push_hold_waits_for_an_owner_although_the_host_exempts_the_repository(
+    cli: Cli, desk: DeskClient, settings: DeskSettings, clone: Path, origin: Path
+) -> None:
+    await configure_desk(desk.client, settings.model_copy(update={"owner_repos": [REPO]}))
+    before = refs(origin)
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    asked = await cli("push", REPO, head, "--hold")
+    assert asked.returncode == 0, shown(asked)
+    ident = approval_in(asked)
+    await approval_open(cli, ident)
+    assert (await cli("withdraw", ident, "--reason", "test over")).returncode == 0
+    assert refs(origin) == before
 
 
 async def test_push_refusals_are_one_line(cli: Cli, clone: Path, origin: Path) -> None:

@@ -59,9 +59,13 @@ def refs(bare: Path) -> dict[str, str]:
     return found
 
 
-def owner_client(desk: DeskClient, settings: DeskSettings, *owner_repos: str) -> ShippingClient:
-    """A ShippingClient whose settings name `owner_repos`."""
-    return ShippingClient(desk.client, settings.model_copy(update={"owner_repos": [*owner_repos]}))
+async def owner_client(
+    desk: DeskClient, settings: DeskSettings, *owner_repos: str
+) -> ShippingClient:
+    """A ShippingClient of a desk whose host policy exempts `owner_repos`: the desk is told so
+    as a worker started with CODEDESK_OWNER_REPOS tells it; the client's own settings name none."""
+    await configure_desk(desk.client, settings.model_copy(update={"owner_repos": [*owner_repos]}))
+    return ShippingClient(desk.client, settings)
 
 
 def slow_origin(bare: Path, marker: Path, gate: Path, seconds: float = PATIENCE) -> None:
@@ -311,7 +315,7 @@ async def test_someone_who_may_not_approve_changes_nothing(
 async def test_owner_repository_skips_the_hold(
     desk: DeskClient, settings: DeskSettings, clone: Path, origin: Path
 ) -> None:
-    shipping = owner_client(desk, settings, REPO)
+    shipping = await owner_client(desk, settings, REPO)
     head = commit(clone, "a.txt", "a\n", "a")
     await shipping.change_report(REPO)
     handle, approval = await shipping.request_push(REPO, head)
@@ -330,7 +334,7 @@ async def test_owner_repository_skips_the_hold(
 async def test_only_the_exact_owner_repository_skips_the_hold(
     desk: DeskClient, settings: DeskSettings, clone: Path, origin: Path, listed: list[str]
 ) -> None:
-    shipping = owner_client(desk, settings, *listed)
+    shipping = await owner_client(desk, settings, *listed)
     head = commit(clone, "a.txt", "a\n", "a")
     await shipping.change_report(REPO)
     before = refs(origin)
@@ -380,8 +384,8 @@ async def _push_refused(
 
 
 @pytest.fixture
-def owner_shipping(desk: DeskClient, settings: DeskSettings) -> ShippingClient:
-    return owner_client(desk, settings, REPO)
+async def owner_shipping(desk: DeskClient, settings: DeskSettings) -> ShippingClient:
+    return await owner_client(desk, settings, REPO)
 
 
 async def test_push_refused_when_head_moved_after_the_report(
@@ -634,7 +638,7 @@ async def test_reports_and_pushes_refused_while_an_integration_changes_the_clone
 ) -> None:
     desk = slow_integrations
     clone = settings.shelf_dir / "acme" / "api"
-    shipping = owner_client(desk, settings, REPO)
+    shipping = await owner_client(desk, settings, REPO)
     head = commit(clone, "a.txt", "a\n", "a")
     await shipping.change_report(REPO)
     entity = desk.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(REPO))

@@ -14,10 +14,14 @@ from workflows.desk import Desk
 
 
 def desk_start(settings: DeskSettings) -> WithStartWorkflowOperation[Desk, None]:
-    """Start the desk if it does not run yet; use the running one otherwise."""
+    """Start the desk if it does not run yet; use the running one otherwise.
+
+    A desk started this way takes no policy from the starter: only a worker's `configure`
+    gives it one, and until then it admits no job.
+    """
     return WithStartWorkflowOperation(
         Desk.run,
-        DeskState(limits=settings.desk_limits),
+        DeskState(limits=settings.desk_limits.model_copy(update={"policy": None})),
         id=DESK_WORKFLOW_ID,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         task_queue=settings.task_queue,

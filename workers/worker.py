@@ -65,9 +65,11 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
 
 def activities_for(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
     """Every activity of the desk, bound to this host's settings."""
+    desk = DeskActivities(client)
     return [
         *shelf_activities_for(client, settings),
-        DeskActivities(client).running_jobs,
+        desk.running_jobs,
+        desk.host_policy,
         AdmissionActivities(client, settings).check_admission,
         HostActivities(settings).host_report,
         classify_call_activity,

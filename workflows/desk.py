@@ -18,6 +18,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
     from activities.desk import DeskActivities
+    from desk.errors import PolicyError
     from desk.host_slots import (
         must_wait,
         next_admissible,
@@ -25,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         running_on,
         slots_of,
     )
+    from desk.job_policy import judge_job
     from desk.models import (
         Admission,
         AdmissionCheck,
@@ -38,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
         RepoPlacement,
         RunningJobsInput,
     )
-    from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
+    from desk.names import DESK_STATE_QUERY, PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
     from workflows.policies import ADMISSION_CHECK_RETRY, ADMISSION_CHECK_TIMEOUT
 
 from workflows.admission import AwaitsAdmission, HearsJobEnds
@@ -51,6 +53,8 @@ ADMISSION_CHECK = "admission-check"
 """Patch: a job is checked on the worker's host before it gets a number."""
 CHECK_AS_ACTIVITY = "admission-check-activity"
 """Patch: that check is an activity, no longer a local activity (see `Desk._check`)."""
+HOST_POLICY = "host-policy"
+"""Patch: a job is judged by the desk's host policy, not by what its requester sent."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 
@@ -103,6 +107,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         if workflow.patched(ADMISSION_CHECK):
             await self._check(request.job)
             self._refuse_when_full(request)  # other jobs may have filled it meanwhile
+        if workflow.patched(HOST_POLICY):
+            request = request.model_copy(update={"job": self._judged(request)})
         self.state.last_number += 1
         number = self.state.last_number
         host = self._host_of(request.job.repo)
@@ -137,6 +143,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
     def _refuse_when_full(self, request: AdmitInput) -> None:
         if self.admitted_before(request):
             return  # answered with its first admission, whatever the desk holds now
+        if self.state.policy is not None:  # none yet: refused once accepted (see `_judged`)
+            self._judged(request)
         if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
             hosts = ", ".join(sorted(self.state.hosts))
             raise ApplicationError(
@@ -157,6 +165,24 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 type="QueueFull",
                 category=ApplicationErrorCategory.BENIGN,
             )
+
+    def _judged(self, request: AdmitInput) -> JobInput:
+        """The job under the desk's host policy; refused with none, or for a looser ask."""
+        policy = self.state.policy
+        if policy is None:
+            raise ApplicationError(
+                "The desk has no host policy yet: no worker of this codedesk version has "
+                "started. Start (or restart) `codedesk worker`, then submit again; nothing was "
+                "started.",
+                type="PolicyError",
+                category=ApplicationErrorCategory.BENIGN,
+            )
+        try:
+            return judge_job(request.job, request.ask, policy)
+        except PolicyError as error:
+            raise ApplicationError(
+                str(error), type="PolicyError", category=ApplicationErrorCategory.BENIGN
+            ) from None
 
     async def _check(self, job: JobInput) -> None:
         """Ask a worker to check the job (its shelf, its agent's program, a running push).
@@ -198,8 +224,11 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
 
     @workflow.update
     def configure(self, limits: DeskLimits) -> DeskState:
-        """New limits from a starting worker; lowering max_workers never stops a running job."""
-        self.state.limits = limits
+        """New limits and host policy from a starting worker (the newest policy wins);
+        lowering max_workers never stops a running job."""
+        if limits.policy is not None:
+            self.state.policy = limits.policy.model_copy(update={"set_at": workflow.now()})
+        self.state.limits = limits.model_copy(update={"policy": None})
         if limits.host:
             self.state.hosts[limits.host] = HostRecord(
                 name=limits.host,
@@ -242,7 +271,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 type="HostError",
             )
 
-    @workflow.query
+    @workflow.query(name=DESK_STATE_QUERY)
     def current(self) -> DeskState:
         return self.state
 

@@ -48,3 +48,13 @@ ADMISSION_CHECK_TIMEOUT = timedelta(seconds=30)
 
 ADMISSION_CHECK_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
 """A job waits for its number while this runs: after three failed checks it is refused."""
+
+POLICY_READ_TIMEOUT = timedelta(seconds=30)
+"""Reading the desk's host policy is one query of the `Desk` through a worker."""
+
+POLICY_READ_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_attempts=5,
+    non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+)
+"""A push whose policy cannot be read in about fifteen seconds is refused: it fails closed."""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ChildWorkflowError, WorkflowAlreadyStartedError
+from temporalio.exceptions import ActivityError, ChildWorkflowError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.desk import DeskActivities
     from desk.approvals import ApprovalRequest, OutcomeKind, approval_id
+    from desk.host_policy import HostPolicy
+    from desk.models import HostPolicyQuery
     from desk.shipping import (
         PUSH_PARAMETERS,
         PUSH_TOOL,
@@ -19,10 +22,14 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows.approval import Approval
+from workflows.policies import POLICY_READ_RETRY, POLICY_READ_TIMEOUT
 from workflows.push_reply import AwaitsPush
 from workflows.reasons import reason_of
 from workflows.repo import RepoEntity
 from workflows.repo_calls import repo_entity
+
+HOST_POLICY = "ship-host-policy"
+"""Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
 
 
 @workflow.defn(name="Ship")
@@ -37,7 +44,16 @@ class Ship(AwaitsPush):
     async def run(self, request: ShipInput) -> PushResult:
         receipt = request.receipt
         approved_by, ident = "", ""
-        if not request.owner_repo:
+        exempt, owners = request.owner_repo, request.owners
+        if workflow.patched(HOST_POLICY):
+            try:
+                policy = await self._host_policy()
+            except ActivityError as error:
+                reason = f"The desk's host policy could not be read ({reason_of(error)})"
+                return self._unpushed(PushStatus.REFUSED, f"{reason}; nothing was pushed.", "")
+            exempt = policy.exempt(receipt.repo) and not request.hold
+            owners = policy.owners
+        if not exempt:
             call = push_call(receipt)
             ident = approval_id(f"push-{receipt.repo}", PUSH_TOOL, call)
             ask = ApprovalRequest(
@@ -47,7 +63,7 @@ class Ship(AwaitsPush):
                 title=f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}",
                 action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
                 scope=f"push-{receipt.repo}",
-                owners=request.owners,
+                owners=owners,
                 origin="discord" if request.place else "cli",
                 place=request.place,
                 classes=["push"],
@@ -83,6 +99,15 @@ class Ship(AwaitsPush):
         assert self.push_result is not None
         return self.push_result.model_copy(
             update={"approval_id": ident, "approved_by": approved_by}
+        )
+
+    async def _host_policy(self) -> HostPolicy:
+        """Who may approve and which repositories are exempt: the desk's, never the asker's."""
+        return await workflow.execute_activity_method(
+            DeskActivities.host_policy,
+            HostPolicyQuery(purpose=f"push {self.request.receipt.repo}"),
+            start_to_close_timeout=POLICY_READ_TIMEOUT,
+            retry_policy=POLICY_READ_RETRY,
         )
 
     def _unpushed(self, status: PushStatus, reason: str, ident: str) -> PushResult:

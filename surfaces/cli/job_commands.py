@@ -6,7 +6,7 @@ import getpass
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -43,24 +43,35 @@ def task(
         None, "--agent", help=f"A preset agent: {', '.join(sorted(PRESETS))}."
     ),
     timeout: str = typer.Option(
-        None, "--timeout", help="Work-time budget, e.g. 10m or 1h (default: the setting)."
+        None,
+        "--timeout",
+        help="Work-time budget, e.g. 10m or 1h, up to the host's bound (default: the host's).",
     ),
+    hold: Annotated[
+        list[str] | None,
+        typer.Option("--hold", metavar="CLASS", help="Also hold this class of call (repeatable)."),
+    ] = None,
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
     text = _task_text(text, task_file)
-    from desk.durations import parse_duration
+    from desk.host_policy import asked_budget
     from desk.models import JobOutcome
     from desk.names import job_workflow_id
     from workers.host_queues import host_polled
 
     async def body(desk: DeskClient) -> int:
-        budget = parse_duration(timeout) if timeout is not None else None
+        budget = asked_budget(timeout) if timeout is not None else None
         if agent_preset is not None and agent_command is not None:
             raise AgentCommandError("Give --agent or --agent-command, not both.")
         command = preset_command(agent_preset) if agent_preset is not None else agent_command
         admission = await desk.submit_job(
-            repo, text, agent_command=command, budget=budget, requester=_requester()
+            repo,
+            text,
+            agent_command=command,
+            budget=budget,
+            requester=_requester(),
+            hold_classes=hold or (),
         )
         number = admission.number
         host = admission.host

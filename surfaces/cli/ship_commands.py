@@ -37,6 +37,9 @@ def push(
     sha: str = typer.Argument(..., metavar="SHA", help="The full SHA `codedesk report` named."),
     wait: bool = typer.Option(False, "--wait", help="Wait for the approval and the push."),
     as_json: bool = typer.Option(False, "--json", help="With --wait: print the result as JSON."),
+    hold: bool = typer.Option(
+        False, "--hold", help="Wait for an owner's approval even if the host exempts the repo."
+    ),
 ) -> None:
     """Ask to push exactly SHA to the default branch; an owner approves it first."""
     refuse_inside_a_job("push")
@@ -50,7 +53,7 @@ def push(
 
     async def body() -> int:
         client = ShippingClient(await connect(config), config)
-        handle, approval = await client.request_push(repo, sha)
+        handle, approval = await client.request_push(repo, sha, hold=hold)
         if approval:
             out.print(
                 f"The push of {sha} waits for an owner's approval: {approval}\n"
@@ -58,7 +61,10 @@ def push(
                 markup=False,
             )
         else:
-            out.print(f"{repo} is an owner repository: the push runs without a hold.")
+            out.print(
+                f"The desk's host policy exempts {repo} (CODEDESK_OWNER_REPOS on its worker): "
+                "the push runs without an owner's approval."
+            )
         if not wait:
             out.print(f"Push workflow: {handle.id}", markup=False)
             return 0

@@ -40,15 +40,10 @@ async def mode_command(
             text = f"Say on or off to switch {mode.value}.\n{text}"
     else:
         who = principal(interaction.user)
-        # The tree let only owners (by id or by role) this far: the desk records this one.
-        owners = [*services.settings.owner_ids, who.id]
+        # The desk decides by its host policy: the owners' ids, or an owner role of theirs.
+        roles = [str(role.id) for role in getattr(interaction.user, "roles", ())]
         switched = await services.modes.switch(
-            mode.value,
-            value.value,
-            by=who,
-            scope=ScopeKind.CHANNEL,
-            target=channel,
-            owners=owners,
+            mode.value, value.value, by=who, scope=ScopeKind.CHANNEL, target=channel, roles=roles
         )
         jobs = ", ".join(f"**{number}**" for number in switched.jobs)
         told = f" Jobs told now: {jobs}." if jobs else ""
