@@ -23,7 +23,7 @@ from activities.agent_git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent_launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent_log import AGENT_LOG
 from activities.agent_stream import OutputTranslator, final_output, translator_for
-from activities.egress import egress_policy, serve_egress
+from activities.egress import Traffic, egress_policy, serve_egress
 from activities.failures import desk_failures
 from activities.hold_channel import ChannelRules, HoldChannel, serve_holds
 from activities.hook_settings import write_claude_hook_settings
@@ -118,7 +118,7 @@ class AgentActivities:
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
-                        self._egress_proxy(egress, log),
+                        self._egress_proxy(egress, log, channel.traffic),
                     ):
                         launch = plan_launch(
                             self.settings,
@@ -152,12 +152,10 @@ class AgentActivities:
         )
 
     def _rules(self, request: RunAgentInput) -> ChannelRules:
-        # The job's hold classes and tools are the desk's host policy (desk/host_policy.py):
-        # empty classes mean all of them, so no fallback to this worker's own may narrow them.
         return ChannelRules(
             worktree=request.worktree,
-            hold_classes=tuple(request.hold_classes),
-            hold_tools=tuple(request.hold_tools),
+            hold_classes=tuple(request.hold_classes or self.settings.hold_classes),
+            hold_tools=tuple(request.hold_tools or self.settings.hold_tools),
             wait=self.settings.hold_wait,
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
@@ -194,7 +192,7 @@ class AgentActivities:
             raise
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
-        channel.watch(process.pid)
+        channel.watch(process.pid, launch.argv[launch.command_at :])
         if gate:
             gate.started()
             try:
@@ -241,7 +239,7 @@ class AgentActivities:
         return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
 
     def _egress_proxy(
-        self, socket: Path | None, log: TextIO
+        self, socket: Path | None, log: TextIO, traffic: Traffic
     ) -> contextlib.AbstractAsyncContextManager[None]:
         """Serve the agent's way out on `socket` while it runs (none: it has no network)."""
         if socket is None:
@@ -252,7 +250,7 @@ class AgentActivities:
             log.flush()
 
         frontend = self.client.service_client.config.target_host
-        return serve_egress(socket, egress_policy(self.settings, frontend), refused)
+        return serve_egress(socket, egress_policy(self.settings, frontend), refused, traffic)
 
 
 def _take_back(git: AgentGit) -> str:
@@ -343,6 +341,7 @@ async def _supervise(
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         pending = ""
         while chunk := await process.stdout.read(READ_CHUNK):
+            channel.heard(len(chunk))  # output is a sign of work beside a waiting hold
             pending += decoder.decode(chunk)
             *complete, pending = pending.split("\n")
             for line in complete:

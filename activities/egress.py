@@ -35,6 +35,14 @@ log = logging.getLogger(__name__)
 Refused = Callable[[str], None]
 
 
+class Traffic:
+    """The bytes one job's proxy has carried, both ways: the hold channel reads it to tell an
+    agent that talks to its model (no CPU to speak of) from one blocked on its hold."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+
 class _Refusal(Exception):
     def __init__(self, status: str, reason: str) -> None:
         super().__init__(reason)
@@ -54,9 +62,14 @@ def egress_policy(settings: DeskSettings, frontend: str) -> EgressPolicy:
 
 @contextlib.asynccontextmanager
 async def serve_egress(
-    socket_path: Path, policy: EgressPolicy, on_refused: Refused | None = None
+    socket_path: Path,
+    policy: EgressPolicy,
+    on_refused: Refused | None = None,
+    traffic: Traffic | None = None,
 ) -> AsyncIterator[None]:
     """Serve the proxy on `socket_path` while the block runs; every connection ends with it.
+
+    Every byte read from either side, a refused request's included, is added to `traffic`.
 
     Plain non-blocking sockets, each owned by this block from `accept` on, so its end closes
     every one of them whatever state its connection is in.
@@ -66,9 +79,10 @@ async def serve_egress(
     loop = asyncio.get_running_loop()
     owned: set[socket.socket] = set()
     serving: set[asyncio.Task[None]] = set()
+    counted = traffic or Traffic()
 
     async def serve(conn: socket.socket) -> None:
-        await _serve_one(loop, conn, owned, policy, on_refused)
+        await _serve_one(loop, conn, owned, policy, on_refused, counted)
 
     def accept() -> None:
         # Called by the loop when the listener is readable: every accepted socket is owned
@@ -111,10 +125,11 @@ async def _serve_one(
     owned: set[socket.socket],
     policy: EgressPolicy,
     on_refused: Refused | None,
+    traffic: Traffic,
 ) -> None:
     request = "(no request)"
     try:
-        head, early = await _read_head(loop, conn)
+        head, early = await _read_head(loop, conn, traffic)
         request = head.split("\r\n", 1)[0]
         method, host, port, forwarded = _parse(head)
         upstream = await _open(loop, owned, policy, host, port)
@@ -137,7 +152,7 @@ async def _serve_one(
             await loop.sock_sendall(upstream, forwarded)
         if early:
             await loop.sock_sendall(upstream, early)
-        await _relay(loop, conn, upstream)
+        await _relay(loop, conn, upstream, traffic)
     except OSError:
         pass
     finally:
@@ -150,7 +165,9 @@ def _close(sock: socket.socket, owned: set[socket.socket]) -> None:
     sock.close()
 
 
-async def _read_head(loop: asyncio.AbstractEventLoop, conn: socket.socket) -> tuple[str, bytes]:
+async def _read_head(
+    loop: asyncio.AbstractEventLoop, conn: socket.socket, traffic: Traffic
+) -> tuple[str, bytes]:
     """The request head, and whatever the client sent after it already."""
     data = b""
     try:
@@ -159,6 +176,7 @@ async def _read_head(loop: asyncio.AbstractEventLoop, conn: socket.socket) -> tu
                 chunk = await loop.sock_recv(conn, READ_CHUNK)
                 if not chunk:
                     break
+                traffic.bytes += len(chunk)
                 data += chunk
     except (TimeoutError, OSError):
         pass
@@ -243,11 +261,13 @@ async def _addresses(host: str, port: int) -> list[IPAddress]:
     return list(dict.fromkeys(ipaddress.ip_address(item[4][0]) for item in found))
 
 
-async def _relay(loop: asyncio.AbstractEventLoop, one: socket.socket, other: socket.socket) -> None:
+async def _relay(
+    loop: asyncio.AbstractEventLoop, one: socket.socket, other: socket.socket, traffic: Traffic
+) -> None:
     """Copy both ways; a side that ends cleanly half-closes the other, an error ends both."""
     tasks = {
-        asyncio.create_task(_pipe(loop, one, other)),
-        asyncio.create_task(_pipe(loop, other, one)),
+        asyncio.create_task(_pipe(loop, one, other, traffic)),
+        asyncio.create_task(_pipe(loop, other, one, traffic)),
     }
     try:
         while tasks:
@@ -261,9 +281,10 @@ async def _relay(loop: asyncio.AbstractEventLoop, one: socket.socket, other: soc
 
 
 async def _pipe(
-    loop: asyncio.AbstractEventLoop, source: socket.socket, target: socket.socket
+    loop: asyncio.AbstractEventLoop, source: socket.socket, target: socket.socket, traffic: Traffic
 ) -> None:
     """Copy until the source ends, then end the target's sending side."""
     while data := await loop.sock_recv(source, READ_CHUNK):
+        traffic.bytes += len(data)
         await loop.sock_sendall(target, data)
     target.shutdown(socket.SHUT_WR)

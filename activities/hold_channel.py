@@ -5,8 +5,8 @@ a Temporal address. The channel answers hold requests of that one job and nothin
 reads each held call again on its full input (the shell rule), then asks the job by the
 `hold` Update with a bounded summary (a digest, sizes, a capped preview), so no call carries
 megabytes into the job's history. It counts the calls the hook tallies, and while a hold
-waits it watches the agent's process tree: time the agent kept working beside a waiting
-hold is signalled to the job, so that time counts against the work budget.
+waits it samples the agent (activities/work_clock.py): time the agent kept working beside a
+waiting hold is signalled to the job, so that time counts against the work budget.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
@@ -28,8 +28,9 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.cpu import tree_cpu_seconds
 from activities.early_approval import ApprovalWatches, approval_of
+from activities.egress import Traffic
+from activities.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from desk.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.hold_protocol import (
     ANSWER_SLACK_SECONDS,
@@ -44,10 +45,6 @@ from desk.names import job_workflow_id
 from workflows.holds import HoldsCalls
 
 MAX_TALLY_BYTES = 4096
-SAMPLE_SECONDS = 1.0
-"""How often the channel samples the agent's CPU time while a hold waits."""
-BUSY_SHARE = 0.1
-"""An agent that used more than this share of a CPU over a sample was working, not blocked."""
 REPORT_EVERY_SECONDS = 5.0
 """At most one `agent_worked` signal per this many seconds."""
 ACTION_CHARS = 2000
@@ -76,18 +73,28 @@ class HoldChannel:
         self.rules = rules
         self.calls = 0
         self.waiting = 0
-        self.agent: int | None = None
+        self.clock = BesideHolds()
         self.busy_seconds = 0.0
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
         self.watches = ApprovalWatches(client, number)
 
-    def watch(self, pid: int) -> None:
-        """Watch the CPU time of this process and its descendants (the agent) while holds wait."""
-        self.agent = pid
+    def watch(self, pid: int, command: Sequence[str] = ()) -> None:
+        """Watch this process and its descendants (the agent) while holds wait; `command` is
+        what runs inside the sandbox (see `BesideHolds.watch`)."""
+        self.clock.watch(pid, command)
+
+    @property
+    def traffic(self) -> Traffic:
+        """Where the job's egress proxy counts the bytes it carries."""
+        return self.clock.traffic
+
+    def heard(self, size: int) -> None:
+        """The agent wrote `size` bytes of output."""
+        self.clock.output_bytes += size
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            answer = await self._answer(reader)
+            answer = await self._answer(reader, peer_pid(writer.get_extra_info("socket")))
             if answer is not None:
                 writer.write(json.dumps(answer).encode() + b"\n")
                 await writer.drain()
@@ -98,7 +105,7 @@ class HoldChannel:
             with suppress(ConnectionError, OSError):
                 await writer.wait_closed()
 
-    async def _answer(self, reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    async def _answer(self, reader: asyncio.StreamReader, hook: int) -> dict[str, Any] | None:
         try:
             line = await reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as short:
@@ -127,7 +134,8 @@ class HoldChannel:
         )
         self.waiting += 1
         try:
-            answer = await self._ask_job(request)
+            with self.clock.hook_waiting(hook):
+                answer = await self._ask_job(request)
         finally:
             self.waiting -= 1
         return answer.model_dump(mode="json")
@@ -208,19 +216,16 @@ class HoldChannel:
         return HoldAnswer(verdict=HoldVerdict.DECLINED, reason=f"{reason}; the call may not run.")
 
     async def watch_work(self) -> None:
-        """While a hold waits, count the time the agent's group kept using the CPU."""
-        last: float | None = None
-        reported = asyncio.get_running_loop().time()
+        """While a hold waits, count the time the agent showed signs of work (see work_clock)."""
+        loop = asyncio.get_running_loop()
+        reported = loop.time()
         while True:
             await asyncio.sleep(SAMPLE_SECONDS)
-            if self.agent is None or not self.waiting:
-                last = None
+            now = loop.time()
+            if not self.waiting:
+                self.clock.pause()
             else:
-                used = await asyncio.to_thread(tree_cpu_seconds, self.agent)
-                if last is not None and used - last > BUSY_SHARE * SAMPLE_SECONDS:
-                    self.busy_seconds += SAMPLE_SECONDS
-                last = used
-            now = asyncio.get_running_loop().time()
+                self.busy_seconds += await self.clock.sample(now)
             if self.busy_seconds and now - reported >= REPORT_EVERY_SECONDS:
                 reported = now
                 await self.report_work()

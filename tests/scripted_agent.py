@@ -34,6 +34,8 @@ Steps:
     hooks:N:JSON               ask the hook about the same call N times; print how many ran
     busy:SECONDS               use the CPU for SECONDS of CPU time (busy work)
     wait-file:PATH             wait until PATH exists (at most two minutes), then go on
+    fetch:URL                  GET URL (through the proxy the environment names) and read
+                               the body to its end without printing it; then print its size
 
 An unknown or malformed step prints an error to stderr and exits 2. After the last step the
 agent prints "scripted agent: done" and exits 0.
@@ -240,6 +242,15 @@ def wait_for_file(arg: str, step: str) -> None:
     fail(f"{arg} never appeared", code=1)
 
 
+def fetch(url: str) -> None:
+    import urllib.request
+
+    # Quiet while it reads: a test of the work clock tells this traffic from output.
+    with urllib.request.urlopen(url, timeout=600) as response:
+        size = len(response.read())
+    say(f"scripted agent: fetched {size} bytes")
+
+
 def run_step(step: str) -> bool:
     """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
@@ -258,6 +269,8 @@ def run_step(step: str) -> bool:
         busy(number(arg, step))
     elif name == "wait-file":
         wait_for_file(arg, step)
+    elif name == "fetch":
+        fetch(arg)
     elif name == "write":
         write_text(arg, step, "w")
     elif name == "append":

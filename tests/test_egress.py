@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.egress import egress_policy, serve_egress
+from activities.egress import Traffic, egress_policy, serve_egress
 from desk.egress_rules import EgressPolicy, parse_patterns
 from desk.errors import SettingsError
 from desk.settings import DeskSettings, load_settings
@@ -86,6 +86,26 @@ async def test_connect_to_an_allowed_local_server_tunnels(
     assert answer.startswith(b"HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.0 200"), answer
     assert answer.endswith(BODY)
     assert served.paths == ["/tunnelled"]
+
+
+async def test_the_proxy_counts_every_byte_it_carries_or_refuses(
+    settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
+) -> None:
+    """The hold channel's work clock reads this count: a model call is traffic here."""
+    traffic = Traffic()
+    rules = policy(settings, frontend, [f"127.0.0.1:{served.port}"])
+    connect = f"CONNECT 127.0.0.1:{served.port} HTTP/1.1\r\n\r\n"
+    request = b"GET /counted HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+    forbidden = f"CONNECT 127.0.0.1:{frontend.port} HTTP/1.1\r\n\r\n"
+    async with serve_egress(socket_path, rules, traffic=traffic):
+        answer = await ask(socket_path, connect, then=request)
+        carried = traffic.bytes
+        refused = await ask(socket_path, forbidden)
+    served_back = answer.split(b"\r\n\r\n", 1)[1]  # the proxy's own 200 is not carried
+    assert served_back.endswith(BODY), answer
+    assert carried == len(connect) + len(request) + len(served_back)
+    assert refused.startswith(b"HTTP/1.1 403"), refused
+    assert traffic.bytes == carried + len(forbidden)
 
 
 async def test_the_temporal_frontend_is_refused_even_when_allowed_by_name(
