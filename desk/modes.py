@@ -14,6 +14,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.approvals import Principal
+from desk.host_policy import HostPolicy
 from desk.payload import Payload, ScrubbedText
 from desk.policy_calls import ALWAYS
 
@@ -176,6 +177,8 @@ class ModesView(Payload):
     """Each running or queued job's modes in force (its own, its channel's or the desk's)."""
     switches: list[ModeSwitch] = Field(default_factory=list)
     refusals: list[ModeRefusal] = Field(default_factory=list)
+    policy: HostPolicy | None = None
+    """The desk's host policy: who may switch, what yolo still cards, long-running's ceiling."""
 
 
 def yolo_allows(classes: Iterable[str], carded: Iterable[str], allowed: Iterable[str]) -> bool:

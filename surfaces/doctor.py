@@ -13,16 +13,21 @@ from datetime import timedelta
 from importlib.metadata import packages_distributions
 
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowQueryFailedError
+from temporalio.service import RPCError
 
 from activities.host_check import OWN_PACKAGES, import_problem, import_roots, program_of
+from desk.dates import shown_date
 from desk.errors import DeskError
 from desk.models import HostReport, HostReportInput
-from desk.names import HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
+from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings
+from surfaces.policy_text import policy_differences, policy_lines
 from surfaces.worker_check import live_pollers, no_worker
 from workers.client import connect, resolve_address
+from workflows.desk import Desk
 from workflows.host_check import HostCheck
+from workflows.reasons import reason_of
 
 HOST_CHECK_WAIT = timedelta(seconds=30)
 DISTRIBUTION = "codedesk"
@@ -55,6 +60,7 @@ async def run_checks(settings: DeskSettings) -> list[Check]:
         return checks + _skipped("no worker")
     polling = f"{len(pollers)} polling task queue {settings.task_queue!r}: {', '.join(pollers)}"
     checks.append(Check("worker", "ok", polling))
+    checks.append(await _host_policy(client, settings))
     report = await client.execute_workflow(
         HostCheck.run,
         HostReportInput(agent_command=settings.agent_command),
@@ -154,8 +160,37 @@ async def _search_attributes(client: Client) -> Check:
     return Check("search attributes", "ok", ", ".join(key.name for key in SEARCH_ATTRIBUTES))
 
 
+async def _host_policy(client: Client, settings: DeskSettings) -> Check:
+    """The policy the desk judges every job and push by, and where this process says otherwise."""
+    handle = client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
+    try:
+        state = await handle.query(Desk.current, rpc_timeout=HOST_CHECK_WAIT)
+    except (RPCError, WorkflowQueryFailedError) as error:
+        return Check("host policy", "fail", f"the desk did not answer: {reason_of(error)}")
+    policy = state.policy
+    if policy is None:
+        return Check(
+            "host policy",
+            "fail",
+            "the desk has none, so it admits no job: restart `codedesk worker` (this version)",
+        )
+    source = f"from host {policy.source}" + (
+        f", since {shown_date(policy.set_at, settings.time_zone)}" if policy.set_at else ""
+    )
+    lines = "; ".join(policy_lines(policy))
+    differences = policy_differences(settings.host_policy, policy)
+    if differences:
+        return Check(
+            "host policy",
+            "warn",
+            f"{source}: {lines}. This process's settings differ and have no effect on jobs or "
+            f"pushes from here: {'; '.join(differences)}",
+        )
+    return Check("host policy", "ok", f"{source}: {lines}")
+
+
 def _skipped(why: str) -> list[Check]:
     return [
         Check(name, "skip", f"not checked: {why}")
-        for name in ("git", "agent", "sandbox", "imports (worker)")
+        for name in ("host policy", "git", "agent", "sandbox", "imports (worker)")
     ]

@@ -78,4 +78,5 @@ class ModesClient:
             jobs={number: board.modes_for(number) for number in live},
             switches=board.switches,
             refusals=board.refusals,
+            policy=state.policy,
         )

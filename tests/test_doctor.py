@@ -93,3 +93,22 @@ def test_doctor_shows_each_presets_version_and_warns_when_it_is_older_than_prove
     assert "older than 0.86.2" in checks["preset aider"].detail
     assert checks["preset codex"].status == "warn"
     assert "not installed" in checks["preset codex"].detail
+
+
+async def test_doctor_shows_the_hosts_policy_and_where_this_process_says_otherwise(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+) -> None:
+    env = settings_env(settings, CODEDESK_AGENT_COMMAND=settings.agent_command)
+    same = by_name((await run_cli(env, "doctor", "--json", cwd=tmp_path)).stdout)
+    policy = same["host policy"]
+    assert policy["status"] == "ok", policy
+    assert f"from host {settings.host}" in policy["detail"]
+    assert "owner_repos: none (CODEDESK_OWNER_REPOS)" in policy["detail"]
+    assert "hold_classes: all (CODEDESK_HOLD_CLASSES)" in policy["detail"]
+
+    env["CODEDESK_OWNER_REPOS"] = "acme/widget"
+    differs = by_name((await run_cli(env, "doctor", "--json", cwd=tmp_path)).stdout)
+    policy = differs["host policy"]
+    assert policy["status"] == "warn", policy
+    assert "CODEDESK_OWNER_REPOS here is acme/widget, the desk's is none" in policy["detail"]
+    assert "have no effect" in policy["detail"]

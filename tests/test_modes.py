@@ -233,7 +233,25 @@ async def test_long_running_never_goes_past_its_ceiling(desk: DeskClient, origin
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     assert report.extended_by >= timedelta(seconds=3)
-    assert "up to its ceiling of 0:00:05" in report.reason
+    assert "extended the budget by 3.0s, up to its ceiling of 5.0s." in report.reason
+
+
+async def test_a_job_past_its_budget_with_long_running_off_claims_no_extension(
+    desk: DeskClient, origin: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(
+        REPO, "long", agent_command=agent("sleep:120"), budget=timedelta(seconds=1)
+    )
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    assert report.outcome == JobOutcome.TIMED_OUT, report.reason
+    # The clock overran the budget by its timer's lateness; long-running mode was never on.
+    assert report.extended_by == timedelta(0)
+    assert report.reason.startswith(
+        "The agent ran past the work-time budget of 1.0s and was stopped."
+    ), report.reason
+    assert "extended" not in report.reason
+    assert not any("long-running" in row for row in plain(job_report(report)))
 
 
 async def test_mode_cli_shows_switches_and_refuses_bad_input(
@@ -246,6 +264,8 @@ async def test_mode_cli_shows_switches_and_refuses_bad_input(
     listed = await run_cli(env, "mode", cwd=tmp_path)
     assert listed.returncode == 0, shown(listed)
     assert "desk: yolo on (desk, by" in listed.stdout
+    assert f"host policy (host {settings.host}): only its owners switch modes" in listed.stdout
+    assert "yolo still cards push unless allowed (none)" in listed.stdout
     as_json = await run_cli(env, "mode", "--json", cwd=tmp_path)
     assert '"yolo"' in as_json.stdout, shown(as_json)
 
@@ -285,7 +305,7 @@ def test_the_report_lists_yolo_approvals_and_the_extension_in_every_target() -> 
     assert "  Approved by yolo mode (5):" in lines
     assert f"    Bash approved: rm 0 ({note})" in lines
     assert "    … and 3 more" in lines
-    assert "  long-running: the budget was extended by 0:05:00 (long-running mode)" in lines
+    assert "  long-running: the budget was extended by 5m00s (long-running mode)" in lines
     markdown = report_text(report)
     assert "**Approved by yolo mode (5)**:" in markdown
     assert report.model_dump(mode="json")["yolo_approved"][0]["note"] == note

@@ -101,6 +101,10 @@ def _print_view(view: ModesView) -> None:
     for number, modes in sorted(view.jobs.items()):
         said = [s.said() if (s := modes.of(mode)) else f"{mode.value} off" for mode in Mode]
         out.print(f"job {number}: {'; '.join(said)}", markup=False)
+    if view.policy is not None:
+        from surfaces.policy_text import mode_policy_line
+
+        out.print(mode_policy_line(view.policy), markup=False)
     for refusal in view.refusals[-3:]:
         at = refusal.at.strftime("%Y-%m-%d %H:%M:%S") if refusal.at else "?"
         out.print(f"refused at {at}: {refusal.reason}", markup=False)
