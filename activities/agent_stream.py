@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Protocol
 
 from desk.agents import Preset, preset_for
+from desk.durations import format_duration
 from desk.scrub import scrub
 
 LINE_CHARS = 400
@@ -143,13 +145,13 @@ class ClaudeStream:
     def _result(self, event: Mapping[str, Any]) -> list[str]:
         answer = event.get("result")
         self.final_answer = answer if isinstance(answer, str) else None
-        seconds = _number(event.get("duration_ms")) / 1000
+        took = format_duration(timedelta(milliseconds=_number(event.get("duration_ms"))))
         turns = int(_number(event.get("num_turns")))
         if event.get("is_error") or event.get("subtype") != "success":
             why = self.final_answer or str(event.get("subtype") or "an error")
             self.failure = f"Claude Code could not finish: {_cut(why)}"
-            return [f"claude: stopped after {turns} turns, {seconds:.1f} s: {_cut(why)}"]
-        return [f"claude: finished after {turns} turns, {seconds:.1f} s"]
+            return [f"claude: stopped after {turns} turns, {took}: {_cut(why)}"]
+        return [f"claude: finished after {turns} turns, {took}"]
 
 
 def translator_for(argv: Sequence[str]) -> OutputTranslator:

@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from desk.agents import claude_hook_settings
+from desk.durations import format_duration
 from desk.errors import AgentCommandError
 from desk.hold_protocol import HOOK_MARGIN_SECONDS
 
@@ -46,9 +47,10 @@ def write_claude_hook_settings(
         hook_timeout = hold_wait + margin
     if hold_wait + margin > hook_timeout:
         raise AgentCommandError(
-            f"The hold wait ({hold_wait}, CODEDESK_HOLD_WAIT) does not fit in the agent's hook "
-            f"timeout ({hook_timeout}, CODEDESK_HOOK_TIMEOUT) with {HOOK_MARGIN_SECONDS}s to "
-            "spare; a timed-out hook lets the call run. Shorten the wait or lengthen the timeout."
+            f"The hold wait ({format_duration(hold_wait)}, CODEDESK_HOLD_WAIT) does not fit in "
+            f"the agent's hook timeout ({format_duration(hook_timeout)}, CODEDESK_HOOK_TIMEOUT) "
+            f"with {HOOK_MARGIN_SECONDS}s to spare; a timed-out hook lets the call run. Shorten "
+            "the wait or lengthen the timeout."
         )
     settings = claude_hook_settings(hook_command(python))
     for entry in settings["hooks"]["PreToolUse"]:

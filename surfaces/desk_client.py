@@ -27,6 +27,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.approvals import SurfacePlace
+from desk.durations import format_duration
 from desk.errors import (
     AgentCommandError,
     DeskError,
@@ -317,7 +318,8 @@ class DeskClient:
                 _seen(start)
             if time.monotonic() + pause > deadline:
                 raise DeskSilentError(
-                    f"The desk gave no answer to this submission in {patience:.0f} s (asked "
+                    f"The desk gave no answer to this submission in "
+                    f"{format_duration(self.settings.admit_wait)} (asked "
                     f"{tries} times, as request {request.request_id}): its worker may be "
                     "overloaded or stuck. The job may still be admitted: check `codedesk jobs` "
                     "before you submit it again, and `codedesk worker` on the desk's host."

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from desk.approvals import HeldCall, HoldVerdict
+from desk.durations import format_duration
 from desk.models import JobOutcome, JobReport
 from desk.shipping import ChangeReport, PushResult, PushStatus
 from surfaces.layout import (
@@ -80,7 +81,9 @@ def job_report(report: JobReport) -> list[Block]:
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
     if report.extended_by:
-        extended = f"the budget was extended by {report.extended_by} (long-running mode)"
+        extended = (
+            f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"
+        )
         blocks.append(field("long-running", ours(extended)))
     if report.git_state:
         blocks += [field("git state"), code(report.git_state.rstrip())]

@@ -48,7 +48,7 @@ def test_a_recorded_claude_stream_reads_as_lines_and_keeps_the_final_answer() ->
         "  … 2 more lines",
         "I wrote notes.txt.",
         "The listing failed.",
-        "claude: finished after 4 turns, 3.0 s",
+        "claude: finished after 4 turns, 2.9s",
     ]
     assert stream.final_answer == "I wrote notes.txt.\nThe listing failed."
     assert stream.failure is None
@@ -65,7 +65,7 @@ def test_an_event_cut_into_pieces_is_read_whole_and_a_huge_one_is_skipped_saying
     huge = ["y" * (1 << 20)] * ((MAX_EVENT_BYTES >> 20) + 1) + ["}\n"]
     assert readable(ClaudeStream(), huge) == ["claude: an event longer than 16 MiB was skipped"]
     assert readable(ClaudeStream(), ['{"type": "result", "result": "cut at the end"}']) == [
-        "claude: stopped after 0 turns, 0.0 s: cut at the end"
+        "claude: stopped after 0 turns, 0s: cut at the end"
     ]
 
 
@@ -91,7 +91,7 @@ def test_an_error_result_is_a_failure_with_its_reason_and_retries_are_said() -> 
     lines = readable(stream, [json.dumps(retry) + "\n", json.dumps(result) + "\n"])
     assert lines == [
         "claude: the model API did not answer; retry 3 of 10",
-        "claude: stopped after 1 turns, 177.3 s: API Error: Unable to connect to API "
+        "claude: stopped after 1 turns, 2m57s: API Error: Unable to connect to API "
         "(ConnectionRefused)",
     ]
     assert stream.failure == (
@@ -146,7 +146,7 @@ async def test_a_job_whose_agent_streams_logs_lines_and_reports_the_final_answer
     assert report.output == "I wrote notes.txt.\nThe listing failed."
     log = (settings.jobs_dir / str(number) / "agent.log").read_text()
     assert "→ Bash: ls /nonexistent\n" in log
-    assert "claude: finished after 4 turns, 3.0 s\n" in log
+    assert "claude: finished after 4 turns, 2.9s\n" in log
     assert '"type"' not in log
 
 

@@ -9,10 +9,12 @@ import socket
 import subprocess
 import sysconfig
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import Client
 
+from desk.durations import format_duration
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
 from workers.search_attributes import ensure_search_attributes
@@ -162,7 +164,8 @@ class DevServer:
             if time.monotonic() > deadline:
                 self.stop()
                 raise ServerError(
-                    f"The Temporal dev server did not become healthy within {ready_within:.0f} s; "
+                    f"The Temporal dev server did not become healthy within "
+                    f"{format_duration(timedelta(seconds=ready_within))}; "
                     f"see {self.home / LOG_FILE}."
                 )
             await asyncio.sleep(0.05)

@@ -15,6 +15,7 @@ from temporalio.workflow import ActivityCancellationType
 with workflow.unsafe.imports_passed_through():
     from activities.agent import AgentActivities
     from activities.worktrees import WorktreeActivities
+    from desk.durations import format_duration
     from desk.models import (
         AgentEnd,
         AgentResult,
@@ -167,7 +168,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
             reason = (
-                f"The agent ran past the work-time budget of {self.job.budget} and was stopped."
+                f"The agent ran past the work-time budget of {format_duration(self.job.budget)} "
+                "and was stopped."
             )
             reason += self.extension_said()
             return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
@@ -351,7 +353,10 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         except TimeoutError:
             return IntegrationResult(
                 status=IntegrationStatus.FAILED,
-                reason=f"The repository did not integrate within {self.job.integration_wait}.",
+                reason=(
+                    "The repository did not integrate within "
+                    f"{format_duration(self.job.integration_wait)}."
+                ),
                 branch_kept=True,
             )
         assert self.integration is not None

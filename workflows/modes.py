@@ -8,6 +8,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from desk.approvals import HeldCall, HoldAnswer, HoldVerdict, WithdrawInput
+    from desk.durations import format_duration
     from desk.models import JobInput, JobStatus
     from desk.modes import JobModes, Mode, long_running_allowance, modes_said, yolo_allows
     from desk.names import APPROVAL_WITHDRAW_SIGNAL
@@ -98,17 +99,22 @@ class FollowsModes:
         return answer
 
     def work_allowance(self, worked: timedelta) -> timedelta:
-        """The work the job may have done before its clock is looked at again."""
+        """The work the job may have done before its clock is looked at again.
+
+        The extension counts only work long-running mode allowed past the budget: a clock that
+        overran the budget by a timer's lateness, with the mode off, was not extended.
+        """
         budget = self.job.budget
-        if worked > budget:
-            self.extended_by = max(self.extended_by, worked - budget)
-        return long_running_allowance(
+        allowance = long_running_allowance(
             worked,
             budget,
             self.job.long_running_max,
             self.job.long_running_check,
             self.follows(Mode.LONG_RUNNING),
         )
+        if worked > budget and allowance > budget:
+            self.extended_by = max(self.extended_by, min(worked, allowance) - budget)
+        return allowance
 
     def extension_said(self) -> str:
         """What a timed-out job's report adds when long-running mode had extended its budget."""
@@ -116,8 +122,9 @@ class FollowsModes:
             return ""
         ceiling = self.job.long_running_max
         reached = self.job.budget + self.extended_by >= ceiling
-        return f" Long-running mode extended the budget by {self.extended_by}" + (
-            f", up to its ceiling of {ceiling}." if reached else "."
+        extended = format_duration(self.extended_by)
+        return f" Long-running mode extended the budget by {extended}" + (
+            f", up to its ceiling of {format_duration(ceiling)}." if reached else "."
         )
 
     def agent_time_limit(self) -> timedelta:
