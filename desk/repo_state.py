@@ -23,6 +23,15 @@ class RepoState(Payload):
     receipts: dict[str, ChangeReport] = Field(default_factory=dict)
     pushing: PushRequest | None = None
     pushes: int = 0
+    superseded: list[str] = Field(default_factory=list)
+    """Receipts whose pushes were told the clone moved on past them (each is told once)."""
+
+    def stale_receipts(self, head: str) -> list[str]:
+        """Receipts of SHAs other than `head` not yet told so, now marked told; the marks of
+        forgotten receipts are dropped, so the list stays as short as the receipts."""
+        stale = [sha for sha in self.receipts if sha != head and sha not in self.superseded]
+        self.superseded = [sha for sha in [*self.superseded, *stale] if sha in self.receipts]
+        return stale
 
     def keep_receipt(self, report: ChangeReport) -> None:
         """Keep `report` as the receipt of its SHA, forgetting the oldest past RECEIPTS_KEPT."""

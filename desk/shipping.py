@@ -104,6 +104,14 @@ class ShipInput(Payload):
     """Where a surface shows the push's approval card (a `/push` from Discord)."""
 
 
+class PushSuperseded(Payload):
+    """The `Repo` entity tells a waiting `Ship` that the clone moved on past its SHA."""
+
+    head: str
+    """The clone's HEAD now."""
+    reason: ScrubbedText = ""
+
+
 class PushRequest(Payload):
     """A `Ship` asks its repository's `Repo` entity to push, under the clone's lock."""
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
+    WorkflowExecutionStatus,
     WorkflowHandle,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
@@ -27,6 +28,7 @@ from desk.shipping import (
     PUSH_TOOL,
     ChangeReport,
     PushResult,
+    PushStatus,
     ReportInput,
     ShipInput,
     full_sha,
@@ -120,6 +122,24 @@ class ShippingClient:
             ) from None
         waits_on = "" if exempt else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
         return handle, waits_on
+
+    async def finished_push(self, repo: str, sha: str) -> PushResult | None:
+        """The result of a push of exactly `sha` that already reached the remote, if any: asking
+        again shows it instead of opening a new approval for a push that is done."""
+        name = str(parse_repo_name(repo))
+        handle = self.client.get_workflow_handle_for(
+            Ship.run, push_workflow_id(name, full_sha(sha))
+        )
+        try:
+            described = await handle.describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise ServerError(f"The pushes of {name} could not be read ({error}).") from None
+        if described.status != WorkflowExecutionStatus.COMPLETED:
+            return None
+        result = await handle.result()
+        return result if result.status == PushStatus.PUSHED else None
 
     async def receipt(self, repo: str, sha: str) -> ChangeReport:
         """The kept change report of exactly `sha`; without one a push is refused."""

@@ -20,6 +20,7 @@ from temporalio.testing import WorkflowEnvironment
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
+from surfaces.shipping_client import ShippingClient
 from tests.waiting import until
 from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
@@ -172,6 +173,17 @@ def make_origin(path: Path, files: dict[str, str] | None = None) -> Path:
 @pytest.fixture
 def origin(tmp_path: Path) -> Path:
     return make_origin(tmp_path / "origins" / "acme" / "api.git")
+
+
+@pytest.fixture
+async def clone(desk: DeskClient, origin: Path) -> Path:
+    """The origin on the desk's shelf as acme/api; the clone's path."""
+    return Path((await desk.add_repo("acme/api", str(origin))).path)
+
+
+@pytest.fixture
+def shipping(desk: DeskClient, settings: DeskSettings) -> ShippingClient:
+    return ShippingClient(desk.client, settings)
 
 
 @pytest.fixture

@@ -58,11 +58,10 @@ def cli(settings: DeskSettings, tmp_path: Path) -> Cli:
     return call
 
 
-@pytest.fixture
-async def clone(desk: DeskClient, origin: Path, settings: DeskSettings) -> Path:
+@pytest.fixture(autouse=True)
+async def bounded(desk: DeskClient) -> None:
+    """The host bounds a job's budget at two hours."""
     await host_policy(desk, work_budget_max=timedelta(hours=2))
-    await desk.add_repo(REPO, str(origin))
-    return settings.shelf_dir / "acme" / "api"
 
 
 def started(result: subprocess.CompletedProcess[str]) -> int:
@@ -142,7 +141,7 @@ async def test_an_unknown_hold_class_asked_for_is_refused(desk: DeskClient, clon
         await desk.submit_job(REPO, "x", agent_command=agent("say:x"), hold_classes=["nope"])
 
 
-async def test_a_hostile_requester_cannot_switch_a_mode(cli: Cli, desk: DeskClient) -> None:
+async def test_a_hostile_requester_cannot_switch_a_mode(cli: Cli) -> None:
     refused = await cli("mode", "yolo", "on")
     assert refused.returncode != 0
     assert "mallory is not an owner" in refused.stderr, shown(refused)

@@ -34,12 +34,6 @@ def cli(settings: DeskSettings, tmp_path: Path) -> Cli:
     return call
 
 
-@pytest.fixture
-async def clone(desk: DeskClient, origin: Path, settings: DeskSettings) -> Path:
-    await desk.add_repo(REPO, str(origin))
-    return settings.shelf_dir / "acme" / "api"
-
-
 def approval_in(result: subprocess.CompletedProcess[str]) -> str:
     found = re.search(r"approve it: codedesk approve (approval-\S+)", result.stdout)
     assert found, shown(result)

@@ -131,17 +131,6 @@ def listener() -> Iterator[tuple[int, list[object]]]:
         server.close()
 
 
-@pytest.fixture
-async def clone(desk: DeskClient, origin: Path, settings: DeskSettings) -> Path:
-    await desk.add_repo(REPO, str(origin))
-    return settings.shelf_dir / "acme" / "api"
-
-
-@pytest.fixture
-def shipping(desk: DeskClient, settings: DeskSettings) -> ShippingClient:
-    return ShippingClient(desk.client, settings)
-
-
 # --- the change report ----------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
+        push_workflow_id,
         pushing_memo,
     )
     from desk.repo_state import ReceiptQuery, RepoState
@@ -27,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         PushRequest,
         PushResult,
         PushStatus,
+        PushSuperseded,
         ReportInput,
     )
     from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
@@ -38,6 +40,8 @@ from workflows.reasons import reason_of
 
 PUSH_MEMO = "push-memo"
 """Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
+SUPERSEDE_PUSHES = "supersede-stale-pushes"
+"""Patch: when the clone moves on, the pushes of older receipts still waiting are told so."""
 
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
@@ -124,6 +128,7 @@ class RepoEntity:
         finally:
             self.reporting = False
         self.state.keep_receipt(report)
+        await self._supersede(report.head, f"a newer change report names {report.head}")
         return report
 
     @change_report.validator
@@ -207,6 +212,11 @@ class RepoEntity:
         # find the clone still "changing" while the signal is in flight.
         self.running = None
         await self._answer_job(running.job_workflow_id, result)
+        if result.status == IntegrationStatus.INTEGRATED and result.head:
+            number = running.number
+            await self._supersede(
+                result.head, f"job {number} integrated, the clone is at {result.head}"
+            )
 
     async def _push(self, request: PushRequest) -> None:
         try:
@@ -228,6 +238,18 @@ class RepoEntity:
         self.state.pushing = None
         self._say_pushing("")
         await self._answer_ship(request.ship_workflow_id, result)
+
+    async def _supersede(self, head: str, why: str) -> None:
+        """Tell the pushes of older receipts that may wait for an owner that the clone is at
+        `head` now: approving one could only be refused, so each withdraws its approval."""
+        if not workflow.patched(SUPERSEDE_PUSHES):
+            return
+        for sha in self.state.stale_receipts(head):
+            ship = workflow.get_external_workflow_handle(push_workflow_id(self.state.repo, sha))
+            try:
+                await ship.signal(AwaitsPush.superseded, PushSuperseded(head=head, reason=why))
+            except Exception:  # no push of that receipt waits (none asked, or it has ended)
+                continue
 
     async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:
         job = workflow.get_external_workflow_handle(job_workflow_id)

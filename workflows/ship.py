@@ -8,7 +8,13 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
-    from desk.approvals import ApprovalRequest, OutcomeKind, approval_id
+    from desk.approvals import (
+        ApprovalOutcome,
+        ApprovalRequest,
+        OutcomeKind,
+        WithdrawInput,
+        approval_id,
+    )
     from desk.host_policy import HostPolicy
     from desk.models import HostPolicyQuery
     from desk.shipping import (
@@ -54,27 +60,9 @@ class Ship(AwaitsPush):
             exempt = policy.exempt(receipt.repo) and not request.hold
             owners = policy.owners
         if not exempt:
-            call = push_call(receipt)
-            ident = approval_id(f"push-{receipt.repo}", PUSH_TOOL, call)
-            ask = ApprovalRequest(
-                tool=PUSH_TOOL,
-                input=call,
-                parameters=PUSH_PARAMETERS,
-                title=f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}",
-                action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
-                scope=f"push-{receipt.repo}",
-                owners=owners,
-                origin="discord" if request.place else "cli",
-                place=request.place,
-                classes=["push"],
-            )
+            ident = approval_id(f"push-{receipt.repo}", PUSH_TOOL, push_call(receipt))
             try:
-                outcome = await workflow.execute_child_workflow(
-                    Approval.run,
-                    ask,
-                    id=ident,
-                    parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
-                )
+                outcome = await self._approved(ident, owners)
             except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
                 return self._unpushed(
                     PushStatus.REFUSED, f"The approval failed: {reason_of(error)}", ident
@@ -100,6 +88,34 @@ class Ship(AwaitsPush):
         return self.push_result.model_copy(
             update={"approval_id": ident, "approved_by": approved_by}
         )
+
+    async def _approved(self, ident: str, owners: list[str]) -> ApprovalOutcome:
+        """An owner's answer; withdrawn for everyone if the clone moves on past the SHA first,
+        since approving it then could only be refused."""
+        receipt = self.request.receipt
+        ask = ApprovalRequest(
+            tool=PUSH_TOOL,
+            input=push_call(receipt),
+            parameters=PUSH_PARAMETERS,
+            title=f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}",
+            action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
+            scope=f"push-{receipt.repo}",
+            owners=owners,
+            origin="discord" if self.request.place else "cli",
+            place=self.request.place,
+            classes=["push"],
+        )
+        approval = await workflow.start_child_workflow(
+            Approval.run, ask, id=ident, parent_close_policy=ParentClosePolicy.REQUEST_CANCEL
+        )
+        await workflow.wait_condition(lambda: approval.done() or self.superseded_by is not None)
+        if not approval.done() and self.superseded_by is not None:
+            reason = (
+                f"the clone moved on past {receipt.head[:12]} ({self.superseded_by.reason}): "
+                "report again and push the SHA it names"
+            )
+            await approval.signal(Approval.withdraw, WithdrawInput(reason=reason, by="codedesk"))
+        return await approval
 
     async def _host_policy(self) -> HostPolicy:
         """Who may approve and which repositories are exempt: the desk's, never the asker's."""

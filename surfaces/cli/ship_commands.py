@@ -53,6 +53,14 @@ def push(
 
     async def body() -> int:
         client = ShippingClient(await connect(config), config)
+        finished = await client.finished_push(repo, sha)
+        if finished is not None:
+            if as_json:
+                typer.echo(json.dumps(finished.model_dump(mode="json"), indent=2))
+            else:
+                out.print(f"The push of {sha} to {repo} is done already:", markup=False)
+                print_blocks(push_result(finished))
+            return 0
         handle, approval = await client.request_push(repo, sha, hold=hold)
         if approval:
             out.print(

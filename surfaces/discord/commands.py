@@ -223,11 +223,15 @@ async def push_command(
     await interaction.response.defer(thinking=True)
     services = services_of(interaction.client)
     place = SurfacePlace(queue=services.queue, channel=str(interaction.channel_id))
+    finished = await services.shipping.finished_push(repo.strip(), sha)
+    if finished is not None:
+        await reply(interaction, push_text(finished))
+        return
     handle, approval = await services.shipping.request_push(repo.strip(), sha, place=place)
     if approval:
         text = f"The push of {code(sha)} waits for an owner's approval: its card follows here."
     else:
-        text = f"{code(repo)} is an owner repository: the push runs without an approval."
+        text = f"The host exempts {code(repo)}: the push runs without an owner's approval."
     await reply(interaction, text)
     channel = interaction.channel
     if isinstance(channel, discord.abc.Messageable):

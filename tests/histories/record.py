@@ -50,7 +50,7 @@ from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.modes_client import ModesClient
 from surfaces.shipping_client import ShippingClient
-from tests.conftest import agent, make_origin
+from tests.conftest import agent, git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
@@ -84,6 +84,13 @@ async def local_server() -> WorkflowEnvironment:
     )
 
 
+async def _desk(client: Client, settings: DeskSettings) -> DeskClient:
+    """A desk client once the desk has this worker's limits and host policy (as a worker's
+    start gives them): without a policy the desk admits no job."""
+    await configure_desk(client, settings)
+    return DeskClient(client, settings)
+
+
 async def record_basic(tmp: Path, out: Path) -> None:
     """Jobs that integrate, fail and are cancelled; holds, a push, the entities, a host check."""
     env = await local_server()
@@ -95,7 +102,7 @@ async def record_basic(tmp: Path, out: Path) -> None:
     )
     origin = make_origin(tmp / "o" / "acme" / "api.git")
     async with build_worker(env.client, settings):
-        desk = DeskClient(env.client, settings)
+        desk = await _desk(env.client, settings)
         await desk.add_repo("acme/api", str(origin))
         n1 = await desk.start_job(
             "acme/api", "greet", agent_command=agent("write:a.txt=1", "commit:a")
@@ -222,7 +229,7 @@ async def record_late_approval(tmp: Path, out: Path) -> None:
     go_on = tmp / "late-go-on"
     steps = (f"hold:{push}", "say:gave up", f"wait-file:{go_on}", f"hold:{push}", "commit:c")
     async with build_worker(client, settings):
-        desk = DeskClient(client, settings)
+        desk = await _desk(client, settings)
         await desk.add_repo("acme/late", str(origin))
         number = await desk.start_job("acme/late", "late", agent_command=agent(*steps))
         approvals = ApprovalsClient(client)
@@ -321,7 +328,7 @@ async def record_sandboxed(tmp: Path, out: Path) -> None:
     allowed = json.dumps({"tool": "Bash", "input": {"command": "git push origin feature"}})
     steps = (f"hold:{refused}", "say:not run", f"hold:{allowed}", "write:s.txt=1", "commit:s")
     async with build_worker(client, settings):
-        desk = DeskClient(client, settings)
+        desk = await _desk(client, settings)
         await desk.add_repo("acme/box", str(origin))
         number = await desk.start_job("acme/box", "boxed", agent_command=agent(*steps))
         approvals = ApprovalsClient(client)
@@ -364,7 +371,7 @@ async def record_modes(tmp: Path, out: Path) -> None:
     steps = (f"hold:{update_ref}", "sleep:4", f"pidfile:{past}", "sleep:60")
     owner = Principal(id=settings.owner, name="owner")
     async with build_worker(client, settings):
-        desk = DeskClient(client, settings)
+        desk = await _desk(client, settings)
         modes = ModesClient(client, settings)
         await desk.add_repo("acme/modes", str(origin))
         await modes.switch("long-running", "on", by=owner)
@@ -398,7 +405,7 @@ async def _desk_with_clone(
     env: WorkflowEnvironment, settings: DeskSettings, origins: Path
 ) -> DeskClient:
     """A desk client whose shelf holds acme/api, cloned from a fresh origin under `origins`."""
-    desk = DeskClient(env.client, settings)
+    desk = await _desk(env.client, settings)
     await desk.add_repo("acme/api", str(make_origin(origins / "acme" / "api.git")))
     return desk
 
@@ -464,6 +471,49 @@ async def record_push_memo(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_host_policy(tmp: Path, out: Path) -> None:
+    """The desk judges jobs, mode switches and pushes by its host policy: a job admitted under
+    it, a switch by an owner and one refused, an exempt repository's push, and a push that
+    waits for an owner until a newer report supersedes it (its approval withdrawn)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "policy")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "policy")
+        clone = settings.shelf_dir / "acme" / "api"
+        number = await desk.start_job(
+            "acme/api", "judged", agent_command=agent("write:p.txt=p", "commit:p")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        modes = ModesClient(env.client, settings)
+        await modes.switch("yolo", "on", by=Principal(id=settings.owner))
+        with contextlib.suppress(ModeRefusedError):
+            await modes.switch("yolo", "off", by=Principal(id="local:mallory"))
+        shipping = ShippingClient(desk.client, settings)
+        older = await shipping.change_report("acme/api")
+        waiting, _ = await shipping.request_push("acme/api", older.head)
+        await _first_open(ApprovalsClient(env.client))
+        _commit(clone, "q.txt")
+        newer = await shipping.change_report("acme/api")
+        print((await waiting.result()).status)
+        keep(out / "ship_superseded.json", await waiting.fetch_history())
+        await configure_desk(env.client, settings.model_copy(update={"owner_repos": ["acme/api"]}))
+        exempt, _ = await shipping.request_push("acme/api", newer.head)
+        print((await exempt.result()).status)
+        keep(out / "ship_host_policy.json", await exempt.fetch_history())
+        entity = env.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        keep(out / "repo_entity_superseded.json", await entity.fetch_history())
+        keep(out / "coding_job_host_policy.json", await desk.job(number).fetch_history())
+        h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+        keep(out / "desk_host_policy.json", h)
+    await env.shutdown()
+
+
+def _commit(clone: Path, name: str) -> None:
+    (clone / name).write_text(name)
+    git(clone, "add", name)
+    git(clone, "commit", "-q", "-m", name)
+
+
 async def _first_open(approvals: ApprovalsClient) -> str:
     for _ in range(300):
         states = await approvals.open_approvals()
@@ -483,6 +533,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "repeat": record_repeated_admission,
     "check": record_admission_activity,
     "push-memo": record_push_memo,
+    "policy": record_host_policy,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
