@@ -15,7 +15,7 @@ from activities.git import commit_log, head_sha, lines, porcelain_files, run_git
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone
 from desk.errors import GitError, ShipRefusal
-from desk.repo_names import check_clone_source
+from desk.repo_names import check_remote_url
 from desk.settings import DeskSettings
 from desk.shipping import (
     ChangeReport,
@@ -139,7 +139,7 @@ def _destination(clone: Path) -> str:
         )
     fetch_urls = lines(run_git(clone, "remote", "get-url", "--all", "origin"))
     for url in [*urls, *fetch_urls]:
-        check_clone_source(url)
+        check_remote_url(url)
     return urls[0]
 
 

@@ -222,6 +222,19 @@ def _check_scp_like(source: str) -> None:
         raise _refuse(source, "has a path starting with '-', which git would read as an option.")
 
 
+def check_remote_url(url: str) -> str:
+    """`check_clone_source`'s rules for the clone's origin, which a report reads and a push
+    goes to: the same refusals, said of the remote rather than of a source to clone."""
+    try:
+        return check_clone_source(url)
+    except RemoteUrlError as error:
+        said = str(error).replace("Clone source", "The clone's origin URL", 1)
+        raise RemoteUrlError(
+            f"{said} Nothing was pushed; fix it in the clone with `git remote set-url origin URL`"
+            " (and `--push` for a push URL), keeping credentials in a credential helper."
+        ) from None
+
+
 def check_clone_source(source: str) -> str:
     """Return `source` unchanged if codedesk will clone from it; else say why not.
 

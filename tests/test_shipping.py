@@ -217,6 +217,7 @@ async def test_report_refuses_a_credential_url_before_any_fetch(
     message = str(refused.value)
     assert words in message, message
     assert TOKEN not in message, message
+    assert message.startswith("The clone's origin URL"), message
     assert accepted == [], "git reached the network before the URL was checked"
     history = await shipping.client.get_workflow_handle(repo_workflow_id(REPO)).fetch_history()
     assert TOKEN not in history.to_json()
@@ -473,6 +474,8 @@ async def test_push_refused_when_the_url_gained_credentials(
         git(clone, "remote", "set-url", "origin", f"https://u:{TOKEN}@127.0.0.1:{port}/x.git")
         result = await _push_refused(owner_shipping, head, origin, refs(origin))
     assert "user info" in result.reason and TOKEN not in result.reason, result
+    assert result.reason.startswith("The clone's origin URL"), result.reason
+    assert "Clone source" not in result.reason and "git remote set-url" in result.reason
     assert accepted == []
 
 
