@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from activities.diagnostics import quoted
 from activities.git_locks import lock_named_in, remove_stale_lock
 from desk.errors import GitBusyError, GitError
 from desk.models import CommitInfo
@@ -83,7 +84,7 @@ def _detail(error: GitCommandError) -> str:
 
 def _git_error(cwd: Path, args: tuple[str, ...], error: GitCommandError) -> GitError:
     detail = _detail(error)
-    message = f"git {args[0]} failed in {cwd}: {scrub(detail) or 'no message'}"
+    message = f"git {args[0]} failed in {cwd}: {quoted(detail) or 'no message'}"
     if any(sign in detail for sign in BUSY_SIGNS):
         return GitBusyError(f"{message} (a passing failure: the step is retried)")
     return GitError(message)

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SCRUBBED = "***"
+DIAGNOSTIC_CHARS = 600
+"""How much of a failed command's output a failure quotes by default (CODEDESK_DIAGNOSTIC_CHARS)."""
 """What a removed credential is replaced with."""
 
 _LINE_BREAK = re.compile(r"(\r?\n)")

@@ -41,7 +41,7 @@ from desk.reach import (
 )
 from desk.reach import ENV_PREFIX as ENV_PREFIX
 from desk.reach import config_file as config_file
-from desk.scrub import scrub
+from desk.scrub import DIAGNOSTIC_CHARS, scrub
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
@@ -303,7 +303,7 @@ class DeskSettings(BaseSettings):
         description="Hard ceiling of a job's work time in long-running mode, whatever it says.",
     )
     diagnostic_chars: int = Field(
-        default=600,
+        default=DIAGNOSTIC_CHARS,
         ge=80,
         description="Characters of git's (scrubbed) error output a failure message quotes.",
     )

@@ -14,6 +14,7 @@ from temporalio.worker import Worker
 from activities.admission import AdmissionActivities
 from activities.agent import AgentActivities
 from activities.desk import DeskActivities
+from activities.diagnostics import set_diagnostic_chars
 from activities.holds import classify_call_activity
 from activities.host_check import HostActivities
 from activities.shelf import ShelfActivities
@@ -103,6 +104,7 @@ def build_worker(
 ) -> DeskWorkers:
     """Workers polling the desk's task queue (or `task_queue`, for tests) and this host's."""
     keep_workflow_code()
+    set_diagnostic_chars(settings.diagnostic_chars)
     shared = task_queue or settings.task_queue
     # The history's ACTIVITY_TASK_STARTED names the worker: let it name the host too.
     identity = f"{os.getpid()}@{settings.host}"
