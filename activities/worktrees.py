@@ -159,6 +159,8 @@ class WorktreeActivities:
                 return told
             uncommitted = porcelain_files(path)
             commits, omitted = _commits(path, request.worktree.base, "HEAD", request.report_commits)
+            # The report says where git was at the end whether or not work is kept.
+            told = told.model_copy(update={"git_state": git_state(path)})
             if uncommitted or commits:
                 return told.model_copy(
                     update={
@@ -166,7 +168,6 @@ class WorktreeActivities:
                         "commits": commits,
                         "commits_omitted": omitted,
                         "uncommitted": uncommitted[: request.report_files],
-                        "git_state": git_state(path),
                     }
                 )
             remove_worktree(clone, path)

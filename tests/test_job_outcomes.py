@@ -260,6 +260,8 @@ async def test_an_agent_exit_code_is_reported(desk: DeskClient, clone: Path) -> 
     assert "trying" in report.output
     assert not report.branch_kept  # nothing was done, so nothing is kept
     assert worker_branches(clone) == []
+    # Where git was at the end is said all the same: the branch, clean, at its base.
+    assert f"## {report.branch}" in report.git_state, report.git_state
 
 
 async def test_an_agent_command_that_does_not_exist_fails_clearly(
