@@ -209,3 +209,21 @@ def test_the_server_runs_with_the_embedded_servers_tuning(
     arguments = tuning_arguments()
     embedded = dict(value.split("=", 1) for value in arguments[1::2])
     assert mounted == embedded
+
+
+def test_every_worker_and_the_bot_read_the_same_host_policy(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    # The bot's owners must be the desk's: who may approve and switch is the workers' policy.
+    policy = {
+        "CODEDESK_OWNERS",
+        "CODEDESK_OWNER_REPOS",
+        "CODEDESK_DISCORD_OWNER_IDS",
+        "CODEDESK_DISCORD_OWNER_ROLE_IDS",
+    }
+    seen = []
+    for name in ("worker", "worker-2", "bot"):
+        env = environment(services[name])
+        assert policy <= set(env), name
+        seen.append({key: env[key] for key in policy})
+    assert seen[0] == seen[1] == seen[2]
