@@ -306,9 +306,19 @@ def test_a_job_whose_hold_wait_does_not_fit_is_refused(tmp_path: Path) -> None:
     assert "CODEDESK_HOLD_WAIT" in done.stderr and "CODEDESK_HOOK_TIMEOUT" in done.stderr
 
 
-@pytest.mark.parametrize("command", ["approve", "decline", "withdraw", "report", "push"])
-def test_answering_or_shipping_is_refused_inside_a_job(command: str, tmp_path: Path) -> None:
-    args = {"report": ["acme/api"], "push": ["acme/api", "a" * 40]}.get(command, ["approval-x"])
+@pytest.mark.parametrize(
+    "command", ["approve", "decline", "withdraw", "report", "push", "mode", "worker", "up"]
+)
+def test_answering_shipping_or_hosting_is_refused_inside_a_job(
+    command: str, tmp_path: Path
+) -> None:
+    args = {
+        "report": ["acme/api"],
+        "push": ["acme/api", "a" * 40],
+        "mode": ["yolo", "on"],
+        "worker": [],
+        "up": [],
+    }.get(command, ["approval-x"])
     env = cli_env(CODEDESK_HOME=str(tmp_path / "home"), CODEDESK_JOB="3")
     done = subprocess.run(
         [CODEDESK, command, *args], env=env, capture_output=True, text=True, cwd=tmp_path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from surfaces.cli.discord_commands import bot_beside
-from surfaces.cli.runner import out, run, settings
+from surfaces.cli.runner import out, refuse_inside_a_job, run, settings
 
 
 def up(
@@ -21,6 +21,7 @@ def up(
 
     With CODEDESK_DISCORD_TOKEN set, the Discord bot runs beside them.
     """
+    refuse_inside_a_job("up")
     from workers.host import serve_up
 
     config = settings(port=port, ui_port=ui_port)
@@ -30,6 +31,7 @@ def up(
 
 def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
+    refuse_inside_a_job("worker")
     from activities.sandbox import choose_sandbox, describe
     from workers.client import connect
     from workers.host import prepare_directories, serve_worker, stop_on_signals
