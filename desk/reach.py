@@ -1,5 +1,5 @@
 """Where the settings come from, and the few a listing needs (home, server, namespace, task
-queue, list limit, card width) read without pydantic; anything unusual is left to
+queue, list limit, card width, time zone) read without pydantic; anything unusual is left to
 `desk.settings`.
 
 `desk.settings.DeskSettings` stays the one definition and the one parser of every setting: it
@@ -17,6 +17,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from desk.dates import zone_of
+from desk.errors import SettingsError
 
 if TYPE_CHECKING:
     from desk.settings import DeskSettings
@@ -40,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
     "task_queue": DEFAULT_TASK_QUEUE,
     "list_limit": DEFAULT_LIST_LIMIT,
     "card_value_chars": DEFAULT_CARD_VALUE_CHARS,
+    "time_zone": "",
 }
 """The settings `Reach` holds and their defaults, as DeskSettings declares them."""
 
@@ -66,6 +70,7 @@ class Reach:
     task_queue: str
     list_limit: int
     card_value_chars: int
+    time_zone: str
 
 
 def read_reach() -> Reach:
@@ -138,4 +143,9 @@ def _plain(name: str, value: Any) -> Any:
         return home
     if name in ("namespace", "task_queue") and not value.strip():
         return None
+    if name == "time_zone":
+        try:
+            zone_of(value)
+        except SettingsError:
+            return None
     return value

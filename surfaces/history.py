@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
+from desk.dates import shown_date
 from desk.durations import format_duration
 from desk.scrub import scrub
 
@@ -22,8 +23,9 @@ class HistoryLine:
     at: datetime
     text: str
 
-    def render(self) -> str:
-        return f"{self.at:%H:%M:%S}  {self.text}"
+    def render(self, zone: str = "") -> str:
+        """`2026-12-01 21:26:00 UTC  activity run_agent completed in 3.2s`, dated in `zone`."""
+        return f"{shown_date(self.at, zone)}  {self.text}"
 
 
 class HistoryReader:
@@ -34,7 +36,7 @@ class HistoryReader:
         self.started: dict[int, datetime] = {}
 
     def read(self, event: HistoryEvent) -> HistoryLine | None:
-        at = event.event_time.ToDatetime().astimezone()
+        at = event.event_time.ToDatetime(tzinfo=UTC)
         text = self._describe(event, at)
         return HistoryLine(at=at, text=scrub(text)) if text else None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from desk.approvals import HeldCall, HoldVerdict
+from desk.dates import shown_date
 from desk.durations import format_duration
 from desk.models import JobOutcome, JobReport
 from desk.shipping import ChangeReport, PushResult, PushStatus
@@ -38,8 +39,9 @@ VERDICT_WORDS = {
 }
 
 
-def job_report(report: JobReport) -> list[Block]:
-    """A job's report: outcome, reason, branch, commits, files, held calls, git state, output."""
+def job_report(report: JobReport, zone: str = "") -> list[Block]:
+    """A job's report: outcome, reason, times (dated in `zone`), branch, commits, files, held
+    calls, git state, output."""
     tone = OUTCOME_TONE.get(report.outcome, Tone.BAD)
     blocks = [
         heading(
@@ -51,6 +53,9 @@ def job_report(report: JobReport) -> list[Block]:
     ]
     if report.task:
         blocks.append(field("task", text(_cut(report.task, TASK_CHARS))))
+    for title, when in (("started", report.started_at), ("finished", report.finished_at)):
+        if when is not None:
+            blocks.append(field(title, ours(shown_date(when, zone))))
     if report.reason:
         blocks.append(line(text(report.reason)))
     if report.failure_category:

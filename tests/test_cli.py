@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -152,6 +154,46 @@ async def test_task_without_wait_then_jobs_show_logs(cli: Cli, clone: Path, tmp_
     assert "scripted agent: commit 'add a'" in logs.stdout
 
 
+async def test_dates_are_shown_in_the_time_zone_setting(cli: Cli, clone: Path) -> None:
+    done = await cli("task", REPO, "greet", "--agent-command", agent("write:a=a", "commit:a"))
+    assert done.returncode == 0, shown(done)
+    number = started_number(done)
+    report = (await desk_report(cli, number))["job"]["report"]
+    started = datetime.fromisoformat(report["started_at"])
+
+    for zone, abbreviation in (("UTC", "UTC"), ("Asia/Tokyo", "JST")):
+        local = started.astimezone(ZoneInfo(zone))
+        date = f"{local:%Y-%m-%d %H:%M:%S} {abbreviation}"
+        as_text = await cli("show", str(number), CODEDESK_TIME_ZONE=zone)
+        assert as_text.returncode == 0, shown(as_text)
+        assert f"  started: {date}\n" in as_text.stdout, shown(as_text)
+        after = as_text.stdout.split("history:\n", 1)[1].splitlines()
+        history = [line for line in after if line.startswith("  ")]
+        assert history[0].startswith(f"  {date}  workflow CodingJob started"), history
+        assert all(line.split("  ")[1].endswith(f" {abbreviation}") for line in history), history
+
+        async def listed(zone: str = zone) -> str:
+            listing = await cli("jobs", CODEDESK_TIME_ZONE=zone)
+            assert listing.returncode == 0, shown(listing)
+            return listing.stdout
+
+        await eventually(listed, lambda stdout, date=date: date in stdout, f"listed at {date}")
+
+
+async def desk_report(cli: Cli, number: int) -> dict[str, Any]:
+    """`codedesk show N --json` once the job has its report."""
+
+    async def shown_json() -> dict[str, Any]:
+        result = await cli("show", str(number), "--json")
+        assert result.returncode == 0, shown(result)
+        document: dict[str, Any] = json.loads(result.stdout)
+        return document
+
+    return await eventually(
+        shown_json, lambda document: document["job"]["report"] is not None, "the report"
+    )
+
+
 async def test_cancel_kills_the_agent_and_reports_cancelled(
     cli: Cli, clone: Path, tmp_path: Path
 ) -> None:
@@ -204,6 +246,7 @@ async def test_no_server_known_says_how_to_start_one(tmp_path: Path) -> None:
         # A listing reads only the settings it uses (desk/reach.py): a bad one of those is named.
         (["jobs"], "list_limit", "banana"),
         (["approvals"], "card_value_chars", "12"),
+        (["jobs"], "time_zone", "Mars/Olympus"),
     ],
 )
 async def test_bad_setting_names_the_setting(

@@ -22,6 +22,7 @@ VALUES = {
         ["", "0", "1", "007", "50", "-2", "1.5", "x", " 5", "٣", "9" * 12]
     ),
     "card_value_chars": st.sampled_from(["99", "100", "4000", "x", ""]),
+    "time_zone": st.sampled_from(["", "UTC", "Asia/Tokyo", "Mars/Olympus", " UTC", "../etc"]),
 }  # fmt: skip
 """Values as a person may write them, plain and odd."""
 
@@ -32,6 +33,7 @@ TOML_VALUES = {
     "task_queue": st.sampled_from(['"tq"', "[1]"]),
     "list_limit": st.sampled_from(["7", "0", '"12"', "1.0", "true"]),
     "card_value_chars": st.sampled_from(["100", "50", '"200"']),
+    "time_zone": st.sampled_from(['"Asia/Tokyo"', '""', '"Nowhere/Zone"', "9"]),
 }
 """Values as a TOML file may hold them (TOML syntax)."""
 
@@ -92,6 +94,7 @@ def test_the_plain_read_answers_for_plain_settings(
         task_queue="codedesk",
         list_limit=12,
         card_value_chars=4000,
+        time_zone="",
     )
 
 

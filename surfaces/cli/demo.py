@@ -93,11 +93,11 @@ async def _jobs(desk: DeskClient, ui: str) -> int:
     reports = await asyncio.gather(*(desk.wait(number) for number in numbers))
     for report in reports:
         out.print()
-        print_blocks(job_report(report))
+        print_blocks(job_report(report, settings.time_zone))
     first = numbers[0]
     out.print(f"\n[bold]4.[/] The history of job {first}:", markup=True)
     for entry in history_lines(await desk.history(first)):
-        out.print(f"  {entry.render()}", markup=False)
+        out.print(f"  {entry.render(settings.time_zone)}", markup=False)
     link = workflow_url(ui, settings.namespace, job_workflow_id(first))
     if link:
         out.print(f"\nTemporal UI for job {first}: {link}", markup=False)

@@ -96,7 +96,7 @@ def task(
             return 0
         await _follow(desk, number)
         report = await desk.wait(number)
-        _print_report(report)
+        _print_report(report, desk.settings.time_zone)
         return 0 if report.outcome == JobOutcome.INTEGRATED else 1
 
     raise typer.Exit(with_desk(body))
@@ -154,9 +154,9 @@ def jobs(
         elif sys.stdout.isatty():
             from surfaces.cli.render import jobs_table
 
-            out.print(jobs_table(rows))
+            out.print(jobs_table(rows, where.time_zone))
         else:
-            typer.echo(plain_table(JOB_COLUMNS, [job_cells(row) for row in rows]))
+            typer.echo(plain_table(JOB_COLUMNS, [job_cells(row, where.time_zone) for row in rows]))
         more_line(listing.page, "job", "jobs")
 
     run(body())
@@ -201,10 +201,10 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
         else:
-            _print_report(current.report)
+            _print_report(current.report, desk.settings.time_zone)
         out.print("history:")
         for line in lines:
-            out.print(f"  {line.render()}", markup=False)
+            out.print(f"  {line.render(desk.settings.time_zone)}", markup=False)
         if link:
             out.print(f"Temporal UI: {link}", markup=False)
 
@@ -223,7 +223,7 @@ def watch(number: int = NUMBER) -> None:
             lines.cancel()
         state, current = await desk.status(number)
         if current.report is not None:
-            _print_report(current.report)
+            _print_report(current.report, desk.settings.time_zone)
         else:
             out.print(f"job {number} ended: {state.name.lower()}")
 
@@ -275,7 +275,7 @@ def cancel(number: int = NUMBER) -> None:
         except TimeoutError:
             out.print(f"job {number} has not finished yet; `codedesk show {number}` tells more.")
             return
-        _print_report(report)
+        _print_report(report, desk.settings.time_zone)
 
     with_desk(body)
 
@@ -297,7 +297,7 @@ async def _follow(desk: DeskClient, number: int) -> None:
     async for event in desk.follow(number):
         line = reader.read(event)
         if line is not None:
-            out.print(f"  {line.render()}", markup=False)
+            out.print(f"  {line.render(desk.settings.time_zone)}", markup=False)
 
 
 async def _follow_agent(desk: DeskClient, number: int) -> None:
@@ -328,11 +328,11 @@ async def _follow_agent(desk: DeskClient, number: int) -> None:
         await asyncio.sleep(desk.settings.agent_progress_interval.total_seconds())
 
 
-def _print_report(report: JobReport) -> None:
+def _print_report(report: JobReport, zone: str) -> None:
     from surfaces.cli.render import print_blocks
     from surfaces.report_layout import job_report
 
-    print_blocks(job_report(report))
+    print_blocks(job_report(report, zone))
 
 
 def _print_from(path: Path, position: int) -> int:

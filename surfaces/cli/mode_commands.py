@@ -48,7 +48,7 @@ def _show(as_json: bool) -> int:
         if as_json:
             typer.echo(view.model_dump_json(indent=2))
         else:
-            _print_view(view)
+            _print_view(view, config.time_zone)
         return 0
 
     return run(body())
@@ -86,7 +86,8 @@ def _switched_line(switched: ModeSwitched) -> str:
     return f"Switched {switched.switch.said()}.{reached}"
 
 
-def _print_view(view: ModesView) -> None:
+def _print_view(view: ModesView, zone: str) -> None:
+    from desk.dates import shown_date
     from desk.modes import Mode, ModeSwitch
 
     def line(switches: dict[Mode, ModeSwitch]) -> str:
@@ -106,5 +107,5 @@ def _print_view(view: ModesView) -> None:
 
         out.print(mode_policy_line(view.policy), markup=False)
     for refusal in view.refusals[-3:]:
-        at = refusal.at.strftime("%Y-%m-%d %H:%M:%S") if refusal.at else "?"
+        at = shown_date(refusal.at, zone) if refusal.at else "?"
         out.print(f"refused at {at}: {refusal.reason}", markup=False)

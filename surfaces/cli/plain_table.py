@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from desk.dates import shown_date
 from surfaces.job_listing import JobRow
 
 JOB_COLUMNS = ("job", "repo", "phase", "outcome", "requester", "started", "task")
@@ -11,9 +12,9 @@ TASK_CHARS = 60
 """Characters of a job's task a table shows."""
 
 
-def job_cells(row: JobRow) -> tuple[str, ...]:
-    """One job's cells, in JOB_COLUMNS order, for every target."""
-    started = f"{row.started.astimezone():%Y-%m-%d %H:%M:%S}" if row.started else ""
+def job_cells(row: JobRow, zone: str = "") -> tuple[str, ...]:
+    """One job's cells, in JOB_COLUMNS order, for every target; its start time in `zone`."""
+    started = shown_date(row.started, zone) if row.started else ""
     outcome = row.outcome or ("" if row.status == "running" else row.status)
     phase = f"queued #{row.position}" if row.position else row.phase
     if row.waiting_for_host:

@@ -35,12 +35,12 @@ def clones_table(clones: list[CloneInfo]) -> Table:
     return table
 
 
-def jobs_table(rows: list[JobRow]) -> Table:
+def jobs_table(rows: list[JobRow], zone: str = "") -> Table:
     table = Table(box=None, pad_edge=False)
     for column in JOB_COLUMNS:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(escape(cell) for cell in job_cells(row)))
+        table.add_row(*(escape(cell) for cell in job_cells(row, zone)))
     return table
 
 

@@ -53,6 +53,7 @@ class CodedeskBot(discord.Client):
             progress_interval=config.discord_progress_interval.total_seconds(),
             temporal=services.temporal,
             agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
+            time_zone=config.time_zone,
         )
         self.sync_on_start = sync
         self.host_activities = host_activities

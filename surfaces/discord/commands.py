@@ -187,8 +187,9 @@ async def job_command(
     interaction: discord.Interaction[Any], number: app_commands.Range[int, 1]
 ) -> None:
     await interaction.response.defer(thinking=True)
-    state, job = await services_of(interaction.client).desk.status(number)
-    await reply(interaction, status_text(state.name.lower(), job))
+    services = services_of(interaction.client)
+    state, job = await services.desk.status(number)
+    await reply(interaction, status_text(state.name.lower(), job, services.settings.time_zone))
 
 
 @app_commands.command(name="cancel", description="Cancel a job: its agent is stopped.")

@@ -21,9 +21,9 @@ from surfaces.report_layout import change_report, job_report, push_result
 TASK_CHARS = 80
 
 
-def report_text(report: JobReport) -> str:
-    """A job's report as the thread's last message(s)."""
-    return markdown(job_report(report))
+def report_text(report: JobReport, zone: str = "") -> str:
+    """A job's report as the thread's last message(s), its times dated in `zone`."""
+    return markdown(job_report(report, zone))
 
 
 def repos_text(clones: Sequence[CloneInfo]) -> str:
@@ -61,10 +61,10 @@ def jobs_text(rows: Sequence[JobRow]) -> str:
     return "\n".join(lines)
 
 
-def status_text(status: str, job: JobStatus) -> str:
-    """`/job N`: where the job is, and its report once it has one."""
+def status_text(status: str, job: JobStatus, zone: str = "") -> str:
+    """`/job N`: where the job is, and its report once it has one (dated in `zone`)."""
     if job.report is not None:
-        return report_text(job.report)
+        return report_text(job.report, zone)
     lines = [f"## Job {job.number} on {code(job.repo)}: {plain(status)}, {job.phase.value}"]
     if job.task:
         lines.append(f"**Task**: {plain(cut(job.task, 300))}")

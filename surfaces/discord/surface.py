@@ -49,8 +49,10 @@ class DiscordSurface:
         history_limit: int = 50,
         temporal: Client | None = None,
         agent_lines: LineLimits = DEFAULT_LIMITS,
+        time_zone: str = "",
     ) -> None:
         self.client = client
+        self.time_zone = time_zone
         self.history_limit = history_limit
         self.progress = ProgressBoards(
             client, interval=progress_interval, history_limit=history_limit
@@ -134,7 +136,8 @@ class DiscordSurface:
             )
             if posted is None:
                 number = str(report.report.number)
-                for index, chunk in enumerate(split_message(report_text(report.report))):
+                text = report_text(report.report, self.time_zone)
+                for index, chunk in enumerate(split_message(text)):
                     await channel.send(
                         chunk,
                         nonce=nonce("report", report.channel, number, str(index)),
