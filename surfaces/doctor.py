@@ -7,6 +7,7 @@ that runs it (git, the agent's program, the sandbox) is asked of a worker, not o
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import timedelta
@@ -21,6 +22,8 @@ from desk.dates import shown_date
 from desk.errors import DeskError
 from desk.models import HostReport, HostReportInput
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
+from desk.reach import config_file
+from desk.setting_names import unknown_settings
 from desk.settings import DeskSettings
 from surfaces.policy_text import policy_differences, policy_lines
 from surfaces.worker_check import live_pollers, no_worker
@@ -45,7 +48,7 @@ class Check:
 
 async def run_checks(settings: DeskSettings) -> list[Check]:
     """Every check, in the order a person fixes things: server, worker, then the host's tools."""
-    checks = [_local_imports(), _discord_token(settings)]
+    checks = [_local_imports(), _discord_token(settings), _setting_names()]
     try:
         address = resolve_address(settings)
         client = await connect(settings, address)
@@ -187,6 +190,14 @@ async def _host_policy(client: Client, settings: DeskSettings) -> Check:
             f"pushes from here: {'; '.join(differences)}",
         )
     return Check("host policy", "ok", f"{source}: {lines}")
+
+
+def _setting_names() -> Check:
+    """Variables and codedesk.toml keys that name no setting: ignored, so likely a typo."""
+    unknown = unknown_settings(os.environ, config_file())
+    if unknown:
+        return Check("setting names", "warn", " ".join(unknown))
+    return Check("setting names", "ok", "every CODEDESK_* variable and codedesk.toml key is known")
 
 
 def _skipped(why: str) -> list[Check]:

@@ -7,6 +7,7 @@ Nothing heavy is imported here at module level: every command module imports thi
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -99,6 +100,7 @@ def reach() -> Reach:
     """The few settings a listing needs, read without pydantic when that is exact."""
     from desk.reach import read_reach
 
+    warn_unknown_settings()
     try:
         return read_reach()
     except DeskError as error:
@@ -108,10 +110,22 @@ def reach() -> Reach:
 def settings(**overrides: Any) -> DeskSettings:
     from desk.settings import load_settings
 
+    warn_unknown_settings()
     try:
         return load_settings(**overrides)
     except DeskError as error:
         raise fail(str(error)) from None
+
+
+@functools.cache  # once a process: a command may read its settings more than once
+def warn_unknown_settings() -> None:
+    """Say on stderr which CODEDESK_* variables and codedesk.toml keys name no setting (the
+    settings ignore them silently), each with the nearest setting's name."""
+    from desk.reach import config_file
+    from desk.setting_names import unknown_settings
+
+    for warning in unknown_settings(os.environ, config_file()):
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def with_desk(body: Callable[[DeskClient], Awaitable[T]], **overrides: Any) -> T:
