@@ -10,6 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+import typer
 
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
@@ -272,3 +273,28 @@ async def test_exit_code_is_stable_over_many_runs(cli: Cli, clone: Path) -> None
         assert result.returncode == 0, shown(result)
         assert json.loads(result.stdout)[0]["repo"] == REPO
     assert codes == [0] * 15
+
+
+async def test_version_and_short_help(tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    from surfaces.cli.main import app
+    from tests.test_cli_imports import HEAVY, imported
+
+    done, names = imported(["--version"], tmp_path)
+    assert done.returncode == 0, shown(done)
+    assert done.stdout == f"codedesk {version('codedesk')}\n"
+    assert not names & {*HEAVY, "pydantic"}, sorted(names & {*HEAVY, "pydantic"})
+
+    env = cli_env(CODEDESK_HOME=str(tmp_path))
+    group = typer.main.get_command(app)
+    commands = [[]] + [
+        [name, *([sub] if sub else [])]
+        for name, command in group.commands.items()
+        for sub in (getattr(command, "commands", None) or [""])
+    ]
+    for command in commands:
+        short = await run_cli(env, *command, "-h", cwd=tmp_path)
+        long = await run_cli(env, *command, "--help", cwd=tmp_path)
+        assert short.returncode == 0 and short.stdout == long.stdout, (command, shown(short))
+        assert "-h, --help" in short.stdout, command

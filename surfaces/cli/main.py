@@ -37,7 +37,32 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     # Plain help and usage errors: rich's help panels cost more to import than the help is worth.
     rich_markup_mode=None,
+    # Every command's context inherits these from the app's.
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        typer.echo(f"codedesk {version('codedesk')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        is_eager=True,
+        callback=_print_version,
+        help="Print codedesk's version (of the installed distribution) and exit.",
+    ),
+) -> None:
+    """Run AI coding jobs on real repositories as durable Temporal workflows."""
+
+
 app.command()(server_commands.up)
 app.command()(server_commands.worker)
 app.add_typer(repo_app, name="repo")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from typer.core import TyperOption
 
 from desk.settings import settings_table
 from surfaces.cli.main import app
@@ -26,8 +27,12 @@ TABLES = {
 
 
 def command_rows() -> list[str]:
-    """One markdown row per command: usage with arguments and options, and its help."""
-    return list(_rows(typer.main.get_command(app), []))
+    """One markdown row per option of the app itself (`--version`), then one per command:
+    usage with arguments and options, and its help."""
+    group = typer.main.get_command(app)
+    options = [param for param in group.params if isinstance(param, TyperOption)]
+    own = [f"| `codedesk {option.opts[0]}` | {option.help} |" for option in options]
+    return [*own, *_rows(group, [])]
 
 
 def settings_rows() -> list[str]:
