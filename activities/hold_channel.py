@@ -75,6 +75,7 @@ class HoldChannel:
         self.waiting = 0
         self.clock = BesideHolds()
         self.busy_seconds = 0.0
+        self.signs: set[str] = set()
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
         self.watches = ApprovalWatches(client, number)
 
@@ -226,15 +227,18 @@ class HoldChannel:
                 self.clock.pause()
             else:
                 self.busy_seconds += await self.clock.sample(now)
+                self.signs.update(self.clock.why)
             if self.busy_seconds and now - reported >= REPORT_EVERY_SECONDS:
                 reported = now
                 await self.report_work()
 
     async def report_work(self) -> None:
         seconds, self.busy_seconds = self.busy_seconds, 0.0
+        signs, self.signs = sorted(self.signs), set()
         handle = self.client.get_workflow_handle(job_workflow_id(self.number))
+        worked = AgentWorked(seconds=seconds, signs=signs)
         try:
-            await handle.signal(HoldsCalls.agent_worked, AgentWorked(seconds=seconds))
+            await handle.signal(HoldsCalls.agent_worked, worked)
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
 

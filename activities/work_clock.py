@@ -50,7 +50,9 @@ class BesideHolds:
         self.traffic = Traffic()
         self.output_bytes = 0
         self.why: tuple[str, ...] = ()
-        """What the last sample saw working (for a reader of the channel)."""
+        """The signs of work the last sample saw: cpu, processes, egress, output."""
+        self.working: tuple[int, ...] = ()
+        """The processes the last sample saw working beside the hooks."""
         self._last: _Marks | None = None
 
     def watch(self, pid: int, command: Sequence[str] = ()) -> None:
@@ -87,13 +89,15 @@ class BesideHolds:
         marks = _Marks(now, look.cpu_seconds, self.traffic.bytes, self.output_bytes)
         last, self._last = self._last, marks
         if last is None:
+            self.why, self.working = (), ()
             return 0.0
         seconds = max(now - last.at, 0.0)
         why = []
         if marks.cpu - last.cpu > BUSY_SHARE * seconds:
             why.append("cpu")
+        self.working = look.working
         if look.working:
-            why.append("processes " + " ".join(str(pid) for pid in look.working))
+            why.append("processes")
         if marks.traffic != last.traffic:
             why.append("egress")
         if marks.output != last.output:

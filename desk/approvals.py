@@ -212,6 +212,8 @@ class AgentWorked(Payload):
     """The agent kept working beside a waiting hold for `seconds`: that time counts as work."""
 
     seconds: float
+    signs: list[str] = []
+    """What showed the work (cpu, processes, egress, output), for a person reading the history."""
 
 
 class HoldAnswer(Payload):

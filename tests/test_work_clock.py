@@ -55,15 +55,17 @@ async def box(
         yield found
 
 
-async def charged(desk: DeskClient, number: int) -> list[float]:
-    """The seconds the hold channel charged to the job's clock, signal by signal."""
-    found = []
+async def charged(desk: DeskClient, number: int) -> tuple[float, set[str]]:
+    """The seconds the hold channel charged to the job's clock, and the signs it saw."""
+    seconds, signs = 0.0, set()
     async for event in desk.job(number).fetch_history_events():
         if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
             signalled = event.workflow_execution_signaled_event_attributes
             if signalled.signal_name == "agent_worked":
-                found.append(json.loads(signalled.input.payloads[0].data)["seconds"])
-    return found
+                worked = json.loads(signalled.input.payloads[0].data)
+                seconds += worked["seconds"]
+                signs.update(worked["signs"])
+    return seconds, signs
 
 
 def dodging_agent() -> str:
@@ -91,7 +93,8 @@ async def test_an_agent_sleeping_beside_a_waiting_hold_is_stopped_at_its_budget(
     # Before: the clock stood still for the whole sleep and the job was integrated.
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert report.commits == [], report.commits
-    assert sum(await charged(desk, number)) > 0
+    seconds, signs = await charged(desk, number)
+    assert seconds > 0 and "processes" in signs, (seconds, signs)
 
 
 async def test_an_agent_blocked_on_its_one_hold_is_not_charged(box: Sandboxed) -> None:
@@ -117,7 +120,7 @@ async def test_an_agent_blocked_on_its_one_hold_is_not_charged(box: Sandboxed) -
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert [commit.subject for commit in report.commits] == ["finished"]
-    assert await charged(desk, number) == []
+    assert await charged(desk, number) == (0.0, set())
 
 
 @pytest.fixture
@@ -178,7 +181,8 @@ async def test_an_agent_talking_to_its_model_beside_a_waiting_hold_is_charged(
         report = await awaited(desk.wait(number), f"job {number}'s report")
         assert report.outcome == JobOutcome.TIMED_OUT, report
         assert report.commits == [], report.commits
-        assert sum(await charged(desk, number)) > 0
+        seconds, signs = await charged(desk, number)
+        assert seconds > 0 and "egress" in signs, (seconds, signs)
 
 
 async def test_an_agent_writing_output_beside_a_waiting_hold_is_charged(
@@ -197,4 +201,5 @@ async def test_an_agent_writing_output_beside_a_waiting_hold_is_charged(
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert report.commits == [], report.commits
-    assert sum(await charged(desk, number)) > 0
+    seconds, signs = await charged(desk, number)
+    assert seconds > 0 and "output" in signs, (seconds, signs)

@@ -129,7 +129,8 @@ async def test_a_sample_charges_traffic_and_output_and_nothing_else() -> None:
         assert not clock.hooks
         # Once the hold ends, the sleeper is no hook: being there is working.
         await clock.sample(4.0)
-        assert await clock.sample(5.0) == 1.0 and clock.why == (f"processes {sleeper.pid}",)
+        assert await clock.sample(5.0) == 1.0 and clock.why == ("processes",)
+        assert clock.working == (sleeper.pid,)
     finally:
         sleeper.kill()
         sleeper.wait()
