@@ -32,12 +32,15 @@ class FollowsModes:
     modes: JobModes
     yolo_approved: list[HeldCall]
     extended_by: timedelta
+    work_allowed: timedelta
+    """The work the clock allowed when it was last looked at."""
 
     def init_modes(self) -> None:
         """The modes' state of a new job (called from the workflow's __init__)."""
         self.modes = self.job.modes
         self.yolo_approved = []
         self.extended_by = timedelta(0)
+        self.work_allowed = self.job.budget
         self._show_modes()
 
     @workflow.signal
@@ -101,20 +104,21 @@ class FollowsModes:
     def work_allowance(self, worked: timedelta) -> timedelta:
         """The work the job may have done before its clock is looked at again.
 
-        The extension counts only work long-running mode allowed past the budget: a clock that
-        overran the budget by a timer's lateness, with the mode off, was not extended.
+        The extension is the work done past the budget under an allowance long-running mode
+        gave: a clock that overran the budget by a timer's lateness, with the mode off, was not
+        extended; the interval a job finishes after the mode was switched off was.
         """
         budget = self.job.budget
-        allowance = long_running_allowance(
+        if worked > budget and self.work_allowed > budget:
+            self.extended_by = max(self.extended_by, min(worked, self.work_allowed) - budget)
+        self.work_allowed = long_running_allowance(
             worked,
             budget,
             self.job.long_running_max,
             self.job.long_running_check,
             self.follows(Mode.LONG_RUNNING),
         )
-        if worked > budget and allowance > budget:
-            self.extended_by = max(self.extended_by, min(worked, allowance) - budget)
-        return allowance
+        return self.work_allowed
 
     def extension_said(self) -> str:
         """What a timed-out job's report adds when long-running mode had extended its budget."""
