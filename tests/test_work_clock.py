@@ -23,7 +23,7 @@ from temporalio.client import Client
 from activities.sandbox import BWRAP, choose_sandbox
 from desk.approvals import Decision, Principal
 from desk.models import JobOutcome
-from desk.settings import DeskSettings
+from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from tests.conftest import SCRIPTED_AGENT, agent
@@ -40,6 +40,12 @@ MODES = [pytest.param(BWRAP, marks=needs_bwrap), "none"]
 PUSH = {"tool": "Bash", "input": {"command": "git push origin main"}}
 
 
+@pytest.fixture
+def hold_wait() -> str:
+    """How long a hook waits for a person (a test parametrizes it to ask again and again)."""
+    return "10m"
+
+
 @pytest.fixture(params=MODES)
 async def box(
     request: pytest.FixtureRequest,
@@ -47,10 +53,12 @@ async def box(
     settings: DeskSettings,
     outside: Path,
     monkeypatch: pytest.MonkeyPatch,
+    hold_wait: str,
 ) -> AsyncIterator[Sandboxed]:
     """A desk whose agents run in the sandbox (with its egress proxy) or unconfined."""
+    local = load_settings(**{**settings.model_dump(), "hold_wait": hold_wait})
     async for found in sandboxed_desk(
-        client, settings, outside, monkeypatch, True, mode=request.param
+        client, local, outside, monkeypatch, True, mode=request.param
     ):
         yield found
 
@@ -81,6 +89,8 @@ def dodging_agent() -> str:
     return f"sh -c {shlex.quote(script)}"
 
 
+# One hook waits all along; or each gives up after a second, and the loop asks again.
+@pytest.mark.parametrize("hold_wait", ["10m", "1s"])
 async def test_an_agent_sleeping_beside_a_waiting_hold_is_stopped_at_its_budget(
     box: Sandboxed,
 ) -> None:
