@@ -17,7 +17,9 @@ MISSPELT = {"CODEDESK_NO_SUCH_SETTING", "CODEDESK_MAX_WORKRS", "CODEDESK_ZQXJ"}
 
 
 def test_the_names_are_the_settings_fields() -> None:
-    assert set(DeskSettings.model_fields) == SETTING_NAMES
+    assert set(DeskSettings.model_fields) == SETTING_NAMES, (
+        "a setting was added or removed: say so in desk/setting_names.py SETTING_NAMES"
+    )
 
 
 def test_every_codedesk_variable_the_code_names_is_a_setting_or_ours() -> None:
@@ -35,7 +37,9 @@ def test_every_codedesk_variable_the_code_names_is_a_setting_or_ours() -> None:
         for name in re.findall(r"CODEDESK_[A-Z0-9_]*[A-Z0-9]", path.read_text(errors="replace"))
     }
     settings = {f"CODEDESK_{name.upper()}" for name in SETTING_NAMES}
-    assert named - settings - OUR_VARIABLES - MISSPELT == set()
+    assert named - settings - OUR_VARIABLES - MISSPELT == set(), (
+        "a CODEDESK_* variable that is no setting: add it to OUR_VARIABLES (desk/setting_names.py)"
+    )
 
 
 def test_a_misspelt_variable_is_named_with_the_nearest_setting() -> None:
