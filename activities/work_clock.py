@@ -61,8 +61,8 @@ class BesideHolds:
         known by it."""
         self.root = pid
         forwarders = (perl_forwarder(), python_forwarder())
-        if any(list(command[: len(forwarder)]) == forwarder for forwarder in forwarders):
-            self.relay = b"".join(part.encode() + b"\0" for part in command)
+        relayed = any(list(command[: len(forwarder)]) == forwarder for forwarder in forwarders)
+        self.relay = b"".join(part.encode() + b"\0" for part in command) if relayed else b""
 
     @contextmanager
     def hook_waiting(self, pid: int) -> Iterator[None]:

@@ -14,7 +14,7 @@ import pytest
 
 from activities import agent_tree
 from activities.agent_tree import look_at_tree
-from activities.sandbox import perl_forwarder
+from activities.sandbox import perl_forwarder, python_forwarder
 from activities.work_clock import BesideHolds, peer_pid
 from tests.waiting import eventually, until
 
@@ -86,9 +86,12 @@ def test_the_watch_knows_the_relay_only_when_the_command_is_the_forwarder() -> N
     clock = BesideHolds()
     clock.watch(1, ["sleep", "600"])
     assert clock.relay == b""
-    command = [*perl_forwarder(), "/run/egress.sock", "9", "--", "agent"]
-    clock.watch(1, command)
-    assert clock.relay == b"\0".join(part.encode() for part in command) + b"\0"
+    for forwarder in (perl_forwarder(), python_forwarder()):
+        command = [*forwarder, "/run/egress.sock", "9", "--", "agent"]
+        clock.watch(1, command)
+        assert clock.relay == b"\0".join(part.encode() for part in command) + b"\0"
+    clock.watch(1, ["sleep", "600"])
+    assert clock.relay == b""
 
 
 async def test_a_sample_charges_the_interval_when_the_tree_used_the_cpu() -> None:
