@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,17 @@ DEFAULTS: dict[str, Any] = {
 }
 """The settings `Reach` holds and their defaults, as DeskSettings declares them."""
 
+TLS_SETTINGS = frozenset(
+    {
+        "temporal_tls_ca",
+        "temporal_tls_cert",
+        "temporal_tls_key",
+        "temporal_tls_server_name",
+        "temporal_api_key",
+    }
+)
+"""Settings of TLS to the frontend: given any of them, a listing reads every setting."""
+
 MINIMUMS = {"list_limit": LIST_LIMIT_MIN, "card_value_chars": CARD_VALUE_CHARS_MIN}
 """The integer settings among them, each with its least value."""
 
@@ -71,6 +82,8 @@ class Reach:
     list_limit: int
     card_value_chars: int
     time_zone: str
+    settings: DeskSettings | None = field(default=None, compare=False)
+    """Every setting, when they had to be read in full (a frontend behind TLS needs them)."""
 
 
 def read_reach() -> Reach:
@@ -88,7 +101,7 @@ def read_reach() -> Reach:
 
 def reach_of(settings: DeskSettings) -> Reach:
     """The `Reach` part of settings read in full."""
-    return Reach(**{name: getattr(settings, name) for name in DEFAULTS})
+    return Reach(**{name: getattr(settings, name) for name in DEFAULTS}, settings=settings)
 
 
 def plain_reach() -> Reach | None:
@@ -97,6 +110,9 @@ def plain_reach() -> Reach | None:
     given = _from_toml()
     if given is None:
         return None
+    tls = {ENV_PREFIX + name.upper() for name in TLS_SETTINGS}
+    if any(key.upper() in tls for key in os.environ):
+        return None  # the frontend is behind TLS: its settings are read in full
     for name in DEFAULTS:
         variable = ENV_PREFIX + name.upper()
         spellings = [key for key in os.environ if key.upper() == variable]
@@ -122,6 +138,8 @@ def _from_toml() -> dict[str, Any] | None:
         return None  # a missing or broken file: load_settings says what is wrong
     for key in document:
         if key.lower() in DEFAULTS and key != key.lower():
+            return None
+        if key.lower() in TLS_SETTINGS:
             return None
     return {name: document[name] for name in DEFAULTS if name in document}
 

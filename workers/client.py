@@ -12,7 +12,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverter, Payload
 from desk.scrub import scrub
 from desk.settings import DeskSettings
 from workers.runtime import cannot_reach, read_runtime, server_address
-from workers.transport import grpc_compression
+from workers.transport import grpc_compression, tls_config
 
 
 class ScrubbingFailureConverter(DefaultFailureConverter):
@@ -67,12 +67,15 @@ def workflow_url(base: str, namespace: str, workflow_id: str) -> str:
 async def connect(settings: DeskSettings, address: str | None = None) -> Client:
     """Connect with the pydantic data converter; a failure is a ServerError saying what to do."""
     target = address or resolve_address(settings)
+    tls = tls_config(settings)
     try:
         return await Client.connect(
             target,
             namespace=settings.namespace,
             data_converter=DATA_CONVERTER,
             grpc_compression=grpc_compression(target),
+            tls=tls,
+            api_key=settings.temporal_api_key.get_secret_value() or None,
         )
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
         raise cannot_reach(target, error) from None

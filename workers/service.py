@@ -10,18 +10,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workers.runtime import cannot_reach
-from workers.transport import grpc_compression
+from workers.transport import grpc_compression, tls_config
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService
 
+    from desk.settings import DeskSettings
 
-async def connect_service(address: str) -> WorkflowService:
-    """The workflow service at `address`; a failure is a ServerError saying what to do."""
+
+async def connect_service(address: str, settings: DeskSettings | None = None) -> WorkflowService:
+    """The workflow service at `address`; a failure is a ServerError saying what to do.
+
+    `settings`, when they were read in full, give TLS to the frontend (see `tls_config`).
+    """
     from temporalio.service import ConnectConfig, ServiceClient
 
+    tls = tls_config(settings) if settings is not None else False
+    api_key = settings.temporal_api_key.get_secret_value() if settings is not None else ""
     try:
-        config = ConnectConfig(target_host=address, grpc_compression=grpc_compression(address))
+        config = ConnectConfig(
+            target_host=address,
+            grpc_compression=grpc_compression(address),
+            tls=tls,
+            api_key=api_key or None,
+        )
         client = await ServiceClient.connect(config)
     except Exception as error:  # the SDK raises bare RuntimeError for connection failures
         raise cannot_reach(address, error) from None

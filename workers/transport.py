@@ -1,4 +1,5 @@
-"""How codedesk's clients talk to the Temporal frontend: compressed only across a network.
+"""How codedesk's clients talk to the Temporal frontend: compressed only across a network, with
+TLS (and mTLS or an API key) where the settings ask for it.
 
 The SDK gzips every request and response by default. To a server on this machine (the
 embedded one `codedesk up` starts, or any on loopback) that saves no bandwidth and costs CPU at
@@ -9,10 +10,15 @@ this machine's two cores (issue 13). A server elsewhere keeps the SDK's gzip.
 from __future__ import annotations
 
 import ipaddress
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from desk.errors import SettingsError
+
 if TYPE_CHECKING:
-    from temporalio.service import GrpcCompression
+    from temporalio.service import GrpcCompression, TLSConfig
+
+    from desk.settings import DeskSettings
 
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain"})
 
@@ -41,3 +47,30 @@ def grpc_compression(address: str) -> GrpcCompression:
     from temporalio.service import GrpcCompression
 
     return GrpcCompression.NONE if on_this_machine(address) else GrpcCompression.GZIP
+
+
+def tls_config(settings: DeskSettings) -> TLSConfig | bool:
+    """TLS to the frontend as the settings ask: a CA, a client certificate for mTLS, a server
+    name, or an API key (which needs TLS); none of them: plain text (the embedded server)."""
+    from temporalio.service import TLSConfig
+
+    api_key = bool(settings.temporal_api_key.get_secret_value())
+    if not (settings.temporal_tls_ca or settings.temporal_tls_cert or api_key):
+        return False
+    return TLSConfig(
+        server_root_ca_cert=_pem(settings.temporal_tls_ca),
+        domain=settings.temporal_tls_server_name or None,
+        client_cert=_pem(settings.temporal_tls_cert),
+        client_private_key=_pem(settings.temporal_tls_key),
+    )
+
+
+def _pem(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise SettingsError(
+            f"{path} could not be read ({error.strerror}): name a PEM file this process may read."
+        ) from None

@@ -36,7 +36,9 @@ def approvals(
     where = reach()
 
     async def body() -> None:
-        service = await connect_service(server_address(where.home, where.temporal_address))
+        service = await connect_service(
+            server_address(where.home, where.temporal_address), where.settings
+        )
         page = await open_page(
             service, where.namespace, where.task_queue, limit or where.list_limit
         )

@@ -137,7 +137,9 @@ def jobs(
     where = reach()
 
     async def body() -> None:
-        service = await connect_service(server_address(where.home, where.temporal_address))
+        service = await connect_service(
+            server_address(where.home, where.temporal_address), where.settings
+        )
         listing = await job_page(
             service, where.namespace, where.task_queue, limit or where.list_limit
         )
