@@ -13,7 +13,10 @@ Steps:
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
     wait:PATH                  wait until PATH exists (at most 120 s, then exit 3)
     if-first:STEP              run STEP only when CODEDESK_INTERRUPTED is not "1"
-    grandchild:SECONDS:PIDFILE start a sleeping grandchild in our process group, write its pid
+    grandchild:SECONDS[:PIDFILE]
+                               start a sleeping grandchild in our process group, write its pid
+                               (when PIDFILE is given); its command line carries our steps
+                               after GRANDCHILD, so a test finds it on the host by our tag
     escape:SECONDS             start a child in a session of its own that starts a grandchild;
                                both sleep (they left the agent's process group on purpose)
     background:SECONDS         start a sleeper in a session of its own that keeps our stdout
@@ -22,6 +25,9 @@ Steps:
     env-all                    print the names of every environment variable, and HOME and PWD
     pidfile:PATH               write our own pid to PATH
     mark:PATH                  append "run <CODEDESK_JOB> interrupted=<0|1>" to PATH
+    mark                       print that line with the host's monotonic clock (ns) after it
+                               (the job's agent log keeps it: a sandboxed agent writes nowhere
+                               but its worktree; tests/agent_pids.py reads the marks back)
     say:TEXT                   print TEXT as it is
     say-many:N                 print "line 1" .. "line N"
     env:PATH                   write the CODEDESK_* environment as a JSON object to PATH
@@ -127,19 +133,25 @@ def commit(message: str) -> None:
     say(f"scripted agent: commit {message!r}")
 
 
+GRANDCHILD = "scripted-agent-grandchild"
+"""The word before the agent's steps in a grandchild's command line (tests/agent_pids.py)."""
+
+
 def grandchild(arg: str, step: str) -> None:
     seconds, sep, pidfile = arg.partition(":")
-    if not sep or not pidfile:
-        raise StepError(f"step {step!r} needs SECONDS:PIDFILE")
+    if sep and not pidfile:
+        raise StepError(f"step {step!r} needs SECONDS[:PIDFILE]")
     duration = number(seconds, step)
     # Same process group on purpose: the tests check that killing the agent's group reaches it.
+    code = f"import time; time.sleep({duration!r})"
     child = subprocess.Popen(
-        [sys.executable or "python3", "-c", f"import time; time.sleep({duration!r})"],
+        [sys.executable or "python3", "-c", code, GRANDCHILD, *sys.argv[1:]],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    Path(pidfile).write_text(f"{child.pid}\n", encoding="utf-8")
+    if pidfile:
+        Path(pidfile).write_text(f"{child.pid}\n", encoding="utf-8")
     # Not waited for: mark it reaped so Popen's destructor does not warn about it.
     child.returncode = 0
     say(f"scripted agent: grandchild {child.pid} sleeps {duration:g}s")
@@ -309,6 +321,10 @@ def run_step(step: str) -> bool:
             raise StepError("step 'pidfile' needs a PATH")
         Path(arg).write_text(f"{os.getpid()}\n", encoding="utf-8")
         say(f"scripted agent: pid {os.getpid()}")
+    elif step == "mark":
+        job = os.environ.get("CODEDESK_JOB", "-")
+        flag = os.environ.get("CODEDESK_INTERRUPTED") or "0"
+        say(f"scripted agent: mark run {job} interrupted={flag} at {time.monotonic_ns()}")
     elif name == "mark":
         if not arg:
             raise StepError("step 'mark' needs a PATH")

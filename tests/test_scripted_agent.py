@@ -141,6 +141,19 @@ def test_mark_appends_one_line_per_run(repo: Path, tmp_path: Path) -> None:
     ]
 
 
+def test_mark_without_a_path_prints_it_in_the_order_of_the_hosts_clock(repo: Path) -> None:
+    # What a sandboxed agent can do: its output reaches the job's log on the host.
+    first = run_agent(repo, "mark", env={"CODEDESK_JOB": "7"})
+    second = run_agent(repo, "mark", env={"CODEDESK_JOB": "8", "CODEDESK_INTERRUPTED": "1"})
+    stamps = []
+    for done, expected in ((first, "run 7 interrupted=0"), (second, "run 8 interrupted=1")):
+        assert done.returncode == 0, done.stderr
+        line = done.stdout.splitlines()[0]
+        assert line.startswith(f"scripted agent: mark {expected} at "), line
+        stamps.append(int(line.rsplit(" ", 1)[1]))
+    assert stamps[0] < stamps[1]
+
+
 def test_env_writes_the_codedesk_variables(repo: Path, tmp_path: Path) -> None:
     out = tmp_path / "env.json"
     env = {"CODEDESK_JOB": "job-9", "CODEDESK_TASK": "fix it", "OTHER_THING": "no"}
