@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from activities.git import SAFE_CONFIG, git_env, run_git
-from activities.git_locks import remove_stale_lock
+from activities.git_locks import left_behind, remove_stale_lock
 from desk.errors import GitBusyError, GitError
 
 State = tuple[str, str] | None
@@ -67,7 +67,39 @@ def finish_fast_forward(clone: Path, onto: str, tip: str, max_files: int) -> Res
     head, branch, entries = _status(clone)
     if head != onto or not branch or not entries:
         return None
-    sides = _sides(clone, onto, tip)
+    lock = clone / ".git" / "index.lock"
+    if lock.exists() and not left_behind(lock):
+        # A git at work (the dead worker's own, living on): it finishes before anything here.
+        raise GitBusyError(
+            f"A git holds the index.lock of the clone {clone}: the integration is retried soon."
+        )
+    ours, foreign = _classify(clone, entries, _sides(clone, onto, tip))
+    if not ours:
+        return None  # no trace of the fast-forward: whatever changed, the caller refuses it
+    if foreign:
+        shown = ", ".join(foreign[:max_files])
+        unlock = "remove .git/index.lock (the killed git's), " if lock.exists() else ""
+        return Resumed(
+            refusal=(
+                f"The clone {clone} is part way through codedesk's fast-forward from "
+                f"{onto[:12]} to {tip[:12]} (its worker died), and {len(foreign)} file(s) were "
+                f"changed by someone else too ({shown}); nothing more was done. Save those "
+                f"changes elsewhere, {unlock}run `git reset --hard {onto[:12]}` in the clone "
+                "to undo the rest, and start the job again."
+            )
+        )
+    remove_stale_lock(lock)
+    # Every changed path is as `onto` or `tip` has it: setting the index and files to `tip`
+    # loses nothing of anyone's, and moves the branch only after them, as the merge would.
+    run_git(clone, "reset", "--hard", "--quiet", tip)
+    return Resumed()
+
+
+def _classify(
+    clone: Path, entries: list[_Entry], sides: dict[str, tuple[State, State]]
+) -> tuple[list[str], list[str]]:
+    """The changed paths the fast-forward made (as the tip has them, or the ones git was
+    writing when it died) and those someone else changed (as neither end has them)."""
     hashes = _hashes(clone, [entry.path for entry in entries if entry.file == HASH])
     ours, foreign, cut = [], [], []
     for entry in entries:
@@ -88,28 +120,7 @@ def finish_fast_forward(clone: Path, onto: str, tip: str, max_files: int) -> Res
         half_written = []
     ours.extend(half_written)
     foreign.extend(path for path, _ in cut if path not in half_written)
-    if not ours:
-        return None  # no trace of the fast-forward: whatever changed, the caller refuses it
-    if foreign:
-        shown = ", ".join(foreign[:max_files])
-        return Resumed(
-            refusal=(
-                f"The clone {clone} is part way through codedesk's fast-forward from "
-                f"{onto[:12]} to {tip[:12]} (its worker died), and {len(foreign)} file(s) were "
-                f"changed by someone else too ({shown}); nothing more was done. Save those "
-                f"changes elsewhere, then run `git reset --hard {onto[:12]}` in the clone to "
-                "undo the rest, and start the job again."
-            )
-        )
-    lock = clone / ".git" / "index.lock"
-    if lock.exists() and not remove_stale_lock(lock):
-        raise GitBusyError(
-            f"The clone {clone} has an index.lock a git may still hold: the integration is retried."
-        )
-    # Every changed path is as `onto` or `tip` has it: setting the index and files to `tip`
-    # loses nothing of anyone's, and moves the branch only after them, as the merge would.
-    run_git(clone, "reset", "--hard", "--quiet", tip)
-    return Resumed()
+    return ours, foreign
 
 
 def _cut_write(clone: Path, path: str, oid: str) -> bool:

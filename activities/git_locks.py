@@ -41,6 +41,20 @@ def remove_stale_lock(lock: Path) -> bool:
     Fails closed: outside a step, when the lock is newer than the step, when some process has
     it open, or when that cannot be told (no /proc), the lock stays and False is returned.
     """
+    if not lock.exists():
+        return True  # gone meanwhile: whoever held it is done
+    if not left_behind(lock):
+        return False
+    try:
+        lock.unlink()
+    except FileNotFoundError:
+        pass
+    return True
+
+
+def left_behind(lock: Path) -> bool:
+    """Whether `lock` is a killed git's leftover (see `remove_stale_lock`), without removing
+    it; False when it may belong to a git still at work, or is gone."""
     started = _step_started.get()
     if started is None:
         return False
@@ -48,14 +62,8 @@ def remove_stale_lock(lock: Path) -> bool:
         if lock.stat().st_mtime >= started - STALE_MARGIN_SECONDS:
             return False
     except FileNotFoundError:
-        return True  # gone meanwhile: whoever held it is done
-    if _held_open(lock):
         return False
-    try:
-        lock.unlink()
-    except FileNotFoundError:
-        pass
-    return True
+    return not _held_open(lock)
 
 
 def _held_open(path: Path) -> bool:
