@@ -66,6 +66,28 @@ class HostPolicy(Payload):
         return principal in self.owners or bool(set(roles or ()) & set(self.owner_roles))
 
 
+POLICY_SETTINGS = {
+    "owners": "owners",
+    "owner_roles": "discord_owner_role_ids",
+    "owner_repos": "owner_repos",
+    "hold_classes": "hold_classes",
+    "hold_tools": "hold_tools",
+    "yolo_carded_classes": "yolo_carded_classes",
+    "yolo_allow": "yolo_allow",
+    "work_budget": "work_budget",
+    "work_budget_max": "work_budget_max",
+    "long_running_check": "long_running_check",
+    "long_running_max": "long_running_max",
+    "report_output_chars": "report_output_chars",
+    "report_commits": "report_commits",
+    "report_files": "report_files",
+    "report_held_calls": "report_held_calls",
+    "report_held_chars": "report_held_chars",
+    "hold_wait": "hold_wait",
+}
+"""Each policy field and the worker's setting it is read from (its variable: CODEDESK_<NAME>)."""
+
+
 class JobAsk(Payload):
     """What a request may ask of the policy for its job: only ever something stricter."""
 

@@ -26,7 +26,7 @@ from desk.durations import format_duration, parse_duration
 from desk.egress_rules import parse_patterns
 from desk.errors import DeskError, HostError, SettingsError
 from desk.hold_protocol import HOOK_MARGIN_SECONDS
-from desk.host_policy import HOLD_CLASS_NAMES, MAX_DURATION, HostPolicy
+from desk.host_policy import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
 from desk.hosts import check_host_name, machine_host_name
 from desk.models import DeskLimits
 from desk.reach import (
@@ -518,26 +518,10 @@ class DeskSettings(BaseSettings):
     @property
     def host_policy(self) -> HostPolicy:
         """This host's policy, as its worker tells the desk (see desk/host_policy.py)."""
-        return HostPolicy(
-            owners=self.owner_ids,
-            owner_roles=list(self.discord_owner_role_ids),
-            owner_repos=list(self.owner_repos),
-            hold_classes=list(self.hold_classes),
-            hold_tools=list(self.hold_tools),
-            yolo_carded_classes=list(self.yolo_carded_classes),
-            yolo_allow=list(self.yolo_allow),
-            work_budget=self.work_budget,
-            work_budget_max=self.work_budget_max,
-            long_running_check=self.long_running_check,
-            long_running_max=self.long_running_max,
-            report_output_chars=self.report_output_chars,
-            report_commits=self.report_commits,
-            report_files=self.report_files,
-            report_held_calls=self.report_held_calls,
-            report_held_chars=self.report_held_chars,
-            hold_wait=self.hold_wait,
-            source=self.host,
-        )
+        values = {field: getattr(self, setting) for field, setting in POLICY_SETTINGS.items()}
+        # Who may answer: the owners named, else the worker's own user, and its Discord owners.
+        values["owners"] = self.owner_ids
+        return HostPolicy(**values, source=self.host)
 
     @property
     def desk_limits(self) -> DeskLimits:

@@ -5,29 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from desk.durations import format_duration
-from desk.host_policy import HostPolicy
+from desk.host_policy import POLICY_SETTINGS, HostPolicy
 from desk.reach import ENV_PREFIX
-
-SETTING_OF = {
-    "owners": "owners",
-    "owner_roles": "discord_owner_role_ids",
-    "owner_repos": "owner_repos",
-    "hold_classes": "hold_classes",
-    "hold_tools": "hold_tools",
-    "yolo_carded_classes": "yolo_carded_classes",
-    "yolo_allow": "yolo_allow",
-    "work_budget": "work_budget",
-    "work_budget_max": "work_budget_max",
-    "long_running_check": "long_running_check",
-    "long_running_max": "long_running_max",
-    "report_output_chars": "report_output_chars",
-    "report_commits": "report_commits",
-    "report_files": "report_files",
-    "report_held_calls": "report_held_calls",
-    "report_held_chars": "report_held_chars",
-    "hold_wait": "hold_wait",
-}
-"""Each policy field and the setting a worker reads it from (its variable: CODEDESK_<NAME>)."""
 
 
 def shown_value(value: object) -> str:
@@ -41,7 +20,7 @@ def shown_value(value: object) -> str:
 def policy_lines(policy: HostPolicy) -> list[str]:
     """One line a field: `owner_repos: none (CODEDESK_OWNER_REPOS)`; `hold_classes` empty is all."""
     lines = []
-    for name, setting in SETTING_OF.items():
+    for name, setting in POLICY_SETTINGS.items():
         value = getattr(policy, name)
         shown = "all" if name == "hold_classes" and not value else shown_value(value)
         lines.append(f"{name}: {shown} ({ENV_PREFIX}{setting.upper()})")
@@ -53,7 +32,7 @@ def policy_differences(mine: HostPolicy, desks: HostPolicy) -> list[str]:
     return [
         f"{ENV_PREFIX}{setting.upper()} here is {shown_value(getattr(mine, name))}, the desk's "
         f"is {shown_value(getattr(desks, name))}"
-        for name, setting in SETTING_OF.items()
+        for name, setting in POLICY_SETTINGS.items()
         if getattr(mine, name) != getattr(desks, name)
     ]
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from temporalio.client import WorkflowHandle
+
 from desk.approvals import Decision, OutcomeKind
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
-from desk.shipping import PushStatus
+from desk.shipping import PushResult, PushStatus
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
@@ -17,6 +19,7 @@ from tests.conftest import agent
 from tests.test_shipping import REPO, answer, commit, refs, result_of
 from tests.waiting import until
 from workflows.approval import Approval
+from workflows.ship import Ship
 
 
 async def _open(shipping: ShippingClient, ident: str) -> bool:
@@ -25,14 +28,22 @@ async def _open(shipping: ShippingClient, ident: str) -> bool:
     ]
 
 
-async def test_a_newer_report_withdraws_the_waiting_push_of_an_older_sha(
-    shipping: ShippingClient, clone: Path, origin: Path
-) -> None:
-    before = refs(origin)
+async def _waiting_push(
+    shipping: ShippingClient, clone: Path
+) -> tuple[str, WorkflowHandle[Ship, PushResult], str]:
+    """A reported commit whose push waits for an owner: its SHA, the push and its approval."""
     older = commit(clone, "a.txt", "a\n", "a")
     await shipping.change_report(REPO)
     handle, ident = await shipping.request_push(REPO, older)
     await until(lambda: _open(shipping, ident), "the push's approval")
+    return older, handle, ident
+
+
+async def test_a_newer_report_withdraws_the_waiting_push_of_an_older_sha(
+    shipping: ShippingClient, clone: Path, origin: Path
+) -> None:
+    before = refs(origin)
+    older, handle, ident = await _waiting_push(shipping, clone)
     newer = commit(clone, "b.txt", "b\n", "b")
     await shipping.change_report(REPO)
     result = await result_of(handle)
@@ -49,10 +60,7 @@ async def test_an_integration_withdraws_the_waiting_push_of_the_sha_it_moved_pas
     desk: DeskClient, shipping: ShippingClient, clone: Path, origin: Path
 ) -> None:
     before = refs(origin)
-    older = commit(clone, "a.txt", "a\n", "a")
-    await shipping.change_report(REPO)
-    handle, ident = await shipping.request_push(REPO, older)
-    await until(lambda: _open(shipping, ident), "the push's approval")
+    _, handle, _ = await _waiting_push(shipping, clone)
     number = await desk.start_job(REPO, "more", agent_command=agent("write:c.txt=c", "commit:c"))
     report = await desk.wait(number)
     assert report.outcome == JobOutcome.INTEGRATED, report.reason
