@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from desk.settings import DeskSettings
@@ -18,11 +19,28 @@ CODEDESK = str(Path(sys.executable).parent / "codedesk")
 Cli = Callable[..., Awaitable[subprocess.CompletedProcess[str]]]
 
 
+_unconfined_why: str | None = None
+"""Why the running test's agents run unconfined (its `unconfined` marker), or None."""
+
+
+@contextlib.contextmanager
+def unconfined_scripts(why: str | None) -> Iterator[None]:
+    """While a test runs: the console scripts and workers it starts run agents unconfined
+    when `why` says why (tests/conftest.py sets it from the test's marker)."""
+    global _unconfined_why
+    _unconfined_why = why
+    try:
+        yield
+    finally:
+        _unconfined_why = None
+
+
 def cli_env(**values: str) -> dict[str, str]:
-    """This process's environment without any CODEDESK_* variable, plus `values`; agents run
-    unconfined unless `values` ask for the sandbox (most write files outside their worktree)."""
+    """This process's environment without any CODEDESK_* variable, plus `values`: agents run
+    in the product's default sandbox (auto), unless the test is marked `unconfined`."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("CODEDESK_")}
-    env["CODEDESK_SANDBOX"] = "none"
+    if _unconfined_why is not None:
+        env["CODEDESK_SANDBOX"] = "none"
     env.update(values)
     return env
 
@@ -36,6 +54,7 @@ def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
         CODEDESK_TASK_QUEUE=settings.task_queue,
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
         CODEDESK_SANDBOX=settings.sandbox,
+        CODEDESK_SANDBOX_READ_PATHS=",".join(settings.sandbox_read_paths),
     )
     env.update(extra)
     return env

@@ -17,10 +17,12 @@ from hypothesis import settings as hypothesis_settings
 from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.testing import WorkflowEnvironment
 
+from activities.sandbox import UNCONFINED
 from desk.names import SEARCH_ATTRIBUTES
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
 from surfaces.shipping_client import ShippingClient
+from tests.cli_helpers import unconfined_scripts
 from tests.waiting import until
 from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
@@ -87,8 +89,52 @@ def namespace() -> str:
     return f"test-{number}"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "unconfined(why): this test's agents run without the sandbox (CODEDESK_SANDBOX=none), "
+        "for the reason given; every other test's agents run as users' do (auto: bubblewrap "
+        "where it works)",
+    )
+
+
+def unconfined_reason(item: pytest.Item) -> str | None:
+    """Why the test's agents run unconfined, or None: they run in the product's default."""
+    marker = item.get_closest_marker("unconfined")
+    if marker is None:
+        return None
+    why = marker.args[0] if marker.args else marker.kwargs.get("why", "")
+    if not isinstance(why, str) or not why.strip():
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.unconfined needs a reason")
+    return why
+
+
+@pytest.fixture(autouse=True)
+def confinement(request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """The test's `unconfined` reason, also told to `cli_env` (console scripts, workers)."""
+    why = unconfined_reason(request.node)
+    with unconfined_scripts(why):
+        yield why
+
+
 @pytest.fixture
-def settings(home: Path, namespace: str, temporal_env: WorkflowEnvironment) -> DeskSettings:
+def gates(tmp_path: Path) -> Path:
+    """The folder for files a test creates to let its agents go on (`wait:PATH`): the settings
+    give it to the sandbox as a read path (`sandbox_read_paths`), as an owner gives one, so a
+    confined agent sees a gate open. Agents write nothing here: the folder is read-only."""
+    folder = tmp_path / "gates"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def settings(
+    home: Path,
+    namespace: str,
+    temporal_env: WorkflowEnvironment,
+    confinement: str | None,
+    gates: Path,
+) -> DeskSettings:
     address = temporal_env.client.service_client.config.target_host
     return load_settings(
         home=home,
@@ -97,9 +143,10 @@ def settings(home: Path, namespace: str, temporal_env: WorkflowEnvironment) -> D
         task_queue=f"codedesk-{uuid.uuid4().hex[:8]}",
         heartbeat_timeout="2s",
         agent_command=agent("say:hello"),
-        # Agents of most tests write pid files outside their worktree; the sandbox tests
-        # (tests/test_sandbox.py) turn it on.
-        sandbox="none",
+        # The product's default (auto: bubblewrap where it works) unless the test is marked
+        # `unconfined`, with its reason.
+        sandbox=UNCONFINED if confinement is not None else None,
+        sandbox_read_paths=[str(gates)],
     )
 
 

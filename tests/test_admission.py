@@ -160,10 +160,10 @@ async def memo_of(handle: WorkflowHandle[Any, Any]) -> Mapping[str, Any]:
 
 
 async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
-    go = tmp_path / "go"
+    go = gates / "go"
     first = await desk.start_job(REPO, "wait", agent_command=agent(f"wait:{go}"))
     second = await desk.submit_job(REPO, "greet", agent_command=agent("say:hi"))
     assert second.position == 1  # queued behind the first: admitted while the clone was there

@@ -46,15 +46,13 @@ async def job_count(client: Client) -> int:
 
 
 async def test_a_repeated_request_gets_its_first_number_also_after_continue_as_new(
-    desk: DeskClient, settings: DeskSettings, client: Client, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, client: Client, clone: Path, gates: Path
 ) -> None:
     # One slot and no queue: a repeat that were a new submission would be refused as full.
     desk = await limited(desk, settings, max_workers=1, max_queued=0, desk_history_limit=40)
-    log, go = tmp_path / "marks", tmp_path / "go"
+    log, go = settings.home, gates / "go"  # the agents' marks are in its jobs' logs
     request = AdmitInput(
-        job=JobInput(
-            number=0, repo=REPO, task="once", agent_command=agent(f"mark:{log}", f"wait:{go}")
-        ),
+        job=JobInput(number=0, repo=REPO, task="once", agent_command=agent("mark", f"wait:{go}")),
         request_id=str(uuid.uuid4()),
     )
     first = await admit(desk, request, request.request_id)
@@ -71,7 +69,7 @@ async def test_a_repeated_request_gets_its_first_number_also_after_continue_as_n
     for _ in range(30):
         if (await handle.describe()).run_id != run:
             break
-        made = await desk.submit_job(REPO, "quick", agent_command=agent(f"mark:{log}"))
+        made = await desk.submit_job(REPO, "quick", agent_command=agent("mark"))
         await wait_all(desk, [made.number])
     assert (await handle.describe()).run_id != run, "the desk never continued as new"
     last = (await desk_state(desk)).last_number
@@ -114,7 +112,6 @@ async def test_a_submission_the_desk_does_not_answer_is_asked_again_and_admitted
     settings: DeskSettings,
     client: Client,
     origin: Path,
-    tmp_path: Path,
     start_worker: StartWorker,
     tries: Tries,
 ) -> None:
@@ -122,13 +119,13 @@ async def test_a_submission_the_desk_does_not_answer_is_asked_again_and_admitted
     desk = DeskClient(client, settings.model_copy(update={"admit_wait": timedelta(minutes=5)}))
     desk.admit_try = timedelta(seconds=1)
     await desk.add_repo(REPO, str(origin))
-    log = tmp_path / "marks"
-    assert (await desk.submit_job(REPO, "warm", agent_command=agent(f"mark:{log}"))).number == 1
+    log = settings.home  # the agents' marks are in its jobs' logs
+    assert (await desk.submit_job(REPO, "warm", agent_command=agent("mark"))).number == 1
 
     os.kill(worker.pid, signal.SIGSTOP)  # the desk's worker takes no task while stopped
     try:
         submission = asyncio.create_task(
-            desk.submit_job(REPO, "asked again", agent_command=agent(f"mark:{log}"))
+            desk.submit_job(REPO, "asked again", agent_command=agent("mark"))
         )
         await until(lambda: tries.lines, "a try of the submission to get no answer")
     finally:

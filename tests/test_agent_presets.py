@@ -5,7 +5,6 @@ and a CLI that exits 0 without working is a failed job."""
 from __future__ import annotations
 
 import asyncio
-import json
 import shlex
 import stat
 import subprocess
@@ -15,10 +14,12 @@ from pathlib import Path
 import pytest
 
 from activities.preset_checks import check_preset, preset_checks
+from activities.sandbox import BWRAP, choose_sandbox
 from desk.agents import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
+from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import CODEDESK, settings_env, shown, started_number
 from tests.conftest import agent, git
 
@@ -66,7 +67,7 @@ def test_preset_checks_find_programs_and_compare_versions(tmp_path: Path) -> Non
 
 
 async def test_a_task_is_text_from_the_argument_stdin_or_a_file(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
     env = settings_env(settings)
@@ -81,8 +82,10 @@ async def test_a_task_is_text_from_the_argument_stdin_or_a_file(
             (["--task-file", str(task_file)], ""),
         ]
     ):
-        seen = tmp_path / f"env-{index}.json"
-        command = agent(f"env:{seen}")
+        # The agent waits while the test reads its environment from outside (it may be
+        # sandboxed: it cannot write a file for the test).
+        tag, go = agent_tag(), gates / f"go-{index}"
+        command = agent(tag, f"wait:{go}")
         # In a thread: the worker of this test runs on this event loop.
         started = await asyncio.to_thread(
             subprocess.run,
@@ -96,9 +99,12 @@ async def test_a_task_is_text_from_the_argument_stdin_or_a_file(
             check=False,
         )
         assert started.returncode == 0, shown(started)
-        report = await desk.wait(started_number(started))
+        number = started_number(started)
+        pid = await running_agent(settings.home, number, tag)
+        told.append(codedesk_environment(pid)["CODEDESK_TASK"])
+        go.touch()
+        report = await desk.wait(number)
         assert report.outcome == JobOutcome.NOTHING, report
-        told.append(json.loads(seen.read_text())["CODEDESK_TASK"])
     assert told == ["-v fix it", "--version", "-rf from stdin", "--version\n\nthen fix it"]
 
 
@@ -150,6 +156,7 @@ async def test_files_an_agent_cli_writes_for_itself_are_kept_out_of_git(
     assert (clone / ".git" / "info" / "exclude").read_text() == exclude
 
 
+@pytest.mark.unconfined("proves the refusal of a guards-off agent where nothing confines it")
 async def test_a_guards_off_agent_does_not_start_unconfined_unless_the_owner_opts_in(
     desk: DeskClient, settings: DeskSettings, origin: Path
 ) -> None:
@@ -167,6 +174,7 @@ def opted_in(settings: DeskSettings) -> DeskSettings:
     return settings.model_copy(update={"unconfined_guards_off": True})
 
 
+@pytest.mark.unconfined("proves the owner's opt-in for a guards-off agent that nothing confines")
 async def test_an_owner_may_let_a_guards_off_agent_run_unconfined(
     opted_in: DeskSettings, client: object, origin: Path
 ) -> None:
@@ -183,6 +191,21 @@ async def test_an_owner_may_let_a_guards_off_agent_run_unconfined(
         command = "sh -c 'echo the agent ran' --dangerously-bypass-approvals-and-sandbox"
         report = await desk.wait(await desk.start_job(REPO, "anything", agent_command=command))
     assert report.outcome == JobOutcome.NOTHING, report
+    assert "the agent ran" in report.output
+
+
+@pytest.mark.skipif(
+    choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
+)
+async def test_a_guards_off_agent_runs_in_the_sandbox_without_an_opt_in(
+    desk: DeskClient, origin: Path
+) -> None:
+    # The sandbox stands in for the guards the agent's CLI turned off.
+    await desk.add_repo(REPO, str(origin))
+    command = "sh -c 'echo the agent ran' --dangerously-bypass-approvals-and-sandbox"
+    report = await desk.wait(await desk.start_job(REPO, "anything", agent_command=command))
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert report.confinement == BWRAP, report
     assert "the agent ran" in report.output
 
 

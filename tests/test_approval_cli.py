@@ -19,6 +19,7 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import (
     CODEDESK,
     assert_refused,
@@ -200,19 +201,20 @@ def test_claude_preset_and_hook_settings() -> None:
 
 
 async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path
+    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     short = load_settings(**{**settings.model_dump(), "hold_wait": "1s"})
     async with build_worker(client, short):
         await configure_desk(client, short)
         desk = DeskClient(client, short)
         await desk.add_repo(REPO, str(origin))
-        env_file, go_on = tmp_path / "agent-env.json", tmp_path / "go-on"
-        steps = (f"env:{env_file}", "say:settings at {hook_settings}", f"wait-file:{go_on}")
+        tag, go_on = agent_tag(), gates / "go-on"
+        steps = (tag, "say:settings at {hook_settings}", f"wait-file:{go_on}")
         number = await desk.start_job(REPO, "hooked", agent_command=agent(*steps))
         await working(desk, number)
         path = short.jobs_dir / str(number) / "hook-settings.json"
-        await until(lambda: path.exists() and env_file.exists(), "the hook settings")
+        agent_pid = await running_agent(short.home, number, tag)
+        await until(path.exists, "the hook settings")
         document = json.loads(path.read_text())
         [entry] = document["hooks"]["PreToolUse"]
         assert entry["matcher"] == HELD_TOOLS_MATCHER
@@ -222,7 +224,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
         assert shlex.split(hook["command"])[:4] == [sys.executable, "-I", "-m", "surfaces.hook"]
 
         # The agent's environment names its job and its hold channel, and no Temporal server.
-        agent_env = json.loads(env_file.read_text())
+        agent_env = codedesk_environment(agent_pid)  # read from outside: it may be sandboxed
         assert agent_env["CODEDESK_JOB"] == str(number)
         assert "CODEDESK_TEMPORAL_ADDRESS" not in agent_env
         assert "CODEDESK_NAMESPACE" not in agent_env

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import re
 import signal
 from datetime import timedelta
 from pathlib import Path
@@ -19,6 +19,7 @@ from desk.models import DeskState, JobOutcome, JobReport
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient, JobRow
+from tests.agent_pids import agent_pids, agent_tag, logged_marks
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.waiting import awaited, eventually
@@ -31,37 +32,35 @@ T = TypeVar("T")
 # Helpers shared with tests/crash/test_desk_recovery.py
 
 
-def marks(path: Path) -> list[int]:
-    """Job numbers in the order the scripted agents' `mark:` steps wrote them."""
-    if not path.is_file():
-        return []
-    found = re.findall(r"^run (\d+) interrupted=\d$", path.read_text(), re.MULTILINE)
-    return [int(number) for number in found]
+def marks(home: Path) -> list[int]:
+    """Job numbers in the order the scripted agents' `mark` steps ran, from the agent logs of
+    the jobs of the desk at `home` (a sandboxed agent writes nowhere but its worktree)."""
+    return logged_marks(home)
 
 
-def first_marks(path: Path) -> list[int]:
+def first_marks(home: Path) -> list[int]:
     """Each job once, in the order its agent first marked (the order the agents started)."""
     seen: list[int] = []
-    for number in marks(path):
+    for number in marks(home):
         if number not in seen:
             seen.append(number)
     return seen
 
 
-def most_at_once(path: Path) -> int:
+def most_at_once(home: Path) -> int:
     """The most agents between their start and end marks at one time (mark, ..., mark)."""
     inside: set[int] = set()
     most = 0
-    for number in marks(path):
+    for number in marks(home):
         inside.symmetric_difference_update({number})
         most = max(most, len(inside))
     return most
 
 
-async def marked(path: Path, count: int) -> list[int]:
-    """Wait until the mark file holds at least `count` marks."""
+async def marked(home: Path, count: int) -> list[int]:
+    """Wait until the agents of the desk at `home` have marked at least `count` times."""
     found: list[int] = await eventually(
-        lambda: marks(path), lambda found: len(found) >= count, f"{count} marks"
+        lambda: marks(home), lambda found: len(found) >= count, f"{count} marks"
     )
     return found
 
@@ -137,19 +136,18 @@ async def clone(desk: DeskClient, origin: Path) -> Path:
 
 
 async def test_two_run_four_wait_with_positions_and_start_in_order(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, gates: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=2)
-    log = tmp_path / "marks"
     # The first two hold their slots (each agent waits for its gate) while the other four
     # queue, so every position is known; then the four run in two waves.
-    gates = [tmp_path / f"go-{index}" for index in range(6)]
+    opened = [gates / f"go-{index}" for index in range(6)]
     admissions = []
-    for index, gate in enumerate(gates):
-        steps = [f"mark:{log}", f"wait:{gate}"]
+    for index, gate in enumerate(opened):
+        steps = ["mark", f"wait:{gate}"]
         if index % 2 == 0:  # half of them commit: integrated; the others change nothing
             steps += [f"write:file-{index}.txt={index}", f"commit:add file {index}"]
-        steps.append(f"mark:{log}")
+        steps.append("mark")
         admission = await desk.submit_job(REPO, f"job {index}", agent_command=agent(*steps))
         admissions.append(admission)
     numbers = [admission.number for admission in admissions]
@@ -179,8 +177,8 @@ async def test_two_run_four_wait_with_positions_and_start_in_order(
 
     # Two slots come free at a time; each wave's two start marks and two end marks.
     for wave in (0, 2, 4):
-        await marked(log, 2 * wave + 2)
-        for gate in gates[wave : wave + 2]:
+        await marked(settings.home, 2 * wave + 2)
+        for gate in opened[wave : wave + 2]:
             gate.touch()
     reports = await wait_all(desk, numbers)
     assert [report.outcome for report in reports] == [
@@ -190,10 +188,10 @@ async def test_two_run_four_wait_with_positions_and_start_in_order(
     # The desk let the queued ones run in their order (exactly: one `admit` signal at a time),
     # and their agents started wave by wave: never more than two at once.
     assert await admitted_order(desk.client, numbers[2:]) == numbers[2:]
-    started = first_marks(log)
+    started = first_marks(settings.home)
     assert [sorted(started[k : k + 2]) for k in (0, 2, 4)] == [[1, 2], [3, 4], [5, 6]], started
-    assert sorted(marks(log)) == sorted(numbers * 2)  # each agent ran once: start and end
-    assert most_at_once(log) == 2
+    assert sorted(marks(settings.home)) == sorted(numbers * 2)  # each agent ran once: start and end
+    assert most_at_once(settings.home) == 2
     subjects = git(clone, "log", "--format=%s").splitlines()
     assert sorted(subjects) == ["add file 0", "add file 2", "add file 4", "initial"]
     final = await settled(desk)
@@ -201,19 +199,18 @@ async def test_two_run_four_wait_with_positions_and_start_in_order(
 
 
 async def test_past_max_queued_the_desk_refuses_and_says_why(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=1, max_queued=2)
-    log = tmp_path / "marks"
-    first = await desk.submit_job(REPO, "long", agent_command=agent(f"mark:{log}", "sleep:30"))
-    await marked(log, 1)
+    first = await desk.submit_job(REPO, "long", agent_command=agent("mark", "sleep:30"))
+    await marked(settings.home, 1)
     waiting = [
-        await desk.submit_job(REPO, f"wait {n}", agent_command=agent(f"mark:{log}")) for n in (1, 2)
+        await desk.submit_job(REPO, f"wait {n}", agent_command=agent("mark")) for n in (1, 2)
     ]
     assert [(a.number, a.position) for a in (first, *waiting)] == [(1, 0), (2, 1), (3, 2)]
 
     with pytest.raises(QueueFullError) as refused:
-        await desk.submit_job(REPO, "one too many", agent_command=agent(f"mark:{log}"))
+        await desk.submit_job(REPO, "one too many", agent_command=agent("mark"))
     message = str(refused.value)
     assert "The desk is full" in message
     assert "1 jobs run (max_workers 1)" in message
@@ -230,10 +227,10 @@ async def test_past_max_queued_the_desk_refuses_and_says_why(
         JobOutcome.NOTHING,
     ]
     # The refused job took no number and left no workflow: the next one is 4.
-    after = await desk.submit_job(REPO, "after", agent_command=agent(f"mark:{log}"))
+    after = await desk.submit_job(REPO, "after", agent_command=agent("mark"))
     assert (after.number, after.position) == (4, 0)
     assert (await desk.wait(4)).outcome == JobOutcome.NOTHING
-    assert marks(log) == [1, 2, 3, 4]
+    assert marks(settings.home) == [1, 2, 3, 4]
 
 
 async def test_task_prints_the_queue_position_and_jobs_shows_it(
@@ -241,7 +238,6 @@ async def test_task_prints_the_queue_position_and_jobs_shows_it(
 ) -> None:
     desk = await limited(desk, settings, max_workers=1, max_queued=1)
     env = settings_env(settings)
-    log = tmp_path / "marks"
 
     async def cli(*args: str) -> Any:
         return await run_cli(env, *args, cwd=tmp_path)
@@ -249,7 +245,7 @@ async def test_task_prints_the_queue_position_and_jobs_shows_it(
     started = await cli("task", REPO, "long one", "--agent-command", agent("sleep:30"))
     assert started.returncode == 0, shown(started)
     assert started_number(started) == 1
-    queued = await cli("task", REPO, "wait for it", "--agent-command", agent(f"mark:{log}"))
+    queued = await cli("task", REPO, "wait for it", "--agent-command", agent("mark"))
     assert queued.returncode == 0, shown(queued)
     assert (
         f"job 2 queued at position 1 on {REPO} (1 running, 1 waiting; workflow job-2)"
@@ -257,7 +253,7 @@ async def test_task_prints_the_queue_position_and_jobs_shows_it(
     ), shown(queued)
     assert "codedesk watch 2" in queued.stdout
 
-    refused = await cli("task", REPO, "no room", "--agent-command", agent(f"mark:{log}"))
+    refused = await cli("task", REPO, "no room", "--agent-command", agent("mark"))
     assert_refused(refused, "The desk is full", "1 jobs run", "1 wait")
 
     await rows_of(desk, [1, 2])
@@ -280,20 +276,18 @@ async def test_task_prints_the_queue_position_and_jobs_shows_it(
     await desk.cancel(1)
     assert (await desk.wait(1)).outcome == JobOutcome.CANCELLED
     await settled(desk)
-    assert not log.exists(), "the cancelled queued job's agent ran"
+    assert not marks(settings.home), "the cancelled queued job's agent ran"
 
 
 async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, gates: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=1)
-    log = tmp_path / "marks"
-    go = tmp_path / "go"
-    first = await desk.submit_job(REPO, "first", agent_command=agent(f"mark:{log}", f"wait:{go}"))
-    await marked(log, 1)
+    go = gates / "go"
+    first = await desk.submit_job(REPO, "first", agent_command=agent("mark", f"wait:{go}"))
+    await marked(settings.home, 1)
     queued = [
-        await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
-        for n in range(4)
+        await desk.submit_job(REPO, f"queued {n}", agent_command=agent("mark")) for n in range(4)
     ]
     assert [a.position for a in queued] == [1, 2, 3, 4]
     gone = queued[1].number
@@ -316,7 +310,7 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
     rest = [first.number] + [a.number for a in queued if a.number != gone]
     reports = await wait_all(desk, rest)
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), reports
-    assert marks(log) == rest, "the cancelled job ran, or the others lost their order"
+    assert marks(settings.home) == rest, "the cancelled job ran, or the others lost their order"
     assert not (settings.jobs_dir / str(gone)).exists()
     final = await settled(desk)
     assert final.reclaimed == 0
@@ -326,27 +320,26 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
 
 
 async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, gates: Path
 ) -> None:
     # Each slot must come back by job_ended: the desk counts every slot it had to reclaim.
     desk = await limited(desk, settings, max_workers=1)
-    log = tmp_path / "marks"
-    go = tmp_path / "go"
+    go = gates / "go"
     failing = await desk.submit_job(
-        REPO, "fail", agent_command=agent(f"mark:{log}", f"wait:{go}", "exit:3")
+        REPO, "fail", agent_command=agent("mark", f"wait:{go}", "exit:3")
     )
     slow = await desk.submit_job(
         REPO,
         "too slow",
-        agent_command=agent(f"mark:{log}", "sleep:30"),
+        agent_command=agent("mark", "sleep:30"),
         budget=timedelta(seconds=2),
     )
-    stuck = await desk.submit_job(REPO, "stuck", agent_command=agent(f"mark:{log}", "sleep:30"))
-    last = await desk.submit_job(REPO, "last", agent_command=agent(f"mark:{log}"))
+    stuck = await desk.submit_job(REPO, "stuck", agent_command=agent("mark", "sleep:30"))
+    last = await desk.submit_job(REPO, "last", agent_command=agent("mark"))
     assert [a.position for a in (failing, slow, stuck, last)] == [0, 1, 2, 3]
     go.touch()
 
-    await marked(log, 3)  # the stuck job's agent runs: cancel it while it runs
+    await marked(settings.home, 3)  # the stuck job's agent runs: cancel it while it runs
     await desk.cancel(stuck.number)
     numbers = [failing.number, slow.number, stuck.number, last.number]
     reports = await wait_all(desk, numbers)
@@ -356,29 +349,28 @@ async def test_failure_timeout_and_cancel_while_running_each_free_the_slot(
         JobOutcome.CANCELLED,
         JobOutcome.NOTHING,
     ], [r.reason for r in reports]
-    assert marks(log) == numbers
+    assert marks(settings.home) == numbers
     final = await settled(desk)
     assert final.reclaimed == 0, "a slot came back only by reclaiming"
 
 
-def kill_pid_file(path: Path) -> None:
-    try:
-        os.kill(int(path.read_text().strip()), signal.SIGKILL)
-    except (OSError, ValueError):
-        pass
+def kill_agents(tag: str) -> None:
+    """SIGKILL the live agents with `tag` (found on the host: a sandboxed one's own pid is its
+    namespace's)."""
+    for pid in agent_pids(tag):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 async def test_terminated_jobs_lose_their_slot_and_their_place(
     desk: DeskClient, settings: DeskSettings, client: Client, clone: Path, tmp_path: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=1, desk_reclaim_interval=timedelta(seconds=1))
-    log, pid = tmp_path / "marks", tmp_path / "agent.pid"
-    running = await desk.submit_job(
-        REPO, "held", agent_command=agent(f"pidfile:{pid}", f"mark:{log}", "sleep:30")
-    )
-    await marked(log, 1)
-    doomed = await desk.submit_job(REPO, "doomed", agent_command=agent(f"mark:{log}"))
-    after = await desk.submit_job(REPO, "after", agent_command=agent(f"mark:{log}"))
+    tag = agent_tag()
+    running = await desk.submit_job(REPO, "held", agent_command=agent(tag, "mark", "sleep:30"))
+    await marked(settings.home, 1)
+    doomed = await desk.submit_job(REPO, "doomed", agent_command=agent("mark"))
+    after = await desk.submit_job(REPO, "after", agent_command=agent("mark"))
     assert (doomed.position, after.position) == (1, 2)
     try:
         # Terminated: no finally runs, no job_ended is sent. The queued one first, so the
@@ -387,41 +379,36 @@ async def test_terminated_jobs_lose_their_slot_and_their_place(
         await client.get_workflow_handle(job_workflow_id(running.number)).terminate("test")
         report = await awaited(desk.wait(after.number), f"job {after.number}'s report")
     finally:
-        kill_pid_file(pid)
+        kill_agents(tag)
     assert report.outcome == JobOutcome.NOTHING, report
-    assert marks(log) == [running.number, after.number]
+    assert marks(settings.home) == [running.number, after.number]
     final = await settled(desk)
     assert final.reclaimed == 1
     described = await client.get_workflow_handle(job_workflow_id(doomed.number)).describe()
     assert described.status == WorkflowExecutionStatus.TERMINATED
 
     # The desk keeps working after reclaiming: the next job runs at once.
-    again = await desk.submit_job(REPO, "again", agent_command=agent(f"mark:{log}"))
+    again = await desk.submit_job(REPO, "again", agent_command=agent("mark"))
     assert again.position == 0
     assert (await desk.wait(again.number)).outcome == JobOutcome.NOTHING
 
 
 async def test_lowering_max_workers_never_stops_running_jobs(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, gates: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=3)
-    log = tmp_path / "marks"
-    go = tmp_path / "go"
+    go = gates / "go"
     running = [
-        await desk.submit_job(
-            REPO, f"run {n}", agent_command=agent(f"mark:{log}", f"wait:{go}", f"mark:{log}")
-        )
+        await desk.submit_job(REPO, f"run {n}", agent_command=agent("mark", f"wait:{go}", "mark"))
         for n in range(3)
     ]
-    await marked(log, 3)
+    await marked(settings.home, 3)
     desk = await limited(desk, settings, max_workers=1)
     state = await desk_state(desk)
     assert state.limits.max_workers == 1
     assert state.running == [a.number for a in running]
-    waiting = await desk.submit_job(
-        REPO, "waits", agent_command=agent(f"mark:{log}", f"mark:{log}")
-    )
-    later = await desk.submit_job(REPO, "later", agent_command=agent(f"mark:{log}", f"mark:{log}"))
+    waiting = await desk.submit_job(REPO, "waits", agent_command=agent("mark", "mark"))
+    later = await desk.submit_job(REPO, "later", agent_command=agent("mark", "mark"))
     assert (waiting.position, later.position) == (1, 2)
 
     go.touch()
@@ -429,7 +416,7 @@ async def test_lowering_max_workers_never_stops_running_jobs(
     reports = await wait_all(desk, numbers)
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), [r.reason for r in reports]
     assert all(r.agent_attempts == 1 for r in reports)
-    order = marks(log)
+    order = marks(settings.home)
     # The three ran to their end; the waiting ones started only when all three had ended
     # (running dropped below the new max_workers), one at a time.
     assert order[6:] == [waiting.number] * 2 + [later.number] * 2, order
@@ -441,18 +428,17 @@ async def test_lowering_max_workers_never_stops_running_jobs(
 
 
 async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
-    desk: DeskClient, settings: DeskSettings, client: Client, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, client: Client, clone: Path, gates: Path
 ) -> None:
     desk = await limited(desk, settings, max_workers=2, desk_history_limit=40)
     handle = client.get_workflow_handle(DESK_WORKFLOW_ID)
     first_run = (await handle.describe()).run_id
-    log = tmp_path / "marks"
     # The first two hold their slots (until `go`) while the rest queue, so every position is
     # known.
-    go = tmp_path / "go"
+    go = gates / "go"
     admissions, run_ids = [], []
     for n in range(12):
-        command = agent(f"mark:{log}", f"wait:{go}" if n < 2 else "say:quick")
+        command = agent("mark", f"wait:{go}" if n < 2 else "say:quick")
         admissions.append(await desk.submit_job(REPO, f"job {n}", agent_command=command))
         run_ids.append((await handle.describe()).run_id)
     numbers = [a.number for a in admissions]
@@ -468,7 +454,7 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
     reports = await wait_all(desk, numbers)
     assert [r.number for r in reports] == numbers
     assert all(r.outcome == JobOutcome.NOTHING for r in reports), [r.reason for r in reports]
-    assert sorted(marks(log)) == numbers, "a job ran twice or not at all"
+    assert sorted(marks(settings.home)) == numbers, "a job ran twice or not at all"
     assert await admitted_order(client, numbers[2:]) == numbers[2:]
     final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (12, 0)
@@ -476,7 +462,7 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
     assert len(runs) >= 3, "the desk should have continued as new several times"
     assert (await handle.describe()).run_id != first_run
 
-    next_one = await desk.submit_job(REPO, "next", agent_command=agent(f"mark:{log}"))
+    next_one = await desk.submit_job(REPO, "next", agent_command=agent("mark"))
     assert (next_one.number, next_one.position) == (13, 0)
     assert (await desk.wait(13)).outcome == JobOutcome.NOTHING
 
@@ -485,7 +471,7 @@ async def test_continue_as_new_with_jobs_running_and_queued_loses_nothing(
 
 
 async def test_twenty_submissions_at_once_are_all_admitted_and_each_job_runs_once(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path
 ) -> None:
     """A burst of submissions, as a busy Discord channel sends them: each gets its own number
     and its job runs once. (With the admission check a local activity, three such bursts in
@@ -493,8 +479,7 @@ async def test_twenty_submissions_at_once_are_all_admitted_and_each_job_runs_onc
     the third gave up; this suite's server did not show it, see `Desk._check`.)"""
     total = 20
     desk = await limited(desk, settings, max_workers=4, max_queued=total)
-    log = tmp_path / "marks"
-    command = agent(f"mark:{log}")
+    command = agent("mark")
     admissions = await asyncio.gather(
         *(desk.submit_job(REPO, f"burst {i}", agent_command=command) for i in range(total))
     )
@@ -502,18 +487,17 @@ async def test_twenty_submissions_at_once_are_all_admitted_and_each_job_runs_onc
     assert numbers == list(range(1, total + 1))
     reports = await wait_all(desk, numbers)
     assert {report.outcome for report in reports} == {JobOutcome.NOTHING}
-    assert sorted(marks(log)) == numbers, "a job ran twice or never"
+    assert sorted(marks(settings.home)) == numbers, "a job ran twice or never"
 
 
 async def test_two_hundred_jobs_through_four_slots_each_run_once(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path
 ) -> None:
     total = 200
     # A small history limit makes the desk continue as new many times under the load, while
     # submissions and job ends race with it.
     desk = await limited(desk, settings, max_workers=4, max_queued=total, desk_history_limit=100)
-    log = tmp_path / "marks"
-    command = agent(f"mark:{log}")
+    command = agent("mark")
     gate = asyncio.Semaphore(8)
 
     async def submit(index: int) -> int:
@@ -527,7 +511,7 @@ async def test_two_hundred_jobs_through_four_slots_each_run_once(
     assert [r.number for r in reports] == list(range(1, total + 1))
     outcomes = {r.outcome for r in reports}
     assert outcomes == {JobOutcome.NOTHING}, [r.reason for r in reports if r.outcome != "nothing"]
-    ran = marks(log)
+    ran = marks(settings.home)
     assert sorted(ran) == list(range(1, total + 1)), "a job ran twice or never"
     queued = list(range(5, total + 1))
     assert await admitted_order(desk.client, queued) == queued

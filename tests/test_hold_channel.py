@@ -24,9 +24,10 @@ from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.approvals_client import ApprovalsClient
 from surfaces.desk_client import DeskClient
+from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.conftest import agent, make_origin
 from tests.job_waits import open_ids
-from tests.waiting import awaited, until
+from tests.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -49,16 +50,17 @@ async def quick(settings: DeskSettings, client: Client) -> AsyncIterator[DeskCli
 class Agent:
     """A job whose scripted agent waits for the test, which runs hooks with its environment."""
 
-    def __init__(self, desk: DeskClient, tmp_path: Path) -> None:
-        self.desk, self.env_file, self.go_on = desk, tmp_path / "env.json", tmp_path / "go-on"
+    def __init__(self, desk: DeskClient, gates: Path) -> None:
+        self.desk, self.tag, self.go_on = desk, agent_tag(), gates / "go-on"
         self.number = 0
         self.env: dict[str, str] = {}
 
     async def start(self, repo: str = REPO) -> None:
-        steps = (f"env:{self.env_file}", f"wait-file:{self.go_on}")
+        steps = (self.tag, f"wait-file:{self.go_on}")
         self.number = await self.desk.start_job(repo, "hooks", agent_command=agent(*steps))
-        await until(self.env_file.exists, "the agent's environment file")
-        self.env = json.loads(self.env_file.read_text())
+        # Its environment read from outside, as the kernel has it: the agent may be sandboxed.
+        pid = await running_agent(self.desk.settings.home, self.number, self.tag)
+        self.env = codedesk_environment(pid)
 
     async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
         return await asyncio.to_thread(
@@ -82,10 +84,10 @@ def decision(done: subprocess.CompletedProcess[bytes]) -> str:
 
 
 async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
-    quick: DeskClient, origin: Path, tmp_path: Path
+    quick: DeskClient, origin: Path, gates: Path
 ) -> None:
     await quick.add_repo(REPO, str(origin))
-    job = Agent(quick, tmp_path)
+    job = Agent(quick, gates)
     await job.start()
     ident = approval_id(f"job-{job.number}", "Bash", PUSH["input"])
     gave_up = await job.hook(PUSH)
@@ -112,10 +114,10 @@ async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
 
 
 async def test_a_call_cancelled_while_it_waits_is_listed_once(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    job = Agent(desk, tmp_path)
+    job = Agent(desk, gates)
     await job.start()
     waiting = asyncio.create_task(job.hook(PUSH))
     [ident] = await open_ids(ApprovalsClient(desk.client))
@@ -128,10 +130,10 @@ async def test_a_call_cancelled_while_it_waits_is_listed_once(
 
 
 async def test_large_held_writes_keep_the_history_small(
-    quick: DeskClient, origin: Path, tmp_path: Path
+    quick: DeskClient, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await quick.add_repo(REPO, str(origin))
-    job = Agent(quick, tmp_path)
+    job = Agent(quick, gates)
     await job.start()
     outside = tmp_path / "outside"
     big = "x" * 2_000_000
@@ -177,10 +179,10 @@ async def test_two_hundred_harmless_calls_add_no_history(
 
 
 async def test_the_channel_answers_only_its_own_jobs_holds(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    job = Agent(desk, tmp_path)
+    job = Agent(desk, gates)
     await job.start()
 
     def exchange(message: bytes) -> dict[str, Any]:

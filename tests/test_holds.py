@@ -106,10 +106,10 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
 
 
 async def test_harmless_calls_run_without_an_approval(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    go = tmp_path / "go"
+    go = gates / "go"
     number = await desk.start_job(REPO, "look", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -132,10 +132,10 @@ async def test_harmless_calls_run_without_an_approval(
 
 
 async def test_a_write_outside_the_worktree_is_held_and_unanswered_at_the_end(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    go = tmp_path / "go"
+    go = gates / "go"
     number = await desk.start_job(REPO, "escape", agent_command=agent(f"wait:{go}"))
     worktree = await working(desk, number)
     outside = {"file_path": str(tmp_path / "elsewhere.txt"), "content": "x"}

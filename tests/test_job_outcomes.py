@@ -13,6 +13,7 @@ from temporalio.api.enums.v1 import EventType
 from desk.models import JobOutcome
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient, JobRow
+from tests.agent_pids import agent_pids, agent_tag, grandchild_pids, tagged_pids
 from tests.cli_helpers import pid_dead
 from tests.conftest import agent, agent_script, git, host_policy
 from tests.waiting import awaited, eventually, until
@@ -130,9 +131,9 @@ async def test_a_branch_the_agent_reset_below_its_base_is_rebased_onto_the_base(
 
 
 async def test_a_conflict_is_kept_and_the_clone_left_alone(
-    desk: DeskClient, clone: Path, tmp_path: Path
+    desk: DeskClient, clone: Path, tmp_path: Path, gates: Path
 ) -> None:
-    go = tmp_path / "go"  # the agent goes on once a person has committed in the clone
+    go = gates / "go"  # the agent goes on once a person has committed in the clone
     number = await desk.start_job(
         REPO,
         "rewrite the readme",
@@ -279,41 +280,35 @@ async def test_an_agent_command_that_does_not_exist_fails_clearly(
 
 
 async def test_an_agent_past_its_budget_is_stopped_with_its_grandchild(
-    desk: DeskClient, clone: Path, tmp_path: Path
+    desk: DeskClient, clone: Path
 ) -> None:
-    agent_pidfile, grandchild_pidfile = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+    tag = agent_tag()  # finds the agent, its grandchild and its sandbox on the host
     number = await desk.start_job(
         REPO,
         "never ends",
-        agent_command=agent(
-            f"pidfile:{agent_pidfile}", f"grandchild:60:{grandchild_pidfile}", "sleep:60"
-        ),
+        agent_command=agent(tag, "grandchild:60", "sleep:60"),
         budget=timedelta(seconds=3),
     )
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert "budget" in report.reason
-    await until_dead(int(agent_pidfile.read_text()))
-    await until_dead(int(grandchild_pidfile.read_text()))
+    assert "scripted agent: grandchild " in Path(report.log_path).read_text(), "never started"
+    await until(lambda: not tagged_pids(tag), "the agent and its grandchild to die")
 
 
-async def test_cancel_kills_the_agent_and_reports_cancelled(
-    desk: DeskClient, clone: Path, tmp_path: Path
-) -> None:
-    pidfile, grandchild_pidfile = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+async def test_cancel_kills_the_agent_and_reports_cancelled(desk: DeskClient, clone: Path) -> None:
+    tag = agent_tag()  # finds the agent, its grandchild and its sandbox on the host
     number = await desk.start_job(
-        REPO,
-        "wait forever",
-        agent_command=agent(
-            f"pidfile:{pidfile}", f"grandchild:60:{grandchild_pidfile}", "sleep:60"
-        ),
+        REPO, "wait forever", agent_command=agent(tag, "grandchild:60", "sleep:60")
     )
-    await until_exists(grandchild_pidfile)
+    [agent_pid] = await until(lambda: agent_pids(tag), "the agent")
+    [grandchild] = await until(lambda: grandchild_pids(tag), "the agent's grandchild")
     await desk.cancel(number)
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
-    await until_dead(int(pidfile.read_text()))
-    await until_dead(int(grandchild_pidfile.read_text()))
+    await until_dead(agent_pid)
+    await until_dead(grandchild)
+    await until(lambda: not tagged_pids(tag), "the agent's whole tree to die")
     assert worker_branches(clone) == []
 
 
@@ -332,10 +327,10 @@ async def test_the_reported_output_is_capped(
 
 
 async def test_credentials_in_the_agent_output_are_scrubbed(
-    desk: DeskClient, clone: Path, tmp_path: Path
+    desk: DeskClient, clone: Path, tmp_path: Path, gates: Path
 ) -> None:
     url = f"https://user:{GITHUB_TOKEN}@github.com/x"
-    command = agent_script(tmp_path, f"say:{url}", f"say:token {GITHUB_TOKEN}")
+    command = agent_script(gates, f"say:{url}", f"say:token {GITHUB_TOKEN}")
     number = await desk.start_job(REPO, "leak", agent_command=command)
     report = await desk.wait(number)
     assert GITHUB_TOKEN not in report.output
@@ -346,13 +341,13 @@ async def test_credentials_in_the_agent_output_are_scrubbed(
 
 
 async def test_the_cap_never_keeps_part_of_a_credential(
-    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path, gates: Path
 ) -> None:
     await host_policy(desk, report_output_chars=200)
     # The last 200 characters start ten characters into the token: a tail cut before scrubbing
     # would keep the rest of it, which no rule recognises any more.
     url = f"https://user:{GITHUB_TOKEN}@github.com/x"
-    command = agent_script(tmp_path, "say-many:20", f"say:{url}", "say:" + "p" * 140)
+    command = agent_script(gates, "say-many:20", f"say:{url}", "say:" + "p" * 140)
     number = await desk.start_job(REPO, "leak", agent_command=command)
     report = await desk.wait(number)
     assert report.output_cut > 0

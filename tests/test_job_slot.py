@@ -63,11 +63,11 @@ async def one_slot(
 
 
 async def test_the_next_job_runs_while_the_one_before_integrates(
-    one_slot: DeskClient, client: Client, tmp_path: Path
+    one_slot: DeskClient, client: Client
 ) -> None:
-    desk, log = one_slot, tmp_path / "marks"
-    first = await desk.submit_job(REPO, "first", agent_command=agent(f"mark:{log}"))
-    second = await desk.submit_job(REPO, "second", agent_command=agent(f"mark:{log}"))
+    desk, log = one_slot, one_slot.settings.home  # the agents' marks are in its jobs' logs
+    first = await desk.submit_job(REPO, "first", agent_command=agent("mark"))
+    second = await desk.submit_job(REPO, "second", agent_command=agent("mark"))
     assert (first.position, second.position) == (0, 1)
 
     await asyncio.wait_for(INTEGRATING.wait(), timeout=30)

@@ -20,6 +20,7 @@ from surfaces.discord.replies import report_text
 from surfaces.modes_client import ModesClient
 from surfaces.render_text import plain
 from surfaces.report_layout import job_report
+from tests.agent_pids import agent_said
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent, host_policy
 from tests.job_waits import open_ids, working
@@ -191,20 +192,22 @@ async def _timers_after_switch_off(desk: DeskClient, number: int) -> list[timede
 
 
 async def test_long_running_works_past_the_budget_and_stops_within_a_check_of_switching_off(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
     check = timedelta(seconds=1)
     await host_policy(desk, long_running_check=check)
     await modes(desk).switch("long-running", "on", by=owner(desk))
-    past = tmp_path / "past-budget"
     number = await desk.start_job(
         REPO,
         "long",
-        agent_command=agent("sleep:5", f"pidfile:{past}", "sleep:120"),
+        agent_command=agent("sleep:5", "say:past the budget", "sleep:120"),
         budget=timedelta(seconds=3),
     )
-    await until(past.exists, "the agent to work past its 3 s budget")
+    await until(
+        lambda: agent_said(desk.settings.home, number, "past the budget"),
+        "the agent to work past its 3 s budget",
+    )
     _, status = await desk.status(number)
     assert status.report is None and status.following == ["long-running"]
 

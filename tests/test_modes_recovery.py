@@ -31,7 +31,11 @@ DESTRUCTIVE = {"tool": "Bash", "input": {"command": "git update-ref -d refs/head
 
 
 async def test_modes_survive_a_killed_worker_and_a_restarted_server(
-    own_server: list[DevServer], origin: Path, tmp_path: Path, start_worker: StartWorker
+    own_server: list[DevServer],
+    origin: Path,
+    tmp_path: Path,
+    gates: Path,
+    start_worker: StartWorker,
 ) -> None:
     server = own_server[0]
     home = tmp_path / "home"
@@ -39,6 +43,7 @@ async def test_modes_survive_a_killed_worker_and_a_restarted_server(
         CODEDESK_HOME=str(home),
         CODEDESK_TEMPORAL_ADDRESS=server.address,
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
+        CODEDESK_SANDBOX_READ_PATHS=str(gates),  # the agent waits for a gate there
     )
     settings = load_settings(home=home, temporal_address=server.address, heartbeat_timeout="2s")
     alice = Principal(id=settings.owner, name="alice")
@@ -47,7 +52,7 @@ async def test_modes_survive_a_killed_worker_and_a_restarted_server(
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))
     await ModesClient(client, settings).switch("yolo", "on", by=alice)
-    go = tmp_path / "go"
+    go = gates / "go"
     number = await desk.start_job(
         REPO,
         "after a crash",

@@ -28,6 +28,7 @@ from desk.shipping import ChangeReport
 from surfaces.desk_client import DeskClient
 from surfaces.discord.render import card_embed
 from surfaces.discord.replies import change_report_text, report_text
+from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent_script, git, make_origin
 from tests.processes import StartWorker
@@ -115,7 +116,7 @@ def leaks(places: dict[str, str]) -> list[tuple[str, str]]:
 
 
 async def test_no_secret_reaches_any_place_a_person_sees(
-    settings: DeskSettings, client: Client, start_worker: StartWorker, tmp_path: Path
+    settings: DeskSettings, client: Client, start_worker: StartWorker, tmp_path: Path, gates: Path
 ) -> None:
     env = settings_env(settings)
     places: dict[str, str] = {}
@@ -143,10 +144,10 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     # Job 1 says every secret, holds a push with credentials (declined), commits and integrates.
     pushed = f'git -c http.extraheader="{SECRETS["authorization header"][0]}" push '
     pushed += f"{SECRETS['url user info'][0]} main"
-    gate = tmp_path / "go"
+    gate, tag = gates / "go", agent_tag()
     first = agent_script(
-        tmp_path,
-        f"env:{tmp_path / 'env.json'}",
+        gates,
+        tag,
         *(f"say:found {token}" for token, _ in SECRETS.values()),
         *(f"say:{line}" for line in PEM_LINES),
         f"say:wrapped ghp_{WRAPPED_BODY[:20]}",
@@ -177,13 +178,15 @@ async def test_no_secret_reaches_any_place_a_person_sees(
     places["the approval's Discord card"] = json.dumps(
         card_embed(ident, state.request).to_dict(), ensure_ascii=False
     )
+    # What the agent was told, read from outside while it waits (it may be sandboxed).
+    told = codedesk_environment(await running_agent(settings.home, number, tag))
     declined = await cli("decline", ident)
     assert declined.returncode == 0, shown(declined)
     gate.touch()
 
     # Job 2 leaves an uncommitted file named after a token and fails with an error full of them.
     second = agent_script(
-        tmp_path,
+        gates,
         f"write:leak-{SECRETS['github classic'][0]}.txt=x",
         f"say:error: push to {SECRETS['url user info'][0]} failed: {EVERY_SECRET}",
         "exit:3",
@@ -221,7 +224,6 @@ async def test_no_secret_reaches_any_place_a_person_sees(
         assert marker in first_report, marker
     assert "leak-ghp_***.txt" in places[f"codedesk show {failing} --json"]
     assert "AKIA***" in places["codedesk report --json"]
-    told = json.loads((tmp_path / "env.json").read_text())
     assert "ghp_***" in told["CODEDESK_TASK"] and GHP_BODY not in told["CODEDESK_TASK"]
     written = [token for token, _ in SECRETS.values()] + ["\n".join(PEM_LINES)]
     for shape in SHAPES:  # a new shape gets a secret here too

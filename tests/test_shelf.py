@@ -161,10 +161,10 @@ async def test_a_refused_add_can_be_retried_with_a_good_source(
 
 
 async def test_the_shelf_does_not_list_job_worktrees(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await desk.add_repo("acme/api", str(origin))
-    go = tmp_path / "go"
+    go = gates / "go"
     number = await desk.start_job(
         "acme/api",
         "slow edit",

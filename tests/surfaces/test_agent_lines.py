@@ -53,11 +53,11 @@ def description(fake: FakeDiscord, thread: int) -> str:
 
 
 async def test_the_thread_shows_the_agents_lines_scrubbed_and_neutralised_until_it_ends(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
-    go_on = tmp_path / "go-on"
+    go_on = gates / "go-on"
     command = agent_script(
-        tmp_path,
+        gates,
         "say:reading the code",
         f"say:using ghp_{TOKEN_BODY} now",
         f"say:{HOSTILE}",
@@ -138,12 +138,12 @@ async def test_the_thread_shows_the_agents_lines_scrubbed_and_neutralised_until_
 
 
 async def test_watch_prints_the_agents_new_lines_while_it_works(
-    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
-    go_on = tmp_path / "go-on"
+    go_on = gates / "go-on"
     await desk.add_repo("acme/api", str(origin))
     command = agent_script(
-        tmp_path, "say:first line", f"say:key ghp_{TOKEN_BODY}", f"wait:{go_on}", "say:last"
+        gates, "say:first line", f"say:key ghp_{TOKEN_BODY}", f"wait:{go_on}", "say:last"
     )
     number = await desk.start_job("acme/api", "watch me", agent_command=command)
     env = settings_env(settings, CODEDESK_AGENT_PROGRESS_INTERVAL="0.2s")
