@@ -109,7 +109,9 @@ async def test_an_agent_sleeping_beside_a_waiting_hold_is_stopped_at_its_budget(
 
 async def test_an_agent_blocked_on_its_one_hold_is_not_charged(box: Sandboxed) -> None:
     desk = box.desk
-    budget = timedelta(seconds=5)
+    # Room for the agent's own work on a busy machine (its start, the hook's, the commit);
+    # what shows that the wait was not charged is the job's clock itself, asserted below.
+    budget = timedelta(seconds=8)
     number = await desk.start_job(
         REPO,
         "push, then finish",
@@ -121,10 +123,10 @@ async def test_an_agent_blocked_on_its_one_hold_is_not_charged(box: Sandboxed) -
     approval = desk.client.get_workflow_handle_for(Approval.run, ident)
     opened_at = (await approval.query(Approval.current)).opened_at
     assert opened_at is not None
-    # The person answers after twice the budget by the clock the server stamps history with:
-    # the channel looks at the agent every second of that wait.
-    late = opened_at + 2 * budget
-    await until(lambda: datetime.now(UTC) > late, "twice the budget since the approval opened")
+    # The person answers half the budget after the budget, by the clock the server stamps
+    # history with: the channel looks at the agent every second of that wait.
+    late = opened_at + budget * 1.5
+    await until(lambda: datetime.now(UTC) > late, "the budget and a half since it opened")
     result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=desk.settings.owner))
     assert result.counted, result
     report = await awaited(desk.wait(number), f"job {number}'s report")
