@@ -152,10 +152,12 @@ class AgentActivities:
         )
 
     def _rules(self, request: RunAgentInput) -> ChannelRules:
+        # The job's hold classes and tools are the desk's host policy (desk/host_policy.py):
+        # empty classes mean all of them, so no fallback to this worker's own may narrow them.
         return ChannelRules(
             worktree=request.worktree,
-            hold_classes=tuple(request.hold_classes or self.settings.hold_classes),
-            hold_tools=tuple(request.hold_tools or self.settings.hold_tools),
+            hold_classes=tuple(request.hold_classes),
+            hold_tools=tuple(request.hold_tools),
             wait=self.settings.hold_wait,
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,

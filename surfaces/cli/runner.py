@@ -61,7 +61,8 @@ def fail(message: str, code: int = 1) -> typer.Exit:
 
 
 def refuse_inside_a_job(command: str) -> None:
-    """Answering or shipping is a person's act: never from inside a job (an agent's shell)."""
+    """Answering, shipping and hosting are a person's acts: never from inside a job (an
+    agent's shell). Hosting, since a worker's start sets the desk's host policy."""
     if os.environ.get("CODEDESK_JOB"):
         raise fail(
             f"`codedesk {command}` does not run inside a codedesk job (CODEDESK_JOB is set): an "
