@@ -53,6 +53,10 @@ async def test_a_branch_named_worker_does_not_refuse_later_jobs(
     assert branches(clone) == ["main", "worker"]
 
 
+@pytest.mark.unconfined(
+    "its agent makes a branch in the clone all jobs share, which only an unconfined agent can: "
+    "a sandboxed one's extra branch never reaches the clone"
+)
 async def test_a_branch_under_the_next_jobs_name_does_not_refuse_it(
     desk: DeskClient, clone: Path
 ) -> None:
