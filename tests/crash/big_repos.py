@@ -1,0 +1,131 @@
+"""Big repositories for the crash suite: 60,000 small files in one shallow history, made once a
+session with `git fast-import`, and a way to watch git write them closely enough to kill it
+inside a step."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from tests.conftest import git
+from tests.waiting import PATIENCE
+
+PER_DIR = 100
+MOVED_EVERY = 3
+"""`moved` changes every third file, as a clone that moved on under a job."""
+
+WATCH = 0.002
+"""Seconds between two looks while a step is watched: git writes thousands of files a second,
+and the kill must land inside the step, not after it."""
+
+
+def path_of(number: int) -> str:
+    return f"d{number // PER_DIR}/f{number % PER_DIR}.txt"
+
+
+def text_of(number: int, version: str) -> str:
+    return f"file {number} {version}\n"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A bare repository of `files` small files: `main` is "initial", `big` changes every file
+    on top of it ("big change"), `moved` every third ("moved on")."""
+
+    bare: Path
+    files: int
+
+    @property
+    def dirs(self) -> int:
+        return self.files // PER_DIR
+
+    @cached_property
+    def order(self) -> list[int]:
+        """File numbers in git's index order, the order a checkout writes them in."""
+        return sorted(range(self.files), key=path_of)
+
+    @cached_property
+    def moved(self) -> list[int]:
+        return [number for number in self.order if number % MOVED_EVERY == 0]
+
+    def path(self, at: float) -> tuple[str, int]:
+        """The path a checkout writes `at` of the way through (0 first, 1 last), and its file."""
+        number = self.order[min(int(at * self.files), self.files - 1)]
+        return path_of(number), number
+
+
+def _commit(ref: str, mark: int, parent: int | None, subject: str, files: dict[int, str]) -> bytes:
+    head = f"commit {ref}\nmark :{mark}\ncommitter Test <test@codedesk.invalid> 1700000000 +0000\n"
+    parts = [f"{head}data {len(subject)}\n{subject}\n".encode()]
+    if parent is not None:
+        parts.append(f"from :{parent}\n".encode())
+    for number, version in files.items():
+        data = text_of(number, version).encode()
+        parts.append(f"M 100644 inline {path_of(number)}\ndata {len(data)}\n".encode() + data)
+    parts.append(b"\n")
+    return b"".join(parts)
+
+
+def make_template(bare: Path, files: int) -> Template:
+    """Make the template at `bare` with one `git fast-import` (seconds for 60,000 files)."""
+    git(bare.parent, "init", "--quiet", "--bare", "--initial-branch=main", str(bare))
+    every = range(files)
+    moved = [number for number in every if number % MOVED_EVERY == 0]
+    stream = b"".join(
+        [
+            _commit("refs/heads/main", 1, None, "initial", dict.fromkeys(every, "v0")),
+            _commit("refs/heads/big", 2, 1, "big change", dict.fromkeys(every, "v1")),
+            _commit("refs/heads/moved", 3, 1, "moved on", dict.fromkeys(moved, "moved")),
+        ]
+    )
+    subprocess.run(["git", "-C", str(bare), "fast-import", "--quiet"], input=stream, check=True)
+    return Template(bare, files)
+
+
+def origin_from(template: Template, tmp_path: Path) -> Path:
+    """This test's own origin: a local clone of the template (its objects hard-linked)."""
+    origin = tmp_path / "origins" / "acme" / "api.git"
+    origin.parent.mkdir(parents=True)
+    git(tmp_path, "clone", "--quiet", "--bare", "--local", str(template.bare), str(origin))
+    return origin
+
+
+def holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_text() == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def entries(folder: Path) -> int:
+    try:
+        return len(os.listdir(folder))
+    except OSError:
+        return 0
+
+
+async def watch(check: Callable[[], bool], what: str) -> None:
+    """Look at `check()` every WATCH seconds until it holds (in a thread, so the look is not
+    held up by the event loop); fail naming `what` after PATIENCE seconds."""
+
+    def look() -> bool:
+        deadline = time.monotonic() + PATIENCE  # a safety net, not a measure
+        while not check():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(WATCH)
+        return True
+
+    if not await asyncio.to_thread(look):
+        raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came")
+
+
+def changed_files(clone: Path) -> int:
+    """How many paths `git status` names (without taking the index lock a killed git left)."""
+    return len(git(clone, "--no-optional-locks", "status", "--porcelain").splitlines())

@@ -1,0 +1,459 @@
+"""A worker SIGKILLed inside the git steps of big clones: the fast-forward of 60,000 files, and
+the worktree cut, rebase, worktree removal and push of 20,000; every job ends once, clean."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+
+from activities.worktrees import INTEGRATION_RECEIPT, MERGE_PLAN, WORKTREE_RECEIPT
+from desk.approvals import Decision
+from desk.models import JobOutcome, JobReport
+from desk.names import job_workflow_id
+from desk.settings import DeskSettings
+from desk.shipping import PushStatus
+from surfaces.desk_client import DeskClient
+from surfaces.shipping_client import ShippingClient
+from tests.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.conftest import agent, git
+from tests.crash.big_repos import (
+    Template,
+    changed_files,
+    entries,
+    holds,
+    make_template,
+    origin_from,
+    path_of,
+    text_of,
+    watch,
+)
+from tests.crash.conftest import (
+    REPO,
+    ResumeClock,
+    assert_no_leftovers,
+    kill_group,
+    restart_server,
+    server_env,
+)
+from tests.processes import StartWorker
+from tests.test_shipping import answer
+from tests.waiting import awaited, eventually, until
+from workers.devserver import DevServer
+
+pytestmark = pytest.mark.slow
+
+MERGE_AGENT = (
+    """sh -c 'rm -f "$(git rev-parse --git-path index.lock)" """
+    """&& exec git reset --quiet --hard origin/big'"""
+)
+"""An agent whose one commit changes every file: its branch moves to the template's `big`.
+
+Safe to run again when it was interrupted (a loaded machine misses the agent's heartbeats and
+Temporal starts it again): a reset finishes what a killed one left, its lock included."""
+
+
+UNCONFINED = "none"
+
+
+def unconfined_env(settings: DeskSettings) -> dict[str, str]:
+    """The workers' and console scripts' environment, agents unconfined, and why: these tests
+    are about the host's git steps, and a confined agent's commit of 60,000 files would first
+    be handed back out of the sandbox object by object (tests/test_agent_git_crashes.py kills
+    that hand-back; the other crash tests run agents in the sandbox)."""
+    return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED)
+
+
+@pytest.fixture(scope="session")
+def big_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """60,000 files: the fast-forward that the issue saw cut halfway."""
+    return make_template(tmp_path_factory.mktemp("big") / "template.git", 60_000)
+
+
+@pytest.fixture(scope="session")
+def wide_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """20,000 files, for the other steps: each as big as a test's time allows."""
+    return make_template(tmp_path_factory.mktemp("wide") / "template.git", 20_000)
+
+
+async def big_desk(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    start_worker: StartWorker,
+) -> tuple[subprocess.Popen[bytes], DeskClient, Path]:
+    worker = start_worker(unconfined_env(settings))
+    desk = DeskClient(client, settings)
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    return worker, desk, clone
+
+
+async def wait_report(desk: DeskClient, number: int) -> JobReport:
+    return await awaited(desk.wait(number), f"job {number}'s report")
+
+
+async def a_later_job_runs(env: dict[str, str], home: Path, client: Client, cwd: Path) -> None:
+    """As `assert_a_later_job_runs` (a job started from the CLI integrates, no job is left
+    running), waiting in steps: on a big clone the cut, the agent and the integration each take
+    seconds, and each gets its own safety net."""
+    command = agent("write:later.txt=later", "commit:later")
+    started = await run_cli(env, "task", REPO, "a later job", "--agent-command", command, cwd=cwd)
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    folder = home / "jobs" / str(number)
+    await until((folder / WORKTREE_RECEIPT).exists, f"job {number}'s worktree")
+    await until((folder / INTEGRATION_RECEIPT).exists, f"job {number}'s integration")
+    handle = client.get_workflow_handle(job_workflow_id(number), result_type=JobReport)
+    report = await awaited(handle.result(), f"job {number}'s report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+
+    async def running() -> list[object]:
+        listed = await run_cli(env, "jobs", "--json", "--limit", "200", cwd=cwd)
+        assert listed.returncode == 0, shown(listed)
+        return [row for row in json.loads(listed.stdout) if row["status"] == "running"]
+
+    await eventually(running, lambda rows: not rows, "no job listed as running")
+
+
+def subjects(clone: Path) -> list[str]:
+    return git(clone, "log", "--format=%s").splitlines()
+
+
+def assert_clean_at(clone: Path, head: str) -> None:
+    assert git(clone, "rev-parse", "HEAD") == head
+    assert changed_files(clone) == 0, git(clone, "status", "--short")
+
+
+async def push_head(client: Client, settings: DeskSettings, clone: Path, origin: Path) -> str:
+    """Report and push the clone's HEAD as an owner does; the origin ends at that SHA."""
+    shipping = ShippingClient(client, settings)
+    await shipping.change_report(REPO)
+    head = git(clone, "rev-parse", "HEAD")
+    handle, approval = await shipping.request_push(REPO, head)
+    await answer(client, approval, Decision.APPROVE, settings.owner)
+    result = await awaited(handle.result(), "the push")
+    assert result.status == PushStatus.PUSHED, result
+    assert git(origin, "rev-parse", "main") == head
+    return head
+
+
+def planned_tip(settings: DeskSettings, number: int) -> bool:
+    """The integration wrote its merge plan with a tip: the fast-forward is next."""
+    return planned(settings.jobs_dir / str(number))
+
+
+def planned(folder: Path) -> bool:
+    try:
+        return bool(json.loads((folder / MERGE_PLAN).read_text()).get("tip"))
+    except (OSError, ValueError):
+        return False
+
+
+def written(template: Template, clone: Path, at: float) -> bool:
+    """The fast-forward to `big` wrote the file `at` of the way through its checkout."""
+    path, number = template.path(at)
+    return holds(clone / path, text_of(number, "v1"))
+
+
+FAST_FORWARD_POINTS: dict[str, Callable[[Template, Path], bool]] = {
+    # The merge took the clone's index lock and wrote no file yet.
+    "at-its-lock": lambda _, clone: (clone / ".git" / "index.lock").exists(),
+    "halfway": lambda template, clone: written(template, clone, 0.5),
+    # Its last file written: the index and the branch come next.
+    "at-its-last-file": lambda template, clone: written(template, clone, 1.0),
+}
+
+
+async def merge_planned(settings: DeskSettings, number: int) -> None:
+    """Wait, step by step (each under its own safety net), until the job's integration is
+    about to fast-forward: its worktree cut, its agent done, its merge plan written."""
+    folder = settings.jobs_dir / str(number)
+    await until((folder / WORKTREE_RECEIPT).exists, f"job {number}'s worktree")
+    await until((folder / "agent.log").exists, f"job {number}'s agent")
+    await until(lambda: planned_tip(settings, number), f"job {number}'s merge plan")
+
+
+@pytest.mark.parametrize(
+    ("point", "size"),
+    [("at-its-lock", "wide"), ("halfway", "big"), ("at-its-last-file", "wide")],
+)
+async def test_a_worker_killed_inside_the_fast_forward_of_a_big_clone_integrates_once(
+    settings: DeskSettings,
+    client: Client,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+    point: str,
+    size: str,
+) -> None:
+    template: Template = request.getfixturevalue(f"{size}_template")
+    origin = origin_from(template, tmp_path)
+    first, desk, clone = await big_desk(settings, client, origin, start_worker)
+    before, tip = git(clone, "rev-parse", "HEAD"), git(clone, "rev-parse", "origin/big")
+    number = await desk.start_job(REPO, "change every file", agent_command=MERGE_AGENT)
+    reached = FAST_FORWARD_POINTS[point]
+    await merge_planned(settings, number)
+
+    def inside() -> bool:
+        return planned_tip(settings, number) and reached(template, clone)
+
+    await watch(inside, f"the merge {point}")
+    await kill_group(first)  # the worker and its git, as systemd stops a unit
+    resume_clock.restarted()
+    changed, head = changed_files(clone), git(clone, "rev-parse", "HEAD")
+    resume_clock.note(
+        f"{point}: the killed fast-forward left {changed} of {template.files} files "
+        f"changed, HEAD at {'the old commit' if head == before else 'the tip'}"
+    )
+    if point == "halfway":
+        assert head == before and changed > 0, "the kill must land inside the merge"
+    start_worker(unconfined_env(settings))
+
+    receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
+    await until(receipt.exists, "the retried integration")
+    report = await wait_report(desk, number)
+    await resume_clock.report_job(client, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["big change"], report
+    assert report.head == tip
+    assert_clean_at(clone, tip)
+    assert subjects(clone) == ["big change", "initial"]
+    assert_no_leftovers(clone)
+    await a_later_job_runs(unconfined_env(settings), settings.home, client, tmp_path)
+    assert subjects(clone)[0] == "later"
+    await push_head(client, settings, clone, origin)
+
+
+async def test_a_clone_changed_by_someone_after_a_killed_fast_forward_is_refused_untouched(
+    settings: DeskSettings,
+    client: Client,
+    wide_template: Template,
+    tmp_path: Path,
+    start_worker: StartWorker,
+) -> None:
+    origin = origin_from(wide_template, tmp_path)
+    first, desk, clone = await big_desk(settings, client, origin, start_worker)
+    before = git(clone, "rev-parse", "HEAD")
+    number = await desk.start_job(REPO, "change every file", agent_command=MERGE_AGENT)
+    await merge_planned(settings, number)
+
+    def inside() -> bool:
+        return planned_tip(settings, number) and written(wide_template, clone, 0.5)
+
+    await watch(inside, "the merge halfway")
+    await kill_group(first)
+    assert git(clone, "rev-parse", "HEAD") == before, "the kill must land inside the merge"
+    # A person edits a file the merge had not reached yet: neither end of the fast-forward.
+    last, _ = wide_template.path(1.0)
+    theirs = clone / last
+    theirs.write_text("a person's edit\n")
+    found = git(clone, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all")
+    start_worker(unconfined_env(settings))
+
+    report = await wait_report(desk, number)
+    assert report.outcome == JobOutcome.REFUSED, report
+    assert "changed by someone else" in report.reason, report.reason
+    assert last in report.reason, report.reason
+    assert f"git reset --hard {before[:12]}" in report.reason, report.reason
+    assert report.branch_kept, report
+    # Nothing of the clone was touched: the same files, the same HEAD, the killed git's lock.
+    assert git(clone, "rev-parse", "HEAD") == before
+    assert (
+        git(clone, "--no-optional-locks", "status", "--porcelain", "--untracked-files=all") == found
+    )
+    assert theirs.read_text() == "a person's edit\n"
+
+    # The person does what the refusal says; then the repository works again.
+    saved = theirs.read_text()
+    (clone / ".git" / "index.lock").unlink(missing_ok=True)
+    git(clone, "reset", "--quiet", "--hard", before)
+    assert saved == "a person's edit\n"
+    await a_later_job_runs(unconfined_env(settings), settings.home, client, tmp_path)
+    await push_head(client, settings, clone, origin)
+
+
+async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integrates_once(
+    settings: DeskSettings,
+    client: Client,
+    wide_template: Template,
+    tmp_path: Path,
+    gates: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    template = wide_template
+    origin = origin_from(template, tmp_path)
+    worker, desk, clone = await big_desk(settings, client, origin, start_worker)
+    go = gates / "go"  # where the sandboxed agent can see it
+    command = agent(f"wait:{go}", "write:job.txt=job", "commit:job")
+    number = await desk.start_job(REPO, "one small commit", agent_command=command)
+    worktree = settings.shelf_dir / ".worktrees" / "acme" / "api" / str(number)
+    admin = clone / ".git" / "worktrees" / str(number)
+
+    # 1. Inside `git worktree add`: half of the files checked out.
+    half, _ = template.path(0.5)
+    await until(admin.exists, "the cut to begin")
+    await watch(lambda: (worktree / half).exists(), "the cut halfway")
+    await kill_group(worker)
+    assert (admin / "locked").exists(), "git leaves a worktree cut halfway locked"
+    resume_clock.note(f"cut: killed with {sum(1 for _ in worktree.rglob('*.txt'))} files out")
+    worker = start_worker(unconfined_env(settings))
+    log = settings.jobs_dir / str(number) / "agent.log"
+    await until(log.exists, "the agent to start in the cut made again")
+
+    # 2. Inside the rebase: the clone moved on by a third of its files while the agent worked.
+    git(clone, "merge", "--ff-only", "--quiet", "origin/moved")
+    moved_on = git(clone, "rev-parse", "HEAD")
+    go.touch()
+    plan = settings.jobs_dir / str(number) / MERGE_PLAN
+    await until(plan.exists, "the integration to begin")
+    middle = template.moved[len(template.moved) // 2]
+    await watch(
+        lambda: holds(worktree / path_of(middle), text_of(middle, "moved")), "the rebase halfway"
+    )
+    await kill_group(worker)
+    assert (admin / "rebase-merge").exists(), "the kill must land inside the rebase"
+    assert git(clone, "rev-parse", "HEAD") == moved_on
+    worker = start_worker(unconfined_env(settings))
+
+    # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted.
+    receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
+    await until(receipt.exists, "the integration to finish")
+    dirs = template.dirs
+    await watch(lambda: receipt.exists() and entries(worktree) < dirs - 10, "the removal")
+    await kill_group(worker)
+    resume_clock.note(f"removal: killed with {entries(worktree)} of {dirs} folders left")
+    assert worktree.exists(), "the kill must land inside the removal"
+    resume_clock.restarted()
+    start_worker(unconfined_env(settings))
+
+    report = await wait_report(desk, number)
+    await resume_clock.report_job(client, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.branch == f"worker/{number}", "the cut made again takes the same name"
+    assert [commit.subject for commit in report.commits] == ["job"], report
+    assert_clean_at(clone, report.head)
+    assert subjects(clone) == ["job", "moved on", "initial"]
+    assert not worktree.exists()
+    assert git(clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/") == "main"
+    assert_no_leftovers(clone)
+    await a_later_job_runs(unconfined_env(settings), settings.home, client, tmp_path)
+    await push_head(client, settings, clone, origin)
+
+
+def pushed_origin(origin: Path, log: Path, received: Path | None = None) -> None:
+    """The origin's post-receive hook logs each push that landed; with `received`, its
+    pre-receive hook marks that file the first time and waits there (the pack is in the
+    origin's quarantine, no ref has moved)."""
+    hooks = {"post-receive": f"echo pushed >> '{log}'\n"}
+    if received is not None:
+        hooks["pre-receive"] = f"[ -e '{received}' ] && exit 0\ntouch '{received}'\nsleep 120\n"
+    for name, text in hooks.items():
+        hook = origin / "hooks" / name
+        hook.write_text(f"#!/bin/sh\ncat >/dev/null\n{text}")
+        hook.chmod(0o755)
+
+
+def pack_arriving(origin: Path) -> bool:
+    """The origin is writing the pushed pack into its quarantine (`tmp_objdir-incoming-*`), or
+    (too late to watch) its branch moved: a loose ref where the clone left only packed ones."""
+    return (origin / "refs" / "heads" / "main").exists() or any(
+        path.stat().st_size > 0
+        for path in (origin / "objects").glob("*incoming-*/pack/tmp_pack_*")
+        if path.exists()
+    )
+
+
+@pytest.mark.parametrize("point", ["pack-arriving", "pack-received"])
+async def test_a_worker_killed_inside_a_big_push_pushes_once(
+    settings: DeskSettings,
+    client: Client,
+    wide_template: Template,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+    point: str,
+) -> None:
+    origin = origin_from(wide_template, tmp_path)
+    worker, desk, clone = await big_desk(settings, client, origin, start_worker)
+    # 20,000 new files to push: the clone takes `big`, which the origin then forgets.
+    git(clone, "merge", "--ff-only", "--quiet", "origin/big")
+    git(origin, "update-ref", "-d", "refs/heads/big")
+    head, old = git(clone, "rev-parse", "HEAD"), git(origin, "rev-parse", "main")
+    received, pushes = tmp_path / "received", tmp_path / "pushes.log"
+    pushed_origin(origin, pushes, received if point == "pack-received" else None)
+    shipping = ShippingClient(client, settings)
+    await shipping.change_report(REPO)
+    handle, approval = await shipping.request_push(REPO, head)
+    await answer(client, approval, Decision.APPROVE, settings.owner)
+    await until(lambda: entries(origin / "objects") > 2, "the push to begin")
+
+    if point == "pack-arriving":
+        await watch(lambda: pack_arriving(origin), "the pack to arrive")
+    else:
+        await watch(received.exists, "the pack to be received")
+    await kill_group(worker)
+    resume_clock.restarted()
+    assert git(origin, "rev-parse", "main") == old, "the kill must land before the ref moved"
+    start_worker(unconfined_env(settings))
+
+    result = await awaited(handle.result(), "the push")
+    await resume_clock.report(client, handle.id)
+    assert result.status == PushStatus.PUSHED, result
+    assert git(origin, "rev-parse", "main") == head
+    assert pushes.read_text().splitlines() == ["pushed"], "pushed more than once"
+    assert_clean_at(clone, head)
+    assert_no_leftovers(clone)
+    await a_later_job_runs(unconfined_env(settings), settings.home, client, tmp_path)
+    await push_head(client, settings, clone, origin)
+
+
+async def test_the_server_restarted_and_the_worker_killed_inside_the_fast_forward_integrates_once(
+    own_server: list[DevServer],
+    wide_template: Template,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    home = tmp_path / "home"
+    env = server_env(own_server[0], home, CODEDESK_SANDBOX=UNCONFINED)
+    first = start_worker(env)
+    origin = origin_from(wide_template, tmp_path)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    clone = home / "shelf" / "acme" / "api"
+    tip = git(clone, "rev-parse", "origin/big")
+    started = await run_cli(
+        env, "task", REPO, "change every file", "--agent-command", MERGE_AGENT, cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+    folder = home / "jobs" / str(number)
+    await until((folder / WORKTREE_RECEIPT).exists, "the worktree")
+    await until(lambda: planned(folder), "the merge plan")
+    await watch(lambda: written(wide_template, clone, 0.5), "the merge halfway")
+
+    # The server and the worker (with its git) go down together inside the fast-forward.
+    await kill_group(first)
+    again = await restart_server(own_server)
+    resume_clock.restarted()
+    assert changed_files(clone) > 0
+    env = server_env(again, home, CODEDESK_SANDBOX=UNCONFINED)
+    start_worker(env)
+
+    client = await Client.connect(again.address, data_converter=pydantic_data_converter)
+    await until((folder / INTEGRATION_RECEIPT).exists, "the retried integration")
+    handle = client.get_workflow_handle(job_workflow_id(number), result_type=JobReport)
+    report = await awaited(handle.result(), f"job {number}'s report")
+    await resume_clock.report_job(client, number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert_clean_at(clone, tip)
+    assert subjects(clone) == ["big change", "initial"]
+    assert_no_leftovers(clone)
+    await a_later_job_runs(env, home, client, tmp_path)
