@@ -17,7 +17,8 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.approvals_client import ApprovalsClient
-from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown, started_number
+from tests.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
+from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -38,10 +39,11 @@ PUSH: dict[str, Any] = {"tool": "Bash", "input": PUSH_INPUT}
 
 
 def hold_agent(tmp_path: Path) -> str:
-    """Hold a push, then do the work the push stood for; pid and marks for the test to follow."""
+    """Hold a push, then do the work the push stood for; a mark and the test's tag (`agent_tag
+    (tmp_path)`) for the test to follow it."""
     return agent(
-        f"mark:{tmp_path / 'runs'}",
-        f"pidfile:{tmp_path / 'agent.pid'}",
+        "mark",
+        agent_tag(tmp_path),
         "hold:" + json.dumps(PUSH),
         "write:pushed.txt=yes",
         "commit:after the push",
@@ -56,7 +58,7 @@ async def open_approval(client: Client) -> str:
     return str(ident)
 
 
-async def holds_joined(client: Client, number: int, runs: Path, steady: float = 3.0) -> int:
+async def holds_joined(client: Client, number: int, home: Path, steady: float = 3.0) -> int:
     """Wait until every agent attempt's hold waits on the approval; return the attempts.
 
     A retried agent asks again. Approving before its hold has joined the open approval would
@@ -74,7 +76,7 @@ async def holds_joined(client: Client, number: int, runs: Path, steady: float = 
             and item.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
         ]
         attempts = agents[0].attempt if agents else 0
-        marked = len(runs.read_text().splitlines()) if runs.exists() else 0
+        marked = len(job_runs(home, number))
         events = [event async for event in handle.fetch_history_events()]
         # A hold has joined once the job accepted its `hold` Update: the hold channel asks by
         # Update, and the job starts or joins the approval in the task that accepts it.
@@ -133,7 +135,7 @@ async def hold_across_a_worker_kill(
     number = started_number(started)
     ident = await open_approval(client)
     assert ident == approval_id(f"job-{number}", "Bash", PUSH_INPUT)
-    agent_pid = await until(lambda: read_pid(tmp_path / "agent.pid"), "the agent's pid")
+    agent_pid = await running_agent(settings.home, number, agent_tag(tmp_path))
 
     await kill(first)
     await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
@@ -142,12 +144,17 @@ async def hold_across_a_worker_kill(
 
     # The agent runs again on the new worker and asks again: the identical call joins the
     # approval that stayed open, so there is still exactly one.
-    assert await holds_joined(client, number, tmp_path / "runs") == 2
+    assert await holds_joined(client, number, settings.home) == 2
     assert await open_approval(client) == ident
     return env, number, ident, agent_pid
 
 
 @pytest.mark.slow
+@pytest.mark.unconfined(
+    "not yet moved into the sandbox: a third attempt started beside a stale second one found "
+    "the per-job git folder gone (bwrap: Can't find source path .../git/objects), removed by "
+    "the stale attempt's hand-back; a product race, reported"
+)
 async def test_an_open_approval_survives_a_sigkilled_worker(
     settings: DeskSettings,
     client: Client,
@@ -172,7 +179,7 @@ async def test_an_open_approval_survives_a_sigkilled_worker(
     listing = [item async for item in client.list_workflows(f"WorkflowId = '{ident}'")]
     assert len(listing) == 1  # one approval, asked twice
     assert (clone / "pushed.txt").read_text() == "yes"
-    assert_no_leftovers(clone, agent_pid, read_pid(tmp_path / "agent.pid") or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(agent_tag(tmp_path)))
     await assert_a_later_job_runs(env, tmp_path)
 
 
@@ -208,7 +215,7 @@ async def test_a_hold_declined_after_a_worker_restart_is_refused_and_its_call_ne
     assert shown_job.returncode == 0, shown(shown_job)
     held = json.loads(shown_job.stdout)["job"]["report"]["held_calls"]
     assert [(call["approval_id"], call["verdict"]) for call in held] == [(ident, "declined")]
-    assert_no_leftovers(clone, agent_pid, read_pid(tmp_path / "agent.pid") or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(agent_tag(tmp_path)))
     await assert_a_later_job_runs(env, tmp_path)
 
 
@@ -238,7 +245,7 @@ async def test_an_open_approval_survives_a_server_restart(
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     assert await open_approval(client) == ident
     # The agent may have lost its heartbeat while the server was down and run again.
-    await holds_joined(client, number, tmp_path / "runs")
+    await holds_joined(client, number, tmp_path / "home")
     approved = await run_cli(env, "approve", ident, cwd=tmp_path)
     assert approved.returncode == 0, shown(approved)
 

@@ -29,7 +29,8 @@ from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
 from surfaces.discord.custom_ids import CardKey, parse
 from surfaces.discord.press import MAY_NOT, NO_LONGER_ACTIVE
-from tests.cli_helpers import read_pid, run_cli, settings_env, shown
+from tests.agent_pids import agent_tag, job_runs, tagged_pids
+from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import git
 from tests.crash.conftest import (
     REPO,
@@ -113,13 +114,13 @@ class Desk:
         clone = self.settings.shelf_dir / "acme" / "api"
         assert git(clone, "log", "--format=%s").splitlines().count("after the push") == 1
         assert (clone / "pushed.txt").read_text() == "yes"
-        assert (self.tmp_path / "runs").read_text().count("\n") == 1, "the agent ran again"
+        assert len(job_runs(self.settings.home, number)) == 1, "the agent ran again"
         assert cards(self.fake, thread) == [card], "the card was posted again"
         assert not enabled(card), card
         assert card["embeds"][0]["footer"]["text"].startswith("Approved"), card["embeds"][0]
         assert len(reports(self.fake, thread, number)) == 1, self.fake.in_channel(thread)
         allowed_mentions_everywhere(self.fake)
-        assert_no_leftovers(clone, read_pid(self.tmp_path / "agent.pid") or 0)
+        assert_no_leftovers(clone, *tagged_pids(agent_tag(self.tmp_path)))
         await assert_a_later_job_runs(self.env, self.tmp_path)
 
 

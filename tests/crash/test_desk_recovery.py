@@ -11,7 +11,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.models import JobOutcome
 from desk.settings import DeskSettings, load_settings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, settings_env
+from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.cli_helpers import pid_dead, settings_env
 from tests.conftest import agent
 from tests.crash.conftest import (
     ResumeClock,
@@ -42,20 +43,17 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))
 
-    log, pid_file = tmp_path / "marks", tmp_path / "agent.pid"
+    log, tag = settings.home, agent_tag()  # the agents' marks are in its jobs' logs
     running = await desk.submit_job(
-        REPO,
-        "interrupted",
-        agent_command=agent(f"pidfile:{pid_file}", f"mark:{log}", "sleep-first:30"),
+        REPO, "interrupted", agent_command=agent(tag, "mark", "sleep-first:30")
     )
     await marked(log, 1)
     queued = [
-        await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
-        for n in range(3)
+        await desk.submit_job(REPO, f"queued {n}", agent_command=agent("mark")) for n in range(3)
     ]
     assert [a.position for a in queued] == [1, 2, 3]
 
-    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
+    agent_pid = await running_agent(settings.home, running.number, tag)
     await kill(first)
     await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
     resume_clock.restarted()
@@ -70,11 +68,11 @@ async def test_queued_jobs_run_in_order_once_after_a_worker_is_killed(
     assert [r.agent_attempts for r in reports[1:]] == [1, 1, 1]
     # The interrupted job ran again (told so); each queued job ran once, in order, after it.
     assert marks(log) == [running.number] * 2 + numbers[1:]
-    assert log.read_text().splitlines()[1] == f"run {running.number} interrupted=1"
+    assert logged_runs(log)[1] == f"run {running.number} interrupted=1"
     assert await admitted_order(client, numbers[1:]) == numbers[1:]
     final = await settled(desk)
     assert (final.last_number, final.reclaimed) == (4, 0)
-    assert_no_leftovers(settings.shelf_dir / "acme" / "api", agent_pid)
+    assert_no_leftovers(settings.shelf_dir / "acme" / "api", agent_pid, *tagged_pids(tag))
     await assert_a_later_job_runs(env, tmp_path)
 
 
@@ -97,14 +95,13 @@ async def test_the_queue_survives_a_server_restart(
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))
 
-    log = tmp_path / "marks"
+    log = home  # the agents' marks are in its jobs' logs
     running = await desk.submit_job(
-        REPO, "holds the slot", agent_command=agent(f"mark:{log}", "sleep-first:8")
+        REPO, "holds the slot", agent_command=agent("mark", "sleep-first:8")
     )
     await marked(log, 1)
     queued = [
-        await desk.submit_job(REPO, f"queued {n}", agent_command=agent(f"mark:{log}"))
-        for n in range(2)
+        await desk.submit_job(REPO, f"queued {n}", agent_command=agent("mark")) for n in range(2)
     ]
     assert [a.position for a in queued] == [1, 2]
 

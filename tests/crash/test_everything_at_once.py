@@ -16,7 +16,8 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.approvals import OutcomeKind
 from desk.models import JobOutcome
-from tests.cli_helpers import cli_env, pid_dead, read_pid, run_cli, shown, started_number
+from tests.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
+from tests.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -46,10 +47,13 @@ async def serving(up_number: int, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 async def test_everything_killed_at_once_running_queued_and_held_work_all_resume(
-    tmp_path: Path, origin: Path, start_up: StartUp, resume_clock: ResumeClock
+    tmp_path: Path, gates: Path, origin: Path, start_up: StartUp, resume_clock: ResumeClock
 ) -> None:
-    # Two job slots (codedesk.toml in the working directory of `up` and of every command).
-    (tmp_path / "codedesk.toml").write_text("max_workers = 2\n")
+    # Two job slots and the gates the agents wait for (codedesk.toml in the working directory
+    # of `up` and of every command).
+    (tmp_path / "codedesk.toml").write_text(
+        f"max_workers = 2\nsandbox_read_paths = [{json.dumps(str(gates))}]\n"
+    )
     home, port, ui_port = tmp_path / "home", free_port(), free_port()
     env = cli_env(CODEDESK_HOME=str(home), CODEDESK_HEARTBEAT_TIMEOUT="2s")
     up = start_up(home, port, ui_port)
@@ -57,16 +61,15 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
     assert added.returncode == 0, shown(added)
 
-    runs = {name: tmp_path / f"runs-{name}" for name in ("running", "held", "queued")}
-    pids = {name: tmp_path / f"{name}.pid" for name in ("running", "held")}
-    go = tmp_path / "go"
+    tags = {name: agent_tag() for name in ("running", "held")}
+    go = gates / "go"
     running = started_number(
         await task(
             env,
             tmp_path,
             "running",
-            f"mark:{runs['running']}",
-            f"pidfile:{pids['running']}",
+            "mark",
+            tags["running"],
             f"wait:{go}",
             "write:running.txt=1",
             "commit:running",
@@ -77,16 +80,14 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
             env,
             tmp_path,
             "held",
-            f"mark:{runs['held']}",
-            f"pidfile:{pids['held']}",
+            "mark",
+            tags["held"],
             "hold:" + json.dumps(PUSH),
             "write:held.txt=1",
             "commit:held",
         )
     )
-    queued_out = await task(
-        env, tmp_path, "queued", f"mark:{runs['queued']}", "write:queued.txt=1", "commit:queued"
-    )
+    queued_out = await task(env, tmp_path, "queued", "mark", "write:queued.txt=1", "commit:queued")
     found = re.search(r"^job (\d+) queued at position 1 ", queued_out.stdout, re.MULTILINE)
     assert found, shown(queued_out)
     queued = int(found[1])
@@ -94,7 +95,10 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     address = f"127.0.0.1:{port}"
     client = await Client.connect(address, data_converter=pydantic_data_converter)
     ident = await open_approval(client)
-    agents = [await until(lambda p=p: read_pid(p), f"{p.name}") for p in pids.values()]
+    agents = [
+        await running_agent(home, number, tags[name])
+        for name, number in (("running", running), ("held", held))
+    ]
 
     # Everything at once: `up` with its worker, the Temporal server it started, the agents.
     server_pids = servers_on(home / DB_FILE)
@@ -104,7 +108,7 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
         os.kill(pid, signal.SIGKILL)
     await asyncio.to_thread(up.wait, 10)
     await until(lambda: all(pid_dead(pid) for pid in server_pids + agents), "all to die")
-    assert not (runs["queued"]).exists(), "the queued job must not have started before the kill"
+    assert not job_runs(home, queued), "the queued job must not have started before the kill"
 
     resume_clock.restarted()
     start_up(home, port, ui_port)
@@ -115,7 +119,7 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     listed = await run_cli(env, "approvals", "--json", cwd=tmp_path)
     assert listed.returncode == 0, shown(listed)
     assert [item["approval_id"] for item in json.loads(listed.stdout)] == [ident], listed.stdout
-    assert await holds_joined(client, held, runs["held"]) == 2
+    assert await holds_joined(client, held, home) == 2
     approved = await run_cli(env, "approve", ident, cwd=tmp_path)
     assert approved.returncode == 0, shown(approved)
     go.touch()
@@ -127,7 +131,7 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
         reports, JobOutcome.INTEGRATED
     ), reports
     assert [reports[n].agent_attempts for n in (running, held, queued)] == [2, 2, 1], reports
-    assert runs["queued"].read_text().splitlines() == [f"run {queued} interrupted=0"]
+    assert job_runs(home, queued) == [f"run {queued} interrupted=0"]
     clone = home / "shelf" / "acme" / "api"
     subjects = git(clone, "log", "--format=%s").splitlines()
     assert sorted(subjects) == ["held", "initial", "queued", "running"], subjects
@@ -136,5 +140,5 @@ async def test_everything_killed_at_once_running_queued_and_held_work_all_resume
     shown_job = await run_cli(env, "show", str(held), "--json", cwd=tmp_path)
     assert shown_job.returncode == 0, shown(shown_job)
     assert json.loads(shown_job.stdout)["job"]["report"]["outcome"] == "integrated"
-    assert_no_leftovers(clone, *agents, *[read_pid(p) or 0 for p in pids.values()])
+    assert_no_leftovers(clone, *agents, *[pid for tag in tags.values() for pid in tagged_pids(tag)])
     await assert_a_later_job_runs(env, tmp_path)

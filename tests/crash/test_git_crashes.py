@@ -22,7 +22,8 @@ from desk.models import JobOutcome, JobReport
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, settings_env
+from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.cli_helpers import pid_dead, settings_env
 from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     REPO,
@@ -110,7 +111,12 @@ def subjects(clone: Path) -> list[str]:
 
 
 async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
-    settings: DeskSettings, client: Client, origin: Path, tmp_path: Path, start_worker: StartWorker
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    gates: Path,
+    start_worker: StartWorker,
 ) -> None:
     # Every pack the worker's git serves waits for the gate: a clone as slow as the test wants.
     started, gate = tmp_path / "pack-started", tmp_path / "gate"
@@ -118,10 +124,10 @@ async def test_a_slow_clone_does_not_stall_a_running_agent_or_a_query(
     desk = DeskClient(client, settings)
     await desk.add_repo(REPO, str(origin))  # a local path: no pack is served, no wait
 
-    pid_file, go = tmp_path / "agent.pid", tmp_path / "go"
-    command = agent(f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish")
+    tag, go = agent_tag(), gates / "go"
+    command = agent(tag, f"wait:{go}", "write:done.txt=ok", "commit:finish")
     number = await desk.start_job(REPO, "finish it", agent_command=command)
-    await until(lambda: read_pid(pid_file), "the agent to start")
+    await running_agent(settings.home, number, tag)
 
     other = make_origin(tmp_path / "origins" / "acme" / "tool.git")
     adding = asyncio.create_task(desk.add_repo("acme/tool", f"file://{other}"))
@@ -154,6 +160,7 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     client: Client,
     origin: Path,
     tmp_path: Path,
+    gates: Path,
     start_worker: StartWorker,
     agent_done_while_stopped: bool,
     resume_clock: ResumeClock,
@@ -162,14 +169,17 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
 
-    pid_file, go, runs = tmp_path / "agent.pid", tmp_path / "go", tmp_path / "runs"
+    tag, go = agent_tag(), gates / "go"
     # An agent that finds another agent of the job still running exits 99 at once: a second
-    # agent in the worktree would fail the job.
-    command = f"flock -n -E {TWO_AGENTS_EXIT} {tmp_path / 'one-agent'} " + agent(
-        f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:done.txt=ok", "commit:finish"
+    # agent in the worktree would fail the job. The lock file is made here, where every
+    # sandbox sees the same file (flock needs no write access to lock it).
+    lock = gates / "one-agent"
+    lock.touch()
+    command = f"flock -n -E {TWO_AGENTS_EXIT} {lock} " + agent(
+        "mark", tag, f"wait:{go}", "write:done.txt=ok", "commit:finish"
     )
     number = await desk.start_job(REPO, "finish it", agent_command=command)
-    agent_pid = await until(lambda: read_pid(pid_file), "the agent to start")
+    agent_pid = await running_agent(settings.home, number, tag)
 
     os.kill(worker.pid, signal.SIGSTOP)
     try:
@@ -182,7 +192,7 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
         resume_clock.restarted()
     if not agent_done_while_stopped:
         # The retry kills the stale agent before it starts the agent again: never two at once.
-        await until(lambda: len(runs.read_text().splitlines()) >= 2, "the second run")
+        await until(lambda: len(logged_runs(settings.home)) >= 2, "the second run")
         assert pid_dead(agent_pid), "the first agent must be gone before the second runs"
         go.touch()
 
@@ -193,10 +203,10 @@ async def test_a_worker_stopped_past_its_heartbeat_timeout_integrates_once(
     assert subjects(clone).count("finish") == 1, subjects(clone)
     assert (clone / "done.txt").read_text() == "ok"
     assert worker.poll() is None, "the worker lives on after SIGCONT"
-    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(tag))
     # The worker may also be handed an attempt while it is stopped, which times out in turn:
     # then the agent runs a third time, after the stale one was killed.
-    marks = runs.read_text().splitlines()
+    marks = logged_runs(settings.home)
     assert marks[0] == f"run {number} interrupted=0", marks
     assert set(marks[1:]) == {f"run {number} interrupted=1"}, marks
     await assert_a_later_job_runs(settings_env(settings), tmp_path)
@@ -253,6 +263,7 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
     client: Client,
     origin: Path,
     tmp_path: Path,
+    gates: Path,
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
@@ -269,7 +280,7 @@ async def test_a_worker_killed_mid_rebase_resumes_and_redoes_the_rebase(
         assert (git_dir / "rebase-merge").exists(), "the worktree is mid-rebase before the kill"
 
     await kill_during_integration(
-        settings, client, origin, tmp_path, start_worker, resume_clock, wrapper, mid_rebase
+        settings, client, origin, tmp_path, gates, start_worker, resume_clock, wrapper, mid_rebase
     )
 
 
@@ -278,6 +289,7 @@ async def test_a_worker_killed_between_the_rebase_and_the_fast_forward_integrate
     client: Client,
     origin: Path,
     tmp_path: Path,
+    gates: Path,
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
@@ -294,7 +306,15 @@ async def test_a_worker_killed_between_the_rebase_and_the_fast_forward_integrate
         assert subjects(clone)[0] == "other", "the clone must not be fast-forwarded yet"
 
     await kill_during_integration(
-        settings, client, origin, tmp_path, start_worker, resume_clock, wrapper, rebased_not_merged
+        settings,
+        client,
+        origin,
+        tmp_path,
+        gates,
+        start_worker,
+        resume_clock,
+        wrapper,
+        rebased_not_merged,
     )
 
 
@@ -303,6 +323,7 @@ async def kill_during_integration(
     client: Client,
     origin: Path,
     tmp_path: Path,
+    gates: Path,
     start_worker: StartWorker,
     resume_clock: ResumeClock,
     wrapper: str,
@@ -315,7 +336,7 @@ async def kill_during_integration(
     first, desk, clone = await desk_with_git(
         start_worker, settings, client, origin, tmp_path, wrapper
     )
-    go = tmp_path / "go"
+    go = gates / "go"
     steps = (f"wait:{go}", "write:a.txt=a", "commit:first", "write:b.txt=b", "commit:second")
     number = await desk.start_job(REPO, "two commits", agent_command=agent(*steps))
     await until(lambda: (settings.jobs_dir / str(number) / "agent.log").exists(), "the agent")

@@ -17,7 +17,8 @@ from desk.models import JobOutcome
 from desk.names import host_task_queue, repo_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown
+from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.cli_helpers import pid_dead, run_cli, settings_env, shown
 from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     ResumeClock,
@@ -173,14 +174,15 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
     settings: DeskSettings,
     client: Client,
     tmp_path: Path,
+    gates: Path,
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
     envs, workers, desk = await two_hosts(settings, client, tmp_path, start_worker)
-    runs, pid_file, go = tmp_path / "runs", tmp_path / "beta-agent.pid", tmp_path / "go"
-    steps = (f"mark:{runs}", f"pidfile:{pid_file}", f"wait:{go}", "write:b.txt=b", "commit:beta")
+    beta_home, tag, go = tmp_path / "beta", agent_tag(), gates / "go"
+    steps = ("mark", tag, f"wait:{go}", "write:b.txt=b", "commit:beta")
     beta_job = await desk.start_job(HOSTS["beta"], "beta's work", agent_command=agent(*steps))
-    agent_pid = await until(lambda: read_pid(pid_file), "beta's agent")
+    agent_pid = await running_agent(beta_home, beta_job, tag)
     await kill(workers["beta"])
     await until(lambda: pid_dead(agent_pid), "beta's agent to die with its worker")
 
@@ -210,7 +212,7 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
     await resume_clock.report_job(client, beta_job)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.agent_attempts == 2, report
-    assert runs.read_text().splitlines() == [
+    assert logged_runs(beta_home) == [
         f"run {beta_job} interrupted=0",
         f"run {beta_job} interrupted=1",
     ]
@@ -219,5 +221,5 @@ async def test_a_hosts_worker_killed_mid_job_its_job_waits_and_finishes_there_on
     assert all(q == queue and who.endswith("@beta") for _, q, who in steps_run), steps_run
     clone = tmp_path / "beta" / "shelf" / HOSTS["beta"]
     assert git(clone, "log", "--format=%s").splitlines() == ["beta", "initial"]
-    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(tag))
     await assert_a_later_job_runs(envs["beta"], tmp_path, HOSTS["beta"])

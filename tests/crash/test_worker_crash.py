@@ -15,7 +15,8 @@ from desk.models import JobOutcome, JobReport
 from desk.names import job_workflow_id
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
-from tests.cli_helpers import pid_dead, read_pid, run_cli, settings_env, shown, started_number
+from tests.agent_pids import agent_tag, grandchild_pids, logged_runs, running_agent, tagged_pids
+from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
@@ -37,9 +38,11 @@ async def wait_report(client: Client, settings: DeskSettings, number: int) -> Jo
     )
 
 
-async def kill_worker_during_agent(worker: subprocess.Popen[bytes], agent_pid_file: Path) -> int:
-    """SIGKILL the worker once the agent runs; the agent must die with it (PDEATHSIG)."""
-    agent_pid = await until(lambda: read_pid(agent_pid_file), "the agent's pid file")
+async def kill_worker_during_agent(
+    worker: subprocess.Popen[bytes], home: Path, number: int, tag: str
+) -> int:
+    """SIGKILL the worker once the agent is at its `tag` step; the agent must die with it."""
+    agent_pid = await running_agent(home, number, tag)
     assert not pid_dead(agent_pid)
     await kill(worker)
     await until(lambda: pid_dead(agent_pid), "the agent to die with its worker")
@@ -69,18 +72,18 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
-    pid_file, runs = tmp_path / "agent.pid", tmp_path / "runs"
-    # Mark first: the test kills the worker as soon as the pid file appears.
+    tag = agent_tag()
+    # Mark first: the test kills the worker as soon as the agent printed its tag.
     command = agent(
-        f"mark:{runs}",
-        f"pidfile:{pid_file}",
+        "mark",
+        tag,
         "sleep-first:30",
         "write:done.txt=ok",
         "commit:finish",
     )
     env, first, number = await job_on_a_worker(settings, origin, tmp_path, start_worker, command)
 
-    agent_pid = await kill_worker_during_agent(first, pid_file)
+    agent_pid = await kill_worker_during_agent(first, settings.home, number, tag)
     resume_clock.restarted()
     start_worker(env)
 
@@ -92,7 +95,7 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     subjects = git(clone, "log", "--format=%s").splitlines()
     assert subjects.count("finish") == 1, subjects
     assert (clone / "done.txt").read_text() == "ok"
-    assert runs.read_text().splitlines() == [
+    assert logged_runs(settings.home) == [
         f"run {number} interrupted=0",
         f"run {number} interrupted=1",
     ]
@@ -103,7 +106,7 @@ async def test_sigkilled_worker_job_finishes_once_on_a_new_worker(
     assert document["job"]["report"]["agent_attempts"] == 2
     texts = [line["text"] for line in document["history"]]
     assert "activity run_agent started (attempt 2)" in texts, texts
-    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(tag))
     await assert_a_later_job_runs(env, tmp_path)
 
 
@@ -115,19 +118,19 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
     start_worker: StartWorker,
     resume_clock: ResumeClock,
 ) -> None:
-    pid_file, grandchild_file = tmp_path / "agent.pid", tmp_path / "grandchild.pid"
+    tag = agent_tag()
     command = agent(
-        f"grandchild:60:{grandchild_file}",
-        f"pidfile:{pid_file}",
+        "grandchild:60",
+        tag,
         "sleep-first:30",
         "write:done.txt=ok",
         "commit:finish",
     )
     env, first, number = await job_on_a_worker(settings, origin, tmp_path, start_worker, command)
 
-    grandchild = await until(lambda: read_pid(grandchild_file), "the grandchild's pid file")
+    [grandchild] = await until(lambda: grandchild_pids(tag), "the agent's grandchild")
     try:
-        agent_pid = await kill_worker_during_agent(first, pid_file)
+        agent_pid = await kill_worker_during_agent(first, settings.home, number, tag)
         # The grandchild has no parent-death signal of its own: the agent's reaper takes it.
         await until(lambda: pid_dead(grandchild), "the grandchild to die with its worker")
         resume_clock.restarted()
@@ -140,7 +143,7 @@ async def test_a_grandchild_dies_with_the_worker_and_the_retry_integrates_once(
         clone = settings.shelf_dir / "acme" / "api"
         subjects = git(clone, "log", "--format=%s").splitlines()
         assert subjects.count("finish") == 1, subjects
-        assert_no_leftovers(clone, grandchild, agent_pid)
+        assert_no_leftovers(clone, grandchild, agent_pid, *tagged_pids(tag))
     finally:
         if not pid_dead(grandchild):  # only when the test failed: do not leak a sleeper
             os.kill(grandchild, signal.SIGKILL)
@@ -158,14 +161,14 @@ async def test_job_survives_a_server_restart(
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
     assert added.returncode == 0, shown(added)
 
-    pid_file = tmp_path / "agent.pid"
-    command = agent(f"pidfile:{pid_file}", "sleep:5", "write:done.txt=ok", "commit:finish")
+    tag = agent_tag()
+    command = agent(tag, "sleep:5", "write:done.txt=ok", "commit:finish")
     started = await run_cli(
         env, "task", REPO, "finish it", "--agent-command", command, cwd=tmp_path
     )
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    agent_pid = await until(lambda: read_pid(pid_file), "the agent's pid file")
+    agent_pid = await running_agent(tmp_path / "home", number, tag)
 
     assert not pid_dead(agent_pid), "the server must go down before the agent has finished"
     again = await restart_server(own_server)
@@ -181,5 +184,5 @@ async def test_job_survives_a_server_restart(
     clone = tmp_path / "home" / "shelf" / "acme" / "api"
     subjects = git(clone, "log", "--format=%s").splitlines()
     assert subjects.count("finish") == 1, subjects
-    assert_no_leftovers(clone, agent_pid, read_pid(pid_file) or agent_pid)
+    assert_no_leftovers(clone, agent_pid, *tagged_pids(tag))
     await assert_a_later_job_runs(env, tmp_path)
