@@ -14,12 +14,12 @@ import typer
 
 from desk.settings import DeskSettings
 from surfaces.desk_client import DeskClient
+from tests.agent_pids import agent_tag, running_agent
 from tests.cli_helpers import (
     Cli,
     assert_refused,
     cli_env,
     pid_dead,
-    read_pid,
     run_cli,
     settings_env,
     shown,
@@ -99,9 +99,11 @@ async def test_task_wait_failed_agent_exits_non_zero(cli: Cli, clone: Path) -> N
     assert git(clone, "log", "-1", "--format=%s") == "initial"
 
 
-async def test_task_without_wait_then_jobs_show_logs(cli: Cli, clone: Path, tmp_path: Path) -> None:
+async def test_task_without_wait_then_jobs_show_logs(
+    cli: Cli, clone: Path, tmp_path: Path, gates: Path
+) -> None:
     # The agent waits for the test's go-ahead: `task` must answer while the job still runs.
-    go = tmp_path / "go"
+    go = gates / "go"
     command = agent(f"wait:{go}", "say:hello from the agent", "write:a.txt=a", "commit:add a")
     started = await cli("task", REPO, "add a", "--agent-command", command)
     assert started.returncode == 0, shown(started)
@@ -196,14 +198,14 @@ async def desk_report(cli: Cli, number: int) -> dict[str, Any]:
 
 
 async def test_cancel_kills_the_agent_and_reports_cancelled(
-    cli: Cli, clone: Path, tmp_path: Path
+    cli: Cli, clone: Path, settings: DeskSettings
 ) -> None:
-    pidfile = tmp_path / "agent.pid"
-    command = agent(f"pidfile:{pidfile}", "sleep:60", "write:late.txt=x", "commit:late")
+    tag = agent_tag()  # finds the agent on the host (a sandboxed one's own pid is not)
+    command = agent(tag, "sleep:60", "write:late.txt=x", "commit:late")
     started = await cli("task", REPO, "sleep a while", "--agent-command", command)
     assert started.returncode == 0, shown(started)
     number = started_number(started)
-    pid = await until(lambda: read_pid(pidfile), "the agent's pid file")
+    pid = await running_agent(settings.home, number, tag)
 
     cancelled = await cli("cancel", str(number))
     assert cancelled.returncode == 0, shown(cancelled)
