@@ -132,13 +132,18 @@ async def desk(
     tmp_path: Path,
     start_worker: StartWorker,
 ) -> Desk:
-    env = settings_env(settings)
+    # The worker and the bot share the owners, as docker-compose.yml gives them: who may
+    # approve is the worker's host policy, who may use the bot's commands the bot's setting.
+    owners = {
+        "CODEDESK_DISCORD_OWNER_IDS": str(OWNER_ID),
+        "CODEDESK_DISCORD_OWNER_ROLE_IDS": str(OWNER_ROLE_ID),
+    }
+    env = settings_env(settings, **owners)
     start_worker(env)
     await DeskClient(client, settings).add_repo(REPO, str(origin))
     bot_env = settings_env(
         settings,
-        CODEDESK_DISCORD_OWNER_IDS=str(OWNER_ID),
-        CODEDESK_DISCORD_OWNER_ROLE_IDS=str(OWNER_ROLE_ID),
+        **owners,
         CODEDESK_DISCORD_GUILD_IDS=str(GUILD_ID),
         CODEDESK_DISCORD_PROGRESS_INTERVAL="200ms",
         CODEDESK_AGENT_COMMAND=hold_agent(tmp_path),
