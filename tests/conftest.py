@@ -141,7 +141,10 @@ def settings(
         temporal_address=address,
         namespace=namespace,
         task_queue=f"codedesk-{uuid.uuid4().hex[:8]}",
-        heartbeat_timeout="2s",
+        # Short, so a lost attempt moves on soon; not so short that a sandboxed agent's start
+        # (its git layout, the proxy, bwrap's mounts) outlasts it on a loaded machine and the
+        # agent runs again. The crash suite's worker processes keep 2 s (settings_env).
+        heartbeat_timeout="5s",
         agent_command=agent("say:hello"),
         # The product's default (auto: bubblewrap where it works) unless the test is marked
         # `unconfined`, with its reason.
