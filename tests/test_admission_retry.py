@@ -24,7 +24,7 @@ from tests.cli_helpers import settings_env
 from tests.conftest import agent
 from tests.processes import StartWorker
 from tests.test_desk_queue import REPO, desk_state, limited, marks, wait_all
-from tests.waiting import until
+from tests.waiting import eventually, until
 from workers.desk_entity import desk_start
 from workflows.desk import Desk
 
@@ -69,6 +69,8 @@ async def test_a_repeated_request_gets_its_first_number_also_after_continue_as_n
     for _ in range(30):
         if (await handle.describe()).run_id != run:
             break
+        # The desk frees the one slot when it hears the job end, a signal after its report.
+        await eventually(lambda: desk_state(desk), lambda state: not state.running, "a free slot")
         made = await desk.submit_job(REPO, "quick", agent_command=agent("mark"))
         await wait_all(desk, [made.number])
     assert (await handle.describe()).run_id != run, "the desk never continued as new"

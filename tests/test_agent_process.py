@@ -91,6 +91,7 @@ async def test_the_job_ends_when_the_agent_exits(desk_in: DeskClient, mode: str)
         kill_all(agents_in(worktree))
 
 
+@pytest.mark.unconfined("it proves an unconfined agent's $PWD, and `show` saying it ran unconfined")
 async def test_the_agent_writes_where_pwd_says_not_where_the_worker_started(
     settings: DeskSettings, origin: Path, tmp_path: Path, start_worker: StartWorker
 ) -> None:

@@ -26,7 +26,13 @@ REPO = "acme/api"
 TASK = "-v add a notes file"
 COMMIT = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = [
+    pytest.mark.timeout(600),
+    pytest.mark.unconfined(
+        "issue 27: these presets are not yet proven in the sandbox (their fake model on "
+        "127.0.0.1 is refused by the egress proxy, codex's own sandbox is off)"
+    ),
+]
 
 
 @pytest.fixture
