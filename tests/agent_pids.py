@@ -34,7 +34,7 @@ def job_runs(home: Path, number: int) -> list[str]:
     return [run for run in logged_runs(home) if run.split()[1] == str(number)]
 
 
-def _live_commands() -> Iterator[tuple[int, list[str]]]:
+def live_commands() -> Iterator[tuple[int, list[str]]]:
     """Every live process on the host with its command line."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -52,7 +52,7 @@ def agent_pids(tag: str) -> list[int]:
     (the python running tests/scripted_agent.py), never the sandbox or gate around it."""
     return sorted(
         pid
-        for pid, words in _live_commands()
+        for pid, words in live_commands()
         if len(words) > 2 and words[1] == SCRIPTED_AGENT and tag in words[2:]
     )
 
@@ -61,7 +61,7 @@ def grandchild_pids(tag: str) -> list[int]:
     """Host pids of live grandchildren (`grandchild:` steps) of the agents with `tag`."""
     return sorted(
         pid
-        for pid, words in _live_commands()
+        for pid, words in live_commands()
         if len(words) > 4 and words[1] == "-c" and words[3] == GRANDCHILD and tag in words[4:]
     )
 
@@ -69,7 +69,7 @@ def grandchild_pids(tag: str) -> list[int]:
 def tagged_pids(tag: str) -> list[int]:
     """Every live process with `tag` in its command line: the agents, their grandchildren and
     the sandboxes around them. None left: the whole tree is gone."""
-    return sorted(pid for pid, words in _live_commands() if tag in words)
+    return sorted(pid for pid, words in live_commands() if tag in words)
 
 
 def agent_pid(tag: str) -> int | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.agent_pids import live_commands
 from tests.cli_helpers import CODEDESK, assert_refused, cli_env, run_cli, shown, started_number
 from tests.conftest import agent, git
 from tests.waiting import eventually, until
@@ -27,17 +28,7 @@ StartUp = Callable[[Path, int, int], subprocess.Popen[bytes]]
 
 def servers_on(database: Path) -> list[int]:
     """Pids of `temporal` processes serving `database` (what `up` started for a home)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if str(database).encode() in argv:
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, argv in live_commands() if str(database) in argv]
 
 
 @pytest.fixture
