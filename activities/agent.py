@@ -135,7 +135,7 @@ class AgentActivities:
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
                     if git is not None:
-                        told = await off_the_loop(_take_back, git)
+                        told = await _hand_back(folder, git, info.attempt, request.execution)
                         log.write(scrub(f"{told}\n") if told else "")
         output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
         failed = end == AgentEnd.EXITED and translator.failure
@@ -255,6 +255,16 @@ class AgentActivities:
         return serve_egress(socket, egress_policy(self.settings, frontend), refused, traffic)
 
 
+async def _hand_back(folder: Path, git: AgentGit, attempt: int, execution: int) -> str:
+    """Take the agent's branch back, unless a later attempt has started the agent again: its
+    own preparation took back what this one left, and its agent works in the folders now."""
+    claim = await AgentClaim.latest(folder, attempt, execution)
+    if claim is None:
+        return "codedesk: a later attempt runs the agent now; it took this attempt's branch back."
+    with contextlib.closing(claim):
+        return await off_the_loop(_take_back, git)
+
+
 def _take_back(git: AgentGit) -> str:
     told = take_back(git)
     clean(git)
@@ -362,10 +372,10 @@ async def _supervise(
         emit("", end=True)
 
     async def beat() -> None:
-        # None at the start: it would carry no line yet, and cost the server a write while the
-        # agent starts. The activity's heartbeat timeout runs from its start all the same.
+        # One at once: the heartbeat timeout runs from the activity's start, and a sandboxed
+        # start (the job's git prepared, bwrap bound to the worker) can take most of a short
+        # one on a loaded machine; the agent ran again beside a stale attempt when it did.
         while True:
-            await asyncio.sleep(every)
             activity.heartbeat(
                 AgentHeartbeat(
                     pgid=process.pid,
@@ -374,6 +384,7 @@ async def _supervise(
                     lines_total=tail.lines_total,
                 )
             )
+            await asyncio.sleep(every)
 
     pumping = asyncio.create_task(pump())
     beating = asyncio.create_task(beat())

@@ -4,7 +4,10 @@ A worker stopped past its heartbeat timeout (SIGSTOP, a swapped-out machine) may
 attempt while it is stopped; that attempt times out too, and when the worker continues it holds
 a stale attempt and the current one at once. Each starts its agent only under the job's claim:
 the later attempt kills whatever an earlier one started, and an earlier one that comes second
-does not start at all, so two agents never work in one worktree.
+does not start at all, so two agents never work in one worktree. The hand-back of a sandboxed
+agent's branch (activities/agent_git.py) runs under the claim too, and only for the latest
+attempt: a stale attempt whose agent ended late must not take back (and remove) the per-job git
+folder the later attempt has just given its own agent; the later one took back what it left.
 
 A job whose host was gone runs the agent again as a new activity (its `execution` counts up), whose
 attempts start at 1 again: attempts are ordered by (execution, attempt), and the claim counts the
@@ -45,16 +48,8 @@ class AgentClaim:
             ApplicationError: a later attempt has already started an agent; this one is stale.
                 Retryable: Temporal has already moved on from it, so nothing sees the failure.
         """
-        job_folder.mkdir(parents=True, exist_ok=True)
-        handle = (job_folder / CLAIM_FILE).open("a+", encoding="utf-8")
+        handle = await _locked(job_folder)
         try:
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    await asyncio.sleep(POLL_SECONDS)
-            handle.seek(0)
             latest, runs = _recorded(handle.read())
             if latest > (execution, attempt):
                 raise ApplicationError(
@@ -73,9 +68,38 @@ class AgentClaim:
             raise
         return cls(handle, run)
 
+    @classmethod
+    async def latest(cls, job_folder: Path, attempt: int, execution: int = 1) -> AgentClaim | None:
+        """The claim, held, if `attempt` is still the latest to have started an agent; None
+        (and the claim let go) once a later attempt has started one."""
+        handle = await _locked(job_folder)
+        latest, runs = _recorded(handle.read())
+        if latest != (execution, attempt):
+            handle.close()
+            return None
+        return cls(handle, runs)
+
     def close(self) -> None:
         """Let the next attempt in (closing the file drops the lock); closing twice is fine."""
         self._handle.close()
+
+
+async def _locked(job_folder: Path) -> TextIO:
+    """The claim file, open at its start under the job's lock (waited for off the loop)."""
+    job_folder.mkdir(parents=True, exist_ok=True)
+    handle = (job_folder / CLAIM_FILE).open("a+", encoding="utf-8")
+    try:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(POLL_SECONDS)
+    except BaseException:
+        handle.close()
+        raise
+    handle.seek(0)
+    return handle
 
 
 def _recorded(text: str) -> tuple[tuple[int, int], int]:

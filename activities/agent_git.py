@@ -174,7 +174,16 @@ def _copy_refs(source: Path, target: Path) -> None:
 
 
 def take_back(layout: AgentGit) -> str:
-    """Restore the pointers, import the agent's branch; returns what happened, for the log."""
+    """Restore the pointers, import the agent's branch; returns what happened, for the log.
+
+    A clone deleted while the agent ran has no branch to take back to: that is said, and the
+    job's next step (which needs the clone) says what the user must do.
+    """
+    if not layout.clone_git.is_dir() or not layout.worktree.is_dir():
+        return (
+            f"codedesk: the clone {layout.clone_git.parent} or the job's worktree is gone; "
+            "the agent's branch was not taken back."
+        )
     _restore_pointers(layout)
     try:
         tip = (layout.refs / layout.leaf).read_text().strip()

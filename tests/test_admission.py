@@ -159,11 +159,6 @@ async def memo_of(handle: WorkflowHandle[Any, Any]) -> Mapping[str, Any]:
     return await (await handle.describe()).memo()
 
 
-@pytest.mark.unconfined(
-    "not yet moved into the sandbox: with the clone deleted while a sandboxed agent runs, the "
-    "hand-back of its branch fails (no clone to lock) and the job fails in its agent step "
-    "instead of saying the repository is not on the shelf (a product bug, reported)"
-)
 async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_name(
     desk: DeskClient, origin: Path, tmp_path: Path, gates: Path
 ) -> None:

@@ -59,3 +59,18 @@ async def test_a_claim_written_before_runs_were_counted_is_the_first_runs(tmp_pa
     assert claim.run == 3
     with pytest.raises(ApplicationError):
         await AgentClaim.take(tmp_path, 1)
+
+
+async def test_only_the_latest_attempt_may_hand_the_agents_branch_back(tmp_path: Path) -> None:
+    (await AgentClaim.take(tmp_path, 1)).close()
+    held = await AgentClaim.latest(tmp_path, 1)
+    assert held is not None, "attempt 1 is the latest: it hands its agent's branch back"
+    waiting = asyncio.create_task(AgentClaim.take(tmp_path, 2))
+    await asyncio.sleep(0.3)
+    assert not waiting.done(), "a later attempt waits while the hand-back runs"
+    held.close()
+    (await awaited(waiting, "the later attempt's claim")).close()
+    assert await AgentClaim.latest(tmp_path, 1) is None, "stale: it must leave the folders alone"
+    again = await AgentClaim.latest(tmp_path, 2)
+    assert again is not None
+    again.close()

@@ -104,15 +104,11 @@ async def test_a_settled_approval_refuses_a_watch(
     assert isinstance(cause, ApplicationError) and cause.type == "ApprovalSettled", cause
 
 
-@pytest.mark.unconfined(
-    "not yet moved into the sandbox: its Agent helper's go-on gate lives in tmp_path, outside "
-    "the sandbox's read paths, and it asks holds from the test's process"
-)
 async def test_the_channel_lets_an_approved_call_run_on_the_recorded_answer(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, gates: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    job = Agent(desk, tmp_path)
+    job = Agent(desk, gates)
     await job.start()
     waiting = asyncio.create_task(job.hook(PUSH))
     approvals = ApprovalsClient(desk.client)
@@ -150,17 +146,13 @@ async def accepted_holds(desk: DeskClient, number: int) -> int:
     return count
 
 
-@pytest.mark.unconfined(
-    "not yet moved into the sandbox: its Agent helper's go-on gate lives in tmp_path, outside "
-    "the sandbox's read paths, and it asks holds from the test's process"
-)
 async def test_many_identical_waiting_calls_leave_room_for_the_answer(
-    desk: DeskClient, origin: Path, tmp_path: Path
+    desk: DeskClient, origin: Path, gates: Path
 ) -> None:
     """A workflow takes at most 10 Updates in flight: the channel watches each approval once,
     so ten identical calls waiting at once (the most a job takes) still let a person answer."""
     await desk.add_repo(REPO, str(origin))
-    job = Agent(desk, tmp_path)
+    job = Agent(desk, gates)
     await job.start()
     hooks = [
         await asyncio.create_subprocess_exec(

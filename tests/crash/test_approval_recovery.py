@@ -150,11 +150,6 @@ async def hold_across_a_worker_kill(
 
 
 @pytest.mark.slow
-@pytest.mark.unconfined(
-    "not yet moved into the sandbox: a third attempt started beside a stale second one found "
-    "the per-job git folder gone (bwrap: Can't find source path .../git/objects), removed by "
-    "the stale attempt's hand-back; a product race, reported"
-)
 async def test_an_open_approval_survives_a_sigkilled_worker(
     settings: DeskSettings,
     client: Client,
