@@ -17,12 +17,12 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent import agent_argv
+from activities.agent.run import agent_argv
 from activities.paths import clone_path
+from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
-from desk.models import AdmissionCheck, AdmissionVerdict
 from desk.names import PUSHING_MEMO, repo_workflow_id
-from desk.settings import DeskSettings
+from desk.payloads.jobs import AdmissionCheck, AdmissionVerdict
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 
@@ -86,7 +86,7 @@ class AdmissionActivities:
         """The head a running push of `repo` sends, empty when none runs, asked of the entity."""
         # Imported here: workflow modules import this one (passed through their sandbox), and
         # the entity's module must stay a workflow module of its own there.
-        from workflows.repo import RepoEntity
+        from workflows.repo.entity import RepoEntity
 
         handle = self.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(repo))
         state = await handle.query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)

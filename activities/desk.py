@@ -10,9 +10,9 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.failures import desk_failures
 from desk.errors import PolicyError
-from desk.host_policy import HostPolicy
-from desk.models import DeskState, HostPolicyQuery, RunningJobs, RunningJobsInput
 from desk.names import DESK_STATE_QUERY, DESK_WORKFLOW_ID, job_workflow_id
+from desk.payloads.jobs import DeskState, HostPolicyQuery, RunningJobs, RunningJobsInput
+from desk.policy.host import HostPolicy
 
 POLICY_QUERY_TIMEOUT = timedelta(seconds=10)
 

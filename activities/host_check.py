@@ -11,12 +11,12 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.preset_checks import preset_checks
-from activities.sandbox import UNCONFINED, choose_sandbox, describe
+from activities.agent.preset_checks import preset_checks
+from activities.sandbox.bubblewrap import UNCONFINED, choose_sandbox, describe
 from desk.agents import PRESETS
+from desk.config.settings import DeskSettings
 from desk.errors import DeskError
-from desk.models import HostReport, HostReportInput
-from desk.settings import DeskSettings
+from desk.payloads.jobs import HostReport, HostReportInput
 
 OWN_PACKAGES = ("desk", "workflows", "activities", "workers", "surfaces")
 """codedesk's top-level import packages: each must be codedesk's own, not a namesake's."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, RepoNameError
 from desk.repo_names import RepoName, parse_repo_name
-from desk.settings import DeskSettings
 
 WORKTREES_DIR = ".worktrees"
 

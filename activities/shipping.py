@@ -11,13 +11,12 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.failures import desk_failures
-from activities.git import commit_log, head_sha, lines, porcelain_files, run_git, try_git
+from activities.git.commands import commit_log, head_sha, lines, porcelain_files, run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone
+from desk.config.settings import DeskSettings
 from desk.errors import GitError, ShipRefusal
-from desk.repo_names import check_remote_url
-from desk.settings import DeskSettings
-from desk.shipping import (
+from desk.payloads.shipping import (
     ChangeReport,
     FileChange,
     PushInput,
@@ -25,6 +24,7 @@ from desk.shipping import (
     PushStatus,
     ReportInput,
 )
+from desk.repo_names import check_remote_url
 
 PUSH_LOCK = "codedesk-push.flock"
 """In the clone's git directory: held while codedesk pushes (see `_push_lock`); not a git lock."""

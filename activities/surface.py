@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from temporalio import activity
 
-from desk.surface_models import (
+from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
     PostCard,

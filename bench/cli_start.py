@@ -39,8 +39,8 @@ from common import (
     running_desk,
 )
 
-from desk.models import JobOutcome
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 
 REPO = "bench/cli"
 CODEDESK = str(Path(sys.executable).parent / "codedesk")

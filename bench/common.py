@@ -25,11 +25,11 @@ from typing import Any, NoReturn
 
 from temporalio.client import Client
 
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import ServerError
-from desk.settings import DeskSettings, load_settings
-from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port
+from workers.temporal.client import connect
 from workers.worker import build_worker
 
 IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")

@@ -41,8 +41,9 @@ from common import Comparison, arguments, exit_with, isolate, make_origin, repor
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.hook_settings import hook_command
-from desk.approvals import (
+from activities.agent.hook_settings import hook_command
+from desk.config.settings import load_settings
+from desk.holds.approvals import (
     CallSummary,
     Decision,
     HoldRequest,
@@ -51,11 +52,10 @@ from desk.approvals import (
     approval_id,
 )
 from desk.names import job_workflow_id
-from desk.settings import load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from workers.client import connect
-from workflows.coding_job import CodingJob
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from workers.temporal.client import connect
+from workflows.job.coding_job import CodingJob
 
 REPO = "bench/holds"
 HARMLESS_TARGET_MS = 60.0

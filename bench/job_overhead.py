@@ -42,8 +42,8 @@ from common import (
     running_desk,
 )
 
-from desk.models import JobOutcome, JobReport
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient
 
 REPO = "bench/overhead"
 

@@ -52,16 +52,16 @@ from common import (
 )
 from temporalio.client import Client
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import (
     AnswerInput,
     ApprovalRequest,
     OutcomeKind,
     Principal,
     approval_id,
 )
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
-from workers.client import connect
+from surfaces.clients.desk import DeskClient
+from workers.temporal.client import connect
 from workflows.approval import Approval
 
 REPO = "bench/load"
@@ -218,7 +218,7 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
     server = await start_server(home)
     worker: subprocess.Popen[bytes] | None = None
     unanswered = Unanswered()
-    client_log = logging.getLogger("surfaces.desk_client")
+    client_log = logging.getLogger("surfaces.clients.desk")
     client_log.addHandler(unanswered)
     client_log.setLevel(logging.INFO)
     try:

@@ -38,12 +38,12 @@ from temporalio.runtime import (
     TelemetryFilter,
 )
 
-from desk.models import JobInput, JobOutcome, JobReport
+from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobInput, JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient
 from workers.desk_entity import configure_desk
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 REPO = "bench/queue"
 WIDTHS = (1, 2, 4)

@@ -6,7 +6,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from desk.models import DeskState
+    from desk.payloads.jobs import DeskState
 
 
 class HostedQueue(Protocol):

@@ -18,19 +18,19 @@ from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from activities.host_check import OWN_PACKAGES, import_problem, import_roots, program_of
-from desk.dates import shown_date
+from desk.config.dates import shown_date
+from desk.config.names import unknown_settings
+from desk.config.reach import config_file
+from desk.config.settings import DeskSettings
 from desk.errors import DeskError
-from desk.models import HostReport, HostReportInput
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
-from desk.reach import config_file
-from desk.setting_names import unknown_settings
-from desk.settings import DeskSettings
-from surfaces.policy_text import policy_differences, policy_lines
-from surfaces.worker_check import live_pollers, no_worker
-from workers.client import connect, resolve_address
-from workflows.desk import Desk
+from desk.payloads.jobs import HostReport, HostReportInput
+from surfaces.clients.worker_check import live_pollers, no_worker
+from surfaces.render.policy import policy_differences, policy_lines
+from workers.temporal.client import connect, resolve_address
+from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
-from workflows.reasons import reason_of
+from workflows.job.reasons import reason_of
 
 HOST_CHECK_WAIT = timedelta(seconds=30)
 DISTRIBUTION = "codedesk"

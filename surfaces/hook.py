@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never i
 if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
-    from desk.hold_protocol import HookConfig
+    from desk.holds.protocol import HookConfig
 
 ALLOWED = 0
 REFUSED = 2
@@ -64,7 +64,7 @@ def _form(argv: list[str]) -> str:
 
 
 def _decide(form: str, stdin: BinaryIO) -> int:
-    from desk.hold_protocol import HOLD, TALLY
+    from desk.holds.protocol import HOLD, TALLY
 
     job = _job()
     socket_path, config = _config(job)
@@ -77,7 +77,7 @@ def _decide(form: str, stdin: BinaryIO) -> int:
         )
     call = document["input"] if "input" in document else document.get("tool_input", {})
 
-    from desk.hold_rules import classify, with_cwd
+    from desk.holds.calls import classify, with_cwd
 
     cwd = document.get("cwd")
     read = with_cwd(tool, call, cwd)
@@ -100,7 +100,7 @@ def _decide(form: str, stdin: BinaryIO) -> int:
 
 
 def _job() -> int:
-    from desk.hold_protocol import JOB_ENV
+    from desk.holds.protocol import JOB_ENV
 
     text = os.environ.get(JOB_ENV, "")
     if not (text.isascii() and text.isdigit() and len(text) <= MAX_JOB_DIGITS and int(text)):
@@ -112,7 +112,7 @@ def _job() -> int:
 
 
 def _config(job: int) -> tuple[str, HookConfig]:
-    from desk.hold_protocol import CONFIG_NAME, SOCKET_ENV, HookConfig
+    from desk.holds.protocol import CONFIG_NAME, SOCKET_ENV, HookConfig
 
     given = os.environ.get(SOCKET_ENV, "")
     if not given.startswith("/"):
@@ -152,7 +152,7 @@ def _request(data: bytes) -> dict[str, Any]:
 
 def _tally(socket_path: str, job: int, tool: str, kind: str) -> None:
     """Tell the channel one call ran, without waiting: a lost tally costs only a count."""
-    from desk.hold_protocol import connect
+    from desk.holds.protocol import connect
 
     try:
         channel = connect(socket_path, blocking=False)
@@ -167,7 +167,7 @@ def _tally(socket_path: str, job: int, tool: str, kind: str) -> None:
 
 
 def _ask(socket_path: str, line: bytes, wait: float, job: int) -> dict[str, Any]:
-    from desk.hold_protocol import ANSWER_SLACK_SECONDS, connect
+    from desk.holds.protocol import ANSWER_SLACK_SECONDS, connect
 
     deadline = wait + ANSWER_SLACK_SECONDS
     signal.alarm(int(deadline) + 5)  # a last resort behind the socket's own timeout

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from desk.surface_models import (
+from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
     PostCard,

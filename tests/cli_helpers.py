@@ -11,7 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-from desk.settings import DeskSettings
+from desk.config.settings import DeskSettings
 from tests.waiting import PATIENCE
 
 CODEDESK = str(Path(sys.executable).parent / "codedesk")

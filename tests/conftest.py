@@ -17,16 +17,16 @@ from hypothesis import settings as hypothesis_settings
 from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.testing import WorkflowEnvironment
 
-from activities.sandbox import UNCONFINED
+from activities.sandbox.bubblewrap import UNCONFINED
+from desk.config.settings import DeskSettings, load_settings
 from desk.names import SEARCH_ATTRIBUTES
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.cli_helpers import unconfined_scripts
 from tests.waiting import until
-from workers.client import DATA_CONVERTER
 from workers.desk_entity import configure_desk
 from workers.devserver import temporal_binary, tuning_arguments
+from workers.temporal.client import DATA_CONVERTER
 from workers.worker import build_worker
 
 pytest_plugins = ["tests.processes"]

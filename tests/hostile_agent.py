@@ -77,8 +77,8 @@ def direct_temporal(plan: dict[str, Any]) -> str:
     from temporalio.client import Client
     from temporalio.contrib.pydantic import pydantic_data_converter
 
-    from desk.approvals import Decision, Principal
-    from surfaces.approvals_client import ApprovalsClient
+    from desk.holds.approvals import Decision, Principal
+    from surfaces.clients.approvals import ApprovalsClient
 
     async def answer() -> str:
         client = await asyncio.wait_for(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from desk.models import JobPhase, JobStatus
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobPhase, JobStatus
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.waiting import eventually
 
 

@@ -11,21 +11,21 @@ import pytest
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
+from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError
-from desk.models import AdmitInput, JobInput, JobOutcome
 from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, repo_workflow_id
-from desk.repo_state import RepoState
-from desk.settings import DeskSettings
-from desk.shipping import PushRequest
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import AdmitInput, JobInput, JobOutcome
+from desk.payloads.repo_state import RepoState
+from desk.payloads.shipping import PushRequest
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
 from tests.job_waits import working
 from tests.test_shipping import commit, owner_client, slow_origin
 from tests.waiting import awaited, eventually, until
 from workers.desk_entity import desk_start
-from workflows.desk import Desk
-from workflows.repo import RepoEntity
+from workflows.desk.entity import Desk
+from workflows.repo.entity import RepoEntity
 
 REPO = "acme/api"
 

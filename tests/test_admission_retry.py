@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from desk.config.settings import DeskSettings
 from desk.errors import DeskSilentError
-from desk.models import Admission, AdmitInput, JobInput, JobOutcome
 from desk.names import DESK_WORKFLOW_ID
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import Admission, AdmitInput, JobInput, JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import settings_env
 from tests.conftest import agent
 from tests.processes import StartWorker
 from tests.test_desk_queue import REPO, desk_state, limited, marks, wait_all
 from tests.waiting import eventually, until
 from workers.desk_entity import desk_start
-from workflows.desk import Desk
+from workflows.desk.entity import Desk
 
 
 async def admit(desk: DeskClient, request: AdmitInput, update_id: str) -> Admission:
@@ -100,7 +100,7 @@ class Tries(logging.Handler):
 @pytest.fixture
 def tries() -> Iterator[Tries]:
     handler = Tries()
-    logger = logging.getLogger("surfaces.desk_client")
+    logger = logging.getLogger("surfaces.clients.desk")
     level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

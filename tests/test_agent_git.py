@@ -13,18 +13,18 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.agent_git import AgentGit, agent_git, prepare, take_back
+from activities.agent.git import AgentGit, agent_git, prepare, take_back
+from activities.git.worktree_admin import worktree_list_lock
+from activities.git.worktrees import WorktreeActivities
 from activities.paths import job_dir, worktree_path
-from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
-from activities.worktree_admin import worktree_list_lock
-from activities.worktrees import WorktreeActivities
-from desk.models import (
+from activities.sandbox.bubblewrap import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from desk.config.settings import DeskSettings, load_settings
+from desk.payloads.jobs import (
     DiscardWorktreeInput,
     PrepareWorktreeInput,
     ReleaseWorktreeInput,
     Worktree,
 )
-from desk.settings import DeskSettings, load_settings
 from tests.conftest import git
 
 SAFETY_NET = 60

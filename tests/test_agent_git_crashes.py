@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent_git import AgentGit, agent_git, prepare
-from desk.models import Worktree
+from activities.agent.git import AgentGit, agent_git, prepare
+from desk.payloads.jobs import Worktree
 from tests.conftest import git
 from tests.test_agent_git import a_job, agent_branch_at
 from tests.waiting import PATIENCE
@@ -27,8 +27,8 @@ WATCH = 0.002
 TAKE_BACK = """
 import sys
 from pathlib import Path
-from activities.agent_git import agent_git, take_back
-from desk.models import Worktree
+from activities.agent.git import agent_git, take_back
+from desk.payloads.jobs import Worktree
 folder, worktree = sys.argv[1], Worktree.model_validate_json(sys.argv[2])
 take_back(agent_git(Path(folder), worktree))
 """

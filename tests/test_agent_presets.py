@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from activities.preset_checks import check_preset, preset_checks
-from activities.sandbox import BWRAP, choose_sandbox
+from activities.agent.preset_checks import check_preset, preset_checks
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents import AGENT_PRESETS, PRESETS, guards_off_refusal
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import CODEDESK, settings_env, shown, started_number
 from tests.conftest import agent, git
@@ -235,7 +235,7 @@ def test_the_python_running_the_tests_is_not_a_preset() -> None:
 
 
 def test_the_exclude_file_keeps_what_it_had_and_gets_each_pattern_once(tmp_path: Path) -> None:
-    from activities.agent_files import MARK, exclude_agent_files
+    from activities.agent.files import MARK, exclude_agent_files
     from desk.agents import all_own_files
 
     exclude = tmp_path / ".git" / "info" / "exclude"

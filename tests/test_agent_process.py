@@ -15,12 +15,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.paths import worktree_path
-from activities.processes import processes_with_env
-from activities.sandbox import BWRAP, UNCONFINED, choose_sandbox
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
+from activities.sandbox.processes import processes_with_env
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.processes import StartWorker

@@ -6,10 +6,10 @@ from datetime import timedelta
 
 from temporalio.client import Client
 
-from activities.agent import _beat_interval
-from desk.agent_progress import RUN_AGENT, shown_lines
-from desk.settings import DeskSettings
-from surfaces.agent_lines import AgentLines, NewLines
+from activities.agent.run import _beat_interval
+from desk.config.settings import DeskSettings
+from desk.payloads.agent_progress import RUN_AGENT, shown_lines
+from surfaces.clients.agent_lines import AgentLines, NewLines
 from workers.worker import build_worker
 
 TOKEN = "ghp_Zq8vR2mK7pL4nW9xT3bY6cJ1hF5dG0sA2eU4"
@@ -24,7 +24,7 @@ def test_shown_lines_are_the_last_that_show_something_scrubbed_and_cut() -> None
 def test_the_agent_activity_is_found_by_its_registered_name() -> None:
     from temporalio.activity import _Definition
 
-    from activities.agent import AgentActivities
+    from activities.agent.run import AgentActivities
 
     assert _Definition.must_from_callable(AgentActivities.run_agent).name == RUN_AGENT
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from activities.agent_stream import (
+from activities.agent.stream import (
     MAX_EVENT_BYTES,
     ClaudeStream,
     PlainOutput,
@@ -15,10 +15,10 @@ from activities.agent_stream import (
     translator_for,
 )
 from desk.agents import AGENT_PRESETS
-from desk.models import JobOutcome
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
 from desk.scrub import scrub
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from surfaces.clients.desk import DeskClient
 
 RECORDED = Path(__file__).parent / "data" / "claude-stream.jsonl"
 """A real `claude -p --output-format stream-json --verbose` run (2.1.197) against the fake."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.sandbox import (
+from activities.sandbox.bubblewrap import (
     EGRESS_PORT,
     SYSTEM_PERL,
     SandboxLayout,

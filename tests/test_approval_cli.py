@@ -14,11 +14,11 @@ import pytest
 from temporalio.client import Client
 
 from desk.agents import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
-from desk.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
-from desk.models import JobOutcome
-from desk.settings import DeskSettings, load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import (
     CODEDESK,
@@ -34,7 +34,7 @@ from tests.waiting import awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 REPO = "acme/api"
 PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}

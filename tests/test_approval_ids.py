@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from desk.approvals import HoldAnswer, HoldRequest, HoldVerdict, approval_id
+from desk.config.settings import DeskSettings
 from desk.errors import ApprovalNotFoundError
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient, match_approval
-from surfaces.desk_client import DeskClient
+from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, approval_id
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient, match_approval
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent
 from tests.job_waits import open_ids, working
 from tests.waiting import awaited
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 PUSH = {"command": "git push origin main && rm -rf /"}
 SEVEN = approval_id("job-7", "Bash", PUSH)

@@ -13,7 +13,8 @@ from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import (
     AnswerInput,
     ApprovalOutcome,
     ApprovalRequest,
@@ -23,8 +24,7 @@ from desk.approvals import (
     WithdrawInput,
     approval_id,
 )
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
+from surfaces.clients.approvals import ApprovalsClient
 from tests.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import IGNORED_MEMO, Approval

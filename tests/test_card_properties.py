@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from desk.approvals import (
+from desk.holds.approvals import (
     ApprovalOutcome,
     ApprovalRequest,
     ApprovalState,
@@ -26,15 +26,15 @@ from desk.approvals import (
     Principal,
     approval_id,
 )
-from desk.models import CommitInfo, JobOutcome, JobReport
-from surfaces.card_layout import approval_card as terminal_card
-from surfaces.card_text import ZWSP
-from surfaces.discord.custom_ids import CUSTOM_ID_CHARS, CardKey, parse
-from surfaces.discord.markdown import markdown
-from surfaces.discord.render import card_embed, progress_embed
-from surfaces.discord.text import MESSAGE_CHARS, sanitize, split_message
-from surfaces.render_text import plain, visible
-from surfaces.report_layout import job_report
+from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
+from surfaces.discord.interactions.custom_ids import CUSTOM_ID_CHARS, CardKey, parse
+from surfaces.discord.markdown.blocks import markdown
+from surfaces.discord.markdown.card_text import ZWSP
+from surfaces.discord.markdown.embeds import card_embed, progress_embed
+from surfaces.discord.markdown.text import MESSAGE_CHARS, sanitize, split_message
+from surfaces.render.approval import approval_card as terminal_card
+from surfaces.render.reports import job_report
+from surfaces.render.text import plain, visible
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 EMBED_TITLE, EMBED_DESCRIPTION, EMBED_FIELDS, FIELD_NAME, FIELD_VALUE = 256, 4096, 25, 256, 1024

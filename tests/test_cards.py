@@ -1,4 +1,5 @@
-"""Tests of surfaces.cards: an approval card built from the tool's schema, within a budget."""
+"""Tests of surfaces.discord.markdown.cards: an approval card built from the tool's schema, within a
+budget."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from surfaces.card_text import ZWSP
-from surfaces.cards import INLINE_MAX, CardLimits, approval_card
+from surfaces.discord.markdown.card_text import ZWSP
+from surfaces.discord.markdown.cards import INLINE_MAX, CardLimits, approval_card
 
 Z = ZWSP
 TITLE = "**Approve `T`?**"
@@ -293,7 +294,7 @@ def test_strings_that_show_nothing_are_quoted(v: str, expected: str) -> None:
 
 
 def test_hidden_characters_cover_every_control_and_format_character() -> None:
-    from surfaces import card_text
+    from surfaces.discord.markdown import card_text
 
     hidden = {"Cc", "Cf", "Zl", "Zp"}
     missed = [

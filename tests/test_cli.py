@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import typer
 
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, running_agent
 from tests.cli_helpers import (
     Cli,
@@ -246,7 +246,8 @@ async def test_no_server_known_says_how_to_start_one(tmp_path: Path) -> None:
     ("command", "setting", "value"),
     [
         (["show", "1"], "work_budget", "banana"),
-        # A listing reads only the settings it uses (desk/reach.py): a bad one of those is named.
+        # A listing reads only the settings it uses (desk/config/reach.py): a bad one of those is
+        # named.
         (["jobs"], "list_limit", "banana"),
         (["approvals"], "card_value_chars", "12"),
         (["jobs"], "time_zone", "Mars/Olympus"),

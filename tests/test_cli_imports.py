@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import CODEDESK, cli_env, run_cli, settings_env, shown
 
 HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")
@@ -130,7 +130,7 @@ async def test_jobs_lists_from_the_workflow_service_alone(
     done = await run_cli(env, "approvals", cwd=tmp_path)
     assert done.returncode == 0 and "No open approvals." in done.stdout, shown(done)
     modules = profiled(done.stderr)
-    assert "desk.approvals" in modules, "the import profiler saw no approval model"
+    assert "desk.holds.approvals" in modules, "the import profiler saw no approval model"
     never = LISTING_NEVER - {"pydantic", "rich"}
     assert not {name.split(".")[0] for name in modules} & never, sorted(modules)
     assert not [name for name in modules if name.startswith(LISTING_SDK_NEVER)], sorted(modules)

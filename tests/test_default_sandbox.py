@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from activities.sandbox import BWRAP, UNCONFINED, choose_sandbox
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import cli_env, settings_env
 from tests.conftest import agent
 

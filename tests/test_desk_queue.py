@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 import pytest
 from temporalio.client import Client, WorkflowExecutionStatus
 
+from desk.config.settings import DeskSettings
 from desk.errors import QueueFullError
-from desk.models import DeskState, JobOutcome, JobReport
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient, JobRow
+from desk.payloads.jobs import DeskState, JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient, JobRow
 from tests.agent_pids import agent_pids, agent_tag, logged_marks
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git

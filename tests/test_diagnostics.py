@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from activities.diagnostics import quoted, set_diagnostic_chars
-from activities.git import run_git
+from activities.git.commands import run_git
 from desk.errors import GitError
 from desk.scrub import DIAGNOSTIC_CHARS
 from tests.conftest import git

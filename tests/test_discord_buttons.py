@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import (
     AnswerInput,
     ApprovalRequest,
     Decision,
@@ -16,12 +17,17 @@ from desk.approvals import (
     Principal,
     approval_id,
 )
-from desk.settings import DeskSettings
-from desk.surface_models import PostCard
-from surfaces.desk_client import DeskClient
-from surfaces.discord.buttons import card_view
-from surfaces.discord.custom_ids import CUSTOM_ID_CHARS, TEMPLATE, CardKey, parse, resolve
-from surfaces.discord.press import MAY_NOT, NO_LONGER_ACTIVE
+from desk.payloads.surfaces import PostCard
+from surfaces.clients.desk import DeskClient
+from surfaces.discord.interactions.buttons import card_view
+from surfaces.discord.interactions.custom_ids import (
+    CUSTOM_ID_CHARS,
+    TEMPLATE,
+    CardKey,
+    parse,
+    resolve,
+)
+from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     STRANGER_ID,

@@ -11,15 +11,15 @@ from unittest.mock import MagicMock
 import pytest
 from temporalio.client import Client
 
-from desk.approvals import ApprovalRequest, OutcomeKind, approval_id
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
-from desk.models import CloneInfo, JobOutcome
-from desk.settings import DeskSettings, load_settings
-from desk.shipping import PushStatus
+from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
+from desk.payloads.jobs import CloneInfo, JobOutcome
+from desk.payloads.shipping import PushStatus
 from surfaces.cli.main import invoke
-from surfaces.desk_client import DeskClient
-from surfaces.discord.access import REFUSAL
-from surfaces.discord.custom_ids import parse
+from surfaces.clients.desk import DeskClient
+from surfaces.discord.interactions.access import REFUSAL
+from surfaces.discord.interactions.custom_ids import parse
 from surfaces.discord.services import Services
 from tests.conftest import agent, git
 from tests.surfaces.discord_driver import (

@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from desk.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind, Principal
-from desk.models import CommitInfo, JobOutcome, JobReport
-from surfaces.discord.render import (
+from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind, Principal
+from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
+from surfaces.discord.markdown.embeds import (
     DESCRIPTION_CHARS,
     PROGRESS_FOOTER,
     card_embed,
     closed_copy,
     progress_embed,
 )
-from surfaces.discord.replies import report_text
-from surfaces.discord.text import MESSAGE_CHARS, sanitize, split_message
+from surfaces.discord.markdown.replies import report_text
+from surfaces.discord.markdown.text import MESSAGE_CHARS, sanitize, split_message
 
 IDENT = "approval-job-7-0123456789abcdef"
 HOSTILE = (

@@ -12,7 +12,8 @@ import discord
 import pytest
 from temporalio.client import Client
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import (
     ApprovalOutcome,
     ApprovalRequest,
     OutcomeKind,
@@ -20,9 +21,8 @@ from desk.approvals import (
     WithdrawInput,
     approval_id,
 )
-from desk.models import JobOutcome, JobReport
-from desk.settings import DeskSettings, load_settings
-from desk.surface_models import (
+from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
     PostCard,
@@ -30,11 +30,11 @@ from desk.surface_models import (
     ThreadReport,
     ThreadText,
 )
-from surfaces.desk_client import DeskClient
+from surfaces.clients.desk import DeskClient
 from surfaces.discord.bot import CodedeskBot
-from surfaces.discord.render import PROGRESS_FOOTER
+from surfaces.discord.markdown.embeds import PROGRESS_FOOTER
+from surfaces.discord.markdown.text import MESSAGE_CHARS
 from surfaces.discord.surface import DiscordSurface
-from surfaces.discord.text import MESSAGE_CHARS
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     FakeDiscord,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import cli_env, run_cli, settings_env, shown
 
 
@@ -76,7 +76,7 @@ async def test_doctor_without_a_server_fails_at_the_first_line(tmp_path: Path) -
 def test_doctor_shows_each_presets_version_and_warns_when_it_is_older_than_proven(
     settings: DeskSettings,
 ) -> None:
-    from desk.models import HostReport
+    from desk.payloads.jobs import HostReport
     from surfaces.doctor import host_checks
 
     report = HostReport(

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from activities.egress import Traffic, egress_policy, serve_egress
-from desk.egress_rules import EgressPolicy, parse_patterns
+from activities.sandbox.egress import Traffic, egress_policy, serve_egress
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
-from desk.settings import DeskSettings, load_settings
+from desk.policy.egress import EgressPolicy, parse_patterns
 from tests.local_http import BODY, Listener, Served, http_server, tcp_listener
 
 

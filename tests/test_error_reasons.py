@@ -9,8 +9,8 @@ import pytest
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from desk.errors import CloneExistsError
-from surfaces.desk_client import DeskClient
-from workflows.reasons import reason_of
+from surfaces.clients.desk import DeskClient
+from workflows.job.reasons import reason_of
 
 MESSAGE = "Repository acme/api is not on the shelf: add it with `codedesk repo add acme/api`."
 

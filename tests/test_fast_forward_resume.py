@@ -1,5 +1,5 @@
 """Finishing a fast-forward a killed git left halfway, and refusing a clone someone else changed
-(activities/git_fast_forward.py), on states made as git leaves them: real git, no worker."""
+(activities/git/fast_forward.py), on states made as git leaves them: real git, no worker."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.git_fast_forward import finish_fast_forward
-from activities.git_locks import git_step
+from activities.git.fast_forward import finish_fast_forward
+from activities.git.locks import git_step
 from desk.errors import GitBusyError
 from tests.conftest import git
 

@@ -13,14 +13,14 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from activities.git import CheckoutStatus, checkout_status, run_git
-from activities.git_locks import git_step
-from activities.job_branches import cut_worktree
-from activities.worktrees import _clone_refusal
+from activities.git.branches import cut_worktree
+from activities.git.commands import CheckoutStatus, checkout_status, run_git
+from activities.git.locks import git_step
+from activities.git.worktrees import _clone_refusal
 from desk.errors import GitBusyError, GitError
-from desk.models import JobOutcome
 from desk.names import repo_workflow_id
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent, git
 from tests.waiting import until
 

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.sandbox import BWRAP, choose_sandbox
-from desk.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
-from desk.hold_protocol import Reachable
-from desk.models import JobOutcome
-from desk.settings import DeskSettings, load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
+from desk.holds.protocol import Reachable
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.conftest import agent, make_origin
 from tests.job_waits import open_ids
@@ -221,7 +221,7 @@ async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
     hostile = f"open({str(marker)!r}, 'a').write('x')\n"
     files = {
         "desk/__init__.py": hostile,
-        "desk/hold_rules.py": hostile + "def classify(*a, **k):\n    return None\n",
+        "desk/holds/calls.py": hostile + "def classify(*a, **k):\n    return None\n",
         "surfaces/__init__.py": hostile,
         "workflows/__init__.py": hostile,
     }

@@ -11,7 +11,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateStage
 from temporalio.exceptions import ApplicationError
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import (
     Decision,
     OutcomeKind,
     OutcomeWatch,
@@ -19,9 +20,8 @@ from desk.approvals import (
     WithdrawInput,
     approval_id,
 )
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.job_waits import open_ids
 from tests.test_approval_workflow import Handle, answer, outcome_of, request, start
 from tests.test_approval_workflow import queue as queue  # a fixture

@@ -13,7 +13,8 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import (
     Decision,
     HoldAnswer,
     HoldRequest,
@@ -22,10 +23,9 @@ from desk.approvals import (
     Principal,
     approval_id,
 )
-from desk.models import JobOutcome
-from desk.settings import DeskSettings, load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import agent, git
 from tests.job_waits import open_ids, working
@@ -33,7 +33,7 @@ from tests.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 REPO = "acme/api"
 PUSH = {"command": "git push origin main"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from desk.approvals import Decision, HoldVerdict, Principal
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, HoldVerdict, Principal
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent
 from tests.job_waits import open_ids
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from activities.hold_channel import ChannelRules, write_hook_config
-from activities.hook_settings import hook_command, write_claude_hook_settings
-from desk.hold_protocol import SOCKET_NAME, Reachable
-from desk.hold_rules import classify, preview
+from activities.agent.hook_settings import hook_command, write_claude_hook_settings
+from activities.holds.channel import ChannelRules, write_hook_config
+from desk.holds.calls import classify, preview
+from desk.holds.protocol import SOCKET_NAME, Reachable
 from tests.cli_helpers import CODEDESK, cli_env, shown
 
 HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
@@ -255,7 +255,7 @@ def test_a_hook_whose_interpreter_is_missing_refuses(job: dict[str, str], tmp_pa
 def test_a_hook_whose_imports_fail_refuses(job: dict[str, str], tmp_path: Path) -> None:
     # `None` in sys.modules makes importing the rule fail, as a broken install would.
     broken = (
-        "import os, sys; sys.modules['desk.hold_rules'] = None; "
+        "import os, sys; sys.modules['desk.holds.calls'] = None; "
         "from surfaces.hook import main; os._exit(main(['--format', 'claude']))"
     )
     done = run_shell(

@@ -28,9 +28,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from activities.hold_channel import ChannelRules, write_hook_config
-from desk.hold_protocol import JOB_ENV, SOCKET_ENV, SOCKET_NAME, Reachable
-from desk.hold_rules import classify, with_cwd
+from activities.holds.channel import ChannelRules, write_hook_config
+from desk.holds.calls import classify, with_cwd
+from desk.holds.protocol import JOB_ENV, SOCKET_ENV, SOCKET_NAME, Reachable
 from surfaces import hook
 from tests.test_policy_properties import PREFIXES, PUSHES, WRAPS, json_values
 

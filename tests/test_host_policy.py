@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from desk.approvals import HoldVerdict
+from desk.config.settings import DeskSettings
 from desk.errors import PolicyError
-from desk.host_policy import HostPolicy, JobAsk, asked_budget, judged_budget
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.holds.approvals import HoldVerdict
+from desk.payloads.jobs import JobOutcome
+from desk.policy.host import HostPolicy, JobAsk, asked_budget, judged_budget
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import Cli, run_cli, settings_env, shown
 from tests.conftest import agent, git, host_policy
 from tests.job_waits import open_ids, working

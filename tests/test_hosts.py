@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import HostError, SettingsError
 from desk.hosts import normalise_host_name
-from desk.models import JobOutcome, RepoPlacement
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome, RepoPlacement
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.waiting import eventually, until
 from workers.desk_entity import configure_desk
@@ -104,7 +104,7 @@ async def test_a_job_from_a_chat_thread_says_there_that_it_waits_for_its_host(
     from temporalio.worker import Worker
 
     from activities.surface import SurfaceActivities
-    from desk.approvals import SurfacePlace
+    from desk.holds.approvals import SurfacePlace
     from tests.surfaces.fake_surface import FakeSurface
 
     await configure_desk(client, settings.model_copy(update={"host": "ghost"}))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent, git
 
 

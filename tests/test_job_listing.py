@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from desk.models import JobPhase
 from desk.names import (
     APPROVAL_WORKFLOW_TYPE,
     DESK_STATE_QUERY,
@@ -12,10 +11,11 @@ from desk.names import (
     REQUESTER_MEMO,
     TASK_MEMO,
 )
-from surfaces.job_listing import QUEUED_PHASE
-from workflows import desk as desk_workflow
+from desk.payloads.jobs import JobPhase
+from surfaces.clients.job_listing import QUEUED_PHASE
 from workflows.approval import Approval
-from workflows.coding_job import CodingJob
+from workflows.desk import entity as desk_workflow
+from workflows.job.coding_job import CodingJob
 
 
 def test_names_are_the_definitions_names() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from temporalio.api.enums.v1 import EventType
 
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient, JobRow
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient, JobRow
 from tests.agent_pids import agent_pids, agent_tag, grandchild_pids, tagged_pids
 from tests.cli_helpers import pid_dead
 from tests.conftest import agent, agent_script, git, host_policy

@@ -12,10 +12,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.worker import Worker
 
-from desk.models import IntegrationRequest, IntegrationResult, IntegrationStatus, JobOutcome
+from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, job_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent
 from tests.test_desk_queue import marked, marks, settled
 from workers.desk_entity import configure_desk

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.launch_gate import LaunchGate
-from activities.sandbox import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from activities.sandbox.bubblewrap import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from activities.sandbox.launch_gate import LaunchGate
 
 pytestmark = pytest.mark.skipif(
     choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here"

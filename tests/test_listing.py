@@ -6,10 +6,10 @@ import json
 import uuid
 from pathlib import Path
 
-from desk.approvals import ApprovalRequest, approval_id
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import ApprovalRequest, approval_id
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.waiting import eventually
 from workflows.approval import Approval

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from temporalio.api.enums.v1 import EventType
 
-from desk.approvals import HeldCall, HoldVerdict, OutcomeKind, Principal
+from desk.config.settings import DeskSettings
 from desk.errors import JobFinishedError, JobNotFoundError, ModeRefusedError
-from desk.models import JobOutcome, JobReport
-from desk.modes import Mode, ScopeKind
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.discord.replies import report_text
-from surfaces.modes_client import ModesClient
-from surfaces.render_text import plain
-from surfaces.report_layout import job_report
+from desk.holds.approvals import HeldCall, HoldVerdict, OutcomeKind, Principal
+from desk.payloads.jobs import JobOutcome, JobReport
+from desk.policy.modes import Mode, ScopeKind
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.modes import ModesClient
+from surfaces.discord.markdown.replies import report_text
+from surfaces.render.reports import job_report
+from surfaces.render.text import plain
 from tests.agent_pids import agent_said
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.conftest import agent, host_policy

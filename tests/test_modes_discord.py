@@ -7,11 +7,11 @@ import re
 import uuid
 from pathlib import Path
 
-from desk.models import JobOutcome
-from desk.modes import Mode
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
-from surfaces.modes_client import ModesClient
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from desk.policy.modes import Mode
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.modes import ModesClient
 from tests.conftest import agent
 from tests.surfaces.discord_driver import (
     OWNER_ID,

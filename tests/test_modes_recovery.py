@@ -11,13 +11,13 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.approvals import Principal
-from desk.models import JobOutcome
-from desk.modes import Mode
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import Principal
 from desk.names import DESK_WORKFLOW_ID
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
-from surfaces.modes_client import ModesClient
+from desk.payloads.jobs import JobOutcome
+from desk.policy.modes import Mode
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.modes import ModesClient
 from tests.cli_helpers import cli_env
 from tests.conftest import agent
 from tests.processes import StartWorker

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from desk.approvals import ApprovalRequest, OutcomeKind, approval_id
-from desk.settings import DeskSettings
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
 from tests.cli_helpers import assert_refused, run_cli, settings_env, shown
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker

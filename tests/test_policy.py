@@ -1,4 +1,5 @@
-"""Tests of desk.policy: the shell rule's hold classes, table-driven over every form it reads."""
+"""Tests of desk.shell_rule.rule: the shell rule's hold classes, table-driven over every form it
+reads."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from desk import policy
-from desk.policy import HoldClass, shell_hold_classes
+from desk.shell_rule import rule as policy
+from desk.shell_rule.rule import HoldClass, shell_hold_classes
 
 PUSH = HoldClass.PUSH
 DESTRUCTIVE = HoldClass.DESTRUCTIVE

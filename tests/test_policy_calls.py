@@ -1,4 +1,5 @@
-"""Tests of desk.policy_calls: one tool call's hold classes, in every input shape an agent sends."""
+"""Tests of desk.shell_rule.calls: one tool call's hold classes, in every input shape an agent
+sends."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from desk.approvals import ClassifyInput
-from desk.holds import classify_call
-from desk.policy_calls import call_hold_classes
+from desk.holds.approvals import ClassifyInput
+from desk.holds.rules import classify_call
+from desk.shell_rule.calls import call_hold_classes
 
 EVERY = ["destructive", "outside_workspace", "privileged", "push"]
 
@@ -91,7 +92,7 @@ def test_the_worker_wrapper_gives_the_same_answer(tmp_path: Path) -> None:
 def test_the_rule_imports_only_the_standard_library() -> None:
     """The hook runs it isolated on every tool call: no pydantic, typing or dataclasses."""
     probe = (
-        "import sys, desk.policy_calls;"
+        "import sys, desk.shell_rule.calls;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in"
         " ('pydantic', 'pydantic_core', 'temporalio', 'typing', 'dataclasses', 'inspect')))"
     )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from desk.policy import HoldClass, argv_hold_classes, shell_hold_classes
+from desk.shell_rule.rule import HoldClass, argv_hold_classes, shell_hold_classes
 
 PUSH = HoldClass.PUSH
 DESTRUCTIVE = HoldClass.DESTRUCTIVE

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desk.policy import HoldClass, shell_hold_classes
+from desk.shell_rule.rule import HoldClass, shell_hold_classes
 
 ROOT = Path(__file__).parent.parent
 COMMANDS = Path(__file__).parent / "data" / "agent_commands.txt"

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from activities.processes import kill_stale_agents
+from activities.sandbox.processes import kill_stale_agents
 from tests.waiting import PATIENCE
 
 _readers: list[list[int]] = []

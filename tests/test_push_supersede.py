@@ -7,13 +7,13 @@ from pathlib import Path
 
 from temporalio.client import WorkflowHandle
 
-from desk.approvals import Decision, OutcomeKind
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from desk.shipping import PushResult, PushStatus
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, OutcomeKind
+from desk.payloads.jobs import JobOutcome
+from desk.payloads.shipping import PushResult, PushStatus
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import agent
 from tests.test_shipping import REPO, answer, commit, refs, result_of

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from desk.config.reach import DEFAULTS, Reach, plain_reach, reach_of, read_reach
+from desk.config.settings import load_settings
 from desk.errors import SettingsError
-from desk.reach import DEFAULTS, Reach, plain_reach, reach_of, read_reach
-from desk.settings import load_settings
 
 VALUES = {
     "home": st.sampled_from(["", " ", "~/desk", "/tmp/x y", "rel/home", "a-file"]),

@@ -1,5 +1,5 @@
-"""The reaper (activities/reaper.py) against trees that change while it kills them: whatever the
-agent's processes do as their worker dies, none of them outlives it."""
+"""The reaper (activities/sandbox/reaper.py) against trees that change while it kills them: whatever
+the agent's processes do as their worker dies, none of them outlives it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from activities import reaper
-from activities.processes import processes_with_env
-from activities.sandbox import REAPER
+from activities.sandbox import reaper
+from activities.sandbox.bubblewrap import REAPER
+from activities.sandbox.processes import processes_with_env
 from tests.waiting import until
 
 MARK = "CODEDESK_REAPER_TEST"
@@ -74,7 +74,7 @@ at every look: a kill sent to the pid seen arrives after it has moved on. It mak
 
 WORKER = """
 import subprocess, sys, time
-from activities.sandbox import reaper_argv
+from activities.sandbox.bubblewrap import reaper_argv
 agent = [sys.executable, "-c", sys.argv[1]]
 subprocess.Popen(reaper_argv(agent), stdin=subprocess.PIPE, start_new_session=True)
 time.sleep(600)

@@ -17,9 +17,9 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from activities.paths import WORKTREES_DIR, clone_path, worktree_path
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import RemoteUrlError, RepoNameError
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name
-from desk.settings import DeskSettings, load_settings
 
 NAME_PIECES = [
     *"aZ09._-/\\~@:%$ \t\n\x00é\u202e\uff0f",

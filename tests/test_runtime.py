@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import ServerError
-from desk.settings import DeskSettings, load_settings
-from workers.client import resolve_address
 from workers.runtime import (
     RuntimeRecord,
     clear_runtime,
@@ -20,6 +19,7 @@ from workers.runtime import (
     runtime_path,
     write_runtime,
 )
+from workers.temporal.client import resolve_address
 
 
 def record(pid: int, address: str = "127.0.0.1:17233") -> RuntimeRecord:

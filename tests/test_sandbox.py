@@ -18,12 +18,12 @@ import pytest
 from temporalio.client import Client
 
 from activities.paths import worktree_path
-from activities.sandbox import BWRAP, choose_sandbox
-from desk.approvals import ApprovalRequest, approval_id
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import ApprovalRequest, approval_id
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent, git, make_origin
 from tests.waiting import until
 from workers.desk_entity import configure_desk

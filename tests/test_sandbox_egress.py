@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
 from tests.conftest import agent, git
 from tests.local_http import BODY, Served, http_server
 from tests.test_sandbox import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.sandbox import PRIVATE_DIRECTORIES, tool_paths
+from activities.sandbox.bubblewrap import PRIVATE_DIRECTORIES, tool_paths
 
 
 def test_an_agent_installed_under_tmp_is_bound_back_into_the_sandboxs_own_tmp(

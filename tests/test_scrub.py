@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from desk.approvals import ClassifyInput, HoldRequest
-from desk.holds import CREDENTIAL, classify_call
+from desk.holds.approvals import ClassifyInput, HoldRequest
+from desk.holds.rules import CREDENTIAL, classify_call
 from desk.scrub import SCRUBBED, StreamScrubber, scrub, scrub_data
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

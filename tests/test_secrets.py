@@ -20,14 +20,14 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 from temporalio.client import Client
 
+from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError
-from desk.models import JobReport
+from desk.payloads.jobs import JobReport
+from desk.payloads.shipping import ChangeReport
 from desk.scrub import SHAPES
-from desk.settings import DeskSettings
-from desk.shipping import ChangeReport
-from surfaces.desk_client import DeskClient
-from surfaces.discord.render import card_embed
-from surfaces.discord.replies import change_report_text, report_text
+from surfaces.clients.desk import DeskClient
+from surfaces.discord.markdown.embeds import card_embed
+from surfaces.discord.markdown.replies import change_report_text, report_text
 from tests.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent_script, git, make_origin

@@ -6,9 +6,9 @@ import json
 import re
 from pathlib import Path
 
-from desk.setting_names import NOT_FOUND, OUR_VARIABLES, SETTING_NAMES, unknown_settings
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.names import NOT_FOUND, OUR_VARIABLES, SETTING_NAMES, unknown_settings
+from desk.config.settings import DeskSettings
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import cli_env, run_cli, settings_env, shown
 
 TOP = Path(__file__).resolve().parent.parent
@@ -18,7 +18,7 @@ MISSPELT = {"CODEDESK_NO_SUCH_SETTING", "CODEDESK_MAX_WORKRS", "CODEDESK_ZQXJ"}
 
 def test_the_names_are_the_settings_fields() -> None:
     assert set(DeskSettings.model_fields) == SETTING_NAMES, (
-        "a setting was added or removed: say so in desk/setting_names.py SETTING_NAMES"
+        "a setting was added or removed: say so in desk/config/names.py SETTING_NAMES"
     )
 
 
@@ -38,7 +38,7 @@ def test_every_codedesk_variable_the_code_names_is_a_setting_or_ours() -> None:
     }
     settings = {f"CODEDESK_{name.upper()}" for name in SETTING_NAMES}
     assert named - settings - OUR_VARIABLES - MISSPELT == set(), (
-        "a CODEDESK_* variable that is no setting: add it to OUR_VARIABLES (desk/setting_names.py)"
+        "a CODEDESK_* variable that is no setting: add it to OUR_VARIABLES (desk/config/names.py)"
     )
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from desk.config.settings import load_settings
 from desk.errors import SettingsError
-from desk.settings import load_settings
 
 
 @pytest.fixture

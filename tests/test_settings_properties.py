@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from desk.config.settings import CONFIG_ENV, ENV_PREFIX, DeskSettings, load_settings
 from desk.errors import SettingsError
-from desk.settings import CONFIG_ENV, ENV_PREFIX, DeskSettings, load_settings
 
 NAMES = sorted(DeskSettings.model_fields)
 SECRET = "Zq8Secret"

@@ -9,10 +9,10 @@ import pytest
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
+from desk.config.settings import DeskSettings
 from desk.errors import DeskError, RepoNameError
-from desk.models import AddRepoInput, JobOutcome
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import AddRepoInput, JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent, git
 from tests.waiting import until
 from workflows.shelf import AddRepo

@@ -1,11 +1,11 @@
-"""Tests of desk.shell_lex: word and operator boundaries, quotes, substitutions, here-documents."""
+"""Tests of desk.shell.lex: word and operator boundaries, quotes, substitutions, here-documents."""
 
 from __future__ import annotations
 
 import pytest
 
-from desk.shell_lex import SimpleCommand, Token, flat_tokens, lex, simple_commands, split_words
-from desk.shell_words import expand_braces, unquote
+from desk.shell.lex import SimpleCommand, Token, flat_tokens, lex, simple_commands, split_words
+from desk.shell.words import expand_braces, unquote
 
 
 def kinds(tokens: list[Token]) -> list[tuple[str, str]]:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from desk.config.settings import DeskSettings
 from desk.names import push_workflow_id
-from desk.settings import DeskSettings
-from desk.shipping import PushResult
-from surfaces.desk_client import DeskClient
+from desk.payloads.shipping import PushResult
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.conftest import git
 from tests.test_shipping import TOKEN, commit, refs

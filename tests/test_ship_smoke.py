@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desk.approvals import Decision, Principal
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from desk.shipping import PushStatus
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal
+from desk.payloads.jobs import JobOutcome
+from desk.payloads.shipping import PushStatus
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.conftest import agent, git
 from tests.waiting import eventually
 

@@ -15,21 +15,21 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowHandle
 from temporalio.worker import Worker
 
-from desk.approvals import Decision, Principal
+from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, RemoteUrlError, RepoBusyError, ShaError, ShipRefusal
-from desk.models import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
+from desk.holds.approvals import Decision, Principal
 from desk.names import host_task_queue, repo_workflow_id
-from desk.repo_state import RepoState
-from desk.settings import DeskSettings
-from desk.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
+from desk.payloads.repo_state import RepoState
+from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.conftest import git
 from tests.waiting import PATIENCE, awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
-from workflows.repo import RepoEntity
+from workflows.repo.entity import RepoEntity
 from workflows.ship import Ship
 
 REPO = "acme/api"

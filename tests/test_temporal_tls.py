@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from desk.config.settings import DeskSettings, load_settings
 from desk.errors import ServerError, SettingsError
-from desk.settings import DeskSettings, load_settings
 from tests.cli_helpers import run_cli, settings_env, shown
-from workers.client import connect
+from workers.temporal.client import connect
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is missing")
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from desk.approvals import (
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import (
     ApprovalRequest,
     ApprovalState,
     HeldCall,
@@ -15,19 +16,18 @@ from desk.approvals import (
     HoldRequest,
     HoldVerdict,
 )
-from desk.models import CommitInfo, JobOutcome, JobReport
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.card_layout import approval_card
-from surfaces.desk_client import DeskClient
-from surfaces.discord.replies import report_text
-from surfaces.render_text import plain, terminal, visible
-from surfaces.report_layout import job_report
+from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.discord.markdown.replies import report_text
+from surfaces.render.approval import approval_card
+from surfaces.render.reports import job_report
+from surfaces.render.text import plain, terminal, visible
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.job_waits import open_ids
 from tests.test_approval_ids import working_job
 from tests.waiting import awaited
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 COMMAND = "git push origin main && rm -rf /etc/**foo** _x_ `y` <@1> [a](b)"
 HIDDEN = "\u200b\u202e\x1b[2J\r\t"

@@ -6,9 +6,9 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import GrpcCompression
 
-from desk.settings import DeskSettings
-from workers.client import connect
-from workers.transport import grpc_compression, on_this_machine
+from desk.config.settings import DeskSettings
+from workers.temporal.client import connect
+from workers.temporal.transport import grpc_compression, on_this_machine
 
 
 @pytest.mark.parametrize(

@@ -20,12 +20,12 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.sandbox import BWRAP, choose_sandbox
-from desk.approvals import Decision, Principal
-from desk.models import JobOutcome
-from desk.settings import DeskSettings, load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import Decision, Principal
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.conftest import SCRIPTED_AGENT, agent
 from tests.job_waits import open_ids
 from tests.test_sandbox import REPO, Sandboxed, outside, sandboxed_desk

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from activities import agent_tree
-from activities.agent_tree import look_at_tree
-from activities.sandbox import perl_forwarder, python_forwarder
-from activities.work_clock import BesideHolds, peer_pid
+from activities.holds.work_clock import BesideHolds, peer_pid
+from activities.sandbox import tree as agent_tree
+from activities.sandbox.bubblewrap import perl_forwarder, python_forwarder
+from activities.sandbox.tree import look_at_tree
 from tests.waiting import eventually, until
 
 # The root starts a stand-in for a waiting hook, a sleeper beside it and a child it never

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from desk.settings import DeskSettings
+from desk.config.settings import DeskSettings
 from workers.worker import build_worker
 from workers.workflow_code import WorkflowModules
 
@@ -22,7 +22,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from workers.workflow_code import keep_workflow_code
 if sys.argv[1] == "keep":
     keep_workflow_code()
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 compiled = []
 sys.addaudithook(
@@ -74,7 +74,7 @@ import asyncio
 from temporalio import workflow
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from workflows.approval import Approval
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 
 built = []
 apply_to_class = workflow._Definition._apply_to_class

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from activities.job_branches import cut_worktree
-from activities.worktree_admin import remove_worktree
+from activities.git.branches import cut_worktree
+from activities.git.worktree_admin import remove_worktree
 from tests.conftest import git
 
 CUTS = 200

@@ -6,11 +6,11 @@ from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdate
 from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 
+from desk.config.settings import DeskSettings
 from desk.errors import HostError
-from desk.models import DeskState
 from desk.names import DESK_WORKFLOW_ID
-from desk.settings import DeskSettings
-from workflows.desk import Desk
+from desk.payloads.jobs import DeskState
+from workflows.desk.entity import Desk
 
 
 def desk_start(settings: DeskSettings) -> WithStartWorkflowOperation[Desk, None]:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from desk.durations import format_duration
+from desk.config.durations import format_duration
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
 from workers.search_attributes import ensure_search_attributes
-from workers.transport import grpc_compression
+from workers.temporal.transport import grpc_compression
 
 DB_FILE = "temporal.db"
 LOG_FILE = "temporal-server.log"

@@ -9,16 +9,16 @@ from collections.abc import Awaitable, Callable
 
 from temporalio.client import Client
 
-from activities.sandbox import choose_sandbox, describe
+from activities.sandbox.bubblewrap import choose_sandbox, describe
+from desk.config.settings import ENV_PREFIX, DeskSettings
 from desk.errors import SettingsError
-from desk.settings import ENV_PREFIX, DeskSettings
-from workers.client import connect
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
 from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.search_attributes import ensure_search_attributes
+from workers.temporal.client import connect
 from workers.worker import build_worker
 
 

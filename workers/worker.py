@@ -12,23 +12,23 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.admission import AdmissionActivities
-from activities.agent import AgentActivities
+from activities.agent.run import AgentActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
-from activities.holds import classify_call_activity
+from activities.git.worktrees import WorktreeActivities
+from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
 from activities.shelf import ShelfActivities
 from activities.shipping import ShipActivities
-from activities.worktrees import WorktreeActivities
+from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
-from desk.settings import DeskSettings
 from workers.workflow_code import keep_workflow_code
 from workflows.approval import Approval
-from workflows.coding_job import CodingJob
-from workflows.desk import Desk
+from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
+from workflows.job.coding_job import CodingJob
 from workflows.outbox import Outbox
-from workflows.repo import RepoEntity
+from workflows.repo.entity import RepoEntity
 from workflows.shelf import AddRepo, ListRepos
 from workflows.ship import Ship
 

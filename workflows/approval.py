@@ -9,7 +9,7 @@ from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.approvals import (
+    from desk.holds.approvals import (
         AnswerInput,
         AnswerResult,
         ApprovalOutcome,
@@ -22,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
     )
     from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
-    from desk.surface_models import CardSettled, ThreadCard
+    from desk.payloads.surfaces import CardSettled, ThreadCard
 
 from workflows.outbox_calls import send_to_outbox
 

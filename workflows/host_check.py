@@ -9,7 +9,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.host_check import HostActivities
-    from desk.models import HostReport, HostReportInput
+    from desk.payloads.jobs import HostReport, HostReportInput
 
 HOST_CHECK_TIMEOUT = timedelta(seconds=30)
 """Probing the sandbox and running `git --version` take well under this."""

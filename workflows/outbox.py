@@ -18,7 +18,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from activities.surface import SurfaceActivities
     from desk.names import OUTBOX_ENQUEUE_SIGNAL, OUTBOX_WORKFLOW_TYPE
-    from desk.surface_models import (
+    from desk.payloads.surfaces import (
         CardSettled,
         CloseCard,
         OutboxItem,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.approvals import SurfacePlace
+    from desk.holds.approvals import SurfacePlace
     from desk.names import OUTBOX_ENQUEUE_SIGNAL, OUTBOX_WORKFLOW_TYPE, outbox_workflow_id
-    from desk.surface_models import OutboxItem, OutboxState
+    from desk.payloads.surfaces import OutboxItem, OutboxState
 
 from workflows.children import start_entity
 

@@ -6,7 +6,7 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from activities.shelf import ShelfActivities
-    from desk.models import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
+    from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
     from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
 
 from workflows.hosts import host_route

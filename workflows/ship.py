@@ -8,16 +8,15 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
-    from desk.approvals import (
+    from desk.holds.approvals import (
         ApprovalOutcome,
         ApprovalRequest,
         OutcomeKind,
         WithdrawInput,
         approval_id,
     )
-    from desk.host_policy import HostPolicy
-    from desk.models import HostPolicyQuery
-    from desk.shipping import (
+    from desk.payloads.jobs import HostPolicyQuery
+    from desk.payloads.shipping import (
         PUSH_PARAMETERS,
         PUSH_TOOL,
         PushRequest,
@@ -26,13 +25,14 @@ with workflow.unsafe.imports_passed_through():
         ShipInput,
         push_call,
     )
+    from desk.policy.host import HostPolicy
 
 from workflows.approval import Approval
+from workflows.job.reasons import reason_of
 from workflows.policies import POLICY_READ_RETRY, POLICY_READ_TIMEOUT
-from workflows.push_reply import AwaitsPush
-from workflows.reasons import reason_of
-from workflows.repo import RepoEntity
-from workflows.repo_calls import repo_entity
+from workflows.repo.calls import repo_entity
+from workflows.repo.entity import RepoEntity
+from workflows.repo.push_reply import AwaitsPush
 
 HOST_POLICY = "ship-host-policy"
 """Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""

@@ -7,26 +7,26 @@ import subprocess
 import sys
 from pathlib import Path
 
-from desk.approvals import ApprovalState, Decision, Principal
+from desk.config.settings import DeskSettings
 from desk.errors import ServerError
-from desk.models import JobOutcome
+from desk.holds.approvals import ApprovalState, Decision, Principal
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings
-from desk.shipping import PushStatus
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.cli.approval_commands import print_card
+from desk.payloads.jobs import JobOutcome
+from desk.payloads.shipping import PushStatus
+from surfaces.cli.commands.approvals import print_card
 from surfaces.cli.render import print_blocks
 from surfaces.cli.runner import out
-from surfaces.desk_client import DeskClient
-from surfaces.history import history_lines
-from surfaces.report_layout import change_report, job_report, push_result
-from surfaces.shipping_client import ShippingClient
-from workers.client import connect, workflow_url
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
+from surfaces.render.history import history_lines
+from surfaces.render.reports import change_report, job_report, push_result
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.host import prepare_directories
 from workers.runtime import read_runtime
 from workers.search_attributes import ensure_search_attributes
+from workers.temporal.client import connect, workflow_url
 from workers.worker import build_worker
 
 DEMO_AGENT = f"{sys.executable} -m surfaces.demo_agent"

@@ -14,18 +14,16 @@ import sys
 
 import typer
 
-from surfaces.cli import (
-    approval_commands,
-    coercion,
-    discord_commands,
-    host_commands,
-    job_commands,
-    mode_commands,
-    server_commands,
-    ship_commands,
-)
+from surfaces.cli import coercion
+from surfaces.cli.commands import approvals as approval_commands
+from surfaces.cli.commands import discord as discord_commands
+from surfaces.cli.commands import hosts as host_commands
+from surfaces.cli.commands import jobs as job_commands
+from surfaces.cli.commands import modes as mode_commands
+from surfaces.cli.commands import servers as server_commands
+from surfaces.cli.commands import shipping as ship_commands
+from surfaces.cli.commands.repos import repo_app
 from surfaces.cli.doctor import doctor
-from surfaces.cli.repo_commands import repo_app
 from surfaces.cli.runner import err, run, settings
 
 coercion.install()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from desk.dates import shown_date
-from surfaces.job_listing import JobRow
+from desk.config.dates import shown_date
+from surfaces.clients.job_listing import JobRow
 
 JOB_COLUMNS = ("job", "repo", "phase", "outcome", "requester", "started", "task")
 TASK_CHARS = 60

@@ -14,7 +14,7 @@ from typing import Any
 import typer
 from typer.core import TyperOption
 
-from desk.settings import settings_table
+from desk.config.settings import settings_table
 from surfaces.cli.main import app
 
 TABLES = {

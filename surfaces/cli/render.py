@@ -6,12 +6,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from desk.models import CloneInfo
+from desk.payloads.jobs import CloneInfo
 from surfaces.cli.plain_table import JOB_COLUMNS, job_cells
 from surfaces.cli.runner import out
-from surfaces.job_listing import JobRow
-from surfaces.layout import Block
-from surfaces.render_text import plain, terminal
+from surfaces.clients.job_listing import JobRow
+from surfaces.render.blocks import Block
+from surfaces.render.text import plain, terminal
 
 
 def clones_table(clones: list[CloneInfo]) -> Table:

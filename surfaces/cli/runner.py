@@ -19,10 +19,10 @@ from desk.errors import DeskError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from desk.reach import Reach
-    from desk.settings import DeskSettings
-    from surfaces.desk_client import DeskClient
-    from surfaces.listing import Page
+    from desk.config.reach import Reach
+    from desk.config.settings import DeskSettings
+    from surfaces.clients.desk import DeskClient
+    from surfaces.clients.listing import Page
 
 T = TypeVar("T")
 
@@ -99,7 +99,7 @@ def run(body: Coroutine[Any, Any, T]) -> T:
 
 def reach() -> Reach:
     """The few settings a listing needs, read without pydantic when that is exact."""
-    from desk.reach import read_reach
+    from desk.config.reach import read_reach
 
     warn_unknown_settings()
     try:
@@ -109,7 +109,7 @@ def reach() -> Reach:
 
 
 def settings(**overrides: Any) -> DeskSettings:
-    from desk.settings import load_settings
+    from desk.config.settings import load_settings
 
     warn_unknown_settings()
     try:
@@ -122,8 +122,8 @@ def settings(**overrides: Any) -> DeskSettings:
 def warn_unknown_settings() -> None:
     """Say on stderr which CODEDESK_* variables and codedesk.toml keys name no setting (the
     settings ignore them silently), each with the nearest setting's name."""
-    from desk.reach import config_file
-    from desk.setting_names import unknown_settings
+    from desk.config.names import unknown_settings
+    from desk.config.reach import config_file
 
     for warning in unknown_settings(os.environ, config_file()):
         typer.echo(f"warning: {warning}", err=True)
@@ -131,8 +131,8 @@ def warn_unknown_settings() -> None:
 
 def with_desk(body: Callable[[DeskClient], Awaitable[T]], **overrides: Any) -> T:
     """Connect to the desk's server and run `body` with a DeskClient."""
-    from surfaces.desk_client import DeskClient
-    from workers.client import connect
+    from surfaces.clients.desk import DeskClient
+    from workers.temporal.client import connect
 
     config = settings(**overrides)
 

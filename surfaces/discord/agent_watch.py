@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from temporalio.client import Client
 
-from desk.agent_progress import shown_lines
-from surfaces.agent_lines import agent_lines
-from surfaces.discord.progress import Progress, ProgressBoards
+from desk.payloads.agent_progress import shown_lines
+from surfaces.clients.agent_lines import agent_lines
+from surfaces.discord.markdown.progress import Progress, ProgressBoards
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
+from desk.config.settings import DeskSettings
 from desk.errors import DeskError, SettingsError
-from desk.settings import DeskSettings
 from surfaces.discord.agent_watch import LineLimits
-from surfaces.discord.buttons import AnswerButton
-from surfaces.discord.commands import CodedeskTree, install
+from surfaces.discord.interactions.buttons import AnswerButton
+from surfaces.discord.interactions.commands import CodedeskTree, install
 from surfaces.discord.services import Services
 from surfaces.discord.surface import DiscordSurface
 

@@ -11,13 +11,13 @@ from functools import cached_property
 import discord
 from temporalio.client import Client
 
+from desk.config.settings import DeskSettings
 from desk.names import DISCORD_TASK_QUEUE
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.discord.access import Owners
-from surfaces.modes_client import ModesClient
-from surfaces.shipping_client import ShippingClient
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.modes import ModesClient
+from surfaces.clients.shipping import ShippingClient
+from surfaces.discord.interactions.access import Owners
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 import discord
 from temporalio.client import Client
 
-from desk.approvals import Decision
-from desk.surface_models import (
+from desk.holds.approvals import Decision
+from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
     PostCard,
@@ -27,13 +27,13 @@ from desk.surface_models import (
     ThreadText,
 )
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.buttons import card_view
-from surfaces.discord.custom_ids import CardKey
 from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
-from surfaces.discord.progress import ProgressBoards
-from surfaces.discord.render import card_embed
-from surfaces.discord.replies import report_text
-from surfaces.discord.text import sanitize, split_message
+from surfaces.discord.interactions.buttons import card_view
+from surfaces.discord.interactions.custom_ids import CardKey
+from surfaces.discord.markdown.embeds import card_embed
+from surfaces.discord.markdown.progress import ProgressBoards
+from surfaces.discord.markdown.replies import report_text
+from surfaces.discord.markdown.text import sanitize, split_message
 
 log = logging.getLogger(__name__)
 

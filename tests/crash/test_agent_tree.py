@@ -12,11 +12,11 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.paths import worktree_path
-from activities.sandbox import BWRAP, choose_sandbox
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.conftest import (

@@ -12,11 +12,11 @@ from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.approvals import HoldVerdict, OutcomeKind, approval_id
-from desk.models import JobOutcome, JobReport
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import HoldVerdict, OutcomeKind, approval_id
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.approvals import ApprovalsClient
 from tests.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
 from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git

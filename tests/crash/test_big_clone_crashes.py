@@ -12,14 +12,14 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.worktrees import INTEGRATION_RECEIPT, MERGE_PLAN, WORKTREE_RECEIPT
-from desk.approvals import Decision
-from desk.models import JobOutcome, JobReport
+from activities.git.worktrees import INTEGRATION_RECEIPT, MERGE_PLAN, WORKTREE_RECEIPT
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings
-from desk.shipping import PushStatus
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.shipping import PushStatus
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git
 from tests.crash.big_repos import (

@@ -23,12 +23,12 @@ import pytest
 from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.client import Client
 
-from desk.approvals import Decision, OutcomeKind
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, OutcomeKind
 from desk.names import outbox_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
-from surfaces.discord.custom_ids import CardKey, parse
-from surfaces.discord.press import MAY_NOT, NO_LONGER_ACTIVE
+from surfaces.clients.desk import DeskClient
+from surfaces.discord.interactions.custom_ids import CardKey, parse
+from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
 from tests.agent_pids import agent_tag, job_runs, tagged_pids
 from tests.cli_helpers import run_cli, settings_env, shown
 from tests.conftest import git

@@ -8,9 +8,9 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.models import JobOutcome
-from desk.settings import DeskSettings, load_settings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings, load_settings
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.cli_helpers import pid_dead, settings_env
 from tests.conftest import agent

@@ -14,8 +14,8 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.approvals import OutcomeKind
-from desk.models import JobOutcome
+from desk.holds.approvals import OutcomeKind
+from desk.payloads.jobs import JobOutcome
 from tests.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
 from tests.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
 from tests.conftest import agent, git

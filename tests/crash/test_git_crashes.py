@@ -16,12 +16,12 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.paths import worktree_path
-from activities.worktrees import WORKTREE_RECEIPT
-from desk.models import JobOutcome, JobReport
+from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.cli_helpers import pid_dead, settings_env
 from tests.conftest import agent, git, make_origin
@@ -34,7 +34,7 @@ from tests.crash.conftest import (
 )
 from tests.processes import StartWorker
 from tests.waiting import PATIENCE, awaited, until
-from workflows.coding_job import CodingJob
+from workflows.job.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 
 TWO_AGENTS_EXIT = 99

@@ -13,10 +13,10 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from desk.models import JobOutcome
+from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, repo_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.cli_helpers import pid_dead, run_cli, settings_env, shown
 from tests.conftest import agent, git, make_origin

@@ -6,13 +6,13 @@ from pathlib import Path
 
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from desk.approvals import Decision
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import Decision
 from desk.names import push_workflow_id, repo_workflow_id
-from desk.repo_state import RepoState
-from desk.settings import DeskSettings, load_settings
-from desk.shipping import PushStatus
-from surfaces.desk_client import DeskClient
-from surfaces.shipping_client import ShippingClient
+from desk.payloads.repo_state import RepoState
+from desk.payloads.shipping import PushStatus
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.cli_helpers import settings_env
 from tests.conftest import git
 from tests.crash.conftest import (
@@ -27,9 +27,9 @@ from tests.crash.conftest import (
 from tests.processes import StartWorker
 from tests.test_shipping import answer, commit, refs, slow_origin
 from tests.waiting import awaited, until
-from workers.client import connect
 from workers.devserver import DevServer
-from workflows.repo import RepoEntity
+from workers.temporal.client import connect
+from workflows.repo.entity import RepoEntity
 
 
 async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(

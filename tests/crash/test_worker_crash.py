@@ -11,10 +11,10 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from desk.models import JobOutcome, JobReport
+from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient
 from tests.agent_pids import agent_tag, grandchild_pids, logged_runs, running_agent, tagged_pids
 from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
 from tests.conftest import agent, git

@@ -24,9 +24,11 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.sandbox import BWRAP, choose_sandbox
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from activities.surface import SurfaceActivities
-from desk.approvals import (
+from desk.config.settings import DeskSettings, load_settings
+from desk.errors import DeskError, ModeRefusedError
+from desk.holds.approvals import (
     ApprovalRequest,
     Decision,
     OutcomeWatch,
@@ -34,9 +36,6 @@ from desk.approvals import (
     SurfacePlace,
     approval_id,
 )
-from desk.errors import DeskError, ModeRefusedError
-from desk.models import AdmitInput, HostReportInput, JobInput
-from desk.modes import ScopeKind
 from desk.names import (
     DESK_WORKFLOW_ID,
     SEARCH_ATTRIBUTES,
@@ -45,18 +44,19 @@ from desk.names import (
     outbox_workflow_id,
     repo_workflow_id,
 )
-from desk.settings import DeskSettings, load_settings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
-from surfaces.modes_client import ModesClient
-from surfaces.shipping_client import ShippingClient
+from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
+from desk.policy.modes import ScopeKind
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from surfaces.clients.modes import ModesClient
+from surfaces.clients.shipping import ShippingClient
 from tests.conftest import agent, git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.worker import build_worker, shelf_activities_for
 from workflows.approval import Approval
-from workflows.desk import Desk
+from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
 
 IDS = "workflow_ids.json"

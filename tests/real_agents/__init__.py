@@ -1,6 +1,6 @@
 """Tests that run the real agent CLIs against scripted fakes of their model APIs."""
 
-from desk.settings import DeskSettings
+from desk.config.settings import DeskSettings
 
 HEARTBEAT_TIMEOUT = DeskSettings.model_fields["heartbeat_timeout"].default
 """The product's agent heartbeat timeout, not the suite's 2 s (made for crash tests): these tests

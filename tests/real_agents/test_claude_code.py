@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from desk.agents import preset_command
-from desk.approvals import Decision, HoldVerdict, Principal
-from desk.models import JobOutcome, JobReport
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient, ApprovalState
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, HoldVerdict, Principal
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.approvals import ApprovalsClient, ApprovalState
+from surfaces.clients.desk import DeskClient
 from tests.conftest import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from desk.agents import preset_command
-from desk.models import JobOutcome, JobReport
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome, JobReport
+from surfaces.clients.desk import DeskClient
 from tests.conftest import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import Say, ToolCall

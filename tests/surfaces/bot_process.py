@@ -26,10 +26,10 @@ import os
 import sys
 from typing import Any, TextIO
 
-from desk.settings import load_settings
+from desk.config.settings import load_settings
 from tests.surfaces.discord_driver import deliver, start_bot
 from tests.surfaces.discord_wire import RemoteDiscord
-from workers.client import connect
+from workers.temporal.client import connect
 
 
 async def serve(address: str, queue: str, protocol: TextIO) -> None:

@@ -17,10 +17,10 @@ from typing import Any
 import discord
 from temporalio.client import Client
 
-from desk.approvals import Decision, Principal, SurfacePlace
-from desk.settings import DeskSettings
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal, SurfacePlace
 from surfaces.discord.bot import CodedeskBot
-from surfaces.discord.custom_ids import CardKey
+from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.services import Services
 from tests.surfaces.fake_discord import (
     BOT_ID,

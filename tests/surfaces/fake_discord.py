@@ -27,8 +27,8 @@ import discord
 from discord.http import HTTPClient, Route
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
-from desk.approvals import Decision
-from surfaces.discord.custom_ids import CardKey
+from desk.holds.approvals import Decision
+from surfaces.discord.interactions.custom_ids import CardKey
 
 BOT_ID = 900
 GUILD_ID = 100

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from desk.surface_models import (
+from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
     PostCard,

@@ -10,10 +10,10 @@ from typing import Any
 
 from temporalio.api.enums.v1 import EventType
 
-from desk.models import JobOutcome
+from desk.config.settings import DeskSettings
 from desk.names import outbox_workflow_id
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
 from tests.cli_helpers import CODEDESK, settings_env
 from tests.conftest import agent_script
 from tests.surfaces.discord_driver import (

@@ -9,11 +9,11 @@ from pathlib import Path
 from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
-from desk.approvals import Decision, Principal, SurfacePlace
-from desk.models import JobOutcome
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
-from surfaces.desk_client import DeskClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal, SurfacePlace
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
 from tests.conftest import agent
 from tests.surfaces.fake_surface import FakeSurface
 from tests.waiting import until

@@ -13,11 +13,11 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
-from desk.approvals import SurfacePlace
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import SurfacePlace
 from desk.names import outbox_workflow_id
-from desk.settings import DeskSettings
-from desk.surface_models import OutboxState, ThreadText
-from surfaces.desk_client import DeskClient
+from desk.payloads.surfaces import OutboxState, ThreadText
+from surfaces.clients.desk import DeskClient
 from tests.surfaces.fake_surface import FakeSurface
 from tests.waiting import until
 from workflows.outbox import Outbox

@@ -12,9 +12,9 @@ from typing import Protocol
 
 from temporalio.client import Client
 
-from desk.approvals import Decision, Principal, SurfacePlace
-from desk.settings import DeskSettings
-from surfaces.approvals_client import ApprovalsClient
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal, SurfacePlace
+from surfaces.clients.approvals import ApprovalsClient
 from tests.surfaces.fake_surface import FakeSurface
 
 CODEDESK = Path(sys.executable).parent / "codedesk"

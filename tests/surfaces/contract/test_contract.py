@@ -15,7 +15,8 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.surface import SurfaceActivities
-from desk.approvals import (
+from desk.config.settings import DeskSettings
+from desk.holds.approvals import (
     ApprovalOutcome,
     ApprovalRequest,
     Decision,
@@ -23,8 +24,7 @@ from desk.approvals import (
     WithdrawInput,
     approval_id,
 )
-from desk.settings import DeskSettings
-from surfaces.desk_client import DeskClient
+from surfaces.clients.desk import DeskClient
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
 from tests.surfaces.discord_driver import discord_driver, discord_settings
 from tests.surfaces.fake_surface import FakeSurface

@@ -1,0 +1,410 @@
+"""The `run_agent` activity: the coding agent as a process group in the job's worktree."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections import deque
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
+
+from temporalio import activity
+from temporalio.client import Client
+
+from activities.agent.claim import AgentClaim
+from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
+from activities.agent.hook_settings import write_claude_hook_settings
+from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
+from activities.agent.log import AGENT_LOG
+from activities.agent.stream import OutputTranslator, final_output, translator_for
+from activities.failures import desk_failures
+from activities.git.worktrees import WORKTREE_RECEIPT
+from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
+from activities.off_loop import off_the_loop
+from activities.paths import job_dir
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
+from activities.sandbox.egress import Traffic, egress_policy, serve_egress
+from activities.sandbox.launch_gate import LaunchGate
+from activities.sandbox.processes import kill_group, kill_stale_agents
+from desk.agents import HOOK_SETTINGS, guards_off_refusal
+from desk.config.settings import DeskSettings
+from desk.errors import AgentCommandError, SandboxError
+from desk.holds.protocol import SOCKET_NAME
+from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+from desk.payloads.jobs import AgentEnd, AgentResult, RunAgentInput, Worktree
+from desk.scrub import StreamScrubber, scrub
+
+TAIL_LINES = 20
+EGRESS_SOCKET = "egress.sock"
+NOT_FOUND_EXIT = 127
+READ_CHUNK = 1 << 16
+
+
+def agent_argv(command: str, task: str) -> list[str]:
+    """Split the agent command like a shell would and put the task where `{task}` stands."""
+    try:
+        parts = shlex.split(command)
+    except ValueError as error:
+        raise AgentCommandError(f"Agent command {command!r} cannot be split: {error}.") from None
+    if not parts:
+        raise AgentCommandError(
+            "The agent command is empty: set CODEDESK_AGENT_COMMAND or pass --agent-command."
+        )
+    return [part.replace("{task}", task) for part in parts]
+
+
+class AgentActivities:
+    """Runs agents on this host, confined as the sandbox chosen at worker start allows."""
+
+    def __init__(self, settings: DeskSettings, client: Client) -> None:
+        self.settings = settings
+        self.client = client
+        self.sandbox = choose_sandbox(settings.sandbox)
+        log_choice(self.sandbox)
+
+    @activity.defn(name=RUN_AGENT)
+    async def run_agent(self, request: RunAgentInput) -> AgentResult:
+        """Run the agent until its own process exits or the job cancels it."""
+        with desk_failures():
+            argv = agent_argv(request.agent_command, request.task)
+        info = activity.info()
+        folder = job_dir(self.settings, request.number)
+        log_path = folder / AGENT_LOG
+        folder.mkdir(parents=True, exist_ok=True)
+        with desk_failures():
+            argv, hook_file = self._with_hook_settings(argv, folder)
+        # Only under the job's claim: a stale attempt never starts an agent beside a later one.
+        claimed = AgentClaim.take(folder, info.attempt, request.execution)
+        with contextlib.closing(await claimed) as claim:
+            # Only an agent the job started before can be stale: the first skips the /proc walk.
+            killed = await kill_stale_agents(request.worktree) if claim.run > 1 else 0
+            confined = self.sandbox.mode == BWRAP
+            refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
+            translator = translator_for(argv)
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
+                log.write(f"{' after killing a stale agent' if killed else ''}")
+                log.write(f", sandbox {self.sandbox.mode} ===\n")
+                if refusal is not None:
+                    log.write(f"codedesk: {refusal}\n")
+                    return AgentResult(
+                        end=AgentEnd.NOT_STARTED,
+                        reason=refusal,
+                        log_path=str(log_path),
+                        attempts=claim.run,
+                        confinement=self.sandbox.mode,
+                    )
+                if not program_found(argv[0], os.environ.get("PATH", ""), request.worktree):
+                    log.write(f"codedesk: could not start {argv[0]!r}: not found\n")
+                    return self._not_started(argv[0], log_path, claim.run)
+                with desk_failures():
+                    git = await off_the_loop(self._agent_git, request) if confined else None
+                socket_dir = Path(tempfile.mkdtemp(prefix="codedesk-hold-"))
+                egress = (
+                    socket_dir / EGRESS_SOCKET
+                    if confined and self.settings.sandbox_network
+                    else None
+                )
+                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file, egress)
+                try:
+                    rules = self._rules(request)
+                    socket = paths.hold_socket
+                    async with (
+                        serve_holds(socket, request.number, self.client, rules) as channel,
+                        self._egress_proxy(egress, log, channel.traffic),
+                    ):
+                        launch = plan_launch(
+                            self.settings,
+                            self.sandbox.mode,
+                            request,
+                            argv,
+                            paths,
+                            claim.run,
+                            git,
+                        )
+                        end, process, tail = await self._run(
+                            launch, request, log, info, claim, translator, channel
+                        )
+                finally:
+                    shutil.rmtree(socket_dir, ignore_errors=True)
+                    if git is not None:
+                        told = await _hand_back(folder, git, info.attempt, request.execution)
+                        log.write(scrub(f"{told}\n") if told else "")
+        output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
+        failed = end == AgentEnd.EXITED and translator.failure
+        return AgentResult(
+            end=AgentEnd.FAILED if failed else end,
+            reason=scrub(translator.failure or ""),
+            exit_code=_exit_code(process.returncode, confined),
+            output=scrub(output),
+            output_cut=cut,
+            log_path=str(log_path),
+            attempts=claim.run,
+            confinement=self.sandbox.mode,
+            tool_calls=channel.calls,
+        )
+
+    def _rules(self, request: RunAgentInput) -> ChannelRules:
+        # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
+        # empty classes mean all of them, so no fallback to this worker's own may narrow them.
+        return ChannelRules(
+            worktree=request.worktree,
+            hold_classes=tuple(request.hold_classes),
+            hold_tools=tuple(request.hold_tools),
+            wait=self.settings.hold_wait,
+            preview_chars=self.settings.hold_preview_chars,
+            max_request_bytes=self.settings.hold_request_bytes,
+        )
+
+    async def _run(
+        self,
+        launch: Launch,
+        request: RunAgentInput,
+        log: TextIO,
+        info: activity.Info,
+        claim: AgentClaim,
+        translator: OutputTranslator,
+        channel: HoldChannel,
+    ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
+        # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
+        # unconfined, the reaper binds itself (see their modules).
+        confined = launch.confinement == BWRAP
+        gate = LaunchGate.create() if confined else None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *(gate.gated(launch.argv, launch.command_at) if gate else launch.argv),
+                cwd=request.worktree,
+                env=launch.env,
+                stdin=gate.gate_read if gate else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=gate.inherited if gate else (),
+            )
+        except BaseException:
+            if gate:
+                gate.close()
+            raise
+        finally:
+            claim.close()  # started (or not): a later attempt may now kill it and start its own
+        channel.watch(process.pid, launch.argv[launch.command_at :])
+        if gate:
+            gate.started()
+            try:
+                await gate.open_when_bound()
+            except asyncio.CancelledError:
+                await kill_group(process.pid)
+                await process.wait()
+                raise
+        tail = _Tail(request.output_chars)
+        every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
+        end = await _supervise(process, log, tail, every, translator, channel, confined)
+        return end, process, tail
+
+    def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
+        return AgentResult(
+            end=AgentEnd.NOT_STARTED,
+            exit_code=NOT_FOUND_EXIT,
+            reason=(
+                f"The agent command {program!r} could not be started: it is not an executable "
+                "program on the worker's PATH."
+            ),
+            log_path=str(log_path),
+            attempts=attempt,
+            confinement=self.sandbox.mode,
+        )
+
+    def _agent_git(self, request: RunAgentInput) -> AgentGit:
+        receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
+        if not receipt.is_file():
+            raise SandboxError(
+                f"Job {request.number} has no worktree receipt ({receipt}), so its branch "
+                "cannot be given to the sandboxed agent; start the job again."
+            )
+        layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
+        prepare(layout)
+        return layout
+
+    def _with_hook_settings(self, argv: list[str], folder: Path) -> tuple[list[str], Path | None]:
+        """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
+        if not any(HOOK_SETTINGS in part for part in argv):
+            return argv, None
+        hold_wait, hook_timeout = self.settings.hold_wait, self.settings.hook_timeout
+        path = write_claude_hook_settings(folder, hold_wait, hook_timeout)
+        return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
+
+    def _egress_proxy(
+        self, socket: Path | None, log: TextIO, traffic: Traffic
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Serve the agent's way out on `socket` while it runs (none: it has no network)."""
+        if socket is None:
+            return contextlib.nullcontext()
+
+        def refused(line: str) -> None:
+            log.write(f"codedesk: {line}\n")
+            log.flush()
+
+        frontend = self.client.service_client.config.target_host
+        return serve_egress(socket, egress_policy(self.settings, frontend), refused, traffic)
+
+
+async def _hand_back(folder: Path, git: AgentGit, attempt: int, execution: int) -> str:
+    """Take the agent's branch back, unless a later attempt has started the agent again: its
+    own preparation took back what this one left, and its agent works in the folders now."""
+    claim = await AgentClaim.latest(folder, attempt, execution)
+    if claim is None:
+        return "codedesk: a later attempt runs the agent now; it took this attempt's branch back."
+    with contextlib.closing(claim):
+        return await off_the_loop(_take_back, git)
+
+
+def _take_back(git: AgentGit) -> str:
+    told = take_back(git)
+    clean(git)
+    return told
+
+
+def _beat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
+    """Seconds between heartbeats: often enough to stay alive and to show the agent's lines."""
+    alive = heartbeat_timeout.total_seconds() / 3 if heartbeat_timeout else 10.0
+    return min(alive, progress.total_seconds())
+
+
+def _exit_code(code: int | None, confined: bool) -> int | None:
+    """bwrap reports an agent killed by signal N as 128+N; say it as Python does (-N)."""
+    if confined and code is not None and 128 < code < 128 + 65:
+        return -(code - 128)
+    return code
+
+
+class _Tail:
+    """The last `limit` characters of the output, and how many earlier ones were cut."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.chunks: deque[str] = deque()
+        self.size = 0
+        self.cut = 0
+        self.lines: deque[str] = deque(maxlen=TAIL_LINES)
+        self.lines_total = 0
+
+    def add(self, text: str) -> None:
+        self.chunks.append(text)
+        self.size += len(text)
+        lines = text.rstrip("\n").split("\n")
+        self.lines.extend(lines)
+        self.lines_total += len(lines)
+        while self.size - len(self.chunks[0]) >= self.limit:
+            dropped = self.chunks.popleft()
+            self.size -= len(dropped)
+            self.cut += len(dropped)
+
+    def text(self) -> str:
+        whole = "".join(self.chunks)
+        extra = max(0, len(whole) - self.limit)
+        self.cut += extra
+        return whole[extra:]
+
+
+async def _supervise(
+    process: asyncio.subprocess.Process,
+    log: TextIO,
+    tail: _Tail,
+    every: float,
+    translator: OutputTranslator,
+    channel: HoldChannel,
+    confined: bool,
+) -> AgentEnd:
+    """Copy output to the log and heartbeat until the agent's own process exits.
+
+    The agent runs under bubblewrap (as the last process of its PID namespace) or the reaper,
+    so what it left behind dies when it exits: a background process holding its output
+    cannot keep the job running. Cancellation kills the whole group.
+    """
+    assert process.stdout is not None
+
+    # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
+    # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
+    scrubber = StreamScrubber()
+
+    def show(text: str) -> None:
+        if text:
+            log.write(text)
+            log.flush()
+            tail.add(text)
+
+    def emit(text: str, end: bool = False) -> None:
+        for line in translator.finish() if end else translator.feed(text):
+            show(scrubber.feed(line))
+        if end:
+            show(scrubber.flush())
+
+    async def pump() -> None:
+        # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
+        # the pump, and the agent would block on a full pipe until its budget ran out.
+        assert process.stdout is not None
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        pending = ""
+        while chunk := await process.stdout.read(READ_CHUNK):
+            channel.heard(len(chunk))  # output is a sign of work beside a waiting hold
+            pending += decoder.decode(chunk)
+            *complete, pending = pending.split("\n")
+            for line in complete:
+                emit(line + "\n")
+            if translator.give_up:
+                await kill_group(process.pid, grace=0.2)
+            if len(pending) >= READ_CHUNK:
+                # A very long line goes out in pieces, cut at whitespace where it can be so a
+                # credential (which has none) stays whole for the scrubber.
+                cut = max(pending.rfind(" "), pending.rfind("\t")) + 1 or len(pending)
+                emit(pending[:cut])
+                pending = pending[cut:]
+        pending += decoder.decode(b"", final=True)
+        if pending:
+            emit(pending)
+        emit("", end=True)
+
+    async def beat() -> None:
+        # One at once: the heartbeat timeout runs from the activity's start, and a sandboxed
+        # start (the job's git prepared, bwrap bound to the worker) can take most of a short
+        # one on a loaded machine; the agent ran again beside a stale attempt when it did.
+        while True:
+            activity.heartbeat(
+                AgentHeartbeat(
+                    pgid=process.pid,
+                    last_lines=[scrub(x) for x in tail.lines],
+                    tool_calls=channel.calls,
+                    lines_total=tail.lines_total,
+                )
+            )
+            await asyncio.sleep(every)
+
+    pumping = asyncio.create_task(pump())
+    beating = asyncio.create_task(beat())
+    try:
+        await process.wait()
+    except asyncio.CancelledError:
+        await kill_group(process.pid)
+        await process.wait()
+        pumping.cancel()
+        raise
+    finally:
+        beating.cancel()
+    # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
+    # is done: bwrap exits only once its PID namespace is empty (its init's exit waits for
+    # every process of it), and the group holds at most bwrap's own zombie, whose look would
+    # cost a walk of /proc in a thread at every job's end (issue 13).
+    if not confined:
+        await kill_group(process.pid, grace=0.2)
+    try:
+        await asyncio.wait_for(pumping, timeout=5)
+    except TimeoutError:
+        pumping.cancel()
+    return AgentEnd.EXITED

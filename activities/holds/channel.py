@@ -1,0 +1,298 @@
+"""The hold channel: a per-job Unix socket the worker serves while its agent runs.
+
+The agent's hook (surfaces/hook.py) reaches its own job only through this socket: it never gets
+a Temporal address. The channel answers hold requests of that one job and nothing else. It
+reads each held call again on its full input (the shell rule), then asks the job by the
+`hold` Update with a bounded summary (a digest, sizes, a capped preview), so no call carries
+megabytes into the job's history. It counts the calls the hook tallies, and while a hold
+waits it samples the agent (activities/holds/work_clock.py): time the agent kept working beside a
+waiting hold is signalled to the job, so that time counts against the work budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import (
+    Client,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.holds.early_approval import ApprovalWatches, approval_of
+from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
+from activities.sandbox.egress import Traffic
+from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
+from desk.holds.calls import call_digest, canonical_json, classify, preview, with_cwd
+from desk.holds.protocol import (
+    ANSWER_SLACK_SECONDS,
+    CONFIG_NAME,
+    HOLD,
+    TALLY,
+    HookConfig,
+    Reachable,
+)
+from desk.names import job_workflow_id
+from workflows.job.holds import HoldsCalls
+
+MAX_TALLY_BYTES = 4096
+REPORT_EVERY_SECONDS = 5.0
+"""At most one `agent_worked` signal per this many seconds."""
+ACTION_CHARS = 2000
+EARLY_MARGIN_SECONDS = 5.0
+"""An approval seen later than this before the end of the hold's wait waits for the job."""
+
+
+@dataclass(frozen=True)
+class ChannelRules:
+    """What the channel and the hook need to decide: the job's hold settings and limits."""
+
+    worktree: str
+    hold_classes: tuple[str, ...]
+    hold_tools: tuple[str, ...]
+    wait: timedelta
+    preview_chars: int
+    max_request_bytes: int
+
+
+class HoldChannel:
+    """A served channel: how many calls the hook reported, and the agent to watch."""
+
+    def __init__(self, number: int, client: Client, rules: ChannelRules) -> None:
+        self.number = number
+        self.client = client
+        self.rules = rules
+        self.calls = 0
+        self.waiting = 0
+        self.clock = BesideHolds()
+        self.busy_seconds = 0.0
+        self.signs: set[str] = set()
+        self.answering: set[asyncio.Task[HoldAnswer]] = set()
+        self.watches = ApprovalWatches(client, number)
+
+    def watch(self, pid: int, command: Sequence[str] = ()) -> None:
+        """Watch this process and its descendants (the agent) while holds wait; `command` is
+        what runs inside the sandbox (see `BesideHolds.watch`)."""
+        self.clock.watch(pid, command)
+
+    @property
+    def traffic(self) -> Traffic:
+        """Where the job's egress proxy counts the bytes it carries."""
+        return self.clock.traffic
+
+    def heard(self, size: int) -> None:
+        """The agent wrote `size` bytes of output."""
+        self.clock.output_bytes += size
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            answer = await self._answer(reader, peer_pid(writer.get_extra_info("socket")))
+            if answer is not None:
+                writer.write(json.dumps(answer).encode() + b"\n")
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass  # the hook went away; the approval, if any, stays open
+        finally:
+            writer.close()
+            with suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+
+    async def _answer(self, reader: asyncio.StreamReader, hook: int) -> dict[str, Any] | None:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as short:
+            line = short.partial
+        except asyncio.LimitOverrunError:
+            return _refusal(
+                f"The hold request is larger than {self.rules.max_request_bytes} bytes "
+                "(CODEDESK_HOLD_REQUEST_BYTES); the call may not run."
+            )
+        try:
+            message = await asyncio.to_thread(self._read, line)
+        except ValueError as error:
+            return _refusal(f"{error}; the call may not run.")
+        self.calls += 1
+        if message is None:  # a tally: the hook answered the call itself
+            return None
+        tool, call, parameters, summary = message
+        if not summary.classes:
+            return {"verdict": HoldVerdict.ALLOWED.value}
+        request = HoldRequest(
+            tool=tool,
+            input=preview(call, self.rules.preview_chars),
+            parameters=parameters,
+            wait_seconds=self.rules.wait.total_seconds(),
+            summary=summary,
+        )
+        self.waiting += 1
+        try:
+            with self.clock.hook_waiting(hook):
+                answer = await self._ask_job(request)
+        finally:
+            self.waiting -= 1
+        return answer.model_dump(mode="json")
+
+    def _read(
+        self, line: bytes
+    ) -> tuple[str, dict[str, Any], dict[str, Any] | None, CallSummary] | None:
+        """Parse and classify one message (off the loop: the rule reads the file system)."""
+        try:
+            message = json.loads(line.decode("utf-8"))
+            json.dumps(message, ensure_ascii=False).encode("utf-8")
+        except (ValueError, RecursionError):
+            raise ValueError("The hold request is not JSON text") from None
+        if not isinstance(message, dict):
+            raise ValueError("The hold request is not a JSON object")
+        if message.get("job") != self.number:
+            raise ValueError(f"This channel answers holds of job {self.number} only")
+        if message.get("kind") == TALLY and len(line) <= MAX_TALLY_BYTES:
+            return None
+        if message.get("kind") != HOLD:
+            raise ValueError("This channel answers hold requests only")
+        tool, call = message.get("tool"), message.get("input", {})
+        if not isinstance(tool, str) or not tool:
+            raise ValueError("The hold request names no tool")
+        parameters = message.get("parameters")
+        if not isinstance(parameters, dict) or len(canonical_json(parameters)) > (
+            self.rules.preview_chars
+        ):
+            parameters = None
+        rules = self.rules
+        read = with_cwd(tool, call, message.get("cwd"))
+        verdict = classify(tool, read, rules.worktree, rules.hold_classes, rules.hold_tools)
+        summary = CallSummary(
+            digest=call_digest(tool, call),
+            input_bytes=len(canonical_json(call).encode("utf-8", "surrogatepass")),
+            classes=list(verdict.classes),
+            action=_cut(verdict.action, ACTION_CHARS),
+        )
+        return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
+
+    async def _ask_job(self, request: HoldRequest) -> HoldAnswer:
+        """The job's answer, or an approval of the call as soon as it is recorded.
+
+        An approval that comes near the end of the hold's wait may reach the job after the job
+        gave up on it (and kept it for the next identical call): that one is left to the job's
+        own answer, so that no approval lets two calls run.
+        """
+        loop = asyncio.get_running_loop()
+        last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
+        asking = asyncio.create_task(self._update(request))
+        assert request.summary is not None
+        async with self.watches.watching(request.summary.digest) as early:
+            done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
+        approved = approval_of(early) if early in done else None
+        if approved is not None and loop.time() <= last_early:
+            # The job's own answer still comes, and records the call; keep it alive till then.
+            self.answering.add(asking)
+            asking.add_done_callback(self.answering.discard)
+            return approved
+        return await asking
+
+    async def _update(self, request: HoldRequest) -> HoldAnswer:
+        """Ask the job by Update; every failure is a refusal the hook passes on."""
+        number = self.number
+        handle = self.client.get_workflow_handle(job_workflow_id(number))
+        timeout = self.rules.wait + timedelta(seconds=ANSWER_SLACK_SECONDS)
+        try:
+            return await handle.execute_update(HoldsCalls.hold, request, rpc_timeout=timeout)
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            reason = f"Job {number} did not answer in time (is a worker running?)"
+        except WorkflowUpdateFailedError as error:
+            reason = f"Job {number} refused the hold: {error.cause or error}"
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND or "completed" in str(error).lower():
+                reason = f"Job {number} is not running"
+            else:
+                reason = f"Job {number} could not be asked ({error})"
+        return HoldAnswer(verdict=HoldVerdict.DECLINED, reason=f"{reason}; the call may not run.")
+
+    async def watch_work(self) -> None:
+        """While a hold waits, count the time the agent showed signs of work (see work_clock)."""
+        loop = asyncio.get_running_loop()
+        reported = loop.time()
+        while True:
+            await asyncio.sleep(SAMPLE_SECONDS)
+            now = loop.time()
+            if not self.waiting:
+                self.clock.pause()
+            else:
+                self.busy_seconds += await self.clock.sample(now)
+                self.signs.update(self.clock.why)
+            if self.busy_seconds and now - reported >= REPORT_EVERY_SECONDS:
+                reported = now
+                await self.report_work()
+
+    async def report_work(self) -> None:
+        seconds, self.busy_seconds = self.busy_seconds, 0.0
+        signs, self.signs = sorted(self.signs), set()
+        handle = self.client.get_workflow_handle(job_workflow_id(self.number))
+        worked = AgentWorked(seconds=seconds, signs=signs)
+        try:
+            await handle.signal(HoldsCalls.agent_worked, worked)
+        except RPCError:
+            pass  # the job has ended; there is no clock left to charge
+
+
+def _refusal(reason: str) -> dict[str, Any]:
+    return HoldAnswer(verdict=HoldVerdict.DECLINED, reason=reason).model_dump(mode="json")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more]"
+
+
+def write_hook_config(folder: Path, number: int, rules: ChannelRules) -> Path:
+    """The hook's per-job config, read-only (replaced whole, so a reader never sees half)."""
+    config = HookConfig(
+        job=number,
+        worktree=rules.worktree,
+        hold_classes=rules.hold_classes,
+        hold_tools=rules.hold_tools,
+        wait_seconds=rules.wait.total_seconds(),
+        max_request_bytes=rules.max_request_bytes,
+    )
+    path = folder / CONFIG_NAME
+    partial = folder / f".{CONFIG_NAME}.{os.getpid()}"
+    partial.write_text(json.dumps(config.to_json(), indent=2) + "\n")
+    partial.chmod(0o444)
+    partial.replace(path)
+    return path
+
+
+@asynccontextmanager
+async def serve_holds(
+    socket_path: Path, number: int, client: Client, rules: ChannelRules
+) -> AsyncIterator[HoldChannel]:
+    """Serve job `number`'s hold channel at `socket_path` (mode 0600) for the block's duration."""
+    socket_path.parent.mkdir(parents=True, exist_ok=True)
+    with suppress(FileNotFoundError):
+        socket_path.unlink()  # a crashed attempt's socket
+    write_hook_config(socket_path.parent, number, rules)
+    channel = HoldChannel(number, client, rules)
+    with Reachable(str(socket_path)) as address:
+        server = await asyncio.start_unix_server(
+            channel.serve, path=address, limit=rules.max_request_bytes, backlog=512
+        )
+    socket_path.chmod(0o600)
+    watching = asyncio.create_task(channel.watch_work())
+    try:
+        yield channel
+    finally:
+        watching.cancel()
+        server.close()
+        with suppress(asyncio.CancelledError):
+            await watching
+        if channel.busy_seconds:
+            await channel.report_work()
+        with suppress(FileNotFoundError):
+            socket_path.unlink()

@@ -1,0 +1,1 @@
+"""Confinement of an agent: bubblewrap or the reaper, the launch gate, egress, its tree."""

@@ -1,0 +1,1 @@
+"""Configuration: settings from the environment and codedesk.toml, durations and dates."""

@@ -1,0 +1,89 @@
+"""Which `CODEDESK_*` variables and codedesk.toml keys are no setting, and the nearest one."""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from desk.config.reach import CONFIG_ENV, ENV_PREFIX
+
+SETTING_NAMES = frozenset(
+    {
+        "home", "temporal_address", "temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key",
+        "temporal_tls_server_name", "temporal_api_key", "namespace", "task_queue", "host",
+        "host_wait", "shelf", "clone_source", "agent_command", "work_budget", "work_budget_max",
+        "heartbeat_timeout", "report_output_chars", "report_commits", "report_files",
+        "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
+        "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
+        "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",
+        "report_held_chars", "card_value_chars", "port", "ui_url", "ui_port", "discord_token",
+        "discord_owner_ids", "discord_owner_role_ids", "discord_guild_ids", "sandbox",
+        "sandbox_network", "sandbox_read_paths", "sandbox_egress", "sandbox_egress_deny",
+        "agent_env", "discord_progress_interval", "unconfined_guards_off", "list_limit",
+        "agent_progress_interval", "progress_agent_lines", "progress_line_chars",
+        "yolo_carded_classes", "yolo_allow", "long_running_check", "long_running_max",
+        "diagnostic_chars", "time_zone",
+    }
+)  # fmt: skip
+"""Every field of `desk.config.settings.DeskSettings`, spelled here so that a listing, which never
+imports pydantic (desk/config/reach.py), can judge names too; tests/test_setting_names.py holds the
+two equal."""
+
+OUR_VARIABLES = frozenset(
+    {
+        CONFIG_ENV,
+        # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
+        "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
+        "CODEDESK_HOLD_SOCKET", "CODEDESK_ATTEMPT", "CODEDESK_INTERRUPTED",
+        # docker-compose.yml's two hosts' names.
+        "CODEDESK_HOST_1", "CODEDESK_HOST_2",
+        # The tests' own knobs and marks.
+        "CODEDESK_TEST_PATIENCE", "CODEDESK_AGENT_CACHE", "CODEDESK_REAPER_TEST",
+    }
+)  # fmt: skip
+"""`CODEDESK_*` variables that are ours on purpose but no setting: never warned about."""
+
+NOT_FOUND = "the README's settings table names every setting"
+
+
+def unknown_settings(environ: Mapping[str, str], toml: Path | None) -> list[str]:
+    """A warning for each `CODEDESK_*` variable in `environ` and each key of the TOML file
+    `toml` that names no setting (settings ignore them), with the nearest setting's name.
+
+    Names are compared in any case, as the settings read them. A TOML file that cannot be
+    read gives no warning here: loading the settings says what is wrong with it.
+    """
+    warnings = []
+    for variable in sorted(environ):
+        upper = variable.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in OUR_VARIABLES:
+            continue
+        name = upper.removeprefix(ENV_PREFIX).lower()
+        if name not in SETTING_NAMES:
+            near = nearest(name)
+            hint = f"did you mean {ENV_PREFIX}{near.upper()}?" if near else f"{NOT_FOUND}."
+            warnings.append(f"{variable} is not a codedesk setting and is ignored: {hint}")
+    for key in _toml_keys(toml):
+        if key.lower() not in SETTING_NAMES:
+            near = nearest(key.lower())
+            hint = f"did you mean {near!r}?" if near else f"{NOT_FOUND}."
+            warnings.append(f"{key!r} in {toml} is not a codedesk setting and is ignored: {hint}")
+    return warnings
+
+
+def nearest(name: str) -> str | None:
+    """The setting whose name is closest to `name`, if any is close (difflib's ratio)."""
+    matches = difflib.get_close_matches(name, SETTING_NAMES, n=1)
+    return matches[0] if matches else None
+
+
+def _toml_keys(toml: Path | None) -> list[str]:
+    if toml is None:
+        return []
+    try:
+        with toml.open("rb") as file:
+            return list(tomllib.load(file))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []

@@ -1,0 +1,255 @@
+"""Approval payloads, the approval id of a call, and the hold request and answer.
+
+An approval is a structured payload, never pre-rendered prose: each surface renders it as a
+card under its own budget. Identical calls (same scope, tool and canonical input) share one
+approval, because its id carries a digest of the call.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from desk.holds.calls import call_digest
+from desk.payloads.base import Payload, ScrubbedData, ScrubbedText
+from desk.scrub import scrub_data
+
+APPROVAL_ID_PREFIX = "approval-"
+
+
+class Principal(Payload):
+    """Someone who answers: a stable id (`local:alice`, `discord:1234`) and a display name."""
+
+    id: str
+    name: str = ""
+
+
+class FileRef(Payload):
+    """A file a call sends, by path; its size is read when the card is rendered."""
+
+    path: str
+
+
+class SurfacePlace(Payload):
+    """Where on a surface something is shown: its task queue and a channel or thread id."""
+
+    queue: str
+    """The task queue of the host that renders this surface (`codedesk-discord`)."""
+    channel: str = ""
+    """The channel or thread (a job's thread) to show it in."""
+
+
+class ApprovalRequest(Payload):
+    """What a person is asked to approve."""
+
+    tool: str
+    input: ScrubbedData = Field(default_factory=dict)
+    title: ScrubbedText = ""
+    action: ScrubbedText = ""
+    parameters: dict[str, Any] | None = None
+    """The tool's parameter JSON Schema, when known: the card is a field list built from it."""
+    files: list[FileRef] = Field(default_factory=list)
+    scope: str
+    """Where the call comes from: a job (`job-7`) or a conversation."""
+    approvers: list[str] = Field(default_factory=list)
+    """Principal ids who may answer; empty means `owners`."""
+    owners: list[str] = Field(default_factory=list)
+    origin: str = ""
+    """The surface the call came from (`cli`, `discord`), for the card's footer."""
+    place: SurfacePlace | None = None
+    """Where a surface shows the card; None: only `codedesk approvals` lists it."""
+    thread_workflow_id: str = ""
+    """A job thread that shows the card in order with its other messages (else posted here)."""
+    copy_text: ScrubbedText = ""
+    expires_at: datetime | None = None
+    classes: list[str] = Field(default_factory=list)
+    """Why the call is held (hold classes such as `push`), for the card's footer."""
+    input_digest: str = ""
+    """The SHA-256 of the call's full input when `input` is only a bounded preview of it."""
+    input_bytes: int = 0
+    """The size of the call's full input (its canonical JSON) when `input` is a preview."""
+
+    def may_answer(self, principal: Principal) -> bool:
+        """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
+        allowed = self.approvers or self.owners
+        return principal.id in allowed
+
+
+class Decision(StrEnum):
+    APPROVE = "approve"
+    DECLINE = "decline"
+
+
+class AnswerInput(Payload):
+    """An approve or decline, from someone, given on some card.
+
+    The `approve` and `decline` signals ignore `decision`; the `answer` update reads it.
+    """
+
+    by: Principal
+    decision: Decision = Decision.APPROVE
+    card_id: str = ""
+
+
+class WithdrawInput(Payload):
+    reason: ScrubbedText = ""
+    by: str = ""
+
+
+class OutcomeWatch(Payload):
+    """Who waits on an approval's outcome by the `outcome` update (shown in its history)."""
+
+    watcher: str = ""
+
+
+class OutcomeKind(StrEnum):
+    APPROVED = "approved"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class ApprovalOutcome(Payload):
+    """How an approval settled; the first answer or withdrawal wins."""
+
+    kind: OutcomeKind
+    approval_id: str
+    by: Principal | None = None
+    card_id: str = ""
+    at: datetime | None = None
+    note: ScrubbedText = ""
+
+
+class AnswerResult(Payload):
+    """Whether an answer counted, and why not when it did not."""
+
+    counted: bool
+    reason: ScrubbedText = ""
+    outcome: ApprovalOutcome | None = None
+
+
+class IgnoredAnswer(Payload):
+    by: Principal
+    decision: Decision
+    reason: ScrubbedText
+    at: datetime | None = None
+
+
+class ApprovalState(Payload):
+    """What the `state` query answers: the request, the outcome once settled, ignored answers."""
+
+    approval_id: str
+    request: ApprovalRequest
+    outcome: ApprovalOutcome | None = None
+    ignored: list[IgnoredAnswer] = Field(default_factory=list)
+    opened_at: datetime | None = None
+
+
+def approval_id(scope: str, tool: str, input: dict[str, Any]) -> str:
+    """`approval-<scope>-<digest>`: the digest of the tool and the canonical input."""
+    return approval_id_of_digest(scope, call_digest(tool, input))
+
+
+def approval_id_of_digest(scope: str, digest: str) -> str:
+    """`approval-<scope>-<digest>` from a call's digest (`desk.holds.calls.call_digest`)."""
+    return f"{APPROVAL_ID_PREFIX}{scope}-{digest[:16]}"
+
+
+class HoldVerdict(StrEnum):
+    """The answer `codedesk hold` gets from the job."""
+
+    ALLOWED = "allowed"
+    """Nothing in the call needs a person."""
+    APPROVED = "approved"
+    DECLINED = "declined"
+    WITHDRAWN = "withdrawn"
+    EXPIRED = "expired"
+    PENDING = "pending"
+    """Nobody answered within the wait; the approval stays open."""
+
+
+class CallSummary(Payload):
+    """A held call as the worker's hold channel read it on its full input: bounded, so a hold
+    never carries megabytes into the job's history."""
+
+    digest: str
+    """`desk.holds.calls.call_digest` of the tool and the full input: identical calls share it."""
+    input_bytes: int = 0
+    classes: list[str] = Field(default_factory=list)
+    action: ScrubbedText = ""
+
+
+class HoldRequest(Payload):
+    """One tool call an agent's hook asks about.
+
+    From the hold channel, `summary` is set: the call is classified already and `input` is a
+    bounded preview. Without it (an older caller), the job classifies `input` itself.
+    """
+
+    tool: str
+    input: ScrubbedData = Field(default_factory=dict)
+    parameters: dict[str, Any] | None = None
+    wait_seconds: float = 600.0
+    summary: CallSummary | None = None
+    scrubbed: bool = False
+    """The input held a credential, scrubbed before anything recorded it: the rule never sees
+    the call as it runs, so it waits for a person."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _note_a_credential(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("input"), dict):
+            if scrub_data(data["input"]) != data["input"]:
+                return {**data, "scrubbed": True}
+        return data
+
+
+class AgentWorked(Payload):
+    """The agent kept working beside a waiting hold for `seconds`: that time counts as work."""
+
+    seconds: float
+    signs: list[str] = []
+    """What showed the work (cpu, processes, egress, output), for a person reading the history."""
+
+
+class HoldAnswer(Payload):
+    verdict: HoldVerdict
+    reason: ScrubbedText = ""
+    classes: list[str] = Field(default_factory=list)
+    approval_id: str = ""
+    by: str = ""
+
+    @property
+    def may_run(self) -> bool:
+        return self.verdict in (HoldVerdict.ALLOWED, HoldVerdict.APPROVED)
+
+
+class HeldCall(Payload):
+    """A call the report lists: declined, withdrawn, expired, never answered or approved late."""
+
+    tool: str
+    summary: ScrubbedText
+    verdict: HoldVerdict
+    approval_id: str = ""
+    note: ScrubbedText = ""
+
+
+class ClassifyInput(Payload):
+    tool: str
+    input: ScrubbedData = Field(default_factory=dict)
+    workspace: str
+    hold_classes: list[str] = Field(default_factory=list)
+    hold_tools: list[str] = Field(default_factory=list)
+    scrubbed: bool = False
+    """The call's input held a credential (`HoldRequest.scrubbed`)."""
+
+
+class Classification(Payload):
+    """Why a call must wait for a person; empty `classes` means it may run."""
+
+    classes: list[str] = Field(default_factory=list)
+    action: ScrubbedText = ""

@@ -1,0 +1,1 @@
+"""Payloads that cross process boundaries: workflow, activity, signal and query models."""

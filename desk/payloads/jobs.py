@@ -1,0 +1,466 @@
+"""Payloads that cross process boundaries: workflow, activity, signal and query models.
+
+Readers are tolerant: every model ignores unknown fields and gives new fields defaults, so an
+older and a newer worker or surface can talk during an upgrade.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from pydantic import Field
+
+from desk.holds.approvals import HeldCall, SurfacePlace
+from desk.payloads.base import Payload, ScrubbedText
+from desk.policy.host import HostPolicy, JobAsk
+from desk.policy.modes import JobModes, ModeBoard
+
+
+class JobOutcome(StrEnum):
+    """How a coding job ended."""
+
+    INTEGRATED = "integrated"
+    NOTHING = "nothing"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+    CANCELLED = "cancelled"
+
+
+class JobPhase(StrEnum):
+    """Where a running job is; a closed job's phase is `done`."""
+
+    STARTING = "starting"
+    QUEUED = "queued"
+    PREPARING = "preparing"
+    WORKING = "working"
+    INTEGRATING = "integrating"
+    CLEANING = "cleaning"
+    DONE = "done"
+
+
+class CommitInfo(Payload):
+    """One commit as a report lists it."""
+
+    sha: str
+    subject: ScrubbedText = ""
+
+
+# Shelf
+
+
+class AddRepoInput(Payload):
+    repo: str
+    source: str = ""
+    host: str = ""
+    """The host whose shelf gets the clone (empty: any worker of the shared queue)."""
+    host_wait: timedelta = timedelta(minutes=1)
+
+
+class CloneInfo(Payload):
+    """The state of one clone on the shelf."""
+
+    repo: str
+    path: str
+    branch: str = ""
+    upstream: str = ""
+    ahead: int = 0
+    behind: int = 0
+    dirty: list[ScrubbedText] = Field(default_factory=list)
+    head: str = ""
+    last_commit: ScrubbedText = ""
+    last_commit_at: datetime | None = None
+    error: ScrubbedText = ""
+    host: str = ""
+    """The host whose shelf holds the clone (empty when not known)."""
+
+
+class ListReposInput(Payload):
+    fetch: bool = False
+    host: str = ""
+    host_wait: timedelta = timedelta(seconds=10)
+
+
+class ShelfListing(Payload):
+    clones: list[CloneInfo] = Field(default_factory=list)
+
+
+# The job
+
+
+class JobInput(Payload):
+    """Everything a coding job needs, fixed when it starts."""
+
+    number: int
+    repo: str
+    task: ScrubbedText
+    agent_command: str
+    requester: str = ""
+    budget: timedelta = timedelta(hours=1)
+    heartbeat_timeout: timedelta = timedelta(seconds=30)
+    output_chars: int = 20_000
+    report_commits: int = 50
+    report_files: int = 100
+    integration_wait: timedelta = timedelta(hours=1)
+    owners: list[str] = Field(default_factory=list)
+    """Principal ids who may answer the job's approvals."""
+    hold_classes: list[str] = Field(default_factory=list)
+    """Hold classes that wait for a person (empty: all of them)."""
+    hold_tools: list[str] = Field(default_factory=list)
+    """Tools that always wait for a person."""
+    report_held_calls: int = 10
+    report_held_chars: int = 1000
+    place: SurfacePlace | None = None
+    """The chat thread that follows the job (a `/task` from Discord), if any."""
+    desk_id: str = ""
+    """The `Desk` workflow that admitted the job and is told when it ends (empty: none)."""
+    admitted: bool = True
+    """False when the job starts queued and waits for the desk's `admit` signal."""
+    host: str = ""
+    """The host that holds the clone; every shelf step runs on its queue (empty: shared queue)."""
+    host_wait: timedelta = timedelta(minutes=1)
+    """How long a step waits for the host's worker before the job says it waits for the host."""
+    origin_channel: str = ""
+    """The chat channel or thread the job was started from (a scope of its modes)."""
+    starter: str = ""
+    """The principal id of who started the job: a job whose starter is no owner follows no yolo."""
+    modes: JobModes = Field(default_factory=JobModes)
+    """The modes the job follows when it starts (the desk signals it every later switch)."""
+    yolo_carded_classes: list[str] = Field(default_factory=lambda: ["push"])
+    yolo_allow: list[str] = Field(default_factory=list)
+    long_running_check: timedelta = timedelta(seconds=60)
+    long_running_max: timedelta = timedelta(hours=4)
+    policy_source: str = ""
+    """The host whose policy the desk judged the job by (empty: a job the requester's settings
+    judged, admitted before host policy)."""
+
+
+class PrepareWorktreeInput(Payload):
+    number: int
+    repo: str
+
+
+class DiscardWorktreeInput(Payload):
+    """A job cancelled while its worktree was being cut: remove whatever the cut left."""
+
+    number: int
+    repo: str
+
+
+class Worktree(Payload):
+    """A job's worktree: where it is, its branch and the commit it was cut from."""
+
+    path: str
+    branch: str
+    base: str
+
+
+class RunAgentInput(Payload):
+    number: int
+    repo: str
+    task: ScrubbedText
+    agent_command: str
+    worktree: str
+    hold_classes: list[str] = Field(default_factory=list)
+    hold_tools: list[str] = Field(default_factory=list)
+    output_chars: int = 20_000
+    execution: int = 1
+    """Which run of the agent's step: the job starts it again (2, 3, …) after its host was gone."""
+
+
+class AgentEnd(StrEnum):
+    EXITED = "exited"
+    TIMED_OUT = "timed_out"
+    NOT_STARTED = "not_started"
+    FAILED = "failed"
+    """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
+
+
+class AgentResult(Payload):
+    """How the agent process ended and the tail of what it printed."""
+
+    end: AgentEnd
+    exit_code: int | None = None
+    output: ScrubbedText = ""
+    output_cut: int = 0
+    log_path: str = ""
+    attempts: int = 1
+    reason: ScrubbedText = ""
+    tool_calls: int = 0
+    """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
+    confinement: str = ""
+    """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
+
+
+class IntegrationStatus(StrEnum):
+    INTEGRATED = "integrated"
+    NOTHING = "nothing"
+    CONFLICT = "conflict"
+    REFUSED = "refused"
+    WITHDRAWN = "withdrawn"
+    FAILED = "failed"
+
+
+class IntegrationRequest(Payload):
+    """A job asks its repository's `Repo` entity to integrate its branch."""
+
+    job_workflow_id: str
+    number: int
+    repo: str
+    worktree: Worktree
+    report_commits: int = 50
+    report_files: int = 100
+    host: str = ""
+    """The host that holds the clone, for a `Repo` entity that does not know it yet."""
+
+
+class WithdrawIntegration(Payload):
+    job_workflow_id: str
+
+
+class IntegrationResult(Payload):
+    """What integrating a job's branch did to the clone."""
+
+    status: IntegrationStatus
+    reason: ScrubbedText = ""
+    head: str = ""
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
+    branch_kept: bool = False
+    git_state: ScrubbedText = ""
+
+
+class ReleaseResult(Payload):
+    """What became of a job's worktree after it failed, timed out or was cancelled."""
+
+    kept: bool
+    output: ScrubbedText = ""
+    """The tail of the agent's log, for a report whose agent was stopped before it returned."""
+    output_cut: int = 0
+    log_path: str = ""
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    git_state: ScrubbedText = ""
+
+
+class ReleaseWorktreeInput(Payload):
+    number: int
+    repo: str
+    worktree: Worktree
+    output_chars: int = 20_000
+    report_commits: int = 50
+    report_files: int = 100
+
+
+class JobReport(Payload):
+    """The end of a coding job, as every surface renders it."""
+
+    number: int
+    repo: str
+    task: ScrubbedText = ""
+    outcome: JobOutcome
+    reason: ScrubbedText = ""
+    failure_category: str = ""
+    exit_code: int | None = None
+    branch: str = ""
+    worktree: str = ""
+    branch_kept: bool = False
+    base: str = ""
+    head: str = ""
+    commits: list[CommitInfo] = Field(default_factory=list)
+    commits_omitted: int = 0
+    uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    conflict_files: list[ScrubbedText] = Field(default_factory=list)
+    output: ScrubbedText = ""
+    output_cut: int = 0
+    log_path: str = ""
+    git_state: ScrubbedText = ""
+    agent_attempts: int = 0
+    tool_calls: int = 0
+    """Tool calls the agent's hook reported in its last attempt."""
+    confinement: str = ""
+    """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
+    held_calls: list[HeldCall] = Field(default_factory=list)
+    """Calls a person declined or withdrew, or that nobody answered."""
+    held_calls_omitted: int = 0
+    yolo_approved: list[HeldCall] = Field(default_factory=list)
+    """Held calls yolo mode approved without a card."""
+    yolo_approved_omitted: int = 0
+    extended_by: timedelta = timedelta(0)
+    """Work past the budget that long-running mode allowed."""
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class JobStatus(Payload):
+    """What a job's `status` query answers while it runs and after."""
+
+    number: int
+    repo: str
+    task: ScrubbedText = ""
+    requester: str = ""
+    phase: JobPhase = JobPhase.STARTING
+    branch: str = ""
+    worktree: str = ""
+    report: JobReport | None = None
+    host: str = ""
+    waiting_for_host: str = ""
+    """The host whose worker the job waits for now (empty while it has one)."""
+    modes: JobModes = Field(default_factory=JobModes)
+    """What the job's scopes say now (its own switch, else its channel's, else the desk's)."""
+    following: list[str] = Field(default_factory=list)
+    """The modes the job follows now (yolo only when its starter is an owner)."""
+
+
+# The desk
+
+
+class DeskLimits(Payload):
+    """How many jobs run and wait; sent by each worker when it starts."""
+
+    max_workers: int = 4
+    max_queued: int = 16
+    reclaim_interval: timedelta = timedelta(seconds=30)
+    history_limit: int = 0
+    """Continue as new past this many history events (0: when Temporal suggests it)."""
+    host: str = ""
+    """The host of the worker that sent these limits (empty: an older worker)."""
+    shelf: str = ""
+    others_polling: bool = False
+    """Another worker of this host polled when this one started (so they must share a shelf)."""
+    policy: HostPolicy | None = None
+    """The worker's host policy (None: an older worker, which leaves the desk's as it is)."""
+
+
+class HostRecord(Payload):
+    """A host as the desk knows it: what its workers said when they started."""
+
+    name: str
+    shelf: str = ""
+    slots: int = 4
+    seen_at: datetime | None = None
+
+
+class DeskState(Payload):
+    """The `Desk` entity's state, carried across continue-as-new."""
+
+    last_number: int = 0
+    limits: DeskLimits = Field(default_factory=DeskLimits)
+    running: list[int] = Field(default_factory=list)
+    queue: list[int] = Field(default_factory=list)
+    reclaimed: int = 0
+    hosts: dict[str, HostRecord] = Field(default_factory=dict)
+    repo_hosts: dict[str, str] = Field(default_factory=dict)
+    """Which host holds each repository's clone."""
+    job_hosts: dict[int, str] = Field(default_factory=dict)
+    """The host of each running or waiting job: slots are counted per host."""
+    modes: ModeBoard = Field(default_factory=ModeBoard)
+    """Every scope's yolo and long-running switches, and who made them."""
+    admitted: dict[str, int] = Field(default_factory=dict)
+    """The job number given to each recent submission's request id, oldest first (bounded):
+    a submission asked again, also after a continue-as-new, gets its first number back."""
+    policy: HostPolicy | None = None
+    """The host policy every job is judged by: the newest a worker sent (None: none yet)."""
+
+
+class RepoPlacement(Payload):
+    """`repo add` asks the desk to record that `repo`'s clone is on `host`."""
+
+    repo: str
+    host: str
+
+
+class AdmitInput(Payload):
+    """A job to number and admit; `job.number` is filled in by the desk."""
+
+    job: JobInput
+    request_id: str = ""
+    """The submission's own id, the same on each try: a repeat gets the first admission."""
+    ask: JobAsk = Field(default_factory=JobAsk)
+    """What the requester asks of the host's policy (stricter only); `job`'s own policy fields
+    are replaced by the host's."""
+
+
+class Admission(Payload):
+    """The desk's answer: the job's number and, when it waits, its place in the queue."""
+
+    number: int
+    position: int = 0
+    """0 when the job runs now; 1 for the head of the queue."""
+    running: int = 0
+    queued: int = 0
+    host: str = ""
+    """The host the job runs on (empty when the desk knows no hosts)."""
+
+
+class AdmissionCheck(Payload):
+    """What the desk asks the worker's host before it numbers a job."""
+
+    repo: str
+    agent_command: str
+    host: str = ""
+    """The host the desk records for the repository; another host's shelf is not checked here."""
+
+
+class AdmissionVerdict(Payload):
+    """Empty when the job may run; else why not, and the error type that says so."""
+
+    refusal: str = ""
+    kind: str = ""
+
+
+class HostReportInput(Payload):
+    """`codedesk doctor`'s question to a worker's host."""
+
+    agent_command: str = ""
+    """The configured agent command, whose program must be on the host's PATH."""
+
+
+class HostReport(Payload):
+    """A worker's host as `codedesk doctor` shows it."""
+
+    host: str = ""
+    git: str = ""
+    git_problem: str = ""
+    agent_program: str = ""
+    agent_path: str = ""
+    programs: dict[str, str] = Field(default_factory=dict)
+    """Each preset's program and where it is on the host's PATH ("" when missing)."""
+    preset_versions: dict[str, str] = Field(default_factory=dict)
+    """Each installed preset's version, as its program says (`--version`)."""
+    preset_problems: dict[str, str] = Field(default_factory=dict)
+    """What is wrong with each preset on the host: missing, untested, older than proven."""
+    sandbox: str = ""
+    sandbox_status: str = "skip"
+    """ok (confined), warn (agents run unconfined), fail (the probe refuses), skip (no probe)."""
+    imports: dict[str, str] = Field(default_factory=dict)
+    """Each of codedesk's top-level packages and the folder it is imported from."""
+
+
+class JobEnded(Payload):
+    number: int
+
+
+class JobAdmitted(Payload):
+    number: int
+
+
+class RunningJobsInput(Payload):
+    numbers: list[int] = Field(default_factory=list)
+
+
+class HostPolicyQuery(Payload):
+    """A workflow asks for the desk's host policy (see `DeskActivities.host_policy`)."""
+
+    purpose: str = ""
+
+
+class RunningJobs(Payload):
+    """Which of the asked-about jobs still have a running workflow."""
+
+    numbers: list[int] = Field(default_factory=list)

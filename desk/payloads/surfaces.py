@@ -1,0 +1,100 @@
+"""What workflows ask a surface (Discord, a fake in tests) to show: cards and job threads.
+
+A surface hosts these as activities on its own task queue, so a card requested while the
+surface is down is shown when it comes back. Payloads are data; the surface renders them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
+from desk.payloads.base import Payload, ScrubbedText
+from desk.payloads.jobs import JobReport
+
+
+class CardRef(Payload):
+    """A posted card, kept in the approval's workflow so it can be closed after a restart."""
+
+    channel: str
+    message: str
+
+
+class PostCard(Payload):
+    approval_id: str
+    request: ApprovalRequest
+    channel: str
+
+
+class CloseCard(Payload):
+    approval_id: str
+    card: CardRef
+    request: ApprovalRequest
+    outcome: ApprovalOutcome
+
+
+class ThreadText(Payload):
+    """Text for a job's thread: a long message of its own (split under the surface's limit)."""
+
+    kind: Literal["text"] = "text"
+
+    channel: str
+    text: ScrubbedText
+
+
+class ThreadProgress(Payload):
+    """Short narration: replaces the text of the thread's one progress message."""
+
+    kind: Literal["progress"] = "progress"
+
+    channel: str
+    text: ScrubbedText
+    agent_of: str = ""
+    """The workflow id of a job whose agent works (or is about to): the surface may show the
+    agent's latest lines under the narration, read from Temporal. Empty: none."""
+
+
+class ThreadReport(Payload):
+    """The job's final report; after it is posted the thread is archived."""
+
+    kind: Literal["report"] = "report"
+
+    channel: str
+    report: JobReport
+
+
+class ThreadCard(Payload):
+    """Show an approval's card in the outbox's channel, after what was written before it."""
+
+    kind: Literal["card"] = "card"
+
+    approval_id: str
+    request: ApprovalRequest
+
+
+class CardSettled(Payload):
+    """The approval settled: close its card, or never post it if it is still waiting."""
+
+    kind: Literal["settled"] = "settled"
+
+    approval_id: str
+    request: ApprovalRequest
+    outcome: ApprovalOutcome
+
+
+OutboxItem = Annotated[
+    ThreadText | ThreadProgress | ThreadReport | ThreadCard | CardSettled,
+    Field(discriminator="kind"),
+]
+
+
+class OutboxState(Payload):
+    """The `Outbox` workflow's state, carried across continue-as-new."""
+
+    place: SurfacePlace
+    items: list[OutboxItem] = Field(default_factory=list)
+    cards: dict[str, CardRef] = Field(default_factory=dict)
+    """Posted cards still open, by approval id."""
+    reported: bool = False

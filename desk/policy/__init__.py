@@ -1,0 +1,1 @@
+"""The host's policy: what the desk's own workers decide for every job, mode and push."""

@@ -1,0 +1,45 @@
+"""A job as the desk admits it: every policy field from the host, the request's asks checked."""
+
+from __future__ import annotations
+
+from desk.errors import PolicyError
+from desk.payloads.jobs import JobInput
+from desk.policy.host import (
+    HOLD_CLASS_NAMES,
+    HostPolicy,
+    JobAsk,
+    judged_budget,
+    judged_hold_classes,
+)
+
+
+def judge_job(job: JobInput, ask: JobAsk, policy: HostPolicy) -> JobInput:
+    """`job` with the host's policy in place of whatever its requester sent.
+
+    Raises:
+        PolicyError: the ask is looser than the host allows, or names an unknown hold class.
+    """
+    unknown = sorted(set(ask.hold_classes) - set(HOLD_CLASS_NAMES))
+    if unknown:
+        raise PolicyError(
+            f"Unknown hold classes {', '.join(unknown)}: ask for "
+            f"{', '.join(HOLD_CLASS_NAMES)}. Nothing was started."
+        )
+    return job.model_copy(
+        update={
+            "budget": judged_budget(ask, policy),
+            "owners": list(policy.owners),
+            "hold_classes": judged_hold_classes(ask, policy),
+            "hold_tools": list(policy.hold_tools),
+            "yolo_carded_classes": list(policy.yolo_carded_classes),
+            "yolo_allow": list(policy.yolo_allow),
+            "long_running_check": policy.long_running_check,
+            "long_running_max": policy.long_running_max,
+            "output_chars": policy.report_output_chars,
+            "report_commits": policy.report_commits,
+            "report_files": policy.report_files,
+            "report_held_calls": policy.report_held_calls,
+            "report_held_chars": policy.report_held_chars,
+            "policy_source": policy.source or "(unnamed host)",
+        }
+    )

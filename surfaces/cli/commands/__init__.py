@@ -1,0 +1,1 @@
+"""The `codedesk` commands, one module per group."""

@@ -1,0 +1,56 @@
+"""`codedesk hosts`: the machines of the desk, whether a worker polls each, their repos and jobs."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import typer
+
+from surfaces.cli.runner import out, with_desk
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from surfaces.clients.desk import DeskClient
+    from surfaces.clients.hosts import HostRow
+
+
+def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """List hosts: whether a worker polls each now, its shelf, job slots, repos, running jobs."""
+    from surfaces.clients.hosts import host_rows
+
+    async def body(desk: DeskClient) -> None:
+        state = await desk.desk_state()
+        if state is None:
+            out.print("The desk does not answer: is a worker running (`codedesk worker`)?")
+            raise typer.Exit(1)
+        running = {row.number: row.repo for row in await desk.jobs() if row.status == "running"}
+        rows = await host_rows(desk.client, desk.settings.task_queue, state, running)
+        if as_json:
+            typer.echo(json.dumps([row.model_dump(mode="json") for row in rows], indent=2))
+        elif not rows:
+            out.print("No host has started a worker yet: run `codedesk worker` on one.")
+        else:
+            out.print(_hosts_table(rows))
+
+    with_desk(body)
+
+
+def _hosts_table(rows: list[HostRow]) -> Table:
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False)
+    for column in ("host", "worker", "slots", "repos", "running jobs", "shelf"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            escape(row.name),
+            "polling" if row.polling else "none",
+            str(row.slots),
+            escape(", ".join(row.repos)),
+            ", ".join(str(number) for number in row.running_jobs),
+            escape(row.shelf),
+        )
+    return table

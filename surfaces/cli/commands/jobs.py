@@ -1,0 +1,348 @@
+"""`codedesk task|jobs|show|watch|logs|cancel`: starting and watching coding jobs."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from desk.agents import PRESETS, preset_command
+from desk.errors import AgentCommandError
+from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_desk
+
+if TYPE_CHECKING:
+    from desk.payloads.jobs import JobReport
+    from surfaces.clients.desk import DeskClient
+
+NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
+
+
+def _requester() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def task(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
+    text: str = typer.Argument(
+        None,
+        metavar="TASK",
+        help="What the agent should do: any text, even one starting with '-'; '-' reads stdin.",
+    ),
+    task_file: str = typer.Option(None, "--task-file", help="Read the task from this file."),
+    agent_command: str = typer.Option(
+        None, "--agent-command", help="The agent command for this job ({task} = the task)."
+    ),
+    agent_preset: str = typer.Option(
+        None, "--agent", help=f"A preset agent: {', '.join(sorted(PRESETS))}."
+    ),
+    timeout: str = typer.Option(
+        None,
+        "--timeout",
+        help="Work-time budget, e.g. 10m or 1h, up to the host's bound (default: the host's).",
+    ),
+    hold: Annotated[
+        list[str] | None,
+        typer.Option("--hold", metavar="CLASS", help="Also hold this class of call (repeatable)."),
+    ] = None,
+    wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
+) -> None:
+    """Start a coding job on OWNER/REPO; prints the job number at once."""
+    text = _task_text(text, task_file)
+    from desk.names import job_workflow_id
+    from desk.payloads.jobs import JobOutcome
+    from desk.policy.host import asked_budget
+    from workers.host_queues import host_polled
+
+    async def body(desk: DeskClient) -> int:
+        budget = asked_budget(timeout) if timeout is not None else None
+        if agent_preset is not None and agent_command is not None:
+            raise AgentCommandError("Give --agent or --agent-command, not both.")
+        command = preset_command(agent_preset) if agent_preset is not None else agent_command
+        admission = await desk.submit_job(
+            repo,
+            text,
+            agent_command=command,
+            budget=budget,
+            requester=_requester(),
+            hold_classes=hold or (),
+        )
+        number = admission.number
+        host = admission.host
+        if host and not await host_polled(desk.client, desk.settings.task_queue, host):
+            err.print(
+                f"warning: host {host}, where {repo} lives, has no worker polling now: job "
+                f"{number} waits for it (start `codedesk worker` there with CODEDESK_HOST={host}).",
+                markup=False,
+            )
+        if admission.position:
+            out.print(
+                f"job {number} queued at position {admission.position} on {repo} "
+                f"({admission.running} running, {admission.queued} waiting; "
+                f"workflow {job_workflow_id(number)})"
+            )
+        else:
+            out.print(f"job {number} started on {repo} (workflow {job_workflow_id(number)})")
+        if not wait:
+            out.print(
+                f"Follow it with `codedesk watch {number}`; see it with `codedesk show {number}`."
+            )
+            return 0
+        await _follow(desk, number)
+        report = await desk.wait(number)
+        _print_report(report, desk.settings.time_zone)
+        return 0 if report.outcome == JobOutcome.INTEGRATED else 1
+
+    raise typer.Exit(with_desk(body))
+
+
+def _task_text(text: str | None, task_file: str | None) -> str:
+    """The task from the TASK argument, `-` (stdin) or --task-file; a usage error otherwise."""
+    if (text is None) == (task_file is None):
+        raise typer.BadParameter(
+            "Give the task as TASK (or '-' to read it from stdin) or --task-file, one of them."
+        )
+    if task_file is not None:
+        try:
+            text = Path(task_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise typer.BadParameter(f"--task-file {task_file} cannot be read: {error}.") from None
+    elif text == "-":
+        text = sys.stdin.read()
+    assert text is not None
+    if not text.strip():
+        raise typer.BadParameter("The task is empty: say what the agent should do.")
+    return text.strip("\n")
+
+
+def jobs(
+    limit: int = typer.Option(
+        None, "--limit", min=1, help="How many jobs to show, newest first (default: the setting)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List jobs, newest first: number, repository, phase, outcome, requester, start time."""
+    from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, plain_table
+    from surfaces.clients.job_listing import job_page
+    from surfaces.clients.worker_check import no_worker
+    from workers.runtime import server_address
+    from workers.temporal.service import connect_service
+
+    where = reach()
+
+    async def body() -> None:
+        service = await connect_service(
+            server_address(where.home, where.temporal_address), where.settings
+        )
+        listing = await job_page(
+            service, where.namespace, where.task_queue, limit or where.list_limit
+        )
+        if not listing.worker_polling:
+            typer.echo(
+                f"note: {no_worker(where.task_queue)} Until then queue positions are not shown.",
+                err=True,
+            )
+        rows = listing.page.items
+        if as_json:
+            typer.echo(json.dumps([row.as_json() for row in rows], indent=2))
+        elif not rows:
+            typer.echo('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
+        elif sys.stdout.isatty():
+            from surfaces.cli.render import jobs_table
+
+            out.print(jobs_table(rows, where.time_zone))
+        else:
+            typer.echo(plain_table(JOB_COLUMNS, [job_cells(row, where.time_zone) for row in rows]))
+        more_line(listing.page, "job", "jobs")
+
+    run(body())
+
+
+def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Show a job's status, report, history and Temporal UI link."""
+    from temporalio.client import WorkflowExecutionStatus
+
+    from desk.names import job_workflow_id
+    from surfaces.render.history import history_lines
+    from workers.temporal.client import ui_url, workflow_url
+
+    async def body(desk: DeskClient) -> None:
+        state, current = await desk.status(number)
+        if state == WorkflowExecutionStatus.RUNNING:
+            await _note_when_no_worker(desk, "the phase shown is the last one recorded")
+        lines = history_lines(await desk.history(number))
+        link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
+        if as_json:
+            document = {
+                "number": number,
+                "status": state.name.lower(),
+                "job": current.model_dump(mode="json"),
+                "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
+                "ui_url": link,
+            }
+            typer.echo(json.dumps(document, indent=2))
+            return
+        out.print(
+            f"[bold]job {number}[/] {current.repo}: {state.name.lower()}, phase {current.phase}",
+            markup=True,
+        )
+        if current.waiting_for_host:
+            out.print(
+                f"waiting for host {current.waiting_for_host}: no worker of that host polls "
+                f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
+                markup=False,
+            )
+        if current.report is None:
+            from desk.policy.modes import modes_said
+
+            out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
+        else:
+            _print_report(current.report, desk.settings.time_zone)
+        out.print("history:")
+        for line in lines:
+            out.print(f"  {line.render(desk.settings.time_zone)}", markup=False)
+        if link:
+            out.print(f"Temporal UI: {link}", markup=False)
+
+    with_desk(body)
+
+
+def watch(number: int = NUMBER) -> None:
+    """Follow a job's history and its agent's latest lines until it closes, then its report."""
+    import asyncio
+
+    async def body(desk: DeskClient) -> None:
+        lines = asyncio.create_task(_follow_agent(desk, number))
+        try:
+            await _follow(desk, number)
+        finally:
+            lines.cancel()
+        state, current = await desk.status(number)
+        if current.report is not None:
+            _print_report(current.report, desk.settings.time_zone)
+        else:
+            out.print(f"job {number} ended: {state.name.lower()}")
+
+    with_desk(body)
+
+
+def logs(
+    number: int = NUMBER,
+    follow: bool = typer.Option(False, "--follow", "-f", help="Keep printing until the job ends."),
+) -> None:
+    """Print (or follow) the agent's output of a job."""
+    import asyncio
+
+    from temporalio.client import WorkflowExecutionStatus
+
+    from activities.agent.log import AGENT_LOG
+    from activities.paths import job_dir
+
+    config = settings()
+    path = job_dir(config, number) / AGENT_LOG
+
+    async def body(desk: DeskClient) -> None:
+        await desk.status(number)
+        position = 0
+        while True:
+            position = _print_from(path, position)
+            if not follow:
+                if position == 0:
+                    out.print(f"job {number} has no agent output yet ({path}).", markup=False)
+                return
+            state, _ = await desk.status(number)
+            if state != WorkflowExecutionStatus.RUNNING:
+                _print_from(path, position)
+                return
+            await asyncio.sleep(0.5)
+
+    with_desk(body)
+
+
+def cancel(number: int = NUMBER) -> None:
+    """Cancel a job: its agent's process group is killed and its report says cancelled."""
+    import asyncio
+
+    async def body(desk: DeskClient) -> None:
+        await desk.cancel(number)
+        out.print(f"Cancellation of job {number} requested; waiting for its report…")
+        try:
+            report = await asyncio.wait_for(desk.wait(number), timeout=60)
+        except TimeoutError:
+            out.print(f"job {number} has not finished yet; `codedesk show {number}` tells more.")
+            return
+        _print_report(report, desk.settings.time_zone)
+
+    with_desk(body)
+
+
+async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
+    """Say on stderr, at once, that no worker polls: nothing waits for one meanwhile."""
+    from surfaces.clients.worker_check import no_worker
+
+    if not await desk.worker_polling():
+        err.print(
+            f"note: {no_worker(desk.settings.task_queue)} Until then {consequence}.",
+            markup=False,
+        )
+
+
+async def _follow(desk: DeskClient, number: int) -> None:
+    from surfaces.render.history import HistoryReader
+
+    reader = HistoryReader()
+    async for event in desk.follow(number):
+        line = reader.read(event)
+        if line is not None:
+            out.print(f"  {line.render(desk.settings.time_zone)}", markup=False)
+
+
+async def _follow_agent(desk: DeskClient, number: int) -> None:
+    """Print the agent's new lines from its heartbeat (as the job's thread shows them)."""
+    import asyncio
+
+    from temporalio.service import RPCError
+
+    from desk.names import job_workflow_id
+    from desk.scrub import scrub
+    from surfaces.clients.agent_lines import NewLines, agent_lines
+    from surfaces.render.text import visible
+
+    follower = NewLines()
+    while True:
+        try:
+            seen = await agent_lines(desk.client, job_workflow_id(number))
+        except RPCError:  # the server is away for a moment: the history follower says more
+            seen = None
+        if seen is not None:
+            if not seen.job_running:
+                return
+            skipped, new = follower.take(seen)
+            if skipped:
+                out.print(f"  agent │ … {skipped} lines (codedesk logs {number})", markup=False)
+            for line in new:
+                out.print(f"  agent │ {visible(scrub(line))}", markup=False)
+        await asyncio.sleep(desk.settings.agent_progress_interval.total_seconds())
+
+
+def _print_report(report: JobReport, zone: str) -> None:
+    from surfaces.cli.render import print_blocks
+    from surfaces.render.reports import job_report
+
+    print_blocks(job_report(report, zone))
+
+
+def _print_from(path: Path, position: int) -> int:
+    if not path.is_file():
+        return position
+    with path.open("r", encoding="utf-8", errors="replace") as log:
+        log.seek(position)
+        chunk = log.read()
+        typer.echo(chunk, nl=False)
+        return log.tell()

@@ -1,0 +1,66 @@
+"""`codedesk repo add|list`: the shelf of clones."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import typer
+
+from surfaces.cli.runner import err, out, with_desk
+
+if TYPE_CHECKING:
+    from surfaces.clients.desk import DeskClient
+
+repo_app = typer.Typer(
+    help="The shelf: the clones codedesk works on.", no_args_is_help=True, rich_markup_mode=None
+)
+
+
+@repo_app.command("add")
+def add(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="The repository's name."),
+    source: str = typer.Option(
+        "", "--from", help="Clone from this URL or path instead of the clone-source template."
+    ),
+    host: str = typer.Option(
+        "", "--host", help="The host whose shelf gets the clone (default: the only live host)."
+    ),
+) -> None:
+    """Clone OWNER/REPO onto a host's shelf; its jobs, reports and pushes run on that host."""
+
+    async def body(desk: DeskClient) -> None:
+        clone = await desk.add_repo(repo, source, host)
+        where = f" on host {clone.host}" if clone.host else ""
+        out.print(
+            f"Added {clone.repo} at {clone.path}{where} (branch {clone.branch}).", markup=False
+        )
+
+    with_desk(body)
+
+
+@repo_app.command("list")
+def list_(
+    fetch: bool = typer.Option(False, "--fetch", help="Fetch each clone's origin first."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
+) -> None:
+    """List every host's clones with branch, upstream distance, dirty files, last commit."""
+    from surfaces.cli.render import clones_table
+
+    async def body(desk: DeskClient) -> None:
+        shelves = await desk.shelves(fetch=fetch)
+        clones = shelves.clones
+        if as_json:
+            typer.echo(json.dumps([clone.model_dump(mode="json") for clone in clones], indent=2))
+        elif not clones:
+            out.print("The shelf is empty: add a repository with `codedesk repo add OWNER/REPO`.")
+        else:
+            out.print(clones_table(clones))
+        if shelves.silent:
+            err.print(
+                f"Hosts that did not answer: {', '.join(shelves.silent)} (no worker polls "
+                "there now; their clones are not listed).",
+                markup=False,
+            )
+
+    with_desk(body)

@@ -1,0 +1,89 @@
+"""A job's working agent as surfaces follow it: its latest lines, read from Temporal.
+
+`run_agent` heartbeats its last lines; Temporal keeps only the latest heartbeat with the
+pending activity (`describe()`), so surfaces read the agent's progress there and the job's
+history gets no event per line.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class AgentLines:
+    """What one look at a job found of its agent."""
+
+    job_running: bool
+    """False: the job has closed (or is gone), so no agent of it will work again."""
+    agent_working: bool
+    """An attempt of the agent activity is pending (running, or about to run again)."""
+    lines: tuple[str, ...] = ()
+    """The agent's last lines as its latest heartbeat carried them (scrubbed by the worker)."""
+    total: int = 0
+    """How many lines the agent's current attempt printed so far."""
+    attempt: int = 0
+    """The agent activity's attempt those lines are of."""
+
+
+ENDED = AgentLines(job_running=False, agent_working=False)
+
+
+async def agent_lines(client: Client, workflow_id: str) -> AgentLines:
+    """The agent of job `workflow_id` as its latest heartbeat shows it.
+
+    Raises `RPCError` when the server cannot answer (a surface tries again later).
+    """
+    try:
+        described = await client.get_workflow_handle(workflow_id).describe()
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return ENDED
+        raise
+    if described.status != WorkflowExecutionStatus.RUNNING:
+        return ENDED
+    for pending in described.raw_description.pending_activities:
+        if pending.activity_type.name != RUN_AGENT:
+            continue
+        working = AgentLines(job_running=True, agent_working=True, attempt=pending.attempt)
+        payloads = list(pending.heartbeat_details.payloads)
+        if not payloads:
+            return working
+        try:
+            beat, *_ = await client.data_converter.decode(payloads, [AgentHeartbeat])
+        except (ValueError, TypeError) as error:  # a worker of another version: show nothing
+            log.warning("The agent heartbeat of %s cannot be read: %s", workflow_id, error)
+            return working
+        if not isinstance(beat, AgentHeartbeat):
+            return working
+        return replace(working, lines=tuple(beat.last_lines), total=beat.lines_total)
+    return AgentLines(job_running=True, agent_working=False)
+
+
+class NewLines:
+    """Which of the agent's lines a follower (`codedesk watch`) has not printed yet."""
+
+    def __init__(self) -> None:
+        self.attempt = 0
+        self.printed = 0
+
+    def take(self, seen: AgentLines) -> tuple[int, list[str]]:
+        """How many new lines the heartbeat no longer holds, and the new lines it holds."""
+        if not seen.agent_working:
+            return 0, []
+        if seen.attempt != self.attempt or seen.total < self.printed:
+            self.attempt, self.printed = seen.attempt, 0  # a new attempt counts from 0
+        new = seen.total - self.printed
+        self.printed = max(self.printed, seen.total)
+        if new <= 0:
+            return 0, []
+        shown = list(seen.lines[-new:])
+        return new - len(shown), shown

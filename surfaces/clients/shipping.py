@@ -1,0 +1,174 @@
+"""What surfaces ask of shipping: a change report, a push request, and its result."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from desk.config.settings import DeskSettings
+from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
+from desk.holds.approvals import SurfacePlace, approval_id
+from desk.host_slots import repo_host
+from desk.names import DESK_WORKFLOW_ID, push_workflow_id, pushing_memo, repo_workflow_id
+from desk.payloads.jobs import DeskState
+from desk.payloads.repo_state import ReceiptQuery, RepoState
+from desk.payloads.shipping import (
+    PUSH_TOOL,
+    ChangeReport,
+    PushResult,
+    PushStatus,
+    ReportInput,
+    ShipInput,
+    full_sha,
+    push_call,
+)
+from desk.repo_names import parse_repo_name
+from surfaces.clients.worker_check import require_worker
+from workflows.desk.entity import Desk
+from workflows.job.reasons import reason_of
+from workflows.repo.entity import RepoEntity
+from workflows.ship import Ship
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+
+
+class ShippingClient:
+    def __init__(self, client: Client, settings: DeskSettings) -> None:
+        self.client = client
+        self.settings = settings
+
+    async def change_report(self, repo: str) -> ChangeReport:
+        """Make a change report under the repository's lock; the entity keeps it as a receipt."""
+        name = str(parse_repo_name(repo))
+        await require_worker(self.client, self.settings.task_queue)
+        host = await self._host_of(name)
+        start = WithStartWorkflowOperation(
+            RepoEntity.run,
+            RepoState(repo=name, host=host),
+            id=repo_workflow_id(name),
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            task_queue=self.settings.task_queue,
+            memo=pushing_memo(),
+        )
+        request = ReportInput(
+            repo=name,
+            max_commits=self.settings.report_commits,
+            max_files=self.settings.report_files,
+            host=host,
+        )
+        try:
+            return await self.client.execute_update_with_start_workflow(
+                RepoEntity.change_report, request, start_workflow_operation=start
+            )
+        except WorkflowUpdateFailedError as error:
+            cause = error.cause
+            if isinstance(cause, ApplicationError):
+                kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
+                raise desk_error(kind, cause.message) from None
+            raise ShipRefusal(f"The report failed: {reason_of(cause or error)}") from None
+
+    async def _desk(self) -> DeskState | None:
+        handle = self.client.get_workflow_handle_for(Desk.run, DESK_WORKFLOW_ID)
+        try:
+            return await handle.query(Desk.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return None
+
+    async def _host_of(self, repo: str) -> str:
+        """The host the desk records for `repo` (its only host when it has one), else ""."""
+        desk = await self._desk()
+        return repo_host(desk, repo) if desk is not None else ""
+
+    async def request_push(
+        self, repo: str, sha: str, place: SurfacePlace | None = None, *, hold: bool = False
+    ) -> tuple[WorkflowHandle[Ship, PushResult], str]:
+        """Start the push of exactly `sha`; returns its handle and the approval id it waits on.
+
+        Whether it waits for an owner is the desk's host policy, which the `Ship` reads itself;
+        the id returned here is read from the same policy, to tell the person. `hold` asks to
+        wait for an owner even where the host exempts the repository.
+        """
+        name = str(parse_repo_name(repo))
+        sha = full_sha(sha)
+        await require_worker(self.client, self.settings.task_queue)
+        receipt = await self.receipt(name, sha)
+        desk = await self._desk()
+        exempt = desk is not None and desk.policy is not None and desk.policy.exempt(name)
+        exempt = exempt and not hold
+        ident = push_workflow_id(name, sha)
+        try:
+            handle = await self.client.start_workflow(
+                Ship.run,
+                ShipInput(receipt=receipt, hold=hold, requester=self.settings.owner, place=place),
+                id=ident,
+                task_queue=self.settings.task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+            )
+        except WorkflowAlreadyStartedError:
+            raise RepoBusyError(
+                f"A push of {sha} to {name} was already requested and has not finished "
+                f"(workflow {ident}): answer its approval (`codedesk approvals`) or wait for it."
+            ) from None
+        waits_on = "" if exempt else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
+        return handle, waits_on
+
+    async def finished_push(self, repo: str, sha: str) -> PushResult | None:
+        """The result of a push of exactly `sha` that already reached the remote, if any: asking
+        again shows it instead of opening a new approval for a push that is done."""
+        name = str(parse_repo_name(repo))
+        handle = self.client.get_workflow_handle_for(
+            Ship.run, push_workflow_id(name, full_sha(sha))
+        )
+        try:
+            described = await handle.describe()
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise ServerError(f"The pushes of {name} could not be read ({error}).") from None
+        if described.status != WorkflowExecutionStatus.COMPLETED:
+            return None
+        result = await handle.result()
+        return result if result.status == PushStatus.PUSHED else None
+
+    async def receipt(self, repo: str, sha: str) -> ChangeReport:
+        """The kept change report of exactly `sha`; without one a push is refused."""
+        try:
+            found = await self.client.get_workflow_handle_for(
+                RepoEntity.run, repo_workflow_id(repo)
+            ).query(RepoEntity.receipt, ReceiptQuery(sha=sha), rpc_timeout=QUERY_TIMEOUT)
+        except RPCError as error:
+            if error.status != RPCStatusCode.NOT_FOUND:
+                raise ServerError(
+                    f"The receipts of {repo} could not be read ({error}); is a worker running "
+                    "(`codedesk up`)? Nothing was pushed."
+                ) from None
+            found = None
+        except WorkflowQueryFailedError as error:
+            raise ServerError(f"The receipts of {repo} could not be read: {error}.") from None
+        if found is None:
+            raise ShipRefusal(
+                f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "
+                "and push the SHA it names."
+            )
+        return found
+
+    async def push_running(self, repo: str) -> str:
+        """The SHA a push of `repo` is pushing now, or empty (also when nobody can tell)."""
+        try:
+            state = await self.client.get_workflow_handle_for(
+                RepoEntity.run, repo_workflow_id(repo)
+            ).query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return ""
+        return state.pushing.receipt.head if state.pushing else ""

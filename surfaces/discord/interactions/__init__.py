@@ -1,0 +1,1 @@
+"""What people do in Discord: slash commands, buttons, presses, access."""

@@ -1,0 +1,1 @@
+"""Discord's markdown: escaped text, cards, embeds, replies and progress."""

@@ -1,0 +1,184 @@
+"""The job report, the change report and a push's result, each laid out once for every target."""
+
+from __future__ import annotations
+
+from desk.config.dates import shown_date
+from desk.config.durations import format_duration
+from desk.holds.approvals import HeldCall, HoldVerdict
+from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
+from surfaces.render.blocks import (
+    Block,
+    Span,
+    Tone,
+    code,
+    field,
+    heading,
+    item,
+    joined,
+    line,
+    name,
+    ours,
+    text,
+)
+
+OUTCOME_TONE = {
+    JobOutcome.INTEGRATED: Tone.GOOD,
+    JobOutcome.NOTHING: Tone.WARN,
+    JobOutcome.CANCELLED: Tone.WARN,
+}
+TASK_CHARS = 300
+YOLO_TITLE = "Approved by yolo mode"
+VERDICT_WORDS = {
+    HoldVerdict.DECLINED: "declined",
+    HoldVerdict.WITHDRAWN: "withdrawn",
+    HoldVerdict.EXPIRED: "expired",
+    HoldVerdict.PENDING: "unanswered",
+    HoldVerdict.APPROVED: "approved",
+    HoldVerdict.ALLOWED: "allowed",
+}
+
+
+def job_report(report: JobReport, zone: str = "") -> list[Block]:
+    """A job's report: outcome, reason, times (dated in `zone`), branch, commits, files, held
+    calls, git state, output."""
+    tone = OUTCOME_TONE.get(report.outcome, Tone.BAD)
+    blocks = [
+        heading(
+            ours(f"job {report.number} on "),
+            name(report.repo),
+            ours(": "),
+            ours(report.outcome.value, tone),
+        )
+    ]
+    if report.task:
+        blocks.append(field("task", text(_cut(report.task, TASK_CHARS))))
+    for title, when in (("started", report.started_at), ("finished", report.finished_at)):
+        if when is not None:
+            blocks.append(field(title, ours(shown_date(when, zone))))
+    if report.reason:
+        blocks.append(line(text(report.reason)))
+    if report.failure_category:
+        exit_code = f", exit code {report.exit_code}" if report.exit_code is not None else ""
+        blocks.append(field("failure", text(report.failure_category), ours(exit_code)))
+    if report.branch:
+        blocks.append(
+            field("branch", name(report.branch), ours(" (kept)" if report.branch_kept else ""))
+        )
+    if report.confinement:
+        unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
+        blocks.append(field("sandbox", name(report.confinement), ours(unconfined, Tone.WARN)))
+    if report.branch_kept and report.worktree:
+        blocks.append(field("worktree", name(report.worktree)))
+    if report.head:
+        blocks.append(field("clone HEAD", name(report.head)))
+    if report.commits:
+        blocks.append(field(f"commits ({len(report.commits) + report.commits_omitted})"))
+        blocks += [item(name(c.sha[:12]), ours(" "), text(c.subject)) for c in report.commits]
+        if report.commits_omitted:
+            blocks.append(item(ours(f"… and {report.commits_omitted} more")))
+    for title, files in (
+        ("conflicting files", report.conflict_files),
+        ("uncommitted files", report.uncommitted),
+    ):
+        if files:
+            blocks.append(field(title, *joined(name(path) for path in files)))
+    blocks += held_calls(report.held_calls, report.held_calls_omitted)
+    blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
+    if report.extended_by:
+        extended = (
+            f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"
+        )
+        blocks.append(field("long-running", ours(extended)))
+    if report.git_state:
+        blocks += [field("git state"), code(report.git_state.rstrip())]
+    if report.output:
+        earlier: tuple[Span, ...] = ()
+        if report.output_cut:
+            earlier = (ours(f"{report.output_cut} earlier characters cut", Tone.DIM),)
+            if report.log_path:
+                earlier += (ours("; whole log: ", Tone.DIM), name(report.log_path, Tone.DIM))
+        blocks.append(field("agent output", *earlier))
+        blocks.append(code(report.output.rstrip()))
+    return blocks
+
+
+def held_calls(calls: list[HeldCall], omitted: int = 0, title: str = "held calls") -> list[Block]:
+    """The calls a person declined, withdrew or never answered (or that yolo mode approved):
+    one entry per call."""
+    seen: set[str] = set()
+    entries = []
+    for call in calls:
+        key = call.approval_id or f"{call.tool}\0{call.summary}"
+        if key in seen:
+            continue  # a call cancelled while it waited is recorded twice: it is one call
+        seen.add(key)
+        parts: list[Span] = []
+        if call.tool:
+            parts += [name(call.tool), ours(" ")]
+        verdict = VERDICT_WORDS.get(call.verdict, call.verdict.value)
+        parts += [ours(verdict, _verdict_tone(call.verdict)), ours(": "), text(call.summary)]
+        if call.note:
+            parts += [ours(" ("), text(call.note), ours(")")]
+        entries.append(item(*parts))
+    if not entries:
+        return []
+    more = [item(ours(f"… and {omitted} more"))] if omitted else []
+    return [field(f"{title} ({len(entries) + omitted})"), *entries, *more]
+
+
+def change_report(made: ChangeReport) -> list[Block]:
+    """What a push of the clone's HEAD would ship."""
+    total = len(made.commits) + made.commits_omitted
+    blocks = [
+        heading(
+            name(made.repo),
+            ours(f": {total} commit(s) ahead of "),
+            name(f"origin/{made.default_branch}"),
+        ),
+        field("HEAD", name(made.head)),
+        field(
+            "branch",
+            name(made.default_branch),
+            ours(" (remote at "),
+            name(made.remote_tip[:12]),
+            ours(")"),
+        ),
+        field("destination", name(made.destination)),
+        field("commits"),
+        *(item(name(c.sha[:12]), ours(" "), text(c.subject)) for c in made.commits),
+    ]
+    if made.commits_omitted:
+        blocks.append(item(ours(f"… and {made.commits_omitted} more")))
+    blocks.append(field("files"))
+    blocks += [item(ours(f"+{f.added} -{f.deleted} "), name(f.path)) for f in made.files]
+    if made.files_omitted:
+        blocks.append(item(ours(f"… and {made.files_omitted} more")))
+    return blocks
+
+
+def push_result(result: PushResult) -> list[Block]:
+    """One line: pushed where, by whose approval; or why nothing was pushed."""
+    if result.status == PushStatus.PUSHED:
+        parts = [
+            ours("Pushed ", Tone.GOOD),
+            name(result.sha),
+            ours(" to "),
+            name(result.branch),
+            ours(" at "),
+            name(result.destination),
+        ]
+        if result.already:
+            parts.append(ours(" (the remote already had it)"))
+        if result.approved_by:
+            parts += [ours(", approved by "), text(result.approved_by)]
+        return [line(*parts, ours("."))]
+    return [line(ours(f"Not pushed ({result.status.value}): ", Tone.BAD), text(result.reason))]
+
+
+def _verdict_tone(verdict: HoldVerdict) -> Tone:
+    return Tone.GOOD if verdict in (HoldVerdict.APPROVED, HoldVerdict.ALLOWED) else Tone.BAD
+
+
+def _cut(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"

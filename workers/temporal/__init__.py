@@ -1,0 +1,1 @@
+"""Reaching Temporal: the SDK client, the service client alone, the transport."""

@@ -1,0 +1,1 @@
+"""The `Desk` entity: job numbers, slots per host, the FIFO queue, modes."""

@@ -1,0 +1,34 @@
+"""The messages between the `Desk` and its jobs, in base classes of their own.
+
+The desk starts jobs and signals them; jobs signal the desk when they end. Keeping each side's
+signal in a mixin lets both workflow modules refer to it without importing each other.
+"""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from desk.payloads.jobs import JobAdmitted, JobEnded
+
+
+class AwaitsAdmission:
+    """Mixed into a job that may start queued: the desk's `admit` signal lets it run."""
+
+    admitted: bool = False
+
+    @workflow.signal
+    def admit(self, message: JobAdmitted) -> None:
+        """A slot is free: the queued job may run now."""
+        self.admitted = True
+
+
+class HearsJobEnds:
+    """Mixed into the desk: every job it admitted says when it has ended, whatever ended it."""
+
+    ended: list[int]
+
+    @workflow.signal
+    def job_ended(self, message: JobEnded) -> None:
+        """Release the job's slot (or its place in the queue)."""
+        self.ended.append(message.number)

@@ -1,0 +1,1 @@
+"""The `CodingJob` workflow and the parts of a job: holds, modes, slot, report."""

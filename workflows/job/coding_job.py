@@ -1,0 +1,434 @@
+"""The `CodingJob` workflow: worktree, agent, integration through the `Repo` entity, report."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TypeVar
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
+from temporalio.exceptions import ActivityError, CancelledError, FailureError
+from temporalio.workflow import ActivityCancellationType
+
+with workflow.unsafe.imports_passed_through():
+    from activities.agent.run import AgentActivities
+    from activities.git.worktrees import WorktreeActivities
+    from desk.config.durations import format_duration
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
+    from desk.payloads.jobs import (
+        AgentEnd,
+        AgentResult,
+        IntegrationRequest,
+        IntegrationResult,
+        IntegrationStatus,
+        JobInput,
+        JobOutcome,
+        JobPhase,
+        JobReport,
+        JobStatus,
+        PrepareWorktreeInput,
+        ReleaseWorktreeInput,
+        RunAgentInput,
+        Worktree,
+    )
+    from desk.payloads.surfaces import ThreadProgress, ThreadReport
+    from workflows.policies import (
+        AGENT_RETRY,
+        GIT_HEARTBEAT_TIMEOUT,
+        GIT_RETRY,
+        GIT_STEP_TIMEOUT,
+        HOLD_ALLOWANCE,
+    )
+
+from workflows.desk.admission import AwaitsAdmission
+from workflows.hosts import Route, host_missing, host_route, on_host
+from workflows.job.discard import discard_cancelled_worktree
+from workflows.job.holds import HoldsCalls
+from workflows.job.reasons import reason_of
+from workflows.job.report import build_report
+from workflows.job.slot import HoldsDeskSlot
+from workflows.outbox_calls import send_to_outbox
+from workflows.repo.calls import queue_integration, withdraw_integration
+from workflows.repo.integration_reply import AwaitsIntegration
+
+T = TypeVar("T")
+
+WITHDRAW_WAIT = timedelta(minutes=2)
+"""How long a cancelled job waits for its repository to confirm a withdrawal."""
+
+INTEGRATION_OUTCOMES = {
+    IntegrationStatus.INTEGRATED: JobOutcome.INTEGRATED,
+    IntegrationStatus.NOTHING: JobOutcome.NOTHING,
+    IntegrationStatus.CONFLICT: JobOutcome.CONFLICT,
+    IntegrationStatus.REFUSED: JobOutcome.REFUSED,
+    IntegrationStatus.WITHDRAWN: JobOutcome.CANCELLED,
+    IntegrationStatus.FAILED: JobOutcome.FAILED,
+}
+
+
+def _cancelled(error: BaseException) -> bool:
+    return isinstance(error, asyncio.CancelledError) or (
+        isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
+    )
+
+
+@workflow.defn(name="CodingJob")
+class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
+    """Id `job-<n>`: one coding task on one repository, from worktree to report."""
+
+    @workflow.init
+    def __init__(self, job: JobInput) -> None:
+        self.job = job
+        self.status = JobStatus(
+            number=job.number, repo=job.repo, task=job.task, requester=job.requester, host=job.host
+        )
+        self.integration: IntegrationResult | None = None
+        self.admitted = job.admitted
+        self.init_holds()
+        self.init_modes()
+
+    @workflow.run
+    async def run(self, job: JobInput) -> JobReport:
+        # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
+        # and no workflow call may run then. A failure still frees the desk's slot.
+        try:
+            report = await self._admitted_work()
+            await self.close_open_approvals()
+        except FailureError:
+            await self.tell_desk()
+            raise
+        await self.tell_desk()
+        cap = self.job.report_held_calls
+        report.held_calls = self.held_calls[:cap]
+        report.held_calls_omitted = max(0, len(self.held_calls) - cap)
+        report.yolo_approved = self.yolo_approved[:cap]
+        report.yolo_approved_omitted = max(0, len(self.yolo_approved) - cap)
+        report.extended_by = self.extended_by
+        report.started_at = workflow.info().start_time
+        report.finished_at = workflow.now()
+        self.status.report = report
+        self._set_phase(JobPhase.DONE, outcome=report.outcome)
+        if self.job.place is not None:
+            place = self.job.place
+            await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))
+        return report
+
+    @workflow.query
+    def current(self) -> JobStatus:
+        """Where the job is now, and its report once it has one."""
+        return self.status
+
+    async def _admitted_work(self) -> JobReport:
+        """Wait for the desk's `admit` when the job starts queued, then work."""
+        if not self.admitted:
+            self._set_phase(JobPhase.QUEUED)
+            try:
+                await workflow.wait_condition(lambda: self.admitted)
+            except asyncio.CancelledError:
+                return build_report(
+                    self.job, JobOutcome.CANCELLED, reason="Cancelled while queued: it never ran."
+                )
+        return await self._work()
+
+    async def _work(self) -> JobReport:
+        self._set_phase(JobPhase.PREPARING)
+        await self._narrate("Cutting a worktree from the clone's HEAD…")
+        try:
+            worktree = await self._on_host(
+                lambda route: workflow.execute_activity_method(
+                    WorktreeActivities.prepare_worktree,
+                    PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                )
+            )
+        except (ActivityError, asyncio.CancelledError) as error:
+            if _cancelled(error):
+                await discard_cancelled_worktree(self.job)
+                return build_report(
+                    self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
+                )
+            assert isinstance(error, ActivityError)
+            return build_report(self.job, JobOutcome.REFUSED, reason=reason_of(error))
+        self.status.branch, self.status.worktree = worktree.branch, worktree.path
+
+        self._set_phase(JobPhase.WORKING)
+        await self._narrate(f"The agent works on branch {worktree.branch}…")
+        try:
+            agent = await self._run_agent_on_host(worktree)
+        except (ActivityError, asyncio.CancelledError) as error:
+            if _cancelled(error):
+                return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
+            assert isinstance(error, ActivityError)
+            reason = f"The agent activity failed: {reason_of(error)}"
+            return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
+        if agent is None or agent.end == AgentEnd.TIMED_OUT:
+            reason = (
+                f"The agent ran past the work-time budget of {format_duration(self.job.budget)} "
+                "and was stopped."
+            )
+            reason += self.extension_said()
+            return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
+        if agent.end == AgentEnd.NOT_STARTED:
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
+            )
+        if agent.end == AgentEnd.FAILED:
+            # Only agents of this version end so: recorded histories never take this branch.
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="agent"
+            )
+        if agent.exit_code != 0:
+            code = agent.exit_code
+            category = "signal" if code is not None and code < 0 else "exit"
+            reason = (
+                f"The agent was killed by signal {-code}."
+                if category == "signal" and code is not None
+                else f"The agent exited with code {code}."
+            )
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, reason, agent=agent, category=category
+            )
+
+        self._set_phase(JobPhase.INTEGRATING)
+        await self._narrate("The agent is done; integrating its commits into the clone…")
+        self.give_slot_back_early()
+        result = await self._integrate(worktree)
+        return build_report(
+            self.job,
+            INTEGRATION_OUTCOMES[result.status],
+            reason=result.reason,
+            worktree=worktree,
+            agent=agent,
+            integration=result,
+            category="integration" if result.status == IntegrationStatus.FAILED else "",
+        )
+
+    async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
+        """Run the agent on the clone's host, starting it again whenever the host was gone."""
+        route = host_route(self.job.host, self.job.host_wait)
+        execution = 1
+        while True:
+            try:
+                agent = await self._run_agent(worktree, route, execution)
+            except ActivityError as error:
+                if not route or not host_missing(error):
+                    raise
+                await self._waiting_for_host(self.job.host)
+                execution += 1
+                continue
+            await self._waiting_for_host("")
+            return agent
+
+    async def _waiting_for_host(self, host: str) -> None:
+        """Say (in the status, in visibility and in the job's thread) which host it waits for."""
+        if host == self.status.waiting_for_host:
+            return
+        gone = host or self.status.waiting_for_host
+        self.status.waiting_for_host = host
+        workflow.upsert_search_attributes(
+            [
+                WAITING_HOST_ATTRIBUTE.value_set(host)
+                if host
+                else WAITING_HOST_ATTRIBUTE.value_unset()
+            ]
+        )
+        if host:
+            await self._narrate(
+                f"Waiting for host {host}: no worker of that host polls now; "
+                "the job goes on when one does."
+            )
+        else:
+            await self._narrate(f"Host {gone} is back; the job goes on.")
+
+    async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
+        """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
+        return await on_host(call, self.job.host, self.job.host_wait, self._waiting_for_host)
+
+    async def _run_agent(
+        self, worktree: Worktree, route: Route, execution: int = 1
+    ) -> AgentResult | None:
+        """Run the agent under the job's work clock; None when the budget ran out.
+
+        The clock stands still while a hold waits for a person, so the budget counts only
+        the agent's own working time; time the agent kept working beside a waiting hold is
+        signalled by the hold channel (`agent_worked`) and counts. When the budget runs out
+        the activity is cancelled, which kills the agent's process group.
+        """
+        handle = workflow.start_activity_method(
+            AgentActivities.run_agent,
+            RunAgentInput(
+                number=self.job.number,
+                repo=self.job.repo,
+                task=self.job.task,
+                agent_command=self.job.agent_command,
+                worktree=worktree.path,
+                output_chars=self.job.output_chars,
+                hold_classes=self.job.hold_classes,
+                hold_tools=self.job.hold_tools,
+                execution=execution,
+            ),
+            start_to_close_timeout=self.agent_time_limit() + HOLD_ALLOWANCE,
+            heartbeat_timeout=self.job.heartbeat_timeout,
+            retry_policy=AGENT_RETRY,
+            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+            **route,
+        )
+        worked = timedelta(0)
+        out_of_time = False
+        try:
+            while not handle.done() and not out_of_time:
+                worked += self.take_worked_beside_holds()
+                allowance = self.work_allowance(worked)
+                if worked >= allowance:
+                    out_of_time = True
+                    handle.cancel()
+                    break
+                if self.waiting_holds:
+                    await workflow.wait_condition(
+                        lambda: (
+                            handle.done()
+                            or not self.waiting_holds
+                            or bool(self.worked_beside_holds)
+                        )
+                    )
+                    continue
+                began = workflow.now()
+                try:
+                    await workflow.wait_condition(
+                        lambda: (
+                            handle.done()
+                            or self.waiting_holds > 0
+                            or bool(self.worked_beside_holds)
+                        ),
+                        timeout=max(allowance - worked, timedelta(milliseconds=1)),
+                    )
+                except TimeoutError:
+                    pass  # the clock is looked at again at the top: long-running may go on
+                worked += workflow.now() - began
+        except asyncio.CancelledError:
+            handle.cancel()
+            await workflow.wait_condition(handle.done)
+            raise
+        try:
+            return await handle
+        except ActivityError as error:
+            if out_of_time and _cancelled(error):
+                return None
+            raise
+
+    async def _integrate(self, worktree: Worktree) -> IntegrationResult:
+        """Ask the repository's entity to integrate, and wait for its answer."""
+        me = workflow.info().workflow_id
+        request = IntegrationRequest(
+            job_workflow_id=me,
+            number=self.job.number,
+            repo=self.job.repo,
+            worktree=worktree,
+            report_commits=self.job.report_commits,
+            report_files=self.job.report_files,
+            host=self.job.host,
+        )
+        entity = await queue_integration(request)
+        try:
+            await workflow.wait_condition(
+                lambda: self.integration is not None, timeout=self.job.integration_wait
+            )
+        except asyncio.CancelledError:
+            await withdraw_integration(entity, me)
+            try:
+                await workflow.wait_condition(
+                    lambda: self.integration is not None, timeout=WITHDRAW_WAIT
+                )
+            except TimeoutError:
+                return IntegrationResult(
+                    status=IntegrationStatus.WITHDRAWN,
+                    reason="Cancelled while waiting to integrate; the branch is kept.",
+                    branch_kept=True,
+                )
+        except TimeoutError:
+            return IntegrationResult(
+                status=IntegrationStatus.FAILED,
+                reason=(
+                    "The repository did not integrate within "
+                    f"{format_duration(self.job.integration_wait)}."
+                ),
+                branch_kept=True,
+            )
+        assert self.integration is not None
+        return self.integration
+
+    async def _left_behind(
+        self,
+        worktree: Worktree,
+        outcome: JobOutcome,
+        reason: str,
+        *,
+        agent: AgentResult | None = None,
+        category: str = "",
+    ) -> JobReport:
+        """Release the worktree after a failure and report what was kept."""
+        self._set_phase(JobPhase.CLEANING)
+        left = await self._on_host(
+            lambda route: workflow.execute_activity_method(
+                WorktreeActivities.release_worktree,
+                ReleaseWorktreeInput(
+                    number=self.job.number,
+                    repo=self.job.repo,
+                    worktree=worktree,
+                    report_commits=self.job.report_commits,
+                    report_files=self.job.report_files,
+                    output_chars=self.job.output_chars,
+                ),
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+                retry_policy=GIT_RETRY,
+                **route,
+            )
+        )
+        if agent is None and left.log_path:
+            # The agent was stopped before it could report: its log tells what it said.
+            agent = AgentResult(
+                end=AgentEnd.TIMED_OUT,
+                output=left.output,
+                output_cut=left.output_cut,
+                log_path=left.log_path,
+            )
+        kept = IntegrationResult(
+            status=IntegrationStatus.FAILED,
+            commits=left.commits,
+            commits_omitted=left.commits_omitted,
+            uncommitted=left.uncommitted,
+            branch_kept=left.kept,
+            git_state=left.git_state,
+        )
+        return build_report(
+            self.job,
+            outcome,
+            reason=reason,
+            worktree=worktree,
+            agent=agent,
+            integration=kept,
+            category=category,
+        )
+
+    async def _narrate(self, text: str) -> None:
+        """Short narration for the job's chat thread (one progress message, edited in place)."""
+        if self.job.place is not None:
+            place = self.job.place
+            # While the agent works, the surface reads its lines from Temporal (not this history).
+            working = self.status.phase == JobPhase.WORKING
+            agent_of = workflow.info().workflow_id if working else ""
+            progress = ThreadProgress(channel=place.channel, text=text, agent_of=agent_of)
+            await send_to_outbox(place, progress)
+
+    def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
+        self.status.phase = phase
+        updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
+        if outcome is not None:
+            updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))
+        workflow.upsert_search_attributes(updates)

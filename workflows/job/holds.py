@@ -1,0 +1,263 @@
+"""A job's holds: the agent's hook asks by Update; a person answers through an `Approval` child."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ChildWorkflowError, WorkflowAlreadyStartedError
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from activities.holds.classify import classify_call_activity
+    from desk.holds.approvals import (
+        AgentWorked,
+        ApprovalOutcome,
+        ApprovalRequest,
+        ClassifyInput,
+        HeldCall,
+        HoldAnswer,
+        HoldRequest,
+        HoldVerdict,
+        OutcomeKind,
+        WithdrawInput,
+        approval_id,
+        approval_id_of_digest,
+    )
+    from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
+    from desk.payloads.jobs import JobInput, JobPhase, JobStatus
+
+from workflows.job.modes import FollowsModes
+from workflows.job.reasons import reason_of
+
+CLASSIFY_TIMEOUT = timedelta(seconds=30)
+LATE_APPROVALS_PATCH = "late-approvals-count-once"
+LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
+LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
+MAX_WORKED = timedelta(hours=1)
+"""The most one `agent_worked` signal may charge (a bound on a confused or hostile sender)."""
+DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
+VERDICTS = {
+    OutcomeKind.APPROVED: HoldVerdict.APPROVED,
+    OutcomeKind.DECLINED: HoldVerdict.DECLINED,
+    OutcomeKind.WITHDRAWN: HoldVerdict.WITHDRAWN,
+    OutcomeKind.EXPIRED: HoldVerdict.EXPIRED,
+    OutcomeKind.CANCELLED: HoldVerdict.WITHDRAWN,
+}
+
+
+class HoldsCalls(FollowsModes):
+    """Mixed into `CodingJob`: the `hold` update, and the count of holds waiting for a person.
+
+    While any hold waits, the job's work clock stands still, so the work-time budget never
+    counts time spent waiting for a person; the hold channel signals `agent_worked` for the
+    time the agent kept working beside a waiting hold, and that time counts.
+
+    An approval approved after every hook waiting on it gave up is honoured once, by the next
+    identical call, and listed in the report as approved late.
+    """
+
+    job: JobInput
+    status: JobStatus
+    waiting_holds: int = 0
+    held_calls: list[HeldCall]
+    approvals: dict[str, asyncio.Task[ApprovalOutcome]]
+    hold_waiters: dict[str, int]
+    """How many holds wait on each approval now."""
+    late_approvals: dict[str, ApprovalOutcome]
+    """Approvals approved when no hold waited on them, not yet used by an identical call."""
+    held_actions: dict[str, tuple[str, str]]
+    """Each approval's tool and one-line action, for the report."""
+    approval_rounds: dict[str, int]
+    """How many times each approval id was asked (a settled one is asked anew)."""
+    held_entries: dict[tuple[str, int], int]
+    """Where each asked approval is listed in `held_calls`: one entry per call."""
+    worked_beside_holds: timedelta
+
+    def init_holds(self) -> None:
+        """The holds' state of a new job (called from the workflow's __init__)."""
+        self.held_calls = []
+        self.approvals = {}
+        self.hold_waiters = {}
+        self.late_approvals = {}
+        self.held_actions = {}
+        self.approval_rounds = {}
+        self.held_entries = {}
+        self.worked_beside_holds = timedelta(0)
+
+    @workflow.signal
+    def agent_worked(self, worked: AgentWorked) -> None:
+        """The agent kept working beside a waiting hold: that time counts against the budget."""
+        seconds = worked.seconds if 0 < worked.seconds < MAX_WORKED.total_seconds() else 0
+        self.worked_beside_holds += timedelta(seconds=seconds)
+
+    def take_worked_beside_holds(self) -> timedelta:
+        """The working time signalled since the last call, which the work clock now counts."""
+        worked, self.worked_beside_holds = self.worked_beside_holds, timedelta(0)
+        return worked
+
+    @workflow.update
+    async def hold(self, request: HoldRequest) -> HoldAnswer:
+        """May the agent's call run? Answers at once, or when a person has answered."""
+        if self.status.phase != JobPhase.WORKING or not self.status.worktree:
+            return HoldAnswer(
+                verdict=HoldVerdict.DECLINED,
+                reason=f"Job {self.job.number} is not working now ({self.status.phase}).",
+            )
+        self.waiting_holds += 1
+        try:
+            return await self._hold(request)
+        finally:
+            self.waiting_holds -= 1
+
+    async def _hold(self, request: HoldRequest) -> HoldAnswer:
+        scope = workflow.info().workflow_id
+        summary = request.summary
+        if summary is not None:  # the hold channel classified the call on its full input
+            classes, action = summary.classes, summary.action
+            ident = approval_id_of_digest(scope, summary.digest)
+        else:
+            found = await workflow.execute_activity(
+                classify_call_activity,
+                ClassifyInput(
+                    tool=request.tool,
+                    input=request.input,
+                    workspace=self.status.worktree,
+                    hold_classes=self.job.hold_classes,
+                    hold_tools=self.job.hold_tools,
+                    scrubbed=request.scrubbed,
+                ),
+                start_to_close_timeout=CLASSIFY_TIMEOUT,
+            )
+            classes, action = found.classes, found.action
+            ident = approval_id(scope, request.tool, request.input)
+        if not classes:
+            return HoldAnswer(verdict=HoldVerdict.ALLOWED)
+        if self.yolo_allows(classes):
+            return self.approve_by_yolo(request.tool, action, classes, ident)
+        self.held_actions.setdefault(ident, (request.tool, action))
+        late = self.late_approvals.get(ident)
+        if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
+            del self.late_approvals[ident]
+            self._record(request.tool, action, HoldVerdict.APPROVED, ident, LATE_USED_NOTE)
+            return self._verdict(request.tool, action, classes, late)
+        pending = self.approvals.get(ident)
+        if pending is None or pending.done():
+            ask = ApprovalRequest(
+                tool=request.tool,
+                input=request.input,
+                title=f"Job {self.job.number} on {self.job.repo} wants to run {request.tool}",
+                action=action,
+                parameters=request.parameters,
+                scope=scope,
+                owners=self.job.owners,
+                origin="discord" if self.job.place else "cli",
+                place=self.job.place,
+                classes=classes,
+                input_digest=summary.digest if summary else "",
+                input_bytes=summary.input_bytes if summary else 0,
+            )
+            pending = asyncio.create_task(self._ask(ident, ask))
+            self.approvals[ident] = pending
+            self.approval_rounds[ident] = self.approval_rounds.get(ident, 0) + 1
+        self.hold_waiters[ident] = self.hold_waiters.get(ident, 0) + 1
+        try:
+            await workflow.wait_condition(
+                lambda: pending.done() or self.yolo_allows(classes),
+                timeout=timedelta(seconds=max(request.wait_seconds, 0)),
+            )
+        except TimeoutError:
+            return HoldAnswer(
+                verdict=HoldVerdict.PENDING,
+                reason=(
+                    f"Nobody has answered approval {ident} yet; it stays open. Do not work "
+                    "around it: carry on without the call, or ask again later (the same call "
+                    "joins this approval)."
+                ),
+                classes=classes,
+                approval_id=ident,
+            )
+        finally:
+            self.hold_waiters[ident] -= 1
+        if not pending.done():  # yolo mode was switched on meanwhile and allows the call
+            return await self.release_by_yolo(request.tool, action, classes, ident)
+        return self._verdict(request.tool, action, classes, pending.result())
+
+    async def _ask(self, ident: str, ask: ApprovalRequest) -> ApprovalOutcome:
+        try:
+            handle = await workflow.start_child_workflow(
+                APPROVAL_WORKFLOW_TYPE,
+                ask,
+                id=ident,
+                parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
+                result_type=ApprovalOutcome,
+            )
+            outcome: ApprovalOutcome = await handle
+        except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
+            # Fail closed: an approval that cannot be asked or did not settle is no approval.
+            return ApprovalOutcome(
+                kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
+            )
+        if outcome.kind == OutcomeKind.APPROVED and not self.hold_waiters.get(ident):
+            # Every hook waiting on it gave up: the next identical call may use it, once.
+            self.late_approvals[ident] = outcome
+            tool, action = self.held_actions.get(ident, (ask.tool, ask.action))
+            self._record(tool, action, HoldVerdict.APPROVED, ident, LATE_NOTE)
+        return outcome
+
+    def _verdict(
+        self, tool: str, action: str, classes: list[str], outcome: ApprovalOutcome
+    ) -> HoldAnswer:
+        verdict = VERDICTS[outcome.kind]
+        by = outcome.by.name or outcome.by.id if outcome.by else ""
+        if verdict == HoldVerdict.APPROVED:
+            return HoldAnswer(
+                verdict=verdict, classes=classes, approval_id=outcome.approval_id, by=by
+            )
+        said = f"{verdict.value} by {by}" if by else verdict.value
+        note = f" ({outcome.note})" if outcome.note else ""
+        self._record(tool, action, verdict, outcome.approval_id, outcome.note)
+        return HoldAnswer(
+            verdict=verdict,
+            reason=f"This call was {said}{note}. {DO_NOT_RETRY}",
+            classes=classes,
+            approval_id=outcome.approval_id,
+            by=by,
+        )
+
+    def _record(self, tool: str, action: str, verdict: HoldVerdict, ident: str, note: str) -> None:
+        """List a call in the report: one entry per asked approval, its latest word kept.
+
+        Holds that joined one approval are one call; a call cancelled while it waits is
+        listed once, not once as unanswered and again as withdrawn.
+        """
+        summary = (action or tool)[: self.job.report_held_chars]
+        call = HeldCall(tool=tool, summary=summary, verdict=verdict, approval_id=ident, note=note)
+        key = (ident, self.approval_rounds.get(ident, 0))
+        index = self.held_entries.get(key)
+        if index is None:
+            self.held_entries[key] = len(self.held_calls)
+            self.held_calls.append(call)
+        else:
+            self.held_calls[index] = call
+
+    async def close_open_approvals(self) -> None:
+        """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
+        for ident, pending in self.approvals.items():
+            if pending.done():
+                continue
+            child = workflow.get_external_workflow_handle(ident)
+            try:
+                await child.signal(
+                    APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason="The job has ended.")
+                )
+            except Exception:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
+                workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
+            tool, action = self.held_actions.get(ident, ("", f"approval {ident}"))
+            self._record(
+                tool, action, HoldVerdict.PENDING, ident, "Nobody answered before the job ended."
+            )
+        # Holds still waiting get their (withdrawn) answer before the job closes, so no hook is
+        # left with an update the closed job can no longer answer.
+        await workflow.wait_condition(workflow.all_handlers_finished)

@@ -1,0 +1,59 @@
+"""The job's report, assembled from what each step returned (pure: no workflow calls)."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from desk.payloads.jobs import (
+        AgentResult,
+        IntegrationResult,
+        JobInput,
+        JobOutcome,
+        JobReport,
+        Worktree,
+    )
+
+
+def build_report(
+    job: JobInput,
+    outcome: JobOutcome,
+    *,
+    reason: str = "",
+    worktree: Worktree | None = None,
+    agent: AgentResult | None = None,
+    integration: IntegrationResult | None = None,
+    category: str = "",
+) -> JobReport:
+    """The `JobReport` of `job` ending with `outcome`."""
+    report = JobReport(
+        number=job.number,
+        repo=job.repo,
+        task=job.task,
+        outcome=outcome,
+        reason=reason,
+        failure_category=category,
+    )
+    if worktree is not None:
+        report.branch, report.worktree, report.base = (
+            worktree.branch,
+            worktree.path,
+            worktree.base,
+        )
+    if agent is not None:
+        report.exit_code = agent.exit_code
+        report.output, report.output_cut = agent.output, agent.output_cut
+        report.log_path, report.agent_attempts = agent.log_path, agent.attempts
+        report.tool_calls = agent.tool_calls
+        report.confinement = agent.confinement
+    if integration is not None:
+        report.head = integration.head
+        report.commits, report.commits_omitted = (
+            integration.commits,
+            integration.commits_omitted,
+        )
+        report.uncommitted = integration.uncommitted
+        report.conflict_files = integration.conflict_files
+        report.branch_kept = integration.branch_kept
+        report.git_state = integration.git_state
+    return report

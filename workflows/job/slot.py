@@ -1,0 +1,52 @@
+"""A job's slot at its desk: given back once, as soon as the job no longer needs it.
+
+The slot limits how many agents work on a host at once. Once a job's agent is done, the job
+only waits for its repository's entity, which integrates one job at a time whatever the slots
+say, so the job gives its slot back then and the next queued job starts while it integrates.
+The `job_ended` signal goes out in the same workflow task as the integration request and is
+acknowledged while the repository works, so the job's last workflow task has nothing left to
+wait for: it completes in the task that hears the integration's answer (issue 13).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from desk.payloads.jobs import JobEnded, JobInput
+
+from workflows.desk.admission import HearsJobEnds
+
+SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"
+"""Patch: a job gives its slot back when it asks to integrate, not when it ends."""
+
+
+class HoldsDeskSlot:
+    """Mixed into a job: tells its desk, exactly once, that its slot is free."""
+
+    job: JobInput
+    slot_given_back: asyncio.Task[None] | None = None
+
+    def give_slot_back_early(self) -> None:
+        """The agent is done: free the slot now; the signal is awaited when the job ends."""
+        if self.slot_given_back is None and workflow.patched(SLOT_BACK_BEFORE_INTEGRATION):
+            self.slot_given_back = asyncio.create_task(self._signal_job_ended())
+
+    async def tell_desk(self) -> None:
+        """Free this job's slot at its desk (if not done already), whatever ended the job."""
+        if self.slot_given_back is None:
+            self.slot_given_back = asyncio.create_task(self._signal_job_ended())
+        await self.slot_given_back
+
+    async def _signal_job_ended(self) -> None:
+        if not self.job.desk_id:
+            return
+        desk = workflow.get_external_workflow_handle(self.job.desk_id)
+        try:
+            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
+        except Exception:  # the desk is gone; a new desk starts with no slots to leak
+            workflow.logger.warning(
+                "The desk %s is gone; job %s ended.", self.job.desk_id, self.job.number
+            )

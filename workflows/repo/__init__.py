@@ -1,0 +1,1 @@
+"""The `Repo` entity: one clone's integrations, change reports and pushes."""

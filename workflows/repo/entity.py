@@ -1,0 +1,285 @@
+"""The `Repo` entity: one clone's integrations, change reports and pushes, one at a time."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.git.worktrees import WorktreeActivities
+    from activities.shipping import ShipActivities
+    from desk.names import (
+        REPO_WORKFLOW_TYPE,
+        REQUEST_INTEGRATION_SIGNAL,
+        WITHDRAW_INTEGRATION_SIGNAL,
+        push_workflow_id,
+        pushing_memo,
+    )
+    from desk.payloads.jobs import (
+        IntegrationRequest,
+        IntegrationResult,
+        IntegrationStatus,
+        WithdrawIntegration,
+    )
+    from desk.payloads.repo_state import ReceiptQuery, RepoState
+    from desk.payloads.shipping import (
+        ChangeReport,
+        PushInput,
+        PushRequest,
+        PushResult,
+        PushStatus,
+        PushSuperseded,
+        ReportInput,
+    )
+    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
+
+from workflows.hosts import host_missing, host_route, on_host
+from workflows.job.reasons import reason_of
+from workflows.repo.integration_reply import AwaitsIntegration
+from workflows.repo.push_reply import AwaitsPush
+
+PUSH_MEMO = "push-memo"
+"""Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
+SUPERSEDE_PUSHES = "supersede-stale-pushes"
+"""Patch: when the clone moves on, the pushes of older receipts still waiting are told so."""
+
+
+@workflow.defn(name=REPO_WORKFLOW_TYPE)
+class RepoEntity:
+    """Id `repo-<owner>/<repo>`: nothing changes the clone while something else does.
+
+    Integrations queue and run in order. A change report or a push is refused while an
+    integration, a report or a push runs, and integrations wait while a report or push runs.
+    Agents working in their worktrees are not affected. Receipts of reports are kept durably.
+    """
+
+    @workflow.init
+    def __init__(self, state: RepoState) -> None:
+        self.state = state
+        self.running: IntegrationRequest | None = None
+        self.reporting = False
+
+    @workflow.run
+    async def run(self, state: RepoState) -> None:
+        while True:
+            await workflow.wait_condition(
+                lambda: (
+                    self.state.pushing is not None
+                    or self._may_integrate()
+                    or workflow.info().is_continue_as_new_suggested()
+                )
+            )
+            if self.state.pushing is not None:
+                await self._push(self.state.pushing)
+            elif self._may_integrate():
+                await self._next_integration()
+            else:
+                break
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        workflow.continue_as_new(self.state)
+
+    @workflow.signal(name=REQUEST_INTEGRATION_SIGNAL)
+    def request_integration(self, request: IntegrationRequest) -> None:
+        """Queue a job's branch for integration (a repeated request is not queued twice)."""
+        self._learn_host(request.host)
+        waiting = {queued.job_workflow_id for queued in self.state.queue}
+        if self.running is not None:
+            waiting.add(self.running.job_workflow_id)
+        if request.job_workflow_id not in waiting:
+            self.state.queue.append(request)
+
+    @workflow.signal(name=WITHDRAW_INTEGRATION_SIGNAL)
+    async def withdraw_integration(self, request: WithdrawIntegration) -> None:
+        """Take a waiting job out of the queue; a running integration finishes and is answered."""
+        before = len(self.state.queue)
+        self.state.queue = [
+            queued
+            for queued in self.state.queue
+            if queued.job_workflow_id != request.job_workflow_id
+        ]
+        if len(self.state.queue) < before:
+            withdrawn = IntegrationResult(
+                status=IntegrationStatus.WITHDRAWN, reason="The job withdrew before integrating."
+            )
+            await self._answer_job(request.job_workflow_id, withdrawn)
+
+    @workflow.update
+    async def change_report(self, request: ReportInput) -> ChangeReport:
+        """Describe what a push would ship, and keep it as the receipt of its SHA."""
+        self.reporting = True
+        self._learn_host(request.host)
+        try:
+            report = await workflow.execute_activity_method(
+                ShipActivities.change_report,
+                request,
+                start_to_close_timeout=GIT_STEP_TIMEOUT,
+                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+                retry_policy=GIT_RETRY,
+                **host_route(self.state.host, HOST_WAIT),
+            )
+        except ActivityError as error:
+            if host_missing(error):
+                raise ApplicationError(
+                    f"No report of {self.state.repo} now: its host {self.state.host} has no "
+                    "worker. Start `codedesk worker` there and try again.",
+                    type="HostError",
+                ) from None
+            raise _refusal(error) from None
+        finally:
+            self.reporting = False
+        self.state.keep_receipt(report)
+        await self._supersede(report.head, f"a newer change report names {report.head}")
+        return report
+
+    @change_report.validator
+    def _free_for_report(self, request: ReportInput) -> None:
+        busy = self.busy()
+        if busy:
+            raise ApplicationError(
+                f"No report of {self.state.repo} now: {busy}. Try again when it is done.",
+                type="RepoBusy",
+            )
+
+    @workflow.signal
+    async def request_push(self, request: PushRequest) -> None:
+        """Push under the clone's lock; refused at once while anything else changes the clone."""
+        busy = self.busy()
+        if busy:
+            await self._answer_ship(
+                request.ship_workflow_id,
+                _result(request, PushStatus.REFUSED, f"{self.state.repo} is busy: {busy}."),
+            )
+            return
+        self.state.pushing = request
+        self._say_pushing(request.receipt.head)
+
+    @workflow.query
+    def current(self) -> RepoState:
+        return self.state
+
+    @workflow.query
+    def receipt(self, query: ReceiptQuery) -> ChangeReport | None:
+        """The kept change report of exactly this SHA, if any."""
+        return self.state.receipts.get(query.sha)
+
+    def busy(self) -> str:
+        """What is changing or reading the clone now, or empty when nothing is."""
+        if self.running is not None:
+            return f"the integration of {self.running.job_workflow_id} is changing the clone"
+        if self.reporting:
+            return "a change report is being made"
+        if self.state.pushing is not None:
+            return f"a push of {self.state.pushing.receipt.head[:12]} runs"
+        return ""
+
+    def _say_pushing(self, head: str) -> None:
+        """Keep the memo the desk's admission check reads in step with `state.pushing`."""
+        if workflow.patched(PUSH_MEMO):
+            workflow.upsert_memo(pushing_memo(head))
+
+    def _learn_host(self, host: str) -> None:
+        """An entity started before its host was known learns it from the first request."""
+        if host and not self.state.host:
+            self.state.host = host
+
+    def _may_integrate(self) -> bool:
+        return bool(self.state.queue) and not self.reporting and self.state.pushing is None
+
+    async def _next_integration(self) -> None:
+        self.running = self.state.queue.pop(0)
+        try:
+            running = self.running
+            result = await on_host(
+                lambda route: workflow.execute_activity_method(
+                    WorktreeActivities.integrate,
+                    running,
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                ),
+                self.state.host,
+                HOST_WAIT,
+            )
+        except ActivityError as error:
+            result = IntegrationResult(
+                status=IntegrationStatus.FAILED,
+                reason=f"Integration failed: {reason_of(error)}",
+                branch_kept=True,
+            )
+        self.state.integrations += 1
+        # Free before the answer: the job may end on it, and a report asked for then must not
+        # find the clone still "changing" while the signal is in flight.
+        self.running = None
+        await self._answer_job(running.job_workflow_id, result)
+        if result.status == IntegrationStatus.INTEGRATED and result.head:
+            number = running.number
+            await self._supersede(
+                result.head, f"job {number} integrated, the clone is at {result.head}"
+            )
+
+    async def _push(self, request: PushRequest) -> None:
+        try:
+            result = await on_host(
+                lambda route: workflow.execute_activity_method(
+                    ShipActivities.push,
+                    PushInput(receipt=request.receipt),
+                    start_to_close_timeout=GIT_STEP_TIMEOUT,
+                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+                    retry_policy=GIT_RETRY,
+                    **route,
+                ),
+                self.state.host,
+                HOST_WAIT,
+            )
+        except ActivityError as error:
+            result = _result(request, PushStatus.REFUSED, _refusal(error).message)
+        self.state.pushes += 1
+        self.state.pushing = None
+        self._say_pushing("")
+        await self._answer_ship(request.ship_workflow_id, result)
+
+    async def _supersede(self, head: str, why: str) -> None:
+        """Tell the pushes of older receipts that may wait for an owner that the clone is at
+        `head` now: approving one could only be refused, so each withdraws its approval."""
+        if not workflow.patched(SUPERSEDE_PUSHES):
+            return
+        for sha in self.state.stale_receipts(head):
+            ship = workflow.get_external_workflow_handle(push_workflow_id(self.state.repo, sha))
+            try:
+                await ship.signal(AwaitsPush.superseded, PushSuperseded(head=head, reason=why))
+            except Exception:  # no push of that receipt waits (none asked, or it has ended)
+                continue
+
+    async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:
+        job = workflow.get_external_workflow_handle(job_workflow_id)
+        try:
+            await job.signal(AwaitsIntegration.integration_finished, result)
+        except Exception:  # the job is gone (terminated): nobody waits for this answer
+            workflow.logger.warning("Job %s is gone; its answer is dropped.", job_workflow_id)
+
+    async def _answer_ship(self, ship_workflow_id: str, result: PushResult) -> None:
+        ship = workflow.get_external_workflow_handle(ship_workflow_id)
+        try:
+            await ship.signal(AwaitsPush.push_finished, result)
+        except Exception:  # the ship is gone: its result stays in this history
+            workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
+
+
+def _refusal(error: ActivityError) -> ApplicationError:
+    cause = error.cause
+    if isinstance(cause, ApplicationError):
+        return ApplicationError(cause.message, type=cause.type or "ShipRefusal")
+    return ApplicationError(f"The git step failed: {reason_of(error)}", type="ShipFailed")
+
+
+def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult:
+    receipt = request.receipt
+    return PushResult(
+        status=status,
+        repo=receipt.repo,
+        sha=receipt.head,
+        branch=receipt.default_branch,
+        destination=receipt.destination,
+        reason=reason,
+    )
