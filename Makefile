@@ -23,7 +23,7 @@ test: lint
 	$(BIN)/pytest
 
 # Every bench script in bench/ (but its helpers and the profiler) writes its JSON to bench/results/; then the
-# README's Performance table is made from those files.
+# table of docs/performance.md is made from those files.
 BENCHES := $(filter-out common report profile_job,$(basename $(notdir $(wildcard bench/*.py))))
 
 bench: $(BIN)/codedesk
@@ -31,4 +31,4 @@ bench: $(BIN)/codedesk
 	for name in $(BENCHES); do \
 		$(BIN)/python bench/$$name.py --out bench/results/$$name.json || exit 1; \
 	done
-	$(BIN)/python bench/report.py README.md
+	$(BIN)/python bench/report.py docs/performance.md

@@ -96,8 +96,8 @@ def report(
 ) -> None:
     """Print the figures (text with each comparison, or JSON) and write them to `--out`.
 
-    The JSON carries what bench/report.py needs for the README: the comparisons, when the run
-    was, the machine's core count and its load average.
+    The JSON carries what bench/report.py needs for docs/performance.md: the comparisons, when
+    the run was, the machine's core count and its load average.
     """
     document = {
         **figures,

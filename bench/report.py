@@ -1,6 +1,6 @@
-"""The README's Performance table, made from the benches' JSON output so the two cannot drift.
+"""docs/performance.md's table, made from the benches' JSON output so the two cannot drift.
 
-Usage: python bench/report.py README.md [RESULTS_DIR]
+Usage: python bench/report.py [PAGE [RESULTS_DIR]] (PAGE: docs/performance.md by default)
 
 Every `*.json` in RESULTS_DIR (default bench/results, where `make bench` writes them) must
 carry `comparisons` (see `common.report`). The table between `<!-- performance:start -->` and
@@ -62,15 +62,16 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def with_table(readme: str, results: list[dict[str, Any]]) -> str:
-    if START not in readme or END not in readme:
-        raise SystemExit(f"The README has no {START} … {END} markers.")
-    before, _, rest = readme.partition(START)
+def with_table(page: str, results: list[dict[str, Any]]) -> str:
+    if START not in page or END not in page:
+        raise SystemExit(f"The page has no {START} … {END} markers.")
+    before, _, rest = page.partition(START)
     _, _, after = rest.partition(END)
     return f"{before}{START}\n{table(results)}\n{END}{after}"
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    top = Path(__file__).parent.parent
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else top / "docs" / "performance.md"
     folder = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).parent / "results"
     target.write_text(with_table(target.read_text(), load_results(folder)))

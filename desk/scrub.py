@@ -18,7 +18,7 @@ _SCHEME = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*\Z")
 
 @dataclass(frozen=True)
 class Shape:
-    """One kind of credential: its name (for the README), the pattern and its replacement.
+    """One kind of credential: its name (for docs/security.md), the pattern and its replacement.
 
     Every pattern has a group "keep" (a recognisable prefix, kept so a reader still sees which
     kind of secret was there); the replacement swaps the rest of the match for `SCRUBBED`.

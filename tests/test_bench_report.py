@@ -1,4 +1,4 @@
-"""The README's Performance table is the one bench/report.py makes from bench/results/."""
+"""docs/performance.md's table is the one bench/report.py makes from bench/results/."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ def report_module() -> ModuleType:
     return module
 
 
-def test_readme_performance_table_is_made_from_the_bench_results() -> None:
+def test_the_performance_table_is_made_from_the_bench_results() -> None:
     report = report_module()
     results = report.load_results(ROOT / "bench" / "results")
-    readme = (ROOT / "README.md").read_text()
-    assert report.with_table(readme, results) == readme, (
-        "The README's Performance table differs from bench/results: "
-        "run `python bench/report.py README.md`."
+    page = (ROOT / "docs" / "performance.md").read_text()
+    assert report.with_table(page, results) == page, (
+        "docs/performance.md's table differs from bench/results: "
+        "run `python bench/report.py docs/performance.md`."
     )
     benches = {doc["bench"] for doc in results}
     assert {"job_overhead", "cli_start", "load", "queue_throughput"} <= benches, benches

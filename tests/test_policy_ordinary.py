@@ -1,4 +1,4 @@
-"""What the shell rule costs: ordinary agent commands stay allowed, and the README's figure."""
+"""What the shell rule costs: ordinary commands stay allowed, and docs/security.md's figure."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def agent_commands() -> list[str]:
     return [line.replace("↵", "\n") for line in lines if line and not line.startswith("#")]
 
 
-def test_the_readme_states_how_many_ordinary_commands_are_held(tmp_path: Path) -> None:
+def test_the_security_page_states_how_many_ordinary_commands_are_held(tmp_path: Path) -> None:
     commands = agent_commands()
     held = {c: shell_hold_classes(c, str(tmp_path)) for c in commands}
     held = {c: classes for c, classes in held.items() if classes}
@@ -92,7 +92,7 @@ def test_the_readme_states_how_many_ordinary_commands_are_held(tmp_path: Path) -
         'echo "debug" > /tmp/agent.log': {HoldClass.OUTSIDE_WORKSPACE},
         "git diff > /tmp/change.patch": {HoldClass.OUTSIDE_WORKSPACE},
     }
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    figure = re.search(r"holds\s+(\d+)\s+of\s+the\s+(\d+)\s+ordinary\s+agent\s+commands", readme)
-    assert figure is not None, "README: say how many ordinary agent commands the rule holds"
+    page = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    figure = re.search(r"holds\s+(\d+)\s+of\s+the\s+(\d+)\s+ordinary\s+agent\s+commands", page)
+    assert figure is not None, "docs/security.md: say how many ordinary agent commands are held"
     assert (int(figure[1]), int(figure[2])) == (len(held), len(commands))

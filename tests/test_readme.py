@@ -1,20 +1,26 @@
-"""The README's reference tables match the CLI and the settings they describe."""
+"""The README's two commands, and the reference pages' generated parts match the code."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from surfaces.cli.reference import with_tables
+from surfaces.cli.reference import PAGES, PARTS, parts_in, with_tables
 
 TOP = Path(__file__).resolve().parent.parent
 README = (TOP / "README.md").read_text()
 
 
-def test_reference_tables_match_the_cli_and_settings() -> None:
-    assert README == with_tables(README), (
-        "The README's command or settings table is stale: run "
-        "`.venv/bin/python -m surfaces.cli.reference README.md`."
-    )
+def test_reference_pages_match_the_cli_and_settings() -> None:
+    for page in PAGES:
+        text = (TOP / page).read_text()
+        assert text == with_tables(text), (
+            f"{page} is stale: run `.venv/bin/python -m surfaces.cli.reference`."
+        )
+
+
+def test_every_generated_part_is_in_exactly_one_reference_page() -> None:
+    found = [name for page in PAGES for name in parts_in((TOP / page).read_text())]
+    assert sorted(found) == sorted(PARTS), found
 
 
 def test_quick_start_has_the_two_commands_and_ci_runs_the_test_one() -> None:
@@ -22,8 +28,9 @@ def test_quick_start_has_the_two_commands_and_ci_runs_the_test_one() -> None:
     assert "make test" in (TOP / ".ci" / "run").read_text()
 
 
-def test_every_agent_preset_is_in_the_readme() -> None:
+def test_every_agent_preset_is_in_the_guide() -> None:
     from desk.agents import PRESETS
 
+    guide = (TOP / "docs" / "guide.md").read_text()
     for name, command in PRESETS.items():
-        assert f"| `{name}` | `{command}` |" in README, name
+        assert f"| `{name}` | `{command}` |" in guide, name

@@ -45,7 +45,7 @@ OUR_VARIABLES = frozenset(
 )  # fmt: skip
 """`CODEDESK_*` variables that are ours on purpose but no setting: never warned about."""
 
-NOT_FOUND = "the README's settings table names every setting"
+NOT_FOUND = "docs/reference/settings.md names every setting"
 
 
 def unknown_settings(environ: Mapping[str, str], toml: Path | None) -> list[str]:

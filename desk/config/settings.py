@@ -58,7 +58,7 @@ SHOWN_CHARS = 200
 
 
 class DeskSettings(BaseSettings):
-    """Every setting codedesk reads; the README's settings table documents each."""
+    """Every setting codedesk reads; docs/reference/settings.md documents each."""
 
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
@@ -594,7 +594,8 @@ def _shown(value: Any) -> str:
 
 
 def settings_table() -> list[tuple[str, str, str, str]]:
-    """(name, environment variable, default, meaning) for each setting: the README's table."""
+    """(name, environment variable, default, meaning) for each setting: the table of
+    docs/reference/settings.md."""
     rows = []
     for name, field in DeskSettings.model_fields.items():
         default = field.get_default(call_default_factory=True)

@@ -1,13 +1,15 @@
-"""The README's reference tables, read off the CLI and the settings so they cannot drift.
+"""The reference pages' generated parts, read off the CLI and the settings so they cannot drift.
 
-`python -m surfaces.cli.reference README.md` rewrites the tables between their markers; the
-tests fail while the README differs from what this module generates.
+`python -m surfaces.cli.reference [PAGE ...]` rewrites, in each page, every generated part
+between its markers (`<!-- commands:start -->` … `<!-- commands:end -->`); with no page named,
+the two pages of docs/reference/. The tests fail while a page differs from what this module
+generates, or while a part is in no page.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,8 @@ from typer.core import TyperOption
 from desk.config.settings import settings_table
 from surfaces.cli.main import app
 
-TABLES = {
-    "commands": ("| command | what it does |", "| --- | --- |"),
-    "settings": (
-        "| name | environment variable | default | meaning |",
-        "| --- | --- | --- | --- |",
-    ),
-}
+PAGES = (Path("docs/reference/commands.md"), Path("docs/reference/settings.md"))
+"""The pages the parts live in, from the repository's top."""
 
 
 def command_rows() -> list[str]:
@@ -32,47 +29,113 @@ def command_rows() -> list[str]:
     group = typer.main.get_command(app)
     options = [param for param in group.params if isinstance(param, TyperOption)]
     own = [f"| `codedesk {option.opts[0]}` | {option.help} |" for option in options]
-    return [*own, *_rows(group, [])]
+    rows = [f"| `{_usage(path, command)}` | {_summary(command)} |" for path, command in _walk()]
+    return [*own, *rows]
 
 
 def settings_rows() -> list[str]:
     return ["| `{}` | `{}` | `{}` | {} |".format(*row) for row in settings_table()]
 
 
-def table(name: str) -> str:
-    rows = command_rows() if name == "commands" else settings_rows()
-    return "\n".join([*TABLES[name], *rows])
+def commands_table() -> str:
+    return "\n".join(["| command | what it does |", "| --- | --- |", *command_rows()])
 
 
-def with_tables(readme: str) -> str:
-    """The README with each generated table replaced between its markers."""
-    for name in TABLES:
-        start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-        before, _, rest = readme.partition(start)
+def settings_text() -> str:
+    header = ["| name | environment variable | default | meaning |", "| --- | --- | --- | --- |"]
+    return "\n".join([*header, *settings_rows()])
+
+
+def command_details() -> str:
+    """A section per command: its whole help, then each argument and option with its help."""
+    sections = []
+    for path, command in _walk():
+        lines = [f"### `codedesk {' '.join(path)}`", ""]
+        for paragraph in (command.help or "").strip().split("\n\n"):
+            lines += [" ".join(paragraph.split()), ""]
+        params = [p for p in command.params if _kind(p) != "option" or p.opts[0] != "--help"]
+        if params:
+            lines += ["| argument or option | what it is |", "| --- | --- |"]
+            for param in params:
+                lines.append(f"| `{_param_name(param)}` | {_param_help(param)} |")
+            lines.append("")
+        sections.append("\n".join(lines).rstrip())
+    return "\n\n".join(sections)
+
+
+PARTS: dict[str, Callable[[], str]] = {
+    "commands": commands_table,
+    "command-details": command_details,
+    "settings": settings_text,
+}
+"""Each generated part by its marker name."""
+
+
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def parts_in(page: str) -> list[str]:
+    """The names of the parts whose markers `page` has."""
+    return [name for name in PARTS if all(marker in page for marker in markers(name))]
+
+
+def with_tables(page: str) -> str:
+    """The page with each generated part it has replaced between its markers."""
+    for name in parts_in(page):
+        start, end = markers(name)
+        before, _, rest = page.partition(start)
         _, _, after = rest.partition(end)
-        readme = f"{before}{start}\n{table(name)}\n{end}{after}"
-    return readme
+        page = f"{before}{start}\n{PARTS[name]()}\n{end}{after}"
+    return page
 
 
-def _rows(group: Any, prefix: list[str]) -> Iterator[str]:
+def _walk(group: Any = None, prefix: tuple[str, ...] = ()) -> Iterator[tuple[list[str], Any]]:
+    """Each command (not group) of the app, with its path of names."""
+    group = typer.main.get_command(app) if group is None else group
     for name, command in group.commands.items():
         if hasattr(command, "commands"):
-            yield from _rows(command, [*prefix, name])
-            continue
-        params = command.params
-        arguments = [p.metavar or p.name.upper() for p in params if _kind(p) == "argument"]
-        options = [
-            f"[{p.opts[0]}]" for p in params if _kind(p) == "option" and p.opts[0] != "--help"
-        ]
-        usage = " ".join(["codedesk", *prefix, name, *arguments, *options])
-        summary = (command.help or "").strip().splitlines()[0]
-        yield f"| `{usage}` | {summary} |"
+            yield from _walk(command, (*prefix, name))
+        else:
+            yield [*prefix, name], command
+
+
+def _usage(path: list[str], command: Any) -> str:
+    params = command.params
+    arguments = [_param_name(p) for p in params if _kind(p) == "argument"]
+    options = [f"[{p.opts[0]}]" for p in params if _kind(p) == "option" and p.opts[0] != "--help"]
+    return " ".join(["codedesk", *path, *arguments, *options])
+
+
+def _summary(command: Any) -> str:
+    return str((command.help or "").strip().splitlines()[0])
+
+
+def _param_name(param: Any) -> str:
+    if _kind(param) == "argument":
+        return str(param.metavar or param.name.upper())
+    return ", ".join([*param.opts, *param.secondary_opts])
+
+
+def _param_help(param: Any) -> str:
+    text = " ".join((getattr(param, "help", None) or "").split()).replace("|", "\\|")
+    if param.envvar:
+        text += f" Environment: `{param.envvar}`."
+    return text.strip()
 
 
 def _kind(param: Any) -> str:
     return str(param.param_type_name)
 
 
+def main(arguments: list[str]) -> None:
+    for page in [Path(argument) for argument in arguments] or list(PAGES):
+        text = page.read_text()
+        if not parts_in(text):
+            wanted = ", ".join(markers(name)[0] for name in PARTS)
+            raise SystemExit(f"{page} has no generated part: mark one with {wanted}")
+        page.write_text(with_tables(text))
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    target.write_text(with_tables(target.read_text()))
+    main(sys.argv[1:])
