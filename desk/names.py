@@ -12,9 +12,6 @@ DEFAULT_TASK_QUEUE = "codedesk"
 DISCORD_TASK_QUEUE = "codedesk-discord"
 """The Discord bot's own task queue: it hosts the surface activities."""
 DESK_WORKFLOW_ID = "desk"
-DESK_STATE_QUERY = "current"
-"""The `Desk`'s query of its state, named so an activity can ask it without importing the
-workflow that runs that activity."""
 JOB_ID_PREFIX = "job-"
 REPO_ID_PREFIX = "repo-"
 PUSH_ID_PREFIX = "push-"
@@ -41,9 +38,23 @@ DESK_STATE_QUERY = "current"
 """The `Desk` entity's query of its state (`Desk.current`)."""
 APPROVAL_STATE_QUERY = "current"
 """An approval's query of its state (`Approval.current`)."""
+REPO_STATE_QUERY = "current"
+"""A `Repo` entity's query of its state (`RepoEntity.current`)."""
+APPROVAL_OUTCOME_UPDATE = "outcome"
+"""An approval's Update that waits for its outcome (`Approval.outcome`)."""
+JOB_HOLD_UPDATE = "hold"
+"""A job's Update that answers whether a held call may run (`CodingJob.hold`)."""
+JOB_AGENT_WORKED_SIGNAL = "agent_worked"
+"""A job's signal of time its agent worked beside a waiting hold (`CodingJob.agent_worked`).
+
+Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
+admission, the desk's policy) send by name, so that no activity imports a workflow module (the
+layer rule, tests/test_layers.py); the definitions are declared with these same names."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""
+IGNORED_MEMO = "ignored"
+"""An approval's memo: the answers it ignored (from someone who may not approve)."""
 PUSHING_MEMO = "pushing"
 """A `Repo` entity's memo: the SHA its running push sends, empty when none runs. Read by
 describing the entity, which asks the server only, not a worker as a query would."""
