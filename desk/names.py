@@ -1,4 +1,9 @@
-"""Task queue names, workflow-id formats and search attributes: the only place they are spelled."""
+"""Task queue names, workflow-id formats and search attributes: the only place they are spelled.
+
+The shared task queue is also a setting's default, so its spelling is in desk/config/defaults.py
+(which a listing reads without the SDK's modules that this one loads) and named here with the
+other queues.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,9 @@ from collections.abc import Iterator
 
 from temporalio.common import SearchAttributeKey
 
+from desk.config.defaults import DEFAULT_TASK_QUEUE as DEFAULT_TASK_QUEUE
 from desk.errors import JobNotFoundError
 
-DEFAULT_TASK_QUEUE = "codedesk"
 DISCORD_TASK_QUEUE = "codedesk-discord"
 """The Discord bot's own task queue: it hosts the surface activities."""
 DESK_WORKFLOW_ID = "desk"
