@@ -102,6 +102,11 @@ def push_workflow_id(repo: str, sha: str) -> str:
     return f"{PUSH_ID_PREFIX}{repo}-{sha}"
 
 
+def push_approval_scope(repo: str) -> str:
+    """The approval scope of a push to `owner/repo` (its approval ids start with it)."""
+    return f"{PUSH_ID_PREFIX}{repo}"
+
+
 def outbox_workflow_id(queue: str, channel: str) -> str:
     """The workflow id of the ordered outbox of one surface channel or thread."""
     return f"{OUTBOX_ID_PREFIX}{queue}-{channel}"
