@@ -12,17 +12,19 @@ import os
 import shutil
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from temporalio import activity
-from temporalio.client import Client, WorkflowQueryFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.run import agent_argv
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
-from desk.names import PUSHING_MEMO, repo_workflow_id
+from desk.names import PUSHING_MEMO, REPO_STATE_QUERY, repo_workflow_id
 from desk.payloads.jobs import AdmissionCheck, AdmissionVerdict
+from desk.payloads.repo_state import RepoState
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 
@@ -66,7 +68,7 @@ class AdmissionActivities:
         handle = self.client.get_workflow_handle(repo_workflow_id(repo))
         try:
             memo = await (await handle.describe(rpc_timeout=QUERY_TIMEOUT)).memo()
-            head = str(memo[PUSHING_MEMO]) if PUSHING_MEMO in memo else await self._pushing(repo)
+            head = str(memo[PUSHING_MEMO]) if PUSHING_MEMO in memo else await self._pushing(handle)
         except RPCError as error:
             if error.status == RPCStatusCode.NOT_FOUND:
                 return  # no entity yet: nothing was ever pushed or reported
@@ -82,14 +84,11 @@ class AdmissionActivities:
                 f"A push of {head[:12]} to {repo} runs now; start the task when it is done."
             )
 
-    async def _pushing(self, repo: str) -> str:
-        """The head a running push of `repo` sends, empty when none runs, asked of the entity."""
-        # Imported here: workflow modules import this one (passed through their sandbox), and
-        # the entity's module must stay a workflow module of its own there.
-        from workflows.repo.entity import RepoEntity
-
-        handle = self.client.get_workflow_handle_for(RepoEntity.run, repo_workflow_id(repo))
-        state = await handle.query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+    async def _pushing(self, entity: WorkflowHandle[Any, Any]) -> str:
+        """The head a running push sends, empty when none runs, asked of the `Repo` entity."""
+        state: RepoState = await entity.query(
+            REPO_STATE_QUERY, result_type=RepoState, rpc_timeout=QUERY_TIMEOUT
+        )
         return state.pushing.receipt.head if state.pushing is not None else ""
 
 

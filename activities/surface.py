@@ -16,6 +16,7 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from desk.surface import Surface
 
 R = TypeVar("R")
 
@@ -25,13 +26,13 @@ surface steps had one)."""
 
 
 class SurfaceActivities:
-    """Wraps a surface (anything with the methods of `surfaces.surface.Surface`).
+    """Wraps a surface (`desk.surface.Surface`).
 
     Every step heartbeats while it waits on the surface, so the step of a host that died is
     retried by the next host once its heartbeat timeout passes, not its whole step timeout.
     """
 
-    def __init__(self, surface: Any) -> None:
+    def __init__(self, surface: Surface) -> None:
         self.surface = surface
 
     @activity.defn

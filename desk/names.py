@@ -1,4 +1,9 @@
-"""Task queue names, workflow-id formats and search attributes: the only place they are spelled."""
+"""Task queue names, workflow-id formats and search attributes: the only place they are spelled.
+
+The shared task queue is also a setting's default, so its spelling is in desk/config/defaults.py
+(which a listing reads without the SDK's modules that this one loads) and named here with the
+other queues.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +11,12 @@ from collections.abc import Iterator
 
 from temporalio.common import SearchAttributeKey
 
+from desk.config.defaults import DEFAULT_TASK_QUEUE as DEFAULT_TASK_QUEUE
 from desk.errors import JobNotFoundError
 
-DEFAULT_TASK_QUEUE = "codedesk"
 DISCORD_TASK_QUEUE = "codedesk-discord"
 """The Discord bot's own task queue: it hosts the surface activities."""
 DESK_WORKFLOW_ID = "desk"
-DESK_STATE_QUERY = "current"
-"""The `Desk`'s query of its state, named so an activity can ask it without importing the
-workflow that runs that activity."""
 JOB_ID_PREFIX = "job-"
 REPO_ID_PREFIX = "repo-"
 PUSH_ID_PREFIX = "push-"
@@ -41,9 +43,23 @@ DESK_STATE_QUERY = "current"
 """The `Desk` entity's query of its state (`Desk.current`)."""
 APPROVAL_STATE_QUERY = "current"
 """An approval's query of its state (`Approval.current`)."""
+REPO_STATE_QUERY = "current"
+"""A `Repo` entity's query of its state (`RepoEntity.current`)."""
+APPROVAL_OUTCOME_UPDATE = "outcome"
+"""An approval's Update that waits for its outcome (`Approval.outcome`)."""
+JOB_HOLD_UPDATE = "hold"
+"""A job's Update that answers whether a held call may run (`CodingJob.hold`)."""
+JOB_AGENT_WORKED_SIGNAL = "agent_worked"
+"""A job's signal of time its agent worked beside a waiting hold (`CodingJob.agent_worked`).
+
+Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
+admission, the desk's policy) send by name, so that no activity imports a workflow module (the
+layer rule, tests/test_layers.py); the definitions are declared with these same names."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""
+IGNORED_MEMO = "ignored"
+"""An approval's memo: the answers it ignored (from someone who may not approve)."""
 PUSHING_MEMO = "pushing"
 """A `Repo` entity's memo: the SHA its running push sends, empty when none runs. Read by
 describing the entity, which asks the server only, not a worker as a query would."""
@@ -84,6 +100,11 @@ def repo_workflow_id(repo: str) -> str:
 def push_workflow_id(repo: str, sha: str) -> str:
     """The workflow id of the push of `sha` to `owner/repo`: `push-<owner>/<repo>-<sha>`."""
     return f"{PUSH_ID_PREFIX}{repo}-{sha}"
+
+
+def push_approval_scope(repo: str) -> str:
+    """The approval scope of a push to `owner/repo` (its approval ids start with it)."""
+    return f"{PUSH_ID_PREFIX}{repo}"
 
 
 def outbox_workflow_id(queue: str, channel: str) -> str:

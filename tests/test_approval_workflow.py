@@ -24,10 +24,11 @@ from desk.holds.approvals import (
     WithdrawInput,
     approval_id,
 )
+from desk.names import IGNORED_MEMO
 from surfaces.clients.approvals import ApprovalsClient
 from tests.waiting import awaited, eventually
 from workers.worker import build_worker
-from workflows.approval import IGNORED_MEMO, Approval
+from workflows.approval import Approval
 
 OWNER = Principal(id="local:owner", name="owner")
 STRANGER = Principal(id="discord:666", name="stranger")

@@ -11,7 +11,7 @@ from typer._click.exceptions import BadParameter
 from typer._coercion import build_runtime_param
 from typer.core import _TyperParameter
 
-from surfaces.cli.coercion import UNSURE, PlainFirst, plain_value
+from surfaces.cli.coercion import UNSURE, plain_first, plain_value
 from surfaces.cli.main import app
 
 VALUES: list[Any] = [
@@ -50,7 +50,7 @@ def test_plain_values_come_out_as_typer_makes_them(
 ) -> None:
     ctx = Context(command)
     descriptor = param.type_descriptor
-    ours = PlainFirst(
+    ours = plain_first()(
         parameter_info=descriptor.parameter_info,
         annotation=descriptor.annotation,
         descriptor=descriptor,

@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 
-from desk.names import (
-    APPROVAL_WORKFLOW_TYPE,
-    DESK_STATE_QUERY,
-    JOB_WORKFLOW_TYPE,
-    REQUESTER_MEMO,
-    TASK_MEMO,
-)
-from desk.payloads.jobs import JobPhase
-from surfaces.clients.job_listing import QUEUED_PHASE
+from desk.names import APPROVAL_WORKFLOW_TYPE, DESK_STATE_QUERY, JOB_WORKFLOW_TYPE
 from workflows.approval import Approval
 from workflows.desk import entity as desk_workflow
 from workflows.job.coding_job import CodingJob
@@ -23,5 +15,3 @@ def test_names_are_the_definitions_names() -> None:
     assert workflow._Definition.must_from_class(Approval).name == APPROVAL_WORKFLOW_TYPE
     queries = workflow._Definition.must_from_class(desk_workflow.Desk).queries
     assert queries[DESK_STATE_QUERY].fn is desk_workflow.Desk.current
-    assert (desk_workflow.REQUESTER_MEMO, desk_workflow.TASK_MEMO) == (REQUESTER_MEMO, TASK_MEMO)
-    assert JobPhase.QUEUED.value == QUEUED_PHASE

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from desk.config.defaults import DEFAULT_NAMESPACE
 from desk.errors import ServerError
 
 RUNTIME_FILE = "runtime.json"
@@ -25,7 +26,7 @@ class RuntimeRecord:
     address: str
     pid: int
     ui_url: str = ""
-    namespace: str = "default"
+    namespace: str = DEFAULT_NAMESPACE
 
     @classmethod
     def from_json(cls, text: str) -> RuntimeRecord:

@@ -21,12 +21,16 @@ with workflow.unsafe.imports_passed_through():
         OutcomeWatch,
         WithdrawInput,
     )
-    from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
+    from desk.names import (
+        APPROVAL_OUTCOME_UPDATE,
+        APPROVAL_STATE_QUERY,
+        APPROVAL_WITHDRAW_SIGNAL,
+        APPROVAL_WORKFLOW_TYPE,
+        IGNORED_MEMO,
+    )
     from desk.payloads.surfaces import CardSettled, ThreadCard
 
 from workflows.outbox_calls import send_to_outbox
-
-IGNORED_MEMO = "ignored"
 
 
 @workflow.defn(name=APPROVAL_WORKFLOW_TYPE)
@@ -99,7 +103,7 @@ class Approval:
                 type="ApprovalSettled",
             )
 
-    @workflow.update
+    @workflow.update(name=APPROVAL_OUTCOME_UPDATE)
     async def outcome(self, watch: OutcomeWatch) -> ApprovalOutcome:
         """Wait until the approval settles and return how: completed in the workflow task that
         settles it, so a watcher learns a recorded answer as soon as the answerer does."""
@@ -112,7 +116,7 @@ class Approval:
         """A settled approval (an earlier round of the same call, still closing) is not watched."""
         self._refuse_if_settled()
 
-    @workflow.query
+    @workflow.query(name=APPROVAL_STATE_QUERY)
     def current(self) -> ApprovalState:
         return self.state
 

@@ -15,6 +15,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
     )
+    from desk.names import push_approval_scope
     from desk.payloads.jobs import HostPolicyQuery
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
@@ -60,7 +61,7 @@ class Ship(AwaitsPush):
             exempt = policy.exempt(receipt.repo) and not request.hold
             owners = policy.owners
         if not exempt:
-            ident = approval_id(f"push-{receipt.repo}", PUSH_TOOL, push_call(receipt))
+            ident = approval_id(push_approval_scope(receipt.repo), PUSH_TOOL, push_call(receipt))
             try:
                 outcome = await self._approved(ident, owners)
             except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
@@ -99,7 +100,7 @@ class Ship(AwaitsPush):
             parameters=PUSH_PARAMETERS,
             title=f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}",
             action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
-            scope=f"push-{receipt.repo}",
+            scope=push_approval_scope(receipt.repo),
             owners=owners,
             origin="discord" if self.request.place else "cli",
             place=self.request.place,

@@ -41,8 +41,7 @@ from desk.holds.protocol import (
     HookConfig,
     Reachable,
 )
-from desk.names import job_workflow_id
-from workflows.job.holds import HoldsCalls
+from desk.names import JOB_AGENT_WORKED_SIGNAL, JOB_HOLD_UPDATE, job_workflow_id
 
 MAX_TALLY_BYTES = 4096
 REPORT_EVERY_SECONDS = 5.0
@@ -204,7 +203,10 @@ class HoldChannel:
         handle = self.client.get_workflow_handle(job_workflow_id(number))
         timeout = self.rules.wait + timedelta(seconds=ANSWER_SLACK_SECONDS)
         try:
-            return await handle.execute_update(HoldsCalls.hold, request, rpc_timeout=timeout)
+            answer: HoldAnswer = await handle.execute_update(
+                JOB_HOLD_UPDATE, request, result_type=HoldAnswer, rpc_timeout=timeout
+            )
+            return answer
         except WorkflowUpdateRPCTimeoutOrCancelledError:
             reason = f"Job {number} did not answer in time (is a worker running?)"
         except WorkflowUpdateFailedError as error:
@@ -238,7 +240,7 @@ class HoldChannel:
         handle = self.client.get_workflow_handle(job_workflow_id(self.number))
         worked = AgentWorked(seconds=seconds, signs=signs)
         try:
-            await handle.signal(HoldsCalls.agent_worked, worked)
+            await handle.signal(JOB_AGENT_WORKED_SIGNAL, worked)
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
 

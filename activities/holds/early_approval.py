@@ -32,14 +32,14 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.holds.approvals import (
+    ApprovalOutcome,
     HoldAnswer,
     HoldVerdict,
     OutcomeKind,
     OutcomeWatch,
     approval_id_of_digest,
 )
-from desk.names import job_workflow_id
-from workflows.approval import Approval
+from desk.names import APPROVAL_OUTCOME_UPDATE, job_workflow_id
 
 FIRST_TRY = 0.02
 """Seconds before the watch is tried again when the approval is not open yet."""
@@ -54,12 +54,14 @@ async def approved_early(client: Client, number: int, digest: str) -> HoldAnswer
     earlier round of the same call) refuses the watch, and a closed one cannot take it.
     """
     ident = approval_id_of_digest(job_workflow_id(number), digest)
-    handle = client.get_workflow_handle_for(Approval.run, ident)
+    handle = client.get_workflow_handle(ident)
     watch = OutcomeWatch(watcher=f"the hold channel of job {number}")
     pause = FIRST_TRY
     while True:
         try:
-            outcome = await handle.execute_update(Approval.outcome, watch)
+            outcome: ApprovalOutcome = await handle.execute_update(
+                APPROVAL_OUTCOME_UPDATE, watch, result_type=ApprovalOutcome
+            )
             break
         except WorkflowUpdateFailedError:
             pass  # settled already: an earlier round, closing; this call's round may follow

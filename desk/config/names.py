@@ -7,7 +7,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from desk.config.reach import CONFIG_ENV, ENV_PREFIX
+from desk.config.defaults import CONFIG_ENV, ENV_PREFIX
 
 SETTING_NAMES = frozenset(
     {

@@ -1,13 +1,13 @@
-"""Where the settings come from, and the few a listing needs (home, server, namespace, task
-queue, list limit, card width, time zone) read without pydantic; anything unusual is left to
-`desk.config.settings`.
+"""The few settings a listing needs (home, server, namespace, task queue, list limit, card
+width, time zone), read without pydantic; anything unusual is left to `desk.config.settings`.
 
-`desk.config.settings.DeskSettings` stays the one definition and the one parser of every setting: it
-takes its sources (`config_file`) and these settings' defaults from here, and
-`read_reach` answers only when the environment and the TOML file give them as plain
-values it reads exactly as DeskSettings would (tests/test_reach.py holds the two equal);
-otherwise it asks `load_settings`, which also names a bad value. Importing pydantic and
-pydantic-settings costs a listing about three times what the rest of its start does.
+`desk.config.settings.DeskSettings` stays the one definition and the one parser of every
+setting. Both take the sources, these settings' defaults, their least values and the plain
+rules from `desk.config.defaults`, and `read_reach` answers only when the environment and the
+TOML file give them as plain values it reads exactly as DeskSettings would
+(tests/test_reach.py holds the two equal); otherwise it asks `load_settings`, which also names a
+bad value. Importing pydantic and pydantic-settings costs a listing about three times what the
+rest of its start does.
 """
 
 from __future__ import annotations
@@ -19,22 +19,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desk.config.dates import zone_of
+from desk.config.defaults import (
+    CARD_VALUE_CHARS_MIN,
+    DEFAULT_CARD_VALUE_CHARS,
+    DEFAULT_HOME,
+    DEFAULT_LIST_LIMIT,
+    DEFAULT_NAMESPACE,
+    DEFAULT_TASK_QUEUE,
+    ENV_PREFIX,
+    LIST_LIMIT_MIN,
+    NOT_BLANK,
+    TLS_SETTINGS,
+    blank,
+    config_file,
+    not_a_directory,
+)
 from desk.errors import SettingsError
 
 if TYPE_CHECKING:
     from desk.config.settings import DeskSettings
-
-ENV_PREFIX = "CODEDESK_"
-CONFIG_ENV = "CODEDESK_CONFIG"
-CONFIG_FILE = "codedesk.toml"
-
-DEFAULT_HOME = "~/.codedesk"
-DEFAULT_NAMESPACE = "default"
-DEFAULT_TASK_QUEUE = "codedesk"
-DEFAULT_LIST_LIMIT = 50
-LIST_LIMIT_MIN = 1
-DEFAULT_CARD_VALUE_CHARS = 4000
-CARD_VALUE_CHARS_MIN = 100
 
 DEFAULTS: dict[str, Any] = {
     "home": DEFAULT_HOME,
@@ -47,28 +50,8 @@ DEFAULTS: dict[str, Any] = {
 }
 """The settings `Reach` holds and their defaults, as DeskSettings declares them."""
 
-TLS_SETTINGS = frozenset(
-    {
-        "temporal_tls_ca",
-        "temporal_tls_cert",
-        "temporal_tls_key",
-        "temporal_tls_server_name",
-        "temporal_api_key",
-    }
-)
-"""Settings of TLS to the frontend: given any of them, a listing reads every setting."""
-
 MINIMUMS = {"list_limit": LIST_LIMIT_MIN, "card_value_chars": CARD_VALUE_CHARS_MIN}
 """The integer settings among them, each with its least value."""
-
-
-def config_file() -> Path | None:
-    """The TOML file settings are read from, if any."""
-    named = os.environ.get(CONFIG_ENV)
-    if named:
-        return Path(named).expanduser()
-    local = Path(CONFIG_FILE)
-    return local if local.is_file() else None
 
 
 @dataclass(frozen=True)
@@ -156,10 +139,10 @@ def _plain(name: str, value: Any) -> Any:
         return None
     if name == "home":
         home = Path(value).expanduser()
-        if not value.strip() or (home.exists() and not home.is_dir()):
+        if blank(value) or not_a_directory(home):
             return None
         return home
-    if name in ("namespace", "task_queue") and not value.strip():
+    if name in NOT_BLANK and blank(value):
         return None
     if name == "time_zone":
         try:

@@ -22,19 +22,22 @@ from pydantic_settings import (
 
 from desk.agents import PRESETS
 from desk.config.dates import zone_of
-from desk.config.durations import format_duration, parse_duration
-from desk.config.reach import (
+from desk.config.defaults import (
     CARD_VALUE_CHARS_MIN,
-    CONFIG_ENV,
     DEFAULT_CARD_VALUE_CHARS,
     DEFAULT_HOME,
     DEFAULT_LIST_LIMIT,
     DEFAULT_NAMESPACE,
     DEFAULT_TASK_QUEUE,
     LIST_LIMIT_MIN,
+    NOT_BLANK,
+    blank,
+    not_a_directory,
 )
-from desk.config.reach import ENV_PREFIX as ENV_PREFIX
-from desk.config.reach import config_file as config_file
+from desk.config.defaults import CONFIG_ENV as CONFIG_ENV
+from desk.config.defaults import ENV_PREFIX as ENV_PREFIX
+from desk.config.defaults import config_file as config_file
+from desk.config.durations import format_duration, parse_duration
 from desk.errors import DeskError, HostError, SettingsError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
@@ -406,10 +409,10 @@ class DeskSettings(BaseSettings):
             raise ValueError("must contain {repo}, e.g. https://github.com/{repo}.git")
         return value
 
-    @field_validator("namespace", "task_queue")
+    @field_validator(*NOT_BLANK)
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+        if blank(value):
             raise ValueError("must not be empty")
         return value
 
@@ -426,7 +429,7 @@ class DeskSettings(BaseSettings):
     def _no_blank_path(cls, value: Any) -> Any:
         # Path("") is ".": an empty variable would silently put the server's database and the
         # shelf in whatever directory a command happens to run from.
-        if isinstance(value, str) and not value.strip():
+        if isinstance(value, str) and blank(value):
             raise ValueError("must not be empty: name a directory, or unset it for the default")
         return value
 
@@ -489,7 +492,7 @@ class DeskSettings(BaseSettings):
     @field_validator("home", "shelf")
     @classmethod
     def _a_directory(cls, value: Path | None) -> Path | None:
-        if value is not None and value.expanduser().exists() and not value.expanduser().is_dir():
+        if value is not None and not_a_directory(value):
             raise ValueError("is not a directory: name a directory (it is created if missing)")
         return value
 

@@ -13,32 +13,10 @@ from pydantic import Field
 
 from desk.holds.approvals import HeldCall, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
+from desk.payloads.job_states import JobOutcome as JobOutcome
+from desk.payloads.job_states import JobPhase as JobPhase
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
-
-
-class JobOutcome(StrEnum):
-    """How a coding job ended."""
-
-    INTEGRATED = "integrated"
-    NOTHING = "nothing"
-    CONFLICT = "conflict"
-    REFUSED = "refused"
-    FAILED = "failed"
-    TIMED_OUT = "timed_out"
-    CANCELLED = "cancelled"
-
-
-class JobPhase(StrEnum):
-    """Where a running job is; a closed job's phase is `done`."""
-
-    STARTING = "starting"
-    QUEUED = "queued"
-    PREPARING = "preparing"
-    WORKING = "working"
-    INTEGRATING = "integrating"
-    CLEANING = "cleaning"
-    DONE = "done"
 
 
 class CommitInfo(Payload):

@@ -5,18 +5,27 @@ use, even for a value that is missing; importing pydantic for that costs more th
 usage error or a listing. Here a missing value, a string, an integer written in plain digits
 within its bounds and an exact choice of an enum pass without pydantic; every other value goes
 to typer's own check, so each error a person sees is typer's, word for word.
+
+Typer has no public seam for this (`parser=` or `click_type=` on each option would change
+every declaration and put click's error texts where typer's were), so it is made in typer's
+private modules. They are imported only when `install` runs, and only if they are there: with
+another typer the CLI keeps typer's own checks, slower but never wrong, instead of failing at
+its first import. pyproject.toml pins typer to the minor release this was proven with.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from typer import core
-from typer._click import Context
-from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+if TYPE_CHECKING:
+    from typer import core
+    from typer._click import Context
+    from typer._coercion import RuntimeParam, TypeDescriptor
 
 DIGITS = re.compile(r"[0-9]{1,18}")
 """An integer typer would read the same way: ASCII digits only, no sign, space or underscore."""
@@ -68,27 +77,35 @@ def _choice(annotation: type[Enum], value: Any, case_sensitive: bool, ctx: Conte
     return UNSURE
 
 
-@dataclass(frozen=True)
-class PlainFirst(RuntimeParam):
-    """A parameter's check: plain values here, the rest by typer's pydantic-based check."""
+@cache
+def plain_first() -> Callable[..., RuntimeParam]:
+    """The check to put before typer's (`PlainFirst`): built on first use, as a subclass of a
+    class in typer's private modules; ImportError with a typer that has none."""
+    from typer._coercion import RuntimeParam, build_runtime_param
 
-    descriptor: TypeDescriptor
-    typers: list[RuntimeParam] = field(default_factory=list, compare=False)
-    """Typer's own check, built the first time a value needs it (at most one)."""
+    @dataclass(frozen=True)
+    class PlainFirst(RuntimeParam):
+        """A parameter's check: plain values here, the rest by typer's pydantic-based check."""
 
-    def _coerce_value(self, value: Any, param: core._TyperParameter, ctx: Context) -> Any:
-        plain = plain_value(self.descriptor, value, ctx)
-        if plain is not UNSURE:
-            return plain
-        if not self.typers:
-            self.typers.append(build_runtime_param(self.descriptor))
-        return self.typers[0]._coerce_value(value, param=param, ctx=ctx)
+        descriptor: TypeDescriptor
+        typers: list[RuntimeParam] = field(default_factory=list, compare=False)
+        """Typer's own check, built the first time a value needs it (at most one)."""
+
+        def _coerce_value(self, value: Any, param: core._TyperParameter, ctx: Context) -> Any:
+            plain = plain_value(self.descriptor, value, ctx)
+            if plain is not UNSURE:
+                return plain
+            if not self.typers:
+                self.typers.append(build_runtime_param(self.descriptor))
+            return self.typers[0]._coerce_value(value, param=param, ctx=ctx)
+
+    return PlainFirst
 
 
 def _runtime_param(self: core._TyperParameter) -> RuntimeParam:
     if self._runtime_param is None:
         descriptor = self.type_descriptor
-        self._runtime_param = PlainFirst(
+        self._runtime_param = plain_first()(
             parameter_info=descriptor.parameter_info,
             annotation=descriptor.annotation,
             descriptor=descriptor,
@@ -102,6 +119,12 @@ def install() -> bool:
     Without the seam (another typer), typer's own checks stay: slower, never wrong;
     tests/test_cli_imports.py fails then, so the loss is seen.
     """
+    try:
+        from typer import core
+
+        plain_first()
+    except ImportError:  # a typer without the private modules the seam is in
+        return False
     seam = getattr(core, "_TyperParameter", None)
     if seam is None or not callable(getattr(seam, "get_runtime_param", None)):
         return False

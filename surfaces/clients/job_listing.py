@@ -1,7 +1,8 @@
 """A page of jobs from Temporal's visibility, read with the workflow service alone.
 
 No workflow definitions, data converter or pydantic: the workflow type, search attributes,
-memo keys and the desk's query are names from `desk.names`, and their payloads are JSON, so
+memo keys and the desk's query are names from `desk.names`, a job's phase is the plain enum of
+`desk.payloads.job_states`, and their payloads are JSON, so
 `codedesk jobs` costs little more than starting Python and connecting. Every surface lists
 jobs through here (the CLI, the Discord bot, `DeskClient.job_page`).
 """
@@ -39,6 +40,7 @@ from desk.names import (
     WAITING_HOST_ATTRIBUTE,
     job_number,
 )
+from desk.payloads.job_states import JobPhase
 from surfaces.clients.listing import Page
 from surfaces.clients.worker_check import pollers_of
 
@@ -46,9 +48,6 @@ if TYPE_CHECKING:
     from temporalio.service import WorkflowService
 
 JOBS_QUERY = f"WorkflowType = '{JOB_WORKFLOW_TYPE}'"
-
-QUEUED_PHASE = "queued"
-"""`JobPhase.QUEUED`: a job waiting for a slot; only then is the desk asked for positions."""
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long the listing waits for a worker to tell the desk's queue before leaving it out."""
@@ -126,7 +125,7 @@ async def job_page(
         pollers_of(service, namespace, task_queue),
     )
     rows = [_row(info) for info in infos]
-    if pollers and any(row.phase == QUEUED_PHASE for row in rows):
+    if pollers and any(row.phase == JobPhase.QUEUED for row in rows):
         view = await _queue_view(service, namespace)
         if view is not None:
             rows = [_placed(row, view) for row in rows]

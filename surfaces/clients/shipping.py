@@ -20,7 +20,13 @@ from desk.config.settings import DeskSettings
 from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
 from desk.holds.approvals import SurfacePlace, approval_id
 from desk.host_slots import repo_host
-from desk.names import DESK_WORKFLOW_ID, push_workflow_id, pushing_memo, repo_workflow_id
+from desk.names import (
+    DESK_WORKFLOW_ID,
+    push_approval_scope,
+    push_workflow_id,
+    pushing_memo,
+    repo_workflow_id,
+)
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
 from desk.payloads.shipping import (
@@ -120,7 +126,9 @@ class ShippingClient:
                 f"A push of {sha} to {name} was already requested and has not finished "
                 f"(workflow {ident}): answer its approval (`codedesk approvals`) or wait for it."
             ) from None
-        waits_on = "" if exempt else approval_id(f"push-{name}", PUSH_TOOL, push_call(receipt))
+        waits_on = (
+            "" if exempt else approval_id(push_approval_scope(name), PUSH_TOOL, push_call(receipt))
+        )
         return handle, waits_on
 
     async def finished_push(self, repo: str, sha: str) -> PushResult | None:

@@ -26,6 +26,7 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from desk.surface import Surface
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
 from surfaces.discord.interactions.buttons import card_view
@@ -38,8 +39,8 @@ from surfaces.discord.markdown.text import sanitize, split_message
 log = logging.getLogger(__name__)
 
 
-class DiscordSurface:
-    """Implements `surfaces.surface.Surface` for one logged-in discord.py client."""
+class DiscordSurface(Surface):
+    """Implements `desk.surface.Surface` for one logged-in discord.py client."""
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from desk.surface import Surface
 
 
 @dataclass
@@ -24,8 +25,8 @@ class FakeCard:
 
 
 @dataclass
-class FakeSurface:
-    """Implements `surfaces.surface.Surface`; safe to run twice like every activity."""
+class FakeSurface(Surface):
+    """Implements `desk.surface.Surface`; safe to run twice like every activity."""
 
     cards: dict[str, FakeCard] = field(default_factory=dict)
     posts: list[tuple[str, str]] = field(default_factory=list)

@@ -26,7 +26,14 @@ with workflow.unsafe.imports_passed_through():
         running_on,
         slots_of,
     )
-    from desk.names import DESK_STATE_QUERY, PHASE_ATTRIBUTE, REPO_ATTRIBUTE, job_workflow_id
+    from desk.names import (
+        DESK_STATE_QUERY,
+        PHASE_ATTRIBUTE,
+        REPO_ATTRIBUTE,
+        REQUESTER_MEMO,
+        TASK_MEMO,
+        job_workflow_id,
+    )
     from desk.payloads.jobs import (
         Admission,
         AdmissionCheck,
@@ -55,8 +62,6 @@ CHECK_AS_ACTIVITY = "admission-check-activity"
 """Patch: that check is an activity, no longer a local activity (see `Desk._check`)."""
 HOST_POLICY = "host-policy"
 """Patch: a job is judged by the desk's host policy, not by what its requester sent."""
-REQUESTER_MEMO = "requester"
-TASK_MEMO = "task"
 
 
 @workflow.defn(name="Desk")

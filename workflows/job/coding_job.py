@@ -16,7 +16,12 @@ with workflow.unsafe.imports_passed_through():
     from activities.agent.run import AgentActivities
     from activities.git.worktrees import WorktreeActivities
     from desk.config.durations import format_duration
-    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
+    from desk.names import (
+        JOB_WORKFLOW_TYPE,
+        OUTCOME_ATTRIBUTE,
+        PHASE_ATTRIBUTE,
+        WAITING_HOST_ATTRIBUTE,
+    )
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,
@@ -74,7 +79,7 @@ def _cancelled(error: BaseException) -> bool:
     )
 
 
-@workflow.defn(name="CodingJob")
+@workflow.defn(name=JOB_WORKFLOW_TYPE)
 class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
     """Id `job-<n>`: one coding task on one repository, from worktree to report."""
 

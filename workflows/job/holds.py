@@ -25,7 +25,12 @@ with workflow.unsafe.imports_passed_through():
         approval_id,
         approval_id_of_digest,
     )
-    from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
+    from desk.names import (
+        APPROVAL_WITHDRAW_SIGNAL,
+        APPROVAL_WORKFLOW_TYPE,
+        JOB_AGENT_WORKED_SIGNAL,
+        JOB_HOLD_UPDATE,
+    )
     from desk.payloads.jobs import JobInput, JobPhase, JobStatus
 
 from workflows.job.modes import FollowsModes
@@ -86,7 +91,7 @@ class HoldsCalls(FollowsModes):
         self.held_entries = {}
         self.worked_beside_holds = timedelta(0)
 
-    @workflow.signal
+    @workflow.signal(name=JOB_AGENT_WORKED_SIGNAL)
     def agent_worked(self, worked: AgentWorked) -> None:
         """The agent kept working beside a waiting hold: that time counts against the budget."""
         seconds = worked.seconds if 0 < worked.seconds < MAX_WORKED.total_seconds() else 0
@@ -97,7 +102,7 @@ class HoldsCalls(FollowsModes):
         worked, self.worked_beside_holds = self.worked_beside_holds, timedelta(0)
         return worked
 
-    @workflow.update
+    @workflow.update(name=JOB_HOLD_UPDATE)
     async def hold(self, request: HoldRequest) -> HoldAnswer:
         """May the agent's call run? Answers at once, or when a person has answered."""
         if self.status.phase != JobPhase.WORKING or not self.status.worktree:

@@ -9,6 +9,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
     from activities.shipping import ShipActivities
     from desk.names import (
+        REPO_STATE_QUERY,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
@@ -153,7 +154,7 @@ class RepoEntity:
         self.state.pushing = request
         self._say_pushing(request.receipt.head)
 
-    @workflow.query
+    @workflow.query(name=REPO_STATE_QUERY)
     def current(self) -> RepoState:
         return self.state
 

@@ -1,0 +1,60 @@
+"""Where settings come from, and the names, defaults and plain rules both of their readers use.
+
+Settings have two readers: `desk.config.settings.DeskSettings`, the one parser of every
+setting, and `desk.config.reach`, which reads the few a listing needs without pydantic (whose
+import costs a listing about three times what the rest of its start does). Each takes the
+sources, the defaults, the least values and the plain rules from here, so each is spelled
+once; this module imports nothing but the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENV_PREFIX = "CODEDESK_"
+CONFIG_ENV = "CODEDESK_CONFIG"
+CONFIG_FILE = "codedesk.toml"
+
+DEFAULT_HOME = "~/.codedesk"
+DEFAULT_NAMESPACE = "default"
+DEFAULT_TASK_QUEUE = "codedesk"
+"""The shared task queue (desk/names.py names it with the other queues)."""
+DEFAULT_LIST_LIMIT = 50
+LIST_LIMIT_MIN = 1
+DEFAULT_CARD_VALUE_CHARS = 4000
+CARD_VALUE_CHARS_MIN = 100
+
+NOT_BLANK = ("namespace", "task_queue")
+"""Settings of text that must not be blank."""
+
+TLS_SETTINGS = frozenset(
+    {
+        "temporal_tls_ca",
+        "temporal_tls_cert",
+        "temporal_tls_key",
+        "temporal_tls_server_name",
+        "temporal_api_key",
+    }
+)
+"""Settings of TLS to the frontend: given any of them, a listing reads every setting."""
+
+
+def config_file() -> Path | None:
+    """The TOML file settings are read from, if any."""
+    named = os.environ.get(CONFIG_ENV)
+    if named:
+        return Path(named).expanduser()
+    local = Path(CONFIG_FILE)
+    return local if local.is_file() else None
+
+
+def blank(value: str) -> bool:
+    """Whether a text setting is empty or only spaces (refused where a name is needed)."""
+    return not value.strip()
+
+
+def not_a_directory(path: Path) -> bool:
+    """Whether a directory setting names something that exists and is no directory."""
+    found = path.expanduser()
+    return found.exists() and not found.is_dir()
