@@ -18,9 +18,9 @@ from desk.payloads.jobs import AdmitInput, JobInput, JobOutcome
 from desk.payloads.repo_state import RepoState
 from desk.payloads.shipping import PushRequest
 from surfaces.clients.desk import DeskClient
+from tests.agent_pids import agent_tag, running_agent
 from tests.cli_helpers import assert_refused, run_cli, settings_env
 from tests.conftest import agent
-from tests.job_waits import working
 from tests.test_shipping import commit, owner_client, slow_origin
 from tests.waiting import awaited, eventually, until
 from workers.desk_entity import desk_start
@@ -164,10 +164,12 @@ async def test_reasons_of_jobs_refused_later_read_as_messages_without_a_class_na
 ) -> None:
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     go = gates / "go"
-    first = await desk.start_job(REPO, "wait", agent_command=agent(f"wait:{go}"))
+    tag = agent_tag()
+    first = await desk.start_job(REPO, "wait", agent_command=agent(tag, f"wait:{go}"))
     second = await desk.submit_job(REPO, "greet", agent_command=agent("say:hi"))
     assert second.position == 1  # queued behind the first: admitted while the clone was there
-    await working(desk, first)
+    # Deleted once the agent runs: a sandbox started after the deletion has no clone to bind.
+    await running_agent(desk.settings.home, first, tag)
     shutil.rmtree(clone)  # gone before the first integrates and before the second starts
     go.touch()
     missing = f"Repository '{REPO}' is not on the shelf"
