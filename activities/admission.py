@@ -44,7 +44,7 @@ class AdmissionActivities:
                 await asyncio.to_thread(self._on_this_host, request)
             await self._no_push_running(request.repo)
         except DeskError as refusal:
-            return AdmissionVerdict(refusal=str(refusal), kind=type(refusal).__name__)
+            return AdmissionVerdict(refusal=str(refusal), kind=refusal.wire)
         return AdmissionVerdict()
 
     def _on_this_host(self, request: AdmissionCheck) -> None:

@@ -8,8 +8,8 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.failures import desk_failures
 from desk.errors import PolicyError
+from desk.failures import desk_failures
 from desk.names import DESK_STATE_QUERY, DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import DeskState, HostPolicyQuery, RunningJobs, RunningJobsInput
 from desk.policy.host import HostPolicy

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.failures import desk_failures
 from activities.git.commands import porcelain_files, run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import CloneExistsError, RemoteUrlError
+from desk.failures import desk_failures
 from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name
 

@@ -1,44 +1,89 @@
-"""Typed errors of codedesk, one tree under DeskError.
+"""Typed errors of codedesk, one tree under DeskError, each with its name on the wire.
 
 DeskError
 ├── SettingsError           a setting has a bad value (names the setting)
 ├── RepoNameError           not owner/repo, a dot-leading owner, a path escape
 ├── RemoteUrlError          a clone source with user info, a query, a fragment or a bad scheme
 ├── ShelfError              the shelf cannot do what was asked
-│   ├── CloneExistsError    the clone is already on the shelf
-│   ├── CloneMissingError   no clone of that repository on the shelf
-│   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more
+│   ├── CloneExistsError    the clone is already on the shelf                              ~
+│   ├── CloneMissingError   no clone of that repository on the shelf                       ~
+│   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more    ~
 │   └── GitError            git failed; its message is scrubbed of credentials
-│       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,
-│                           a dropped connection): retried, unlike every other desk error
-├── AgentCommandError       the agent command is empty or cannot be split
+│       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
+│                           a dropped connection)
+├── AgentCommandError       the agent command is empty or cannot be split                  ~
+├── StaleAgentAttemptError  "StaleAgentAttempt": a later attempt already started the agent  R
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
-├── ServerError             the Temporal server cannot be reached or started
-│   ├── NoWorkerError       the server answers, but no codedesk worker polls the task queue
-│   └── DeskSilentError     the desk gave no answer to a submission, asked again and again
+├── ServerError             the Temporal server cannot be reached or started               R
+│   ├── NoWorkerError       the server answers, but no codedesk worker polls the task queue R
+│   └── DeskSilentError     the desk gave no answer to a submission, asked again and again R
 ├── JobNotFoundError        no job with that number
-├── QueueFullError          the desk runs and queues all the jobs it may
+├── JobExistsError          "JobExists": the job's workflow id is taken (numbering reset)
+├── QueueFullError          "QueueFull": the desk runs and queues all the jobs it may       ~
+├── AdmissionCheckFailedError  "AdmissionCheckFailed": no worker could check a new job
 ├── ApprovalNotFoundError   no open approval matches the id given
+├── ApprovalSettledError    "ApprovalSettled": the approval was answered or withdrawn already
 ├── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
 ├── ShaError                not a full commit SHA
-├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed
-├── RepoBusyError           the repository is integrating, reporting or pushing now
+├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed ~
+├── ShipFailedError         "ShipFailed": a report's or push's git step failed, not refused
+├── RepoBusyError           the repository is integrating, reporting or pushing now        ~
+│                           (read also as "RepoBusy", its name from a repository entity)
 ├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
+├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
 └── ModeError               a mode, value or scope that does not exist; nothing was switched
-    ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)
+    ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
     └── JobFinishedError    the switch names a job that has finished
 
-Every message is a full sentence that says what went wrong and what to do. Activities turn
-these into `ApplicationError`s whose `type` is the class name, so a surface can show the message
-as it is; all are non-retryable except `GitBusyError`, which Temporal retries.
+R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected
+refusal, sent as benign (the worker logs it without a traceback). A name in quotes is the
+error's wire name; every other error's wire name is its class name.
+
+Each class declares these in its header (`class GitBusyError(GitError, retryable=True)`), and
+subclasses inherit retryable and benign. The wire name is the `type` of the `ApplicationError`
+that carries the error through Temporal, from an activity or a workflow alike
+(`desk.failures.failure_of`); a surface turns it back into the class by that name
+(`desk.failures.error_of`). Wire names are never renamed: recorded histories and running
+deployments carry them; a name the class once had stays readable in `also`.
+
+Every message is a full sentence that says what went wrong and what to do, so a surface can
+show it as it is.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class DeskError(Exception):
-    """Root of every error codedesk raises on purpose."""
+    """Root of every error codedesk raises on purpose.
+
+    Class keywords: `wire` (the `ApplicationError` type; default the class name), `retryable`
+    (Temporal may retry it; inherited, default False), `benign` (an expected refusal, logged
+    without a traceback; inherited, default False), `also` (older wire names still read).
+    """
+
+    wire: ClassVar[str] = "DeskError"
+    retryable: ClassVar[bool] = False
+    benign: ClassVar[bool] = False
+    also: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(
+        cls,
+        *,
+        wire: str = "",
+        retryable: bool | None = None,
+        benign: bool | None = None,
+        also: tuple[str, ...] = (),
+    ) -> None:
+        super().__init_subclass__()
+        cls.wire = wire or cls.__name__
+        cls.also = also
+        if retryable is not None:
+            cls.retryable = retryable
+        if benign is not None:
+            cls.benign = benign
 
 
 class SettingsError(DeskError):
@@ -57,15 +102,15 @@ class ShelfError(DeskError):
     """The shelf cannot do what was asked."""
 
 
-class CloneExistsError(ShelfError):
+class CloneExistsError(ShelfError, benign=True):
     """The repository is already cloned on the shelf."""
 
 
-class CloneMissingError(ShelfError):
+class CloneMissingError(ShelfError, benign=True):
     """The repository is not on the shelf."""
 
 
-class WorktreeDiscardedError(ShelfError):
+class WorktreeDiscardedError(ShelfError, benign=True):
     """The job was cancelled while its worktree was being cut: no worktree is cut for it now."""
 
 
@@ -73,12 +118,19 @@ class GitError(ShelfError):
     """A git command failed."""
 
 
-class GitBusyError(GitError):
+class GitBusyError(GitError, retryable=True):
     """A git command failed for a passing reason (a held lock, a busy file); a retry may pass."""
 
 
-class AgentCommandError(DeskError):
+class AgentCommandError(DeskError, benign=True):
     """The agent command cannot be run as given."""
+
+
+class StaleAgentAttemptError(DeskError, wire="StaleAgentAttempt", retryable=True):
+    """A later attempt of the agent's step has started the agent already: this one does not.
+
+    Retryable: Temporal has already moved on from the stale attempt, so nothing sees it fail.
+    """
 
 
 class SandboxError(DeskError):
@@ -89,8 +141,8 @@ class DurationError(DeskError):
     """A duration could not be read."""
 
 
-class ServerError(DeskError):
-    """The Temporal server cannot be reached or started."""
+class ServerError(DeskError, retryable=True):
+    """The Temporal server cannot be reached or started (a passing state: retryable)."""
 
 
 class NoWorkerError(ServerError):
@@ -105,12 +157,24 @@ class JobNotFoundError(DeskError):
     """No job has that number."""
 
 
-class QueueFullError(DeskError):
+class JobExistsError(DeskError, wire="JobExists"):
+    """The workflow id of the job's number is taken (the desk's numbering was reset)."""
+
+
+class QueueFullError(DeskError, wire="QueueFull", benign=True):
     """The desk's slots and queue are full."""
+
+
+class AdmissionCheckFailedError(DeskError, wire="AdmissionCheckFailed"):
+    """No worker could check a new job (its shelf, its agent, a running push): it is refused."""
 
 
 class ApprovalNotFoundError(DeskError):
     """No open approval matches what was given."""
+
+
+class ApprovalSettledError(DeskError, wire="ApprovalSettled"):
+    """The approval was answered or withdrawn already: the first answer won."""
 
 
 class HoldError(DeskError):
@@ -121,11 +185,15 @@ class ShaError(DeskError):
     """Not a full commit SHA."""
 
 
-class ShipRefusal(DeskError):
+class ShipRefusal(DeskError, benign=True):
     """The clone or its remote is not fit to report or push; nothing was changed."""
 
 
-class RepoBusyError(DeskError):
+class ShipFailedError(DeskError, wire="ShipFailed"):
+    """A report's or push's git step failed (it did not refuse): its reason says why."""
+
+
+class RepoBusyError(DeskError, benign=True, also=("RepoBusy",)):
     """The repository's clone is busy with an integration, a report or a push."""
 
 
@@ -133,7 +201,7 @@ class HostError(DeskError):
     """A host name is not usable, is unknown, has no worker polling, or is claimed twice."""
 
 
-class PolicyError(DeskError):
+class PolicyError(DeskError, benign=True):
     """A request asks for something looser than the host's policy allows; nothing was done."""
 
 
@@ -141,7 +209,7 @@ class ModeError(DeskError):
     """A mode switch names a mode, value or scope that does not exist; nothing was switched."""
 
 
-class ModeRefusedError(ModeError):
+class ModeRefusedError(ModeError, benign=True):
     """Only owners switch modes; the refused switch is recorded at the desk."""
 
 
@@ -149,42 +217,26 @@ class JobFinishedError(ModeError):
     """A mode switch names a job that has finished."""
 
 
-NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = (
-    "SettingsError",
-    "RepoNameError",
-    "RemoteUrlError",
-    "ShelfError",
-    "CloneExistsError",
-    "CloneMissingError",
-    "GitError",
-    "AgentCommandError",
-    "ShipRefusal",
-    "PolicyError",
-)
-"""Error types an activity raises that a retry cannot fix; named in every RetryPolicy."""
+def desk_error_types() -> list[type[DeskError]]:
+    """Every class of the tree, the root first, parents before their subclasses."""
+    found: list[type[DeskError]] = [DeskError]
+    for kind in found:
+        found.extend(sub for sub in kind.__subclasses__() if sub not in found)
+    return found
 
 
-EXPECTED_REFUSALS: tuple[type[DeskError], ...] = (
-    SettingsError,
-    RepoNameError,
-    RemoteUrlError,
-    CloneExistsError,
-    CloneMissingError,
-    WorktreeDiscardedError,
-    AgentCommandError,
-    ShipRefusal,
-    RepoBusyError,
-    PolicyError,
-)
-"""Refusals that answer a request as designed: logged as benign, never as a fault."""
+def error_types() -> dict[str, type[DeskError]]:
+    """Every desk error by each name it has on the wire: its wire name and its older ones."""
+    return {name: kind for kind in desk_error_types() for name in (kind.wire, *kind.also)}
 
 
 def desk_error(type_name: str | None, message: str) -> DeskError:
-    """Rebuild the desk error an activity raised from its failure's type name and message."""
-    known: dict[str, type[DeskError]] = {DeskError.__name__: DeskError}
-    pending: list[type[DeskError]] = [DeskError]
-    while pending:
-        for subclass in pending.pop().__subclasses__():
-            known[subclass.__name__] = subclass
-            pending.append(subclass)
-    return known.get(type_name or "", DeskError)(message)
+    """The desk error a failure of `type_name` carried; the root `DeskError` for another type."""
+    return error_types().get(type_name or "", DeskError)(message)
+
+
+NON_RETRYABLE_ERROR_TYPES: tuple[str, ...] = tuple(
+    sorted(name for name, kind in error_types().items() if not kind.retryable)
+)
+"""The wire names a retry cannot fix, from the tree: named in every RetryPolicy that runs desk
+code, so a desk error fails at once even where no `desk_failures` boundary marked it."""

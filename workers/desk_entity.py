@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from temporalio.client import Client, WithStartWorkflowOperation, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.exceptions import ApplicationError
 
 from desk.config.settings import DeskSettings
 from desk.errors import HostError
+from desk.failures import error_of
 from desk.names import DESK_WORKFLOW_ID
 from desk.payloads.jobs import DeskState
 from workflows.desk.entity import Desk
@@ -42,7 +42,6 @@ async def configure_desk(
             Desk.configure, limits, start_workflow_operation=desk_start(settings)
         )
     except WorkflowUpdateFailedError as error:
-        cause = error.cause
-        if isinstance(cause, ApplicationError) and cause.type == "HostError":
-            raise HostError(cause.message) from None
+        if isinstance(refused := error_of(error), HostError):
+            raise refused from None
         raise

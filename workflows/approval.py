@@ -6,9 +6,10 @@ import asyncio
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from desk.errors import ApprovalSettledError
+    from desk.failures import failure_of
     from desk.holds.approvals import (
         AnswerInput,
         AnswerResult,
@@ -96,11 +97,12 @@ class Approval:
     def _refuse_if_settled(self) -> None:
         outcome = self.state.outcome
         if outcome is not None:
-            raise ApplicationError(
-                f"This approval is no longer open: it was {outcome.kind.value}"
-                + (f" by {outcome.by.name or outcome.by.id}" if outcome.by else "")
-                + ".",
-                type="ApprovalSettled",
+            raise failure_of(
+                ApprovalSettledError(
+                    f"This approval is no longer open: it was {outcome.kind.value}"
+                    + (f" by {outcome.by.name or outcome.by.id}" if outcome.by else "")
+                    + "."
+                )
             )
 
     @workflow.update(name=APPROVAL_OUTCOME_UPDATE)

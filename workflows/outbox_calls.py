@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import SurfacePlace
@@ -22,7 +23,7 @@ async def send_to_outbox(place: SurfacePlace, item: OutboxItem) -> None:
         await start_entity(OUTBOX_WORKFLOW_TYPE, OutboxState(place=place), id=ident)
         outbox = workflow.get_external_workflow_handle(ident)
         await outbox.signal(OUTBOX_ENQUEUE_SIGNAL, item)
-    except Exception as error:  # the outbox just finished: a late message has nowhere to go
+    except FailureError as error:  # the outbox just finished: a late message has nowhere to go
         workflow.logger.warning(
             "Could not hand %s to the outbox of %s: %s", item.kind, place, error
         )

@@ -22,7 +22,8 @@ import fcntl
 from pathlib import Path
 from typing import TextIO
 
-from temporalio.exceptions import ApplicationError
+from desk.errors import StaleAgentAttemptError
+from desk.failures import failure_of
 
 CLAIM_FILE = "agent-claim"
 """In the job's folder: "<execution> <attempt> <runs>" of the latest attempt that started an
@@ -45,18 +46,20 @@ class AgentClaim:
         """Wait for the claim (without blocking the event loop) and record `attempt` in it.
 
         Raises:
-            ApplicationError: a later attempt has already started an agent; this one is stale.
-                Retryable: Temporal has already moved on from it, so nothing sees the failure.
+            ApplicationError: a later attempt has already started an agent; this one is stale
+                (`StaleAgentAttemptError`, retryable: Temporal has already moved on from it,
+                so nothing sees the failure).
         """
         handle = await _locked(job_folder)
         try:
             latest, runs = _recorded(handle.read())
             if latest > (execution, attempt):
-                raise ApplicationError(
-                    f"Attempt {attempt} of this agent is stale: attempt {latest[1]} "
-                    f"(run {latest[0]} of the agent's step) has started it already, so this "
-                    "one does not.",
-                    type="StaleAgentAttempt",
+                raise failure_of(
+                    StaleAgentAttemptError(
+                        f"Attempt {attempt} of this agent is stale: attempt {latest[1]} "
+                        f"(run {latest[0]} of the agent's step) has started it already, so "
+                        "this one does not."
+                    )
                 )
             run = runs + 1
             handle.seek(0)

@@ -24,7 +24,6 @@ from activities.agent.hook_settings import write_claude_hook_settings
 from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent.log import AGENT_LOG
 from activities.agent.stream import OutputTranslator, final_output, translator_for
-from activities.failures import desk_failures
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
@@ -36,6 +35,7 @@ from activities.sandbox.processes import kill_group, kill_stale_agents
 from desk.agents import HOOK_SETTINGS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
+from desk.failures import desk_failures
 from desk.holds.protocol import SOCKET_NAME
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
 from desk.payloads.jobs import AgentEnd, AgentResult, RunAgentInput, Worktree

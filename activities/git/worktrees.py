@@ -13,7 +13,6 @@ from temporalio import activity
 from activities.agent.files import exclude_agent_files
 from activities.agent.git import settle
 from activities.agent.log import log_tail
-from activities.failures import desk_failures
 from activities.git.branches import CUT_RECORD, cut_worktree, undo_cut
 from activities.git.commands import (
     checkout_status,
@@ -32,6 +31,7 @@ from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, WorktreeDiscardedError
+from desk.failures import desk_failures
 from desk.payloads.jobs import (
     CommitInfo,
     DiscardWorktreeInput,

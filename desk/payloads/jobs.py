@@ -386,7 +386,7 @@ class AdmissionCheck(Payload):
 
 
 class AdmissionVerdict(Payload):
-    """Empty when the job may run; else why not, and the error type that says so."""
+    """Empty when the job may run; else why not, and the wire name of the error that says so."""
 
     refusal: str = ""
     kind: str = ""

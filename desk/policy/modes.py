@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
+from desk.errors import DeskError, JobFinishedError, JobNotFoundError, ModeError
 from desk.holds.approvals import Principal
 from desk.payloads.base import Payload, ScrubbedText
 from desk.policy.host import HostPolicy
@@ -195,28 +196,28 @@ def yolo_allows(classes: Iterable[str], carded: Iterable[str], allowed: Iterable
     return not held & carded_now
 
 
-def mode_problem(request: ModeRequest, last_number: int, live: Iterable[int]) -> tuple[str, str]:
-    """Why a switch names no mode, value or scope that exists: an error type and a message
-    (empty strings when it is well formed)."""
+def mode_problem(request: ModeRequest, last_number: int, live: Iterable[int]) -> DeskError | None:
+    """Why a switch names no mode, value or scope that exists, as the error to raise (None
+    when it is well formed)."""
     modes = ", ".join(mode.value for mode in Mode)
     if request.mode not in {mode.value for mode in Mode}:
-        return "ModeError", f"There is no mode {request.mode!r}: the modes are {modes}."
+        return ModeError(f"There is no mode {request.mode!r}: the modes are {modes}.")
     if request.value not in ON_OFF:
-        return "ModeError", f"A mode is switched 'on' or 'off', not {request.value!r}."
+        return ModeError(f"A mode is switched 'on' or 'off', not {request.value!r}.")
     if request.scope not in {kind.value for kind in ScopeKind}:
         scopes = ", ".join(kind.value for kind in ScopeKind)
-        return "ModeError", f"There is no scope {request.scope!r}: the scopes are {scopes}."
+        return ModeError(f"There is no scope {request.scope!r}: the scopes are {scopes}.")
     if request.scope == ScopeKind.CHANNEL and not request.target.strip():
-        return "ModeError", "A channel scope needs the channel's or thread's id."
+        return ModeError("A channel scope needs the channel's or thread's id.")
     if request.scope == ScopeKind.JOB:
         if not request.target.isdigit() or int(request.target) < 1:
-            return "ModeError", f"{request.target!r} is not a job number."
+            return ModeError(f"{request.target!r} is not a job number.")
         number = int(request.target)
         if number > last_number:
-            return "JobNotFoundError", f"There is no job {number} (the last is {last_number})."
+            return JobNotFoundError(f"There is no job {number} (the last is {last_number}).")
         if number not in set(live):
-            return "JobFinishedError", f"Job {number} is finished: its modes no longer change."
-    return "", ""
+            return JobFinishedError(f"Job {number} is finished: its modes no longer change.")
+    return None
 
 
 def long_running_allowance(

@@ -34,10 +34,9 @@ from desk.errors import (
     DeskSilentError,
     HostError,
     JobNotFoundError,
-    QueueFullError,
     ShelfError,
-    desk_error,
 )
+from desk.failures import error_of
 from desk.holds.approvals import SurfacePlace
 from desk.names import (
     DESK_WORKFLOW_ID,
@@ -93,16 +92,6 @@ limit of updates in flight on one workflow (10 by default) reached by people sub
 once, or "workflow update was aborted" (UNAVAILABLE) for those that were waiting then. None of
 them admitted the job, and a retry carries the same update id."""
 
-REFUSALS = {
-    "CloneMissingError",
-    "AgentCommandError",
-    "RepoBusyError",
-    "RepoNameError",
-    "PolicyError",
-}
-"""What the desk refuses a job for (its admission check, the host's policy), raised again as the
-desk error it was."""
-
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long `status` waits for a worker to answer before describing the job from visibility."""
 
@@ -127,7 +116,7 @@ def _desk_failure(error: WorkflowFailureError) -> DeskError:
     while cause is not None and not isinstance(cause, ApplicationError):
         cause = cause.__cause__
     if isinstance(cause, ApplicationError):
-        return desk_error(cause.type, cause.message)
+        return error_of(cause) or DeskError(cause.message)
     return ShelfError(reason_of(error))
 
 
@@ -270,14 +259,12 @@ class DeskClient:
         try:
             return await self._admit(AdmitInput(job=job, ask=ask))
         except WorkflowUpdateFailedError as error:
-            cause = error.cause
-            if isinstance(cause, ApplicationError) and cause.type == "QueueFull":
-                raise QueueFullError(cause.message) from None
-            if isinstance(cause, ApplicationError) and cause.type == "HostError":
-                raise HostError(cause.message) from None
-            if isinstance(cause, ApplicationError) and cause.type in REFUSALS:
-                raise desk_error(cause.type, cause.message) from None
-            raise DeskError(f"The desk refused the job: {reason_of(cause or error)}") from None
+            # Whatever the desk refused it for (a full queue, a host, its check, the host's
+            # policy), raised again as the desk error it was, matched by its wire name.
+            if (refused := error_of(error)) is not None:
+                raise refused from None
+            reason = reason_of(error.cause or error)
+            raise DeskError(f"The desk refused the job: {reason}") from None
 
     async def _admit(self, request: AdmitInput) -> Admission:
         """Ask the desk to admit; ask again while it is busy or slow to answer.

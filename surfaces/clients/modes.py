@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from temporalio.client import Client, WorkflowQueryFailedError, WorkflowUpdateFailedError
-from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
-from desk.errors import DeskError, NoWorkerError, desk_error
+from desk.errors import DeskError, NoWorkerError
+from desk.failures import error_of
 from desk.holds.approvals import Principal
 from desk.names import DESK_WORKFLOW_ID
 from desk.policy.modes import ModeRequest, ModesView, ModeSwitched, ScopeKind, mode_problem
@@ -43,19 +43,18 @@ class ModesClient:
             mode=mode, value=value, scope=scope.value, target=target, by=by, roles=roles or []
         )
         # The names are checked here too, so a bad one is an error even with no worker.
-        kind, problem = mode_problem(request.model_copy(update={"scope": "desk"}), 0, [])
-        if problem:
-            raise desk_error(kind, problem)
+        problem = mode_problem(request.model_copy(update={"scope": "desk"}), 0, [])
+        if problem is not None:
+            raise problem
         await require_worker(self.client, self.settings.task_queue)
         try:
             return await self.client.execute_update_with_start_workflow(
                 Desk.switch_mode, request, start_workflow_operation=desk_start(self.settings)
             )
         except WorkflowUpdateFailedError as error:
-            cause = error.cause
-            if isinstance(cause, ApplicationError):
-                raise desk_error(cause.type, cause.message) from None
-            reason = reason_of(cause or error)
+            if (refused := error_of(error)) is not None:
+                raise refused from None
+            reason = reason_of(error.cause or error)
             raise DeskError(f"The desk did not switch the mode: {reason}") from None
 
     async def view(self) -> ModesView:

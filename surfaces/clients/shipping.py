@@ -17,7 +17,8 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
-from desk.errors import RepoBusyError, ServerError, ShipRefusal, desk_error
+from desk.errors import DeskError, RepoBusyError, ServerError, ShipRefusal
+from desk.failures import error_of
 from desk.holds.approvals import SurfacePlace, approval_id
 from desk.host_slots import repo_host
 from desk.names import (
@@ -79,9 +80,10 @@ class ShippingClient:
             )
         except WorkflowUpdateFailedError as error:
             cause = error.cause
-            if isinstance(cause, ApplicationError):
-                kind = "RepoBusyError" if cause.type == "RepoBusy" else cause.type
-                raise desk_error(kind, cause.message) from None
+            if (refused := error_of(cause)) is not None:
+                raise refused from None
+            if isinstance(cause, ApplicationError):  # a failure of no desk error's name
+                raise DeskError(cause.message) from None
             raise ShipRefusal(f"The report failed: {reason_of(cause or error)}") from None
 
     async def _desk(self) -> DeskState | None:

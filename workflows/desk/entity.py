@@ -7,18 +7,21 @@ from functools import partial
 
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.exceptions import (
-    ActivityError,
-    ApplicationError,
-    ApplicationErrorCategory,
-    WorkflowAlreadyStartedError,
-)
+from temporalio.exceptions import ActivityError, FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
     from activities.desk import DeskActivities
-    from desk.errors import PolicyError
+    from desk.errors import (
+        AdmissionCheckFailedError,
+        HostError,
+        JobExistsError,
+        PolicyError,
+        QueueFullError,
+        desk_error,
+    )
+    from desk.failures import failure_of
     from desk.host_slots import (
         must_wait,
         next_admissible,
@@ -134,10 +137,12 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             await self._start(job, queued)
         except WorkflowAlreadyStartedError:
             self._forget(number)
-            raise ApplicationError(
-                f"A workflow {job_workflow_id(number)} exists already, so job {number} could "
-                "not start; the desk's numbering was reset. Try again: the next number is free.",
-                type="JobExists",
+            raise failure_of(
+                JobExistsError(
+                    f"A workflow {job_workflow_id(number)} exists already, so job {number} could "
+                    "not start; the desk's numbering was reset. Try again: the next number is "
+                    "free."
+                )
             ) from None
         finally:
             self.starting.discard(number)
@@ -152,10 +157,11 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             self._judged(request)
         if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
             hosts = ", ".join(sorted(self.state.hosts))
-            raise ApplicationError(
-                f"{request.job.repo} is on none of the hosts {hosts}: add it with "
-                f"`codedesk repo add {request.job.repo} --host NAME`.",
-                type="HostError",
+            raise failure_of(
+                HostError(
+                    f"{request.job.repo} is on none of the hosts {hosts}: add it with "
+                    f"`codedesk repo add {request.job.repo} --host NAME`."
+                )
             )
         limits = self.state.limits
         host = self._host_of(request.job.repo)
@@ -163,31 +169,29 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         slots = slots_of(self.state, host)
         if must_wait(self.state, host) and waiting >= limits.max_queued:
             where = f" on host {host}" if host else ""
-            raise ApplicationError(
-                f"The desk is full: {running} jobs run (max_workers {slots}){where} and "
-                f"{waiting} wait (max_queued {limits.max_queued}). Try again when one finishes, "
-                "or cancel one with `codedesk cancel N`.",
-                type="QueueFull",
-                category=ApplicationErrorCategory.BENIGN,
+            raise failure_of(
+                QueueFullError(
+                    f"The desk is full: {running} jobs run (max_workers {slots}){where} and "
+                    f"{waiting} wait (max_queued {limits.max_queued}). Try again when one "
+                    "finishes, or cancel one with `codedesk cancel N`."
+                )
             )
 
     def _judged(self, request: AdmitInput) -> JobInput:
         """The job under the desk's host policy; refused with none, or for a looser ask."""
         policy = self.state.policy
         if policy is None:
-            raise ApplicationError(
-                "The desk has no host policy yet: no worker of this codedesk version has "
-                "started. Start (or restart) `codedesk worker`, then submit again; nothing was "
-                "started.",
-                type="PolicyError",
-                category=ApplicationErrorCategory.BENIGN,
+            raise failure_of(
+                PolicyError(
+                    "The desk has no host policy yet: no worker of this codedesk version has "
+                    "started. Start (or restart) `codedesk worker`, then submit again; nothing "
+                    "was started."
+                )
             )
         try:
             return judge_job(request.job, request.ask, policy)
         except PolicyError as error:
-            raise ApplicationError(
-                str(error), type="PolicyError", category=ApplicationErrorCategory.BENIGN
-            ) from None
+            raise failure_of(error) from None
 
     async def _check(self, job: JobInput) -> None:
         """Ask a worker to check the job (its shelf, its agent's program, a running push).
@@ -218,14 +222,13 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                     retry_policy=ADMISSION_CHECK_RETRY,
                 )
         except ActivityError as error:  # fail closed: a job nobody could check does not run
-            raise ApplicationError(
-                f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again.",
-                type="AdmissionCheckFailed",
+            raise failure_of(
+                AdmissionCheckFailedError(
+                    f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again."
+                )
             ) from None
-        if verdict.refusal:
-            raise ApplicationError(
-                verdict.refusal, type=verdict.kind, category=ApplicationErrorCategory.BENIGN
-            )
+        if verdict.refusal:  # the desk error the check raised, by its wire name
+            raise failure_of(desk_error(verdict.kind, verdict.refusal))
 
     @workflow.update
     def configure(self, limits: DeskLimits) -> DeskState:
@@ -247,11 +250,12 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
     def _one_shelf_per_host(self, limits: DeskLimits) -> None:
         record = self.state.hosts.get(limits.host)
         if limits.others_polling and record is not None and record.shelf != limits.shelf:
-            raise ApplicationError(
-                f"Host {limits.host} already has a worker with its shelf at {record.shelf}, not "
-                f"{limits.shelf}: give this worker another CODEDESK_HOST, or the same "
-                "CODEDESK_SHELF.",
-                type="HostError",
+            raise failure_of(
+                HostError(
+                    f"Host {limits.host} already has a worker with its shelf at {record.shelf}, "
+                    f"not {limits.shelf}: give this worker another CODEDESK_HOST, or the same "
+                    "CODEDESK_SHELF."
+                )
             )
 
     @workflow.update
@@ -263,17 +267,19 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
     @place_repo.validator
     def _one_host_per_repo(self, placement: RepoPlacement) -> None:
         if placement.host not in self.state.hosts:
-            raise ApplicationError(
-                f"Host {placement.host!r} is unknown: no worker has started there. Start "
-                f"`codedesk worker` with CODEDESK_HOST={placement.host} first.",
-                type="HostError",
+            raise failure_of(
+                HostError(
+                    f"Host {placement.host!r} is unknown: no worker has started there. Start "
+                    f"`codedesk worker` with CODEDESK_HOST={placement.host} first."
+                )
             )
         where = self.state.repo_hosts.get(placement.repo, placement.host)
         if where != placement.host:
-            raise ApplicationError(
-                f"{placement.repo} is already on host {where}: a repository lives on one host. "
-                f"Use it there, or remove its clone from {where} first.",
-                type="HostError",
+            raise failure_of(
+                HostError(
+                    f"{placement.repo} is already on host {where}: a repository lives on one "
+                    f"host. Use it there, or remove its clone from {where} first."
+                )
             )
 
     @workflow.query(name=DESK_STATE_QUERY)
@@ -306,7 +312,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             job = workflow.get_external_workflow_handle(job_workflow_id(number))
             try:
                 await job.signal(AwaitsAdmission.admit, JobAdmitted(number=number))
-            except Exception:  # the queued job is gone (terminated): its slot goes to the next
+            except FailureError:  # the queued job is gone (terminated): its slot goes to the next
                 self._forget(number)
 
     def _wakes(self, reclaim_timer: bool) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
+    from desk.errors import ModeRefusedError
+    from desk.failures import failure_of
     from desk.names import job_workflow_id
     from desk.payloads.jobs import DeskState, JobInput
     from desk.policy.modes import (
@@ -46,10 +48,8 @@ class KeepsModes:
             reason = f"{who} is not an owner: only owners switch modes."
             board.refuse(ModeRefusal(request=request, reason=reason, at=workflow.now()))
             workflow.logger.warning("Mode switch refused: %s", reason)
-            raise ApplicationError(
-                f"{reason} Nothing was switched; the refusal is recorded.",
-                type="ModeRefusedError",
-                category=ApplicationErrorCategory.BENIGN,
+            raise failure_of(
+                ModeRefusedError(f"{reason} Nothing was switched; the refusal is recorded.")
             )
         switch = ModeSwitch(
             mode=Mode(request.mode),
@@ -76,9 +76,9 @@ class KeepsModes:
     @switch_mode.validator
     def _well_formed(self, request: ModeRequest) -> None:
         live = [*self.state.running, *self.state.queue]
-        kind, problem = mode_problem(request, self.state.last_number, live)
-        if problem:
-            raise ApplicationError(problem, type=kind)
+        problem = mode_problem(request, self.state.last_number, live)
+        if problem is not None:
+            raise failure_of(problem)
 
     def modes_of_new_job(self, number: int, job: JobInput) -> JobInput:
         """The job as admitted, with the modes of its channel (or the desk) in force now."""
@@ -92,5 +92,5 @@ class KeepsModes:
         job = workflow.get_external_workflow_handle(job_workflow_id(number))
         try:
             await job.signal(FollowsModes.modes_changed, self.state.modes.modes_for(number))
-        except Exception:  # the job has just ended: there is nothing left to follow the switch
+        except FailureError:  # the job has just ended: nothing is left to follow the switch
             workflow.logger.info("Job %s ended before it heard a mode switch.", number)

@@ -6,7 +6,7 @@ import asyncio
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ChildWorkflowError, WorkflowAlreadyStartedError
+from temporalio.exceptions import ChildWorkflowError, FailureError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -257,7 +257,7 @@ class HoldsCalls(FollowsModes):
                 await child.signal(
                     APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason="The job has ended.")
                 )
-            except Exception:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
+            except FailureError:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
                 workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
             tool, action = self.held_actions.get(ident, ("", f"approval {ident}"))
             self._record(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.config.durations import format_duration
@@ -97,7 +98,7 @@ class FollowsModes:
             await child.signal(
                 APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason=answer.by, by=YOLO_BY)
             )
-        except Exception:  # it settled meanwhile: the call is approved by yolo all the same
+        except FailureError:  # it settled meanwhile: the call is approved by yolo all the same
             workflow.logger.info("Approval %s closed before yolo mode released it.", ident)
         return answer
 

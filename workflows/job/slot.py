@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from temporalio import workflow
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobEnded, JobInput
@@ -46,7 +47,7 @@ class HoldsDeskSlot:
         desk = workflow.get_external_workflow_handle(self.job.desk_id)
         try:
             await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
-        except Exception:  # the desk is gone; a new desk starts with no slots to leak
+        except FailureError:  # the desk is gone; a new desk starts with no slots to leak
             workflow.logger.warning(
                 "The desk %s is gone; job %s ended.", self.job.desk_id, self.job.number
             )

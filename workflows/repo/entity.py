@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 
 with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
     from activities.shipping import ShipActivities
+    from desk.errors import DeskError, HostError, RepoBusyError, ShipFailedError, ShipRefusal
+    from desk.failures import error_of, failure_of
     from desk.names import (
         REPO_STATE_QUERY,
         REPO_WORKFLOW_TYPE,
@@ -120,12 +122,13 @@ class RepoEntity:
             )
         except ActivityError as error:
             if host_missing(error):
-                raise ApplicationError(
-                    f"No report of {self.state.repo} now: its host {self.state.host} has no "
-                    "worker. Start `codedesk worker` there and try again.",
-                    type="HostError",
+                raise failure_of(
+                    HostError(
+                        f"No report of {self.state.repo} now: its host {self.state.host} has no "
+                        "worker. Start `codedesk worker` there and try again."
+                    )
                 ) from None
-            raise _refusal(error) from None
+            raise failure_of(_refusal(error)) from None
         finally:
             self.reporting = False
         self.state.keep_receipt(report)
@@ -136,9 +139,10 @@ class RepoEntity:
     def _free_for_report(self, request: ReportInput) -> None:
         busy = self.busy()
         if busy:
-            raise ApplicationError(
-                f"No report of {self.state.repo} now: {busy}. Try again when it is done.",
-                type="RepoBusy",
+            raise failure_of(
+                RepoBusyError(
+                    f"No report of {self.state.repo} now: {busy}. Try again when it is done."
+                )
             )
 
     @workflow.signal
@@ -234,7 +238,7 @@ class RepoEntity:
                 HOST_WAIT,
             )
         except ActivityError as error:
-            result = _result(request, PushStatus.REFUSED, _refusal(error).message)
+            result = _result(request, PushStatus.REFUSED, str(_refusal(error)))
         self.state.pushes += 1
         self.state.pushing = None
         self._say_pushing("")
@@ -249,29 +253,37 @@ class RepoEntity:
             ship = workflow.get_external_workflow_handle(push_workflow_id(self.state.repo, sha))
             try:
                 await ship.signal(AwaitsPush.superseded, PushSuperseded(head=head, reason=why))
-            except Exception:  # no push of that receipt waits (none asked, or it has ended)
+            except FailureError:  # no push of that receipt waits (none asked, or it ended)
                 continue
 
     async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:
         job = workflow.get_external_workflow_handle(job_workflow_id)
         try:
             await job.signal(AwaitsIntegration.integration_finished, result)
-        except Exception:  # the job is gone (terminated): nobody waits for this answer
+        except FailureError:  # the job is gone (terminated): nobody waits for this answer
             workflow.logger.warning("Job %s is gone; its answer is dropped.", job_workflow_id)
 
     async def _answer_ship(self, ship_workflow_id: str, result: PushResult) -> None:
         ship = workflow.get_external_workflow_handle(ship_workflow_id)
         try:
             await ship.signal(AwaitsPush.push_finished, result)
-        except Exception:  # the ship is gone: its result stays in this history
+        except FailureError:  # the ship is gone: its result stays in this history
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
 
 
-def _refusal(error: ActivityError) -> ApplicationError:
+def _refusal(error: ActivityError) -> DeskError:
+    """A failed report or push step as the desk error it raised.
+
+    A failure of another type keeps its message (as a `ShipRefusal` when it has no type at
+    all); one that carries no message of the activity (a timeout, a lost worker) is
+    `ShipFailedError`.
+    """
+    if (refused := error_of(error)) is not None:
+        return refused
     cause = error.cause
     if isinstance(cause, ApplicationError):
-        return ApplicationError(cause.message, type=cause.type or "ShipRefusal")
-    return ApplicationError(f"The git step failed: {reason_of(error)}", type="ShipFailed")
+        return (DeskError if cause.type else ShipRefusal)(cause.message)
+    return ShipFailedError(f"The git step failed: {reason_of(error)}")
 
 
 def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult:
