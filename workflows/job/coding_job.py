@@ -10,7 +10,6 @@ from typing import TypeVar
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, CancelledError, FailureError
-from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
     from activities.agent.run import AgentActivities
@@ -34,13 +33,7 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.payloads.surfaces import ThreadProgress, ThreadReport
-    from workflows.policies import (
-        AGENT_RETRY,
-        GIT_HEARTBEAT_TIMEOUT,
-        GIT_RETRY,
-        GIT_STEP_TIMEOUT,
-        HOLD_ALLOWANCE,
-    )
+    from workflows.policies import GIT_STEP, agent_step
 
 from workflows.desk.admission import AwaitsAdmission
 from workflows.hosts import Route, host_missing, host_route, on_host
@@ -140,10 +133,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 lambda route: workflow.execute_activity_method(
                     WorktreeActivities.prepare_worktree,
                     PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
-                    start_to_close_timeout=GIT_STEP_TIMEOUT,
-                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                    retry_policy=GIT_RETRY,
-                    **route,
+                    **(GIT_STEP | route),
                 )
             )
         except (ActivityError, asyncio.CancelledError) as error:
@@ -272,11 +262,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 hold_tools=self.job.hold_tools,
                 execution=execution,
             ),
-            start_to_close_timeout=self.agent_time_limit() + HOLD_ALLOWANCE,
-            heartbeat_timeout=self.job.heartbeat_timeout,
-            retry_policy=AGENT_RETRY,
-            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-            **route,
+            **(agent_step(self.agent_time_limit(), self.job.heartbeat_timeout) | route),
         )
         worked = timedelta(0)
         out_of_time = False
@@ -384,10 +370,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                     report_files=self.job.report_files,
                     output_chars=self.job.output_chars,
                 ),
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                retry_policy=GIT_RETRY,
-                **route,
+                **(GIT_STEP | route),
             )
         )
         if agent is None and left.log_path:

@@ -27,11 +27,11 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
     from desk.payloads.jobs import JobInput, JobPhase, JobStatus
+    from workflows.policies import CLASSIFY_STEP
 
 from workflows.job.modes import FollowsModes
 from workflows.job.reasons import reason_of
 
-CLASSIFY_TIMEOUT = timedelta(seconds=30)
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
 LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
 LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
@@ -128,7 +128,7 @@ class HoldsCalls(FollowsModes):
                     hold_tools=self.job.hold_tools,
                     scrubbed=request.scrubbed,
                 ),
-                start_to_close_timeout=CLASSIFY_TIMEOUT,
+                **CLASSIFY_STEP,
             )
             classes, action = found.classes, found.action
             ident = approval_id(scope, request.tool, request.input)
