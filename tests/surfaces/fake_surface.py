@@ -12,6 +12,7 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from surfaces.render.narration import narration_text
 
 
 @dataclass
@@ -51,7 +52,7 @@ class FakeSurface:
         self.posts.append((text.channel, text.text))
 
     async def set_progress(self, progress: ThreadProgress) -> None:
-        self.progress[progress.channel] = progress.text
+        self.progress[progress.channel] = narration_text(progress)
 
     async def post_report(self, report: ThreadReport) -> None:
         if (report.channel, report.report.number) not in self.reports:

@@ -32,6 +32,7 @@ with workflow.unsafe.imports_passed_through():
         RunAgentInput,
         Worktree,
     )
+    from desk.payloads.narration import Narration
     from desk.payloads.surfaces import ThreadProgress, ThreadReport
     from desk.policy.modes import Mode
     from workflows.policies import GIT_STEP, agent_step
@@ -125,7 +126,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
 
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)
-        await self._narrate("Cutting a worktree from the clone's HEAD…")
+        await self._narrate(Narration.CUTTING)
         try:
             worktree = await self._on_host(
                 lambda route: workflow.execute_activity_method(
@@ -145,7 +146,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         self.state.status.branch, self.state.status.worktree = worktree.branch, worktree.path
 
         self._set_phase(JobPhase.WORKING)
-        await self._narrate(f"The agent works on branch {worktree.branch}…")
+        await self._narrate(Narration.WORKING, branch=worktree.branch)
         try:
             agent = await self._run_agent_on_host(worktree)
         except (ActivityError, asyncio.CancelledError) as error:
@@ -181,7 +182,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             )
 
         self._set_phase(JobPhase.INTEGRATING)
-        await self._narrate("The agent is done; integrating its commits into the clone…")
+        await self._narrate(Narration.INTEGRATING)
         self.give_slot_back_early()
         result = await self._integrate(worktree)
         return build_report(
@@ -219,12 +220,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             ]
         )
         if host:
-            await self._narrate(
-                f"Waiting for host {host}: no worker of that host polls now; "
-                "the job goes on when one does."
-            )
+            await self._narrate(Narration.WAITING_FOR_HOST, host=host)
         else:
-            await self._narrate(f"Host {gone} is back; the job goes on.")
+            await self._narrate(Narration.HOST_BACK, host=gone)
 
     async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
@@ -386,14 +384,17 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             category=category,
         )
 
-    async def _narrate(self, text: str) -> None:
-        """Short narration for the job's chat thread (one progress message, edited in place)."""
+    async def _narrate(self, said: Narration, *, branch: str = "", host: str = "") -> None:
+        """Short narration for the job's chat thread (one progress message, edited in place);
+        the surface words it."""
         if self.state.job.place is not None:
             place = self.state.job.place
             # While the agent works, the surface reads its lines from Temporal (not this history).
             working = self.state.status.phase == JobPhase.WORKING
             agent_of = workflow.info().workflow_id if working else ""
-            progress = ThreadProgress(channel=place.channel, text=text, agent_of=agent_of)
+            progress = ThreadProgress(
+                channel=place.channel, narration=said, branch=branch, host=host, agent_of=agent_of
+            )
             await send_to_outbox(place, progress)
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
