@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,
+        FailureKind,
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
@@ -154,7 +155,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
             assert isinstance(error, ActivityError)
             reason = f"The agent activity failed: {reason_of(error)}"
-            return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, reason, category=FailureKind.ACTIVITY
+            )
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
             budget = format_duration(self.state.job.budget)
             reason = f"The agent ran past the work-time budget of {budget} and was stopped."
@@ -162,19 +165,23 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
         if agent.end == AgentEnd.NOT_STARTED:
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
+                worktree,
+                JobOutcome.FAILED,
+                agent.reason,
+                agent=agent,
+                category=FailureKind.NOT_STARTED,
             )
         if agent.end == AgentEnd.FAILED:
             # Only agents of this version end so: recorded histories never take this branch.
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="agent"
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category=FailureKind.AGENT
             )
         if agent.exit_code != 0:
             code = agent.exit_code
-            category = "signal" if code is not None and code < 0 else "exit"
+            category = FailureKind.SIGNAL if code is not None and code < 0 else FailureKind.EXIT
             reason = (
                 f"The agent was killed by signal {-code}."
-                if category == "signal" and code is not None
+                if category == FailureKind.SIGNAL and code is not None
                 else f"The agent exited with code {code}."
             )
             return await self._left_behind(
@@ -192,7 +199,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             worktree=worktree,
             agent=agent,
             integration=result,
-            category="integration" if result.status == IntegrationStatus.FAILED else "",
+            category=(
+                FailureKind.INTEGRATION
+                if result.status == IntegrationStatus.FAILED
+                else FailureKind.NONE
+            ),
         )
 
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
@@ -340,7 +351,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         reason: str,
         *,
         agent: AgentResult | None = None,
-        category: str = "",
+        category: FailureKind = FailureKind.NONE,
     ) -> JobReport:
         """Release the worktree after a failure and report what was kept."""
         self._set_phase(JobPhase.CLEANING)
