@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, TimeoutError, TimeoutType
@@ -16,21 +16,22 @@ HOST_QUEUES_PATCH = "host-queues"
 """Workflows recorded before hosts existed ran every activity on the shared queue."""
 
 T = TypeVar("T")
-Route = dict[str, Any]
+Route = workflow.ActivityConfig
+"""The options that send an activity to a host's queue: splatted beside the step's own config."""
 
 
 def host_route(host: str, wait: timedelta) -> Route:
-    """Keyword arguments that send an activity to `host`'s queue; none when no host is known.
+    """The options that send an activity to `host`'s queue; none when no host is known.
 
     The schedule-to-start timeout makes a missing host visible: without it the activity would
     wait on the host's queue forever, and nobody would know why.
     """
     if not host or not workflow.patched(HOST_QUEUES_PATCH):
-        return {}
-    return {
-        "task_queue": host_task_queue(workflow.info().task_queue, host),
-        "schedule_to_start_timeout": wait,
-    }
+        return Route()
+    return Route(
+        task_queue=host_task_queue(workflow.info().task_queue, host),
+        schedule_to_start_timeout=wait,
+    )
 
 
 def host_missing(error: BaseException | None) -> bool:

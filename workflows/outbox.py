@@ -8,12 +8,11 @@ shows everything when it comes back. A card settled before it was posted is neve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.surface import SurfaceActivities
@@ -29,21 +28,10 @@ with workflow.unsafe.imports_passed_through():
         ThreadReport,
         ThreadText,
     )
+    from workflows.policies import SURFACE_STEP
 
-SURFACE_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    maximum_interval=timedelta(minutes=1),
-    maximum_attempts=20,
-)
-"""A post that keeps failing is given up (and logged): a chat message never fails a job."""
 A = TypeVar("A")
 R = TypeVar("R")
-
-SURFACE_STEP = timedelta(minutes=1)
-"""No schedule-to-start timeout is set: while the surface's host is down, a post waits for it."""
-SURFACE_HEARTBEAT = timedelta(seconds=5)
-"""A step heartbeats while it waits on the surface: the step of a host that died (a SIGKILLed
-bot) is retried by the next host about this long after its last heartbeat, not a minute."""
 
 
 @workflow.defn(name=OUTBOX_WORKFLOW_TYPE)
@@ -135,8 +123,5 @@ class Outbox:
         return await workflow.execute_activity_method(
             step,
             arg,
-            task_queue=self.state.place.queue,
-            start_to_close_timeout=SURFACE_STEP,
-            heartbeat_timeout=SURFACE_HEARTBEAT,
-            retry_policy=SURFACE_RETRY,
+            **(SURFACE_STEP | ActivityConfig(task_queue=self.state.place.queue)),
         )

@@ -1,10 +1,17 @@
-"""Timeouts and retry policies the workflows give their activities."""
+"""Timeouts and retry policies the workflows give their activities, as typed configs.
+
+Each step's options are one `workflow.ActivityConfig` (a TypedDict), defined here once and
+splatted into the call with the host's route: `execute_activity_method(step, arg, **GIT_STEP,
+**route)`. A config names every option the step relies on, so a step never half-inherits the
+SDK's defaults by a forgotten keyword.
+"""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from temporalio.common import RetryPolicy
+from temporalio.workflow import ActivityCancellationType, ActivityConfig, LocalActivityConfig
 
 from desk.errors import NON_RETRYABLE_ERROR_TYPES
 
@@ -58,3 +65,80 @@ POLICY_READ_RETRY = RetryPolicy(
     non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
 )
 """A push whose policy cannot be read in about fifteen seconds is refused: it fails closed."""
+
+SURFACE_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(minutes=1),
+    maximum_attempts=20,
+)
+"""A post that keeps failing is given up (and logged): a chat message never fails a job."""
+
+SURFACE_STEP_TIMEOUT = timedelta(minutes=1)
+"""No schedule-to-start timeout is set: while the surface's host is down, a post waits for it."""
+
+SURFACE_HEARTBEAT_TIMEOUT = timedelta(seconds=5)
+"""A step heartbeats while it waits on the surface: the step of a host that died (a SIGKILLed
+bot) is retried by the next host about this long after its last heartbeat, not a minute."""
+
+# The steps, each defined once.
+
+GIT_STEP = ActivityConfig(
+    start_to_close_timeout=GIT_STEP_TIMEOUT,
+    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+    retry_policy=GIT_RETRY,
+)
+"""A shelf step on a clone: prepare, release, discard, integrate, change report, push, list."""
+
+CLONE_STEP = ActivityConfig(
+    start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
+    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
+    retry_policy=GIT_RETRY,
+)
+"""Cloning a repository onto the shelf: a git step that may fetch a whole history."""
+
+CLASSIFY_STEP = ActivityConfig(start_to_close_timeout=timedelta(seconds=30))
+"""Classifying a held call the hold channel did not classify: pure work on one input."""
+
+ADMISSION_CHECK_STEP = ActivityConfig(
+    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT, retry_policy=ADMISSION_CHECK_RETRY
+)
+"""The desk's check of a new job on the host that will run it."""
+
+LOCAL_ADMISSION_CHECK_STEP = LocalActivityConfig(
+    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT, retry_policy=ADMISSION_CHECK_RETRY
+)
+"""The same check, as the local activity desks recorded before hosts ran it."""
+
+RUNNING_JOBS_STEP = ActivityConfig(start_to_close_timeout=timedelta(seconds=30))
+"""The desk asks which of its jobs still run (retried by the SDK's default policy)."""
+
+POLICY_READ_STEP = ActivityConfig(
+    start_to_close_timeout=POLICY_READ_TIMEOUT, retry_policy=POLICY_READ_RETRY
+)
+"""A push reads the desk's host policy before it asks anyone."""
+
+HOST_CHECK_STEP = ActivityConfig(
+    start_to_close_timeout=timedelta(seconds=30), retry_policy=RetryPolicy(maximum_attempts=2)
+)
+"""`codedesk doctor`: probing the sandbox and running `git --version` take well under this."""
+
+SURFACE_STEP = ActivityConfig(
+    start_to_close_timeout=SURFACE_STEP_TIMEOUT,
+    heartbeat_timeout=SURFACE_HEARTBEAT_TIMEOUT,
+    retry_policy=SURFACE_RETRY,
+)
+"""One post, edit or card on a surface's own queue (the place's queue is added per call)."""
+
+
+def agent_step(time_limit: timedelta, heartbeat_timeout: timedelta) -> ActivityConfig:
+    """The agent's run: its work clock's longest allowance plus the hold backstop.
+
+    Cancelling waits until the agent's process group is really dead, so the job never moves on
+    (releases or integrates the worktree) while the agent still writes to it.
+    """
+    return ActivityConfig(
+        start_to_close_timeout=time_limit + HOLD_ALLOWANCE,
+        heartbeat_timeout=heartbeat_timeout,
+        retry_policy=AGENT_RETRY,
+        cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    )

@@ -7,7 +7,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.shelf import ShelfActivities
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
-    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
+    from workflows.policies import CLONE_STEP, GIT_STEP
 
 from workflows.hosts import host_route
 
@@ -21,10 +21,7 @@ class AddRepo:
         return await workflow.execute_activity_method(
             ShelfActivities.add_repo,
             request,
-            start_to_close_timeout=GIT_STEP_TIMEOUT * 6,
-            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-            retry_policy=GIT_RETRY,
-            **host_route(request.host, request.host_wait),
+            **(CLONE_STEP | host_route(request.host, request.host_wait)),
         )
 
 
@@ -37,8 +34,5 @@ class ListRepos:
         return await workflow.execute_activity_method(
             ShelfActivities.list_repos,
             request,
-            start_to_close_timeout=GIT_STEP_TIMEOUT,
-            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-            retry_policy=GIT_RETRY,
-            **host_route(request.host, request.host_wait),
+            **(GIT_STEP | host_route(request.host, request.host_wait)),
         )

@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.approval import Approval
 from workflows.job.reasons import reason_of
-from workflows.policies import POLICY_READ_RETRY, POLICY_READ_TIMEOUT
+from workflows.policies import POLICY_READ_STEP
 from workflows.repo.calls import repo_entity
 from workflows.repo.entity import RepoEntity
 from workflows.repo.push_reply import AwaitsPush
@@ -123,8 +123,7 @@ class Ship(AwaitsPush):
         return await workflow.execute_activity_method(
             DeskActivities.host_policy,
             HostPolicyQuery(purpose=f"push {self.request.receipt.repo}"),
-            start_to_close_timeout=POLICY_READ_TIMEOUT,
-            retry_policy=POLICY_READ_RETRY,
+            **POLICY_READ_STEP,
         )
 
     def _unpushed(self, status: PushStatus, reason: str, ident: str) -> PushResult:

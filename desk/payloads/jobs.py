@@ -19,6 +19,24 @@ from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 
 
+class FailureKind(StrEnum):
+    """What failed when a job failed (a report's `failure_category`; empty when nothing did)."""
+
+    NONE = ""
+    ACTIVITY = "activity"
+    """The agent's activity failed (its worker, Temporal), not the agent."""
+    NOT_STARTED = "not_started"
+    """The agent's program could not be started."""
+    AGENT = "agent"
+    """The agent exited 0, but its output says it could not work."""
+    EXIT = "exit"
+    """The agent exited with a code other than 0."""
+    SIGNAL = "signal"
+    """The agent was killed by a signal."""
+    INTEGRATION = "integration"
+    """The agent's commits could not be integrated into the clone."""
+
+
 class CommitInfo(Payload):
     """One commit as a report lists it."""
 
@@ -243,7 +261,7 @@ class JobReport(Payload):
     task: ScrubbedText = ""
     outcome: JobOutcome
     reason: ScrubbedText = ""
-    failure_category: str = ""
+    failure_category: FailureKind = FailureKind.NONE
     exit_code: int | None = None
     branch: str = ""
     worktree: str = ""

@@ -13,6 +13,7 @@ from pydantic import Field
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
+from desk.payloads.narration import Narration
 
 
 class CardRef(Payload):
@@ -45,12 +46,20 @@ class ThreadText(Payload):
 
 
 class ThreadProgress(Payload):
-    """Short narration: replaces the text of the thread's one progress message."""
+    """Short narration: replaces the text of the thread's one progress message.
+
+    The job sends what happens (`narration`, with the branch or host it names); the surface
+    words it (`surfaces.render.narration`). `text` is what jobs of earlier versions sent
+    instead, still read from outboxes that hold one.
+    """
 
     kind: Literal["progress"] = "progress"
 
     channel: str
-    text: ScrubbedText
+    text: ScrubbedText = ""
+    narration: Narration | None = None
+    branch: str = ""
+    host: str = ""
     agent_of: str = ""
     """The workflow id of a job whose agent works (or is about to): the surface may show the
     agent's latest lines under the narration, read from Temporal. Empty: none."""

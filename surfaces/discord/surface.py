@@ -35,6 +35,7 @@ from surfaces.discord.markdown.embeds import card_embed
 from surfaces.discord.markdown.progress import ProgressBoards
 from surfaces.discord.markdown.replies import report_text
 from surfaces.discord.markdown.text import sanitize, split_message
+from surfaces.render.narration import narration_text
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,7 @@ class DiscordSurface(Surface):
     async def set_progress(self, progress: ThreadProgress) -> None:
         channel_id = _channel_id(progress.channel)
         if channel_id is not None:
-            await self.agents.narrate(channel_id, progress.text, progress.agent_of)
+            await self.agents.narrate(channel_id, narration_text(progress), progress.agent_of)
 
     async def post_report(self, report: ThreadReport) -> None:
         channel_id = _channel_id(report.channel)

@@ -60,7 +60,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
         blocks.append(line(text(report.reason)))
     if report.failure_category:
         exit_code = f", exit code {report.exit_code}" if report.exit_code is not None else ""
-        blocks.append(field("failure", text(report.failure_category), ours(exit_code)))
+        blocks.append(field("failure", text(report.failure_category.value), ours(exit_code)))
     if report.branch:
         blocks.append(
             field("branch", name(report.branch), ours(" (kept)" if report.branch_kept else ""))

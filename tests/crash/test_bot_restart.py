@@ -317,7 +317,8 @@ async def retried_within_heartbeat(
     client: Client, outbox_id: str, resume_clock: ResumeClock
 ) -> None:
     """The step the killed bot had in hand was retried by the new bot once the dead one missed
-    its heartbeats (`SURFACE_HEARTBEAT`), not after the step's minute: the thread went on."""
+    its heartbeats (`SURFACE_HEARTBEAT_TIMEOUT`), not after the step's minute: the thread went
+    on."""
     retried = await steps_retried(client, outbox_id)
     assert retried, "no surface step of the killed bot was retried"
     assert {retry.ended_by for retry in retried} == {"TIMEOUT_TYPE_HEARTBEAT"}, retried

@@ -13,6 +13,7 @@ from desk.payloads.surfaces import (
     ThreadText,
 )
 from desk.surface import Surface
+from surfaces.render.narration import narration_text
 
 
 @dataclass
@@ -52,7 +53,7 @@ class FakeSurface(Surface):
         self.posts.append((text.channel, text.text))
 
     async def set_progress(self, progress: ThreadProgress) -> None:
-        self.progress[progress.channel] = progress.text
+        self.progress[progress.channel] = narration_text(progress)
 
     async def post_report(self, report: ThreadReport) -> None:
         if (report.channel, report.report.number) not in self.reports:

@@ -11,16 +11,18 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobAdmitted, JobEnded
 
+from workflows.job.state import JobState
+
 
 class AwaitsAdmission:
     """Mixed into a job that may start queued: the desk's `admit` signal lets it run."""
 
-    admitted: bool = False
+    state: JobState
 
     @workflow.signal
     def admit(self, message: JobAdmitted) -> None:
         """A slot is free: the queued job may run now."""
-        self.admitted = True
+        self.state.admitted = True
 
 
 class HearsJobEnds:

@@ -51,7 +51,11 @@ with workflow.unsafe.imports_passed_through():
         RunningJobsInput,
     )
     from desk.policy.job import judge_job
-    from workflows.policies import ADMISSION_CHECK_RETRY, ADMISSION_CHECK_TIMEOUT
+    from workflows.policies import (
+        ADMISSION_CHECK_STEP,
+        LOCAL_ADMISSION_CHECK_STEP,
+        RUNNING_JOBS_STEP,
+    )
 
 from workflows.desk.admission import AwaitsAdmission, HearsJobEnds
 from workflows.desk.modes import KeepsModes
@@ -211,15 +215,13 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 verdict = await workflow.execute_activity_method(
                     AdmissionActivities.check_admission,
                     check,
-                    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
-                    retry_policy=ADMISSION_CHECK_RETRY,
+                    **ADMISSION_CHECK_STEP,
                 )
             else:
                 verdict = await workflow.execute_local_activity_method(
                     AdmissionActivities.check_admission,
                     check,
-                    start_to_close_timeout=ADMISSION_CHECK_TIMEOUT,
-                    retry_policy=ADMISSION_CHECK_RETRY,
+                    **LOCAL_ADMISSION_CHECK_STEP,
                 )
         except ActivityError as error:  # fail closed: a job nobody could check does not run
             raise failure_of(
@@ -351,7 +353,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             alive = await workflow.execute_activity_method(
                 DeskActivities.running_jobs,
                 RunningJobsInput(numbers=asked),
-                start_to_close_timeout=timedelta(seconds=30),
+                **RUNNING_JOBS_STEP,
             )
         except ActivityError:
             return  # try again at the next interval

@@ -10,7 +10,6 @@ from typing import TypeVar
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, CancelledError, FailureError
-from temporalio.workflow import ActivityCancellationType
 
 with workflow.unsafe.imports_passed_through():
     from activities.agent.run import AgentActivities
@@ -25,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,
+        FailureKind,
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
@@ -38,22 +38,19 @@ with workflow.unsafe.imports_passed_through():
         RunAgentInput,
         Worktree,
     )
+    from desk.payloads.narration import Narration
     from desk.payloads.surfaces import ThreadProgress, ThreadReport
-    from workflows.policies import (
-        AGENT_RETRY,
-        GIT_HEARTBEAT_TIMEOUT,
-        GIT_RETRY,
-        GIT_STEP_TIMEOUT,
-        HOLD_ALLOWANCE,
-    )
+    from desk.policy.modes import Mode
+    from workflows.policies import GIT_STEP, agent_step
 
 from workflows.desk.admission import AwaitsAdmission
-from workflows.hosts import Route, host_missing, host_route, on_host
+from workflows.hosts import Route, on_host
 from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
 from workflows.job.reasons import reason_of
 from workflows.job.report import build_report
 from workflows.job.slot import HoldsDeskSlot
+from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
 from workflows.repo.calls import queue_integration, withdraw_integration
 from workflows.repo.integration_reply import AwaitsIntegration
@@ -85,14 +82,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
 
     @workflow.init
     def __init__(self, job: JobInput) -> None:
-        self.job = job
-        self.status = JobStatus(
-            number=job.number, repo=job.repo, task=job.task, requester=job.requester, host=job.host
-        )
-        self.integration: IntegrationResult | None = None
-        self.admitted = job.admitted
-        self.init_holds()
-        self.init_modes()
+        self.state = JobState.of(job)
+        self.show_modes()
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
@@ -105,64 +96,63 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             await self.tell_desk()
             raise
         await self.tell_desk()
-        cap = self.job.report_held_calls
-        report.held_calls = self.held_calls[:cap]
-        report.held_calls_omitted = max(0, len(self.held_calls) - cap)
-        report.yolo_approved = self.yolo_approved[:cap]
-        report.yolo_approved_omitted = max(0, len(self.yolo_approved) - cap)
-        report.extended_by = self.extended_by
+        cap = self.state.job.report_held_calls
+        report.held_calls = self.state.held_calls[:cap]
+        report.held_calls_omitted = max(0, len(self.state.held_calls) - cap)
+        report.yolo_approved = self.state.yolo_approved[:cap]
+        report.yolo_approved_omitted = max(0, len(self.state.yolo_approved) - cap)
+        report.extended_by = self.state.clock.extended_by
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
-        self.status.report = report
+        self.state.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
-        if self.job.place is not None:
-            place = self.job.place
+        if self.state.job.place is not None:
+            place = self.state.job.place
             await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))
         return report
 
     @workflow.query
     def current(self) -> JobStatus:
         """Where the job is now, and its report once it has one."""
-        return self.status
+        return self.state.status
 
     async def _admitted_work(self) -> JobReport:
         """Wait for the desk's `admit` when the job starts queued, then work."""
-        if not self.admitted:
+        if not self.state.admitted:
             self._set_phase(JobPhase.QUEUED)
             try:
-                await workflow.wait_condition(lambda: self.admitted)
+                await workflow.wait_condition(lambda: self.state.admitted)
             except asyncio.CancelledError:
                 return build_report(
-                    self.job, JobOutcome.CANCELLED, reason="Cancelled while queued: it never ran."
+                    self.state.job,
+                    JobOutcome.CANCELLED,
+                    reason="Cancelled while queued: it never ran.",
                 )
         return await self._work()
 
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)
-        await self._narrate("Cutting a worktree from the clone's HEAD…")
+        await self._narrate(Narration.CUTTING)
         try:
             worktree = await self._on_host(
                 lambda route: workflow.execute_activity_method(
                     WorktreeActivities.prepare_worktree,
-                    PrepareWorktreeInput(number=self.job.number, repo=self.job.repo),
-                    start_to_close_timeout=GIT_STEP_TIMEOUT,
-                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                    retry_policy=GIT_RETRY,
-                    **route,
+                    PrepareWorktreeInput(number=self.state.job.number, repo=self.state.job.repo),
+                    **(GIT_STEP | route),
                 )
             )
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
-                await discard_cancelled_worktree(self.job)
+                await discard_cancelled_worktree(self.state.job)
                 return build_report(
-                    self.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
+                    self.state.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
                 )
             assert isinstance(error, ActivityError)
-            return build_report(self.job, JobOutcome.REFUSED, reason=reason_of(error))
-        self.status.branch, self.status.worktree = worktree.branch, worktree.path
+            return build_report(self.state.job, JobOutcome.REFUSED, reason=reason_of(error))
+        self.state.status.branch, self.state.status.worktree = worktree.branch, worktree.path
 
         self._set_phase(JobPhase.WORKING)
-        await self._narrate(f"The agent works on branch {worktree.branch}…")
+        await self._narrate(Narration.WORKING, branch=worktree.branch)
         try:
             agent = await self._run_agent_on_host(worktree)
         except (ActivityError, asyncio.CancelledError) as error:
@@ -170,29 +160,33 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
             assert isinstance(error, ActivityError)
             reason = f"The agent activity failed: {reason_of(error)}"
-            return await self._left_behind(worktree, JobOutcome.FAILED, reason, category="activity")
-        if agent is None or agent.end == AgentEnd.TIMED_OUT:
-            reason = (
-                f"The agent ran past the work-time budget of {format_duration(self.job.budget)} "
-                "and was stopped."
+            return await self._left_behind(
+                worktree, JobOutcome.FAILED, reason, category=FailureKind.ACTIVITY
             )
+        if agent is None or agent.end == AgentEnd.TIMED_OUT:
+            budget = format_duration(self.state.job.budget)
+            reason = f"The agent ran past the work-time budget of {budget} and was stopped."
             reason += self.extension_said()
             return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
         if agent.end == AgentEnd.NOT_STARTED:
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="not_started"
+                worktree,
+                JobOutcome.FAILED,
+                agent.reason,
+                agent=agent,
+                category=FailureKind.NOT_STARTED,
             )
         if agent.end == AgentEnd.FAILED:
             # Only agents of this version end so: recorded histories never take this branch.
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category="agent"
+                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category=FailureKind.AGENT
             )
         if agent.exit_code != 0:
             code = agent.exit_code
-            category = "signal" if code is not None and code < 0 else "exit"
+            category = FailureKind.SIGNAL if code is not None and code < 0 else FailureKind.EXIT
             reason = (
                 f"The agent was killed by signal {-code}."
-                if category == "signal" and code is not None
+                if category == FailureKind.SIGNAL and code is not None
                 else f"The agent exited with code {code}."
             )
             return await self._left_behind(
@@ -200,41 +194,40 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             )
 
         self._set_phase(JobPhase.INTEGRATING)
-        await self._narrate("The agent is done; integrating its commits into the clone…")
+        await self._narrate(Narration.INTEGRATING)
         self.give_slot_back_early()
         result = await self._integrate(worktree)
         return build_report(
-            self.job,
+            self.state.job,
             INTEGRATION_OUTCOMES[result.status],
             reason=result.reason,
             worktree=worktree,
             agent=agent,
             integration=result,
-            category="integration" if result.status == IntegrationStatus.FAILED else "",
+            category=(
+                FailureKind.INTEGRATION
+                if result.status == IntegrationStatus.FAILED
+                else FailureKind.NONE
+            ),
         )
 
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
         """Run the agent on the clone's host, starting it again whenever the host was gone."""
-        route = host_route(self.job.host, self.job.host_wait)
-        execution = 1
-        while True:
-            try:
-                agent = await self._run_agent(worktree, route, execution)
-            except ActivityError as error:
-                if not route or not host_missing(error):
-                    raise
-                await self._waiting_for_host(self.job.host)
-                execution += 1
-                continue
-            await self._waiting_for_host("")
-            return agent
+        execution = 0
+
+        async def run(route: Route) -> AgentResult | None:
+            nonlocal execution
+            execution += 1  # the agent is told which run of its step this is
+            return await self._run_agent(worktree, route, execution)
+
+        return await self._on_host(run)
 
     async def _waiting_for_host(self, host: str) -> None:
         """Say (in the status, in visibility and in the job's thread) which host it waits for."""
-        if host == self.status.waiting_for_host:
+        if host == self.state.status.waiting_for_host:
             return
-        gone = host or self.status.waiting_for_host
-        self.status.waiting_for_host = host
+        gone = host or self.state.status.waiting_for_host
+        self.state.status.waiting_for_host = host
         workflow.upsert_search_attributes(
             [
                 WAITING_HOST_ATTRIBUTE.value_set(host)
@@ -243,16 +236,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             ]
         )
         if host:
-            await self._narrate(
-                f"Waiting for host {host}: no worker of that host polls now; "
-                "the job goes on when one does."
-            )
+            await self._narrate(Narration.WAITING_FOR_HOST, host=host)
         else:
-            await self._narrate(f"Host {gone} is back; the job goes on.")
+            await self._narrate(Narration.HOST_BACK, host=gone)
 
     async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
         """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
-        return await on_host(call, self.job.host, self.job.host_wait, self._waiting_for_host)
+        return await on_host(
+            call, self.state.job.host, self.state.job.host_wait, self._waiting_for_host
+        )
 
     async def _run_agent(
         self, worktree: Worktree, route: Route, execution: int = 1
@@ -267,54 +259,44 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         handle = workflow.start_activity_method(
             AgentActivities.run_agent,
             RunAgentInput(
-                number=self.job.number,
-                repo=self.job.repo,
-                task=self.job.task,
-                agent_command=self.job.agent_command,
+                number=self.state.job.number,
+                repo=self.state.job.repo,
+                task=self.state.job.task,
+                agent_command=self.state.job.agent_command,
                 worktree=worktree.path,
-                output_chars=self.job.output_chars,
-                hold_classes=self.job.hold_classes,
-                hold_tools=self.job.hold_tools,
+                output_chars=self.state.job.output_chars,
+                hold_classes=self.state.job.hold_classes,
+                hold_tools=self.state.job.hold_tools,
                 execution=execution,
             ),
-            start_to_close_timeout=self.agent_time_limit() + HOLD_ALLOWANCE,
-            heartbeat_timeout=self.job.heartbeat_timeout,
-            retry_policy=AGENT_RETRY,
-            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-            **route,
+            **(agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout) | route),
         )
-        worked = timedelta(0)
+        state, clock = self.state, self.state.clock
+        clock.restart()
         out_of_time = False
         try:
             while not handle.done() and not out_of_time:
-                worked += self.take_worked_beside_holds()
-                allowance = self.work_allowance(worked)
-                if worked >= allowance:
+                left = clock.left(self.follows(Mode.LONG_RUNNING))
+                if left <= timedelta(0):
                     out_of_time = True
                     handle.cancel()
                     break
-                if self.waiting_holds:
+                if state.waiting_holds:
                     await workflow.wait_condition(
-                        lambda: (
-                            handle.done()
-                            or not self.waiting_holds
-                            or bool(self.worked_beside_holds)
-                        )
+                        lambda: handle.done() or not state.waiting_holds or bool(clock.beside_holds)
                     )
                     continue
-                began = workflow.now()
+                clock.start(workflow.now())
                 try:
                     await workflow.wait_condition(
                         lambda: (
-                            handle.done()
-                            or self.waiting_holds > 0
-                            or bool(self.worked_beside_holds)
+                            handle.done() or state.waiting_holds > 0 or bool(clock.beside_holds)
                         ),
-                        timeout=max(allowance - worked, timedelta(milliseconds=1)),
+                        timeout=max(left, timedelta(milliseconds=1)),
                     )
                 except TimeoutError:
                     pass  # the clock is looked at again at the top: long-running may go on
-                worked += workflow.now() - began
+                clock.stop(workflow.now())
         except asyncio.CancelledError:
             handle.cancel()
             await workflow.wait_condition(handle.done)
@@ -331,23 +313,23 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         me = workflow.info().workflow_id
         request = IntegrationRequest(
             job_workflow_id=me,
-            number=self.job.number,
-            repo=self.job.repo,
+            number=self.state.job.number,
+            repo=self.state.job.repo,
             worktree=worktree,
-            report_commits=self.job.report_commits,
-            report_files=self.job.report_files,
-            host=self.job.host,
+            report_commits=self.state.job.report_commits,
+            report_files=self.state.job.report_files,
+            host=self.state.job.host,
         )
         entity = await queue_integration(request)
         try:
             await workflow.wait_condition(
-                lambda: self.integration is not None, timeout=self.job.integration_wait
+                lambda: self.state.integration is not None, timeout=self.state.job.integration_wait
             )
         except asyncio.CancelledError:
             await withdraw_integration(entity, me)
             try:
                 await workflow.wait_condition(
-                    lambda: self.integration is not None, timeout=WITHDRAW_WAIT
+                    lambda: self.state.integration is not None, timeout=WITHDRAW_WAIT
                 )
             except TimeoutError:
                 return IntegrationResult(
@@ -360,12 +342,12 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 status=IntegrationStatus.FAILED,
                 reason=(
                     "The repository did not integrate within "
-                    f"{format_duration(self.job.integration_wait)}."
+                    f"{format_duration(self.state.job.integration_wait)}."
                 ),
                 branch_kept=True,
             )
-        assert self.integration is not None
-        return self.integration
+        assert self.state.integration is not None
+        return self.state.integration
 
     async def _left_behind(
         self,
@@ -374,7 +356,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         reason: str,
         *,
         agent: AgentResult | None = None,
-        category: str = "",
+        category: FailureKind = FailureKind.NONE,
     ) -> JobReport:
         """Release the worktree after a failure and report what was kept."""
         self._set_phase(JobPhase.CLEANING)
@@ -382,17 +364,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             lambda route: workflow.execute_activity_method(
                 WorktreeActivities.release_worktree,
                 ReleaseWorktreeInput(
-                    number=self.job.number,
-                    repo=self.job.repo,
+                    number=self.state.job.number,
+                    repo=self.state.job.repo,
                     worktree=worktree,
-                    report_commits=self.job.report_commits,
-                    report_files=self.job.report_files,
-                    output_chars=self.job.output_chars,
+                    report_commits=self.state.job.report_commits,
+                    report_files=self.state.job.report_files,
+                    output_chars=self.state.job.output_chars,
                 ),
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                retry_policy=GIT_RETRY,
-                **route,
+                **(GIT_STEP | route),
             )
         )
         if agent is None and left.log_path:
@@ -412,7 +391,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             git_state=left.git_state,
         )
         return build_report(
-            self.job,
+            self.state.job,
             outcome,
             reason=reason,
             worktree=worktree,
@@ -421,18 +400,21 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             category=category,
         )
 
-    async def _narrate(self, text: str) -> None:
-        """Short narration for the job's chat thread (one progress message, edited in place)."""
-        if self.job.place is not None:
-            place = self.job.place
+    async def _narrate(self, said: Narration, *, branch: str = "", host: str = "") -> None:
+        """Short narration for the job's chat thread (one progress message, edited in place);
+        the surface words it."""
+        if self.state.job.place is not None:
+            place = self.state.job.place
             # While the agent works, the surface reads its lines from Temporal (not this history).
-            working = self.status.phase == JobPhase.WORKING
+            working = self.state.status.phase == JobPhase.WORKING
             agent_of = workflow.info().workflow_id if working else ""
-            progress = ThreadProgress(channel=place.channel, text=text, agent_of=agent_of)
+            progress = ThreadProgress(
+                channel=place.channel, narration=said, branch=branch, host=host, agent_of=agent_of
+            )
             await send_to_outbox(place, progress)
 
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
-        self.status.phase = phase
+        self.state.status.phase = phase
         updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
         if outcome is not None:
             updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))

@@ -8,7 +8,7 @@ from temporalio.exceptions import ActivityError
 with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
     from desk.payloads.jobs import DiscardWorktreeInput, JobInput
-    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT
+    from workflows.policies import GIT_STEP
 
 from workflows.hosts import host_route
 from workflows.job.reasons import reason_of
@@ -30,10 +30,7 @@ async def discard_cancelled_worktree(job: JobInput) -> None:
         await workflow.execute_activity_method(
             WorktreeActivities.discard_worktree,
             DiscardWorktreeInput(number=job.number, repo=job.repo),
-            start_to_close_timeout=GIT_STEP_TIMEOUT,
-            heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-            retry_policy=GIT_RETRY,
-            **host_route(job.host, job.host_wait),
+            **(GIT_STEP | host_route(job.host, job.host_wait)),
         )
     except ActivityError as error:
         workflow.logger.warning(

@@ -31,17 +31,15 @@ with workflow.unsafe.imports_passed_through():
         JOB_AGENT_WORKED_SIGNAL,
         JOB_HOLD_UPDATE,
     )
-    from desk.payloads.jobs import JobInput, JobPhase, JobStatus
+    from desk.payloads.jobs import JobPhase
+    from workflows.policies import CLASSIFY_STEP
 
 from workflows.job.modes import FollowsModes
 from workflows.job.reasons import reason_of
 
-CLASSIFY_TIMEOUT = timedelta(seconds=30)
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
 LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
 LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
-MAX_WORKED = timedelta(hours=1)
-"""The most one `agent_worked` signal may charge (a bound on a confused or hostile sender)."""
 DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
 VERDICTS = {
     OutcomeKind.APPROVED: HoldVerdict.APPROVED,
@@ -63,58 +61,25 @@ class HoldsCalls(FollowsModes):
     identical call, and listed in the report as approved late.
     """
 
-    job: JobInput
-    status: JobStatus
-    waiting_holds: int = 0
-    held_calls: list[HeldCall]
-    approvals: dict[str, asyncio.Task[ApprovalOutcome]]
-    hold_waiters: dict[str, int]
-    """How many holds wait on each approval now."""
-    late_approvals: dict[str, ApprovalOutcome]
-    """Approvals approved when no hold waited on them, not yet used by an identical call."""
-    held_actions: dict[str, tuple[str, str]]
-    """Each approval's tool and one-line action, for the report."""
-    approval_rounds: dict[str, int]
-    """How many times each approval id was asked (a settled one is asked anew)."""
-    held_entries: dict[tuple[str, int], int]
-    """Where each asked approval is listed in `held_calls`: one entry per call."""
-    worked_beside_holds: timedelta
-
-    def init_holds(self) -> None:
-        """The holds' state of a new job (called from the workflow's __init__)."""
-        self.held_calls = []
-        self.approvals = {}
-        self.hold_waiters = {}
-        self.late_approvals = {}
-        self.held_actions = {}
-        self.approval_rounds = {}
-        self.held_entries = {}
-        self.worked_beside_holds = timedelta(0)
-
     @workflow.signal(name=JOB_AGENT_WORKED_SIGNAL)
     def agent_worked(self, worked: AgentWorked) -> None:
         """The agent kept working beside a waiting hold: that time counts against the budget."""
-        seconds = worked.seconds if 0 < worked.seconds < MAX_WORKED.total_seconds() else 0
-        self.worked_beside_holds += timedelta(seconds=seconds)
-
-    def take_worked_beside_holds(self) -> timedelta:
-        """The working time signalled since the last call, which the work clock now counts."""
-        worked, self.worked_beside_holds = self.worked_beside_holds, timedelta(0)
-        return worked
+        self.state.clock.charge_beside_holds(worked.seconds)
 
     @workflow.update(name=JOB_HOLD_UPDATE)
     async def hold(self, request: HoldRequest) -> HoldAnswer:
         """May the agent's call run? Answers at once, or when a person has answered."""
-        if self.status.phase != JobPhase.WORKING or not self.status.worktree:
+        status = self.state.status
+        if status.phase != JobPhase.WORKING or not status.worktree:
             return HoldAnswer(
                 verdict=HoldVerdict.DECLINED,
-                reason=f"Job {self.job.number} is not working now ({self.status.phase}).",
+                reason=f"Job {self.state.job.number} is not working now ({status.phase}).",
             )
-        self.waiting_holds += 1
+        self.state.waiting_holds += 1
         try:
             return await self._hold(request)
         finally:
-            self.waiting_holds -= 1
+            self.state.waiting_holds -= 1
 
     async def _hold(self, request: HoldRequest) -> HoldAnswer:
         scope = workflow.info().workflow_id
@@ -128,12 +93,12 @@ class HoldsCalls(FollowsModes):
                 ClassifyInput(
                     tool=request.tool,
                     input=request.input,
-                    workspace=self.status.worktree,
-                    hold_classes=self.job.hold_classes,
-                    hold_tools=self.job.hold_tools,
+                    workspace=self.state.status.worktree,
+                    hold_classes=self.state.job.hold_classes,
+                    hold_tools=self.state.job.hold_tools,
                     scrubbed=request.scrubbed,
                 ),
-                start_to_close_timeout=CLASSIFY_TIMEOUT,
+                **CLASSIFY_STEP,
             )
             classes, action = found.classes, found.action
             ident = approval_id(scope, request.tool, request.input)
@@ -141,32 +106,33 @@ class HoldsCalls(FollowsModes):
             return HoldAnswer(verdict=HoldVerdict.ALLOWED)
         if self.yolo_allows(classes):
             return self.approve_by_yolo(request.tool, action, classes, ident)
-        self.held_actions.setdefault(ident, (request.tool, action))
-        late = self.late_approvals.get(ident)
+        self.state.held_actions.setdefault(ident, (request.tool, action))
+        late = self.state.late_approvals.get(ident)
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
-            del self.late_approvals[ident]
+            del self.state.late_approvals[ident]
             self._record(request.tool, action, HoldVerdict.APPROVED, ident, LATE_USED_NOTE)
             return self._verdict(request.tool, action, classes, late)
-        pending = self.approvals.get(ident)
+        pending = self.state.approvals.get(ident)
         if pending is None or pending.done():
+            job = self.state.job
             ask = ApprovalRequest(
                 tool=request.tool,
                 input=request.input,
-                title=f"Job {self.job.number} on {self.job.repo} wants to run {request.tool}",
+                title=f"Job {job.number} on {job.repo} wants to run {request.tool}",
                 action=action,
                 parameters=request.parameters,
                 scope=scope,
-                owners=self.job.owners,
-                origin="discord" if self.job.place else "cli",
-                place=self.job.place,
+                owners=self.state.job.owners,
+                origin="discord" if self.state.job.place else "cli",
+                place=self.state.job.place,
                 classes=classes,
                 input_digest=summary.digest if summary else "",
                 input_bytes=summary.input_bytes if summary else 0,
             )
             pending = asyncio.create_task(self._ask(ident, ask))
-            self.approvals[ident] = pending
-            self.approval_rounds[ident] = self.approval_rounds.get(ident, 0) + 1
-        self.hold_waiters[ident] = self.hold_waiters.get(ident, 0) + 1
+            self.state.approvals[ident] = pending
+            self.state.approval_rounds[ident] = self.state.approval_rounds.get(ident, 0) + 1
+        self.state.hold_waiters[ident] = self.state.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
                 lambda: pending.done() or self.yolo_allows(classes),
@@ -184,7 +150,7 @@ class HoldsCalls(FollowsModes):
                 approval_id=ident,
             )
         finally:
-            self.hold_waiters[ident] -= 1
+            self.state.hold_waiters[ident] -= 1
         if not pending.done():  # yolo mode was switched on meanwhile and allows the call
             return await self.release_by_yolo(request.tool, action, classes, ident)
         return self._verdict(request.tool, action, classes, pending.result())
@@ -204,10 +170,10 @@ class HoldsCalls(FollowsModes):
             return ApprovalOutcome(
                 kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
             )
-        if outcome.kind == OutcomeKind.APPROVED and not self.hold_waiters.get(ident):
+        if outcome.kind == OutcomeKind.APPROVED and not self.state.hold_waiters.get(ident):
             # Every hook waiting on it gave up: the next identical call may use it, once.
-            self.late_approvals[ident] = outcome
-            tool, action = self.held_actions.get(ident, (ask.tool, ask.action))
+            self.state.late_approvals[ident] = outcome
+            tool, action = self.state.held_actions.get(ident, (ask.tool, ask.action))
             self._record(tool, action, HoldVerdict.APPROVED, ident, LATE_NOTE)
         return outcome
 
@@ -237,19 +203,19 @@ class HoldsCalls(FollowsModes):
         Holds that joined one approval are one call; a call cancelled while it waits is
         listed once, not once as unanswered and again as withdrawn.
         """
-        summary = (action or tool)[: self.job.report_held_chars]
+        summary = (action or tool)[: self.state.job.report_held_chars]
         call = HeldCall(tool=tool, summary=summary, verdict=verdict, approval_id=ident, note=note)
-        key = (ident, self.approval_rounds.get(ident, 0))
-        index = self.held_entries.get(key)
+        key = (ident, self.state.approval_rounds.get(ident, 0))
+        index = self.state.held_entries.get(key)
         if index is None:
-            self.held_entries[key] = len(self.held_calls)
-            self.held_calls.append(call)
+            self.state.held_entries[key] = len(self.state.held_calls)
+            self.state.held_calls.append(call)
         else:
-            self.held_calls[index] = call
+            self.state.held_calls[index] = call
 
     async def close_open_approvals(self) -> None:
         """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
-        for ident, pending in self.approvals.items():
+        for ident, pending in self.state.approvals.items():
             if pending.done():
                 continue
             child = workflow.get_external_workflow_handle(ident)
@@ -259,7 +225,7 @@ class HoldsCalls(FollowsModes):
                 )
             except FailureError:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
                 workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
-            tool, action = self.held_actions.get(ident, ("", f"approval {ident}"))
+            tool, action = self.state.held_actions.get(ident, ("", f"approval {ident}"))
             self._record(
                 tool, action, HoldVerdict.PENDING, ident, "Nobody answered before the job ended."
             )

@@ -7,6 +7,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import (
         AgentResult,
+        FailureKind,
         IntegrationResult,
         JobInput,
         JobOutcome,
@@ -23,7 +24,7 @@ def build_report(
     worktree: Worktree | None = None,
     agent: AgentResult | None = None,
     integration: IntegrationResult | None = None,
-    category: str = "",
+    category: FailureKind = FailureKind.NONE,
 ) -> JobReport:
     """The `JobReport` of `job` ending with `outcome`."""
     report = JobReport(

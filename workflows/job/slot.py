@@ -16,9 +16,10 @@ from temporalio import workflow
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.payloads.jobs import JobEnded, JobInput
+    from desk.payloads.jobs import JobEnded
 
 from workflows.desk.admission import HearsJobEnds
+from workflows.job.state import JobState
 
 SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"
 """Patch: a job gives its slot back when it asks to integrate, not when it ends."""
@@ -27,27 +28,26 @@ SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"
 class HoldsDeskSlot:
     """Mixed into a job: tells its desk, exactly once, that its slot is free."""
 
-    job: JobInput
-    slot_given_back: asyncio.Task[None] | None = None
+    state: JobState
 
     def give_slot_back_early(self) -> None:
         """The agent is done: free the slot now; the signal is awaited when the job ends."""
-        if self.slot_given_back is None and workflow.patched(SLOT_BACK_BEFORE_INTEGRATION):
-            self.slot_given_back = asyncio.create_task(self._signal_job_ended())
+        if self.state.slot_given_back is None and workflow.patched(SLOT_BACK_BEFORE_INTEGRATION):
+            self.state.slot_given_back = asyncio.create_task(self._signal_job_ended())
 
     async def tell_desk(self) -> None:
         """Free this job's slot at its desk (if not done already), whatever ended the job."""
-        if self.slot_given_back is None:
-            self.slot_given_back = asyncio.create_task(self._signal_job_ended())
-        await self.slot_given_back
+        if self.state.slot_given_back is None:
+            self.state.slot_given_back = asyncio.create_task(self._signal_job_ended())
+        await self.state.slot_given_back
 
     async def _signal_job_ended(self) -> None:
-        if not self.job.desk_id:
+        if not self.state.job.desk_id:
             return
-        desk = workflow.get_external_workflow_handle(self.job.desk_id)
+        desk = workflow.get_external_workflow_handle(self.state.job.desk_id)
         try:
-            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.job.number))
+            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.state.job.number))
         except FailureError:  # the desk is gone; a new desk starts with no slots to leak
             workflow.logger.warning(
-                "The desk %s is gone; job %s ended.", self.job.desk_id, self.job.number
+                "The desk %s is gone; job %s ended.", self.state.job.desk_id, self.state.job.number
             )

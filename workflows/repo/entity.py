@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
         PushSuperseded,
         ReportInput,
     )
-    from workflows.policies import GIT_HEARTBEAT_TIMEOUT, GIT_RETRY, GIT_STEP_TIMEOUT, HOST_WAIT
+    from workflows.policies import GIT_STEP, HOST_WAIT
 
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.job.reasons import reason_of
@@ -115,10 +115,7 @@ class RepoEntity:
             report = await workflow.execute_activity_method(
                 ShipActivities.change_report,
                 request,
-                start_to_close_timeout=GIT_STEP_TIMEOUT,
-                heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                retry_policy=GIT_RETRY,
-                **host_route(self.state.host, HOST_WAIT),
+                **(GIT_STEP | host_route(self.state.host, HOST_WAIT)),
             )
         except ActivityError as error:
             if host_missing(error):
@@ -198,10 +195,7 @@ class RepoEntity:
                 lambda route: workflow.execute_activity_method(
                     WorktreeActivities.integrate,
                     running,
-                    start_to_close_timeout=GIT_STEP_TIMEOUT,
-                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                    retry_policy=GIT_RETRY,
-                    **route,
+                    **(GIT_STEP | route),
                 ),
                 self.state.host,
                 HOST_WAIT,
@@ -229,10 +223,7 @@ class RepoEntity:
                 lambda route: workflow.execute_activity_method(
                     ShipActivities.push,
                     PushInput(receipt=request.receipt),
-                    start_to_close_timeout=GIT_STEP_TIMEOUT,
-                    heartbeat_timeout=GIT_HEARTBEAT_TIMEOUT,
-                    retry_policy=GIT_RETRY,
-                    **route,
+                    **(GIT_STEP | route),
                 ),
                 self.state.host,
                 HOST_WAIT,

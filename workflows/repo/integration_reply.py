@@ -11,13 +11,15 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import IntegrationResult
 
+from workflows.job.state import JobState
+
 
 class AwaitsIntegration:
     """Mixed into a workflow that asks a `Repo` entity to integrate and waits for the answer."""
 
-    integration: IntegrationResult | None = None
+    state: JobState
 
     @workflow.signal
     def integration_finished(self, result: IntegrationResult) -> None:
         """The `Repo` entity's answer to this workflow's integration request."""
-        self.integration = result
+        self.state.integration = result

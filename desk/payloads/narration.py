@@ -1,0 +1,20 @@
+"""What a job tells its thread as it goes: data the surfaces turn into words."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Narration(StrEnum):
+    """One step of a job's story, as its progress message shows it."""
+
+    CUTTING = "cutting"
+    """The worktree is being cut from the clone's HEAD."""
+    WORKING = "working"
+    """The agent works on the job's branch (`branch`)."""
+    INTEGRATING = "integrating"
+    """The agent is done; its commits are being integrated into the clone."""
+    WAITING_FOR_HOST = "waiting_for_host"
+    """No worker of the clone's host (`host`) polls: the job waits for one."""
+    HOST_BACK = "host_back"
+    """The clone's host (`host`) has a worker again."""

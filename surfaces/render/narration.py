@@ -1,0 +1,31 @@
+"""A job's narration in words: the one line its thread's progress message shows."""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from desk.payloads.narration import Narration
+from desk.payloads.surfaces import ThreadProgress
+
+
+def narration_text(progress: ThreadProgress) -> str:
+    """`The agent works on branch worker/3…`: plain words, for every target to lay out."""
+    said = progress.narration
+    if said is None:
+        return progress.text  # sent by a job of an earlier version, already in words
+    match said:
+        case Narration.CUTTING:
+            return "Cutting a worktree from the clone's HEAD…"
+        case Narration.WORKING:
+            return f"The agent works on branch {progress.branch}…"
+        case Narration.INTEGRATING:
+            return "The agent is done; integrating its commits into the clone…"
+        case Narration.WAITING_FOR_HOST:
+            return (
+                f"Waiting for host {progress.host}: no worker of that host polls now; "
+                "the job goes on when one does."
+            )
+        case Narration.HOST_BACK:
+            return f"Host {progress.host} is back; the job goes on."
+        case _:
+            assert_never(said)

@@ -1,0 +1,75 @@
+"""A coding job's state, in one place: what it was asked, where it is, its clock and its holds."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from desk.holds.approvals import ApprovalOutcome, HeldCall
+    from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.policy.modes import JobModes
+
+from workflows.job.clock import WorkClock
+
+
+@dataclass
+class JobState:
+    """Everything `CodingJob` and its parts (holds, modes, slot, admission) remember.
+
+    The workflow's parts read and change this one object (`self.state`); none keeps state of
+    its own. `status` is what the `current` query answers.
+    """
+
+    job: JobInput
+    status: JobStatus
+    clock: WorkClock
+    modes: JobModes
+    """What the job's scopes say now, as the desk last signalled."""
+    admitted: bool
+    """False while the job waits in its desk's queue for `admit`."""
+    integration: IntegrationResult | None = None
+    """The `Repo` entity's answer to the job's integration request."""
+    slot_given_back: asyncio.Task[None] | None = None
+    """The `job_ended` signal to the desk, sent once."""
+
+    # Holds
+    waiting_holds: int = 0
+    """How many `hold` updates wait for a person now (the clock stands still meanwhile)."""
+    held_calls: list[HeldCall] = field(default_factory=list)
+    """Held calls for the report: declined, withdrawn, unanswered, approved late."""
+    yolo_approved: list[HeldCall] = field(default_factory=list)
+    """Held calls yolo mode approved without a card."""
+    approvals: dict[str, asyncio.Task[ApprovalOutcome]] = field(default_factory=dict)
+    """Each asked approval's child workflow, by approval id."""
+    hold_waiters: dict[str, int] = field(default_factory=dict)
+    """How many holds wait on each approval now."""
+    late_approvals: dict[str, ApprovalOutcome] = field(default_factory=dict)
+    """Approvals approved when no hold waited on them, not yet used by an identical call."""
+    held_actions: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Each approval's tool and one-line action, for the report."""
+    approval_rounds: dict[str, int] = field(default_factory=dict)
+    """How many times each approval id was asked (a settled one is asked anew)."""
+    held_entries: dict[tuple[str, int], int] = field(default_factory=dict)
+    """Where each asked approval is listed in `held_calls`: one entry per call."""
+
+    @classmethod
+    def of(cls, job: JobInput) -> JobState:
+        """The state of a new job."""
+        return cls(
+            job=job,
+            status=JobStatus(
+                number=job.number,
+                repo=job.repo,
+                task=job.task,
+                requester=job.requester,
+                host=job.host,
+            ),
+            clock=WorkClock(
+                budget=job.budget, ceiling=job.long_running_max, check=job.long_running_check
+            ),
+            modes=job.modes,
+            admitted=job.admitted,
+        )
