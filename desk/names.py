@@ -28,7 +28,7 @@ HOST_CHECK_PREFIX = "host-check-"
 JOB_WORKFLOW_TYPE = "CodingJob"
 APPROVAL_WORKFLOW_TYPE = "Approval"
 """Workflow type names, for what reads Temporal's visibility without the workflow definitions
-(`codedesk jobs`); tests/test_job_listing.py holds them equal to the definitions'."""
+(`codedesk jobs`); tests/cli/test_job_listing.py holds them equal to the definitions'."""
 REPO_WORKFLOW_TYPE = "Repo"
 OUTBOX_WORKFLOW_TYPE = "Outbox"
 REQUEST_INTEGRATION_SIGNAL = "request_integration"
@@ -54,7 +54,7 @@ JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 
 Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
 admission, the desk's policy) send by name, so that no activity imports a workflow module (the
-layer rule, tests/test_layers.py); the definitions are declared with these same names."""
+layer rule, tests/project/test_layers.py); the definitions are declared with these same names."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shlex
-import subprocess
-import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from hypothesis import settings as hypothesis_settings
-from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from activities.sandbox.bubblewrap import UNCONFINED
@@ -22,14 +19,15 @@ from desk.config.settings import DeskSettings, load_settings
 from desk.names import SEARCH_ATTRIBUTES
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.shipping import ShippingClient
-from tests.cli_helpers import unconfined_scripts
-from tests.waiting import until
-from workers.desk_entity import configure_desk
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import unconfined_scripts
+from tests.helpers.desks import configured
+from tests.helpers.repos import make_origin
 from workers.devserver import temporal_binary, tuning_arguments
 from workers.temporal.client import DATA_CONVERTER
 from workers.worker import build_worker
 
-pytest_plugins = ["tests.processes"]
+pytest_plugins = ["tests.helpers.processes"]
 
 # Property tests run the same examples on every machine and in CI: derandomized, no database.
 hypothesis_settings.register_profile(
@@ -37,27 +35,8 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("codedesk")
 
-SCRIPTED_AGENT = Path(__file__).parent / "scripted_agent.py"
 NAMESPACES = 400
 _namespace_numbers = itertools.count(1)
-
-
-def agent(*steps: str) -> str:
-    """An agent command running the scripted agent with these steps."""
-    quoted = " ".join(f"'{step}'" for step in steps)
-    return f"{sys.executable} {SCRIPTED_AGENT} {quoted}"
-
-
-def agent_script(folder: Path, *steps: str) -> str:
-    """An agent command running the scripted agent with steps from a script in `folder`.
-
-    For steps that carry credentials: an agent command holding one is refused, since the job's
-    history would keep it as given.
-    """
-    script = folder / f"agent-{uuid.uuid4().hex[:8]}.sh"
-    quoted = " ".join(shlex.quote(step) for step in steps)
-    script.write_text(f"exec {shlex.quote(sys.executable)} {SCRIPTED_AGENT} {quoted}\n")
-    return f"sh {script}"
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
@@ -168,56 +147,6 @@ async def desk(client: Client, settings: DeskSettings) -> AsyncIterator[DeskClie
     async with build_worker(client, settings):
         await configured(client, settings)
         yield DeskClient(client, settings)
-
-
-async def configured(client: Client, settings: DeskSettings) -> None:
-    """`configure_desk`, asked again while the server is too busy to answer in time (seen on
-    a machine loaded ten times over its cores); the update is idempotent."""
-
-    async def attempt() -> bool:
-        try:
-            await configure_desk(client, settings)
-        except WorkflowUpdateRPCTimeoutOrCancelledError:
-            return False
-        return True
-
-    await until(attempt, "the desk to take this worker's limits")
-
-
-async def host_policy(desk: DeskClient, **changes: object) -> DeskSettings:
-    """Tell the desk a host policy with `changes`, as a worker started with them would: the
-    desk judges every later job by it (a requester's own settings are never asked)."""
-    config = desk.settings.model_copy(update=changes)
-    await configured(desk.client, config)
-    return config
-
-
-def git(cwd: Path, *args: str) -> str:
-    env = dict(os.environ)
-    env.update(
-        GIT_AUTHOR_NAME="Test",
-        GIT_AUTHOR_EMAIL="test@codedesk.invalid",
-        GIT_COMMITTER_NAME="Test",
-        GIT_COMMITTER_EMAIL="test@codedesk.invalid",
-    )
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
-def make_origin(path: Path, files: dict[str, str] | None = None) -> Path:
-    """A bare origin at `path` with one commit on `main` holding `files`."""
-    seed = path.parent / f"{path.name}-seed"
-    seed.mkdir(parents=True)
-    git(seed, "init", "--quiet", "--initial-branch=main")
-    for name, text in (files or {"README.md": "# sample\n"}).items():
-        (seed / name).parent.mkdir(parents=True, exist_ok=True)
-        (seed / name).write_text(text)
-    git(seed, "add", "-A")
-    git(seed, "commit", "--quiet", "-m", "initial")
-    git(path.parent, "clone", "--quiet", "--bare", str(seed), str(path))
-    return path
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ SETTING_NAMES = frozenset(
     }
 )  # fmt: skip
 """Every field of `desk.config.settings.DeskSettings`, spelled here so that a listing, which never
-imports pydantic (desk/config/reach.py), can judge names too; tests/test_setting_names.py holds the
-two equal."""
+imports pydantic (desk/config/reach.py), can judge names too; tests/config/test_setting_names.py
+holds the two equal."""
 
 OUR_VARIABLES = frozenset(
     {

@@ -1,13 +1,12 @@
 """The few settings a listing needs (home, server, namespace, task queue, list limit, card
 width, time zone), read without pydantic; anything unusual is left to `desk.config.settings`.
 
-`desk.config.settings.DeskSettings` stays the one definition and the one parser of every
-setting. Both take the sources, these settings' defaults, their least values and the plain
-rules from `desk.config.defaults`, and `read_reach` answers only when the environment and the
-TOML file give them as plain values it reads exactly as DeskSettings would
-(tests/test_reach.py holds the two equal); otherwise it asks `load_settings`, which also names a
-bad value. Importing pydantic and pydantic-settings costs a listing about three times what the
-rest of its start does.
+`desk.config.settings.DeskSettings` stays the one definition and the one parser of every setting.
+Both take the sources, these settings' defaults, their least values and the plain rules from
+`desk.config.defaults`, and `read_reach` answers only when the environment and the TOML file give
+them as plain values it reads exactly as DeskSettings would (tests/config/test_reach.py holds the
+two equal); otherwise it asks `load_settings`, which also names a bad value. Importing pydantic and
+pydantic-settings costs a listing about three times what the rest of its start does.
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def install() -> bool:
     """Check plain values without pydantic in this process; False if typer has no such seam.
 
     Without the seam (another typer), typer's own checks stay: slower, never wrong;
-    tests/test_cli_imports.py fails then, so the loss is seen.
+    tests/cli/test_cli_imports.py fails then, so the loss is seen.
     """
     try:
         from typer import core

@@ -1,10 +1,9 @@
 """The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash.
 
-Every command module imports only typer and light modules at its top; what a command needs
-(the Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so
-`codedesk --help` and a usage error cost little more than starting Python and typer (whose
-pydantic-based checks of plain values `surfaces.cli.coercion` replaces); tests/test_cli_imports.py
-checks it.
+Every command module imports only typer and light modules at its top; what a command needs (the
+Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so `codedesk --help`
+and a usage error cost little more than starting Python and typer (whose pydantic-based checks of
+plain values `surfaces.cli.coercion` replaces); tests/cli/test_cli_imports.py checks it.
 """
 
 from __future__ import annotations

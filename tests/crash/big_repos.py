@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from tests.conftest import git
-from tests.waiting import PATIENCE
+from tests.helpers.repos import git
+from tests.helpers.waiting import PATIENCE
 
 PER_DIR = 100
 MOVED_EVERY = 3

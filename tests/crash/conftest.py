@@ -18,11 +18,11 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from desk.names import job_workflow_id
-from tests.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
-from tests.conftest import agent
-from tests.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
-from tests.test_up import start_up  # noqa: F401  (a fixture, shared with tests/test_up.py)
-from tests.waiting import eventually
+from tests.agent.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
+from tests.cli.test_up import start_up  # noqa: F401  (a fixture, shared with tests/cli/test_up.py)
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
+from tests.helpers.waiting import eventually
 from workers.devserver import DevServer
 
 REPO = "acme/api"

@@ -17,8 +17,7 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.conftest import agent, git
+from tests.agent.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -26,9 +25,11 @@ from tests.crash.conftest import (
     assert_no_leftovers,
     kill,
 )
-from tests.processes import StartWorker
-from tests.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
-from tests.waiting import until
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import until
 
 
 @pytest.mark.skipif(

@@ -17,9 +17,6 @@ from desk.holds.approvals import HoldVerdict, OutcomeKind, approval_id
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.approvals import ApprovalsClient
-from tests.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
-from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
-from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -29,8 +26,12 @@ from tests.crash.conftest import (
     restart_server,
     server_env,
 )
-from tests.processes import StartWorker
-from tests.waiting import PATIENCE, eventually, until
+from tests.helpers.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import PATIENCE, eventually, until
 from workers.devserver import DevServer
 from workflows.approval import Approval
 

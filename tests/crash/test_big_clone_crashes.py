@@ -20,8 +20,6 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.shipping import ShippingClient
-from tests.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.conftest import agent, git
 from tests.crash.big_repos import (
     Template,
     changed_files,
@@ -41,9 +39,12 @@ from tests.crash.conftest import (
     restart_server,
     server_env,
 )
-from tests.processes import StartWorker
-from tests.test_shipping import answer
-from tests.waiting import awaited, eventually, until
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, eventually, until
+from tests.shipping.test_shipping import answer
 from workers.devserver import DevServer
 
 pytestmark = pytest.mark.slow
@@ -64,7 +65,7 @@ UNCONFINED = "none"
 def unconfined_env(settings: DeskSettings) -> dict[str, str]:
     """The workers' and console scripts' environment, agents unconfined, and why: these tests
     are about the host's git steps, and a confined agent's commit of 60,000 files would first
-    be handed back out of the sandbox object by object (tests/test_agent_git_crashes.py kills
+    be handed back out of the sandbox object by object (tests/agent/test_agent_git_crashes.py kills
     that hand-back; the other crash tests run agents in the sandbox)."""
     return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED)
 

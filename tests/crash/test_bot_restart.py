@@ -29,9 +29,6 @@ from desk.names import outbox_workflow_id
 from surfaces.clients.desk import DeskClient
 from surfaces.discord.interactions.custom_ids import CardKey, parse
 from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
-from tests.agent_pids import agent_tag, job_runs, tagged_pids
-from tests.cli_helpers import run_cli, settings_env, shown
-from tests.conftest import git
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -39,7 +36,11 @@ from tests.crash.conftest import (
     assert_no_leftovers,
 )
 from tests.crash.test_approval_recovery import hold_agent, open_approval
-from tests.processes import StartWorker
+from tests.helpers.agent_pids import agent_tag, job_runs, tagged_pids
+from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, until
 from tests.surfaces.discord_driver import (
     GUILD_ID,
     OWNER_ID,
@@ -51,7 +52,6 @@ from tests.surfaces.discord_driver import (
     enabled,
 )
 from tests.surfaces.discord_wire import BotProcess, DiscordServer, bot_process
-from tests.waiting import awaited, until
 from workflows.approval import Approval
 from workflows.outbox import Outbox
 

@@ -11,9 +11,6 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.config.settings import DeskSettings, load_settings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
-from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
-from tests.cli_helpers import pid_dead, settings_env
-from tests.conftest import agent
 from tests.crash.conftest import (
     ResumeClock,
     assert_a_later_job_runs,
@@ -22,9 +19,20 @@ from tests.crash.conftest import (
     restart_server,
     server_env,
 )
-from tests.processes import StartWorker
-from tests.test_desk_queue import REPO, admitted_order, desk_state, marked, marks, settled, wait_all
-from tests.waiting import eventually, until
+from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import pid_dead, settings_env
+from tests.helpers.processes import StartWorker
+from tests.helpers.waiting import eventually, until
+from tests.jobs.test_desk_queue import (
+    REPO,
+    admitted_order,
+    desk_state,
+    marked,
+    marks,
+    settled,
+    wait_all,
+)
 from workers.devserver import DevServer
 
 

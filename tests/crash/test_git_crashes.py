@@ -22,9 +22,6 @@ from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
-from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
-from tests.cli_helpers import pid_dead, settings_env
-from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -32,8 +29,12 @@ from tests.crash.conftest import (
     assert_no_leftovers,
     kill_group,
 )
-from tests.processes import StartWorker
-from tests.waiting import PATIENCE, awaited, until
+from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import pid_dead, settings_env
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git, make_origin
+from tests.helpers.waiting import PATIENCE, awaited, until
 from workflows.job.coding_job import CodingJob
 from workflows.policies import GIT_STEP_TIMEOUT
 

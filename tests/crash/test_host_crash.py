@@ -17,18 +17,19 @@ from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
-from tests.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
-from tests.cli_helpers import pid_dead, run_cli, settings_env, shown
-from tests.conftest import agent, git, make_origin
 from tests.crash.conftest import (
     ResumeClock,
     assert_a_later_job_runs,
     assert_no_leftovers,
     kill,
 )
-from tests.processes import StartWorker
-from tests.test_desk_queue import wait_all
-from tests.waiting import awaited, eventually, until
+from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import pid_dead, run_cli, settings_env, shown
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git, make_origin
+from tests.helpers.waiting import awaited, eventually, until
+from tests.jobs.test_desk_queue import wait_all
 
 HOSTS = {"alpha": "acme/api", "beta": "acme/web"}
 SHELF_ACTIVITIES = {

@@ -13,8 +13,6 @@ from desk.payloads.repo_state import RepoState
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.shipping import ShippingClient
-from tests.cli_helpers import settings_env
-from tests.conftest import git
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -24,9 +22,11 @@ from tests.crash.conftest import (
     restart_server,
     server_env,
 )
-from tests.processes import StartWorker
-from tests.test_shipping import answer, commit, refs, slow_origin
-from tests.waiting import awaited, until
+from tests.helpers.cli_helpers import settings_env
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, until
+from tests.shipping.test_shipping import answer, commit, refs, slow_origin
 from workers.devserver import DevServer
 from workers.temporal.client import connect
 from workflows.repo.entity import RepoEntity

@@ -15,9 +15,6 @@ from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
-from tests.agent_pids import agent_tag, grandchild_pids, logged_runs, running_agent, tagged_pids
-from tests.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
-from tests.conftest import agent, git
 from tests.crash.conftest import (
     REPO,
     ResumeClock,
@@ -27,8 +24,18 @@ from tests.crash.conftest import (
     restart_server,
     server_env,
 )
-from tests.processes import StartWorker
-from tests.waiting import awaited, until
+from tests.helpers.agent_pids import (
+    agent_tag,
+    grandchild_pids,
+    logged_runs,
+    running_agent,
+    tagged_pids,
+)
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import pid_dead, run_cli, settings_env, shown, started_number
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, until
 from workers.devserver import DevServer
 
 

@@ -50,7 +50,8 @@ from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.modes import ModesClient
 from surfaces.clients.shipping import ShippingClient
-from tests.conftest import agent, git, make_origin
+from tests.helpers.agents import agent
+from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary

@@ -24,7 +24,7 @@ from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
-from tests.conftest import git, make_origin
+from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
 from tests.real_agents.install import agent_cache, npm_cli

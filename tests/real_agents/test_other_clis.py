@@ -16,7 +16,7 @@ from desk.agents import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
-from tests.conftest import git, make_origin
+from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving

@@ -25,8 +25,8 @@ from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from tests.helpers.waiting import awaited
 from tests.surfaces.fake_discord import DiscordError, FakeDiscord
-from tests.waiting import awaited
 
 LINE_LIMIT = 16 * 1024 * 1024
 """Bytes one line may take (a channel's history of messages is one answer)."""

@@ -14,8 +14,9 @@ from desk.config.settings import DeskSettings
 from desk.names import outbox_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
-from tests.cli_helpers import CODEDESK, settings_env
-from tests.conftest import agent_script
+from tests.helpers.agents import agent_script
+from tests.helpers.cli_helpers import CODEDESK, settings_env
+from tests.helpers.waiting import awaited
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     FakeDiscord,
@@ -24,7 +25,6 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
-from tests.waiting import awaited
 
 TOKEN_BODY = "Zq8vR2mK7pL4nW9xT3bY6cJ1hF5dG0sA2eU4"
 HOSTILE = "ping @everyone **loud** [click](https://evil.example) <@123> ``` closed?"

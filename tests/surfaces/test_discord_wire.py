@@ -8,9 +8,9 @@ import discord
 import pytest
 from discord.http import Route
 
+from tests.helpers.waiting import awaited
 from tests.surfaces.discord_wire import DiscordServer, RemoteDiscord
 from tests.surfaces.fake_discord import FakeDiscord, install
-from tests.waiting import awaited
 
 
 async def test_a_request_over_the_wire_is_answered_and_refused_as_discord_would() -> None:

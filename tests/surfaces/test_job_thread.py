@@ -14,9 +14,9 @@ from desk.holds.approvals import Decision, Principal, SurfacePlace
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
-from tests.conftest import agent
+from tests.helpers.agents import agent
+from tests.helpers.waiting import until
 from tests.surfaces.fake_surface import FakeSurface
-from tests.waiting import until
 
 PUSH = json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
 

@@ -18,8 +18,8 @@ from desk.holds.approvals import SurfacePlace
 from desk.names import outbox_workflow_id
 from desk.payloads.surfaces import OutboxState, ThreadText
 from surfaces.clients.desk import DeskClient
+from tests.helpers.waiting import until
 from tests.surfaces.fake_surface import FakeSurface
-from tests.waiting import until
 from workflows.outbox import Outbox
 
 

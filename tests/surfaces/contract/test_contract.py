@@ -25,10 +25,10 @@ from desk.holds.approvals import (
     approval_id,
 )
 from surfaces.clients.desk import DeskClient
+from tests.helpers.waiting import until
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
 from tests.surfaces.discord_driver import discord_driver, discord_settings
 from tests.surfaces.fake_surface import FakeSurface
-from tests.waiting import until
 from workflows.approval import Approval
 
 

@@ -1,0 +1,1 @@
+"""Tests of the agent's activity: launch, output, claim, git hand-back, presets."""

@@ -1,0 +1,1 @@
+"""Tests of the `codedesk` command line as a user runs it."""

@@ -1,0 +1,154 @@
+"""`codedesk up`: the embedded server and a worker, found by every other command, restartable."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.agent_pids import live_commands
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import (
+    CODEDESK,
+    assert_refused,
+    cli_env,
+    run_cli,
+    shown,
+    started_number,
+)
+from tests.helpers.repos import git
+from tests.helpers.waiting import eventually, until
+from workers.devserver import DB_FILE, free_port, port_is_free
+from workers.runtime import RUNTIME_FILE
+
+REPO = "acme/api"
+
+StartUp = Callable[[Path, int, int], subprocess.Popen[bytes]]
+
+
+def servers_on(database: Path) -> list[int]:
+    """Pids of `temporal` processes serving `database` (what `up` started for a home)."""
+    return [pid for pid, argv in live_commands() if str(database) in argv]
+
+
+@pytest.fixture
+def start_up(tmp_path: Path) -> Iterator[StartUp]:
+    """Start `codedesk up --headless` subprocesses; stop leftovers and their servers at the end."""
+    started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start(home: Path, port: int, ui_port: int) -> subprocess.Popen[bytes]:
+        home.mkdir(parents=True, exist_ok=True)
+        log = (tmp_path / f"up-{len(started) + 1}.log").open("wb")
+        process = subprocess.Popen(
+            [CODEDESK, "up", "--port", str(port), "--ui-port", str(ui_port), "--headless"],
+            env=cli_env(CODEDESK_HOME=str(home), CODEDESK_HEARTBEAT_TIMEOUT="2s"),
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        started.append((process, home))
+        return process
+
+    yield start
+    for process, home in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        for pid in servers_on(home / DB_FILE):
+            os.kill(pid, signal.SIGKILL)
+
+
+def up_log(tmp_path: Path, n: int) -> str:
+    return (tmp_path / f"up-{n}.log").read_text(errors="replace")
+
+
+async def stop_up(process: subprocess.Popen[bytes], sig: int = signal.SIGINT) -> int:
+    process.send_signal(sig)
+    return await asyncio.to_thread(process.wait, 15)
+
+
+async def test_up_serves_commands_without_an_address_and_survives_a_restart(
+    tmp_path: Path, origin: Path, start_up: StartUp
+) -> None:
+    home, port, ui_port = tmp_path / "home", free_port(), free_port()
+    env = cli_env(CODEDESK_HOME=str(home), CODEDESK_HEARTBEAT_TIMEOUT="2s")
+    up = start_up(home, port, ui_port)
+    await until(lambda: (home / RUNTIME_FILE).is_file() or up.poll() is not None, "up")
+    assert up.poll() is None, up_log(tmp_path, 1)
+    record = json.loads((home / RUNTIME_FILE).read_text())
+    assert record["address"] == f"127.0.0.1:{port}"
+    await until(lambda: "Worker polling" in up_log(tmp_path, 1), "up's worker")
+    assert f"127.0.0.1:{port}" in up_log(tmp_path, 1)
+
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    command = agent("write:hello.txt=hi", "commit:greet")
+    done = await run_cli(
+        env, "task", REPO, "add a greeting", "--agent-command", command, "--wait", cwd=tmp_path
+    )
+    assert done.returncode == 0, shown(done)
+    number = started_number(done)
+    assert f"job {number} on {REPO}: integrated" in done.stdout
+    assert git(home / "shelf" / "acme" / "api", "log", "-1", "--format=%s") == "greet"
+
+    assert await stop_up(up) == 0, up_log(tmp_path, 1)
+    assert not (home / RUNTIME_FILE).exists()
+    assert port_is_free(port), "the Temporal server still listens after up stopped"
+    assert servers_on(home / DB_FILE) == []
+    gone = await run_cli(env, "jobs", cwd=tmp_path)
+    assert_refused(gone, "codedesk up")
+
+    again = start_up(home, port, ui_port)
+    await until(lambda: (home / RUNTIME_FILE).is_file() or again.poll() is not None, "up")
+    assert again.poll() is None, up_log(tmp_path, 2)
+
+    # Visibility catches up with the restored database shortly after the server starts.
+    async def listed_rows() -> dict[int, dict[str, Any]]:
+        listed = await run_cli(env, "jobs", "--json", cwd=tmp_path)
+        assert listed.returncode == 0, shown(listed)
+        return {row["number"]: row for row in json.loads(listed.stdout)}
+
+    rows = await eventually(listed_rows, lambda rows: number in rows, f"job {number} listed")
+    assert rows[number]["repo"] == REPO
+    assert rows[number]["outcome"] == "integrated"
+    shown_job = await run_cli(env, "show", str(number), "--json", cwd=tmp_path)
+    assert shown_job.returncode == 0, shown(shown_job)
+    document = json.loads(shown_job.stdout)
+    assert document["job"]["report"]["outcome"] == "integrated"
+    assert document["ui_url"] == "", "a headless up serves no UI to link to"
+    # SIGTERM stops it as cleanly as Ctrl-C does.
+    assert await stop_up(again, signal.SIGTERM) == 0, up_log(tmp_path, 2)
+    assert not (home / RUNTIME_FILE).exists()
+    assert port_is_free(port)
+
+
+async def test_up_refuses_a_taken_port(tmp_path: Path, start_up: StartUp) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        home = tmp_path / "home"
+        up = start_up(home, port, free_port())
+        code = await asyncio.to_thread(up.wait, 30)
+    log = up_log(tmp_path, 1)
+    assert code != 0, log
+    assert code not in (134, 139), log
+    assert "Traceback" not in log, log
+    assert f"Port {port} is taken" in log, log
+    assert not (home / RUNTIME_FILE).exists()
+    assert servers_on(home / DB_FILE) == []

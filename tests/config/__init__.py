@@ -1,0 +1,1 @@
+"""Tests of settings: reading, naming, the light path a listing takes, durations."""

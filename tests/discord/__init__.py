@@ -1,0 +1,1 @@
+"""Tests of the Discord surface: commands, buttons, rendering, the surface."""

@@ -1,0 +1,1 @@
+"""Tests of host-side git: clones, worktrees, the job's branch, the fast-forward, hosts."""

@@ -1,0 +1,34 @@
+"""Waiting on what a job and its approvals show: the agent at work, approvals open."""
+
+from __future__ import annotations
+
+from desk.payloads.jobs import JobPhase, JobStatus
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from tests.helpers.waiting import eventually
+
+
+async def working(desk: DeskClient, number: int) -> str:
+    """Wait until the job's agent runs; return the worktree."""
+
+    async def status() -> JobStatus:
+        return (await desk.status(number))[1]
+
+    found: JobStatus = await eventually(
+        status,
+        lambda status: status.phase == JobPhase.WORKING and status.worktree,
+        f"job {number} to start working",
+    )
+    return found.worktree
+
+
+async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
+    """The ids of the open approvals, once there are at least `count`."""
+
+    async def listed() -> list[str]:
+        return [state.approval_id for state in await approvals.open_approvals()]
+
+    ids: list[str] = await eventually(
+        listed, lambda ids: len(ids) >= count, f"{count} approvals to open"
+    )
+    return ids

@@ -1,0 +1,103 @@
+"""Which approval an id argument names: a whole id or a prefix covering its scope, nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desk.config.settings import DeskSettings
+from desk.errors import ApprovalNotFoundError
+from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, approval_id
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient, match_approval
+from surfaces.clients.desk import DeskClient
+from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
+from tests.helpers.job_waits import open_ids, working
+from tests.helpers.waiting import awaited
+from workflows.job.coding_job import CodingJob
+
+PUSH = {"command": "git push origin main && rm -rf /"}
+SEVEN = approval_id("job-7", "Bash", PUSH)
+TWELVE = approval_id("job-12", "Bash", PUSH)
+SHIP = approval_id("push-acme/api", "git_push", {"sha": "a" * 40})
+OPEN = [SEVEN, TWELVE, SHIP]
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (SEVEN, SEVEN),
+        (SEVEN.removeprefix("approval-"), SEVEN),
+        ("job-7", SEVEN),
+        ("approval-job-7", SEVEN),
+        ("job-7-", SEVEN),
+        (SEVEN[:-10], SEVEN),
+        ("job-12", TWELVE),
+        ("push-acme/api", SHIP),
+    ],
+)
+def test_a_whole_id_or_a_prefix_covering_the_scope_names_one(given: str, named: str) -> None:
+    assert match_approval(given, OPEN) == named
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["job", "approval-job", "job-1", "jo", "", "approval-", "push", SEVEN[-16:], "7", "api"],
+)
+def test_a_prefix_short_of_the_scope_or_a_substring_names_none(given: str) -> None:
+    with pytest.raises(ApprovalNotFoundError, match="No open approval starts with"):
+        match_approval(given, OPEN)
+
+
+def test_one_open_approval_is_not_answered_by_a_word_of_its_id() -> None:
+    with pytest.raises(ApprovalNotFoundError):
+        match_approval("job", [SEVEN])
+
+
+def test_ambiguity_lists_every_candidate() -> None:
+    other = approval_id("job-7", "Bash", {"command": "git push origin other"})
+    with pytest.raises(ApprovalNotFoundError) as refused:
+        match_approval("job-7", [SEVEN, other, TWELVE])
+    message = str(refused.value)
+    assert "matches 2 open approvals" in message
+    assert SEVEN in message and other in message and TWELVE not in message
+
+
+def test_a_whole_settled_id_is_passed_on_to_be_told_it_no_longer_counts() -> None:
+    assert match_approval(SEVEN, []) == SEVEN
+
+
+async def working_job(desk: DeskClient, origin: Path) -> int:
+    """A job on acme/api whose agent sleeps, once it works: holds may be asked of it."""
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job("acme/api", "sleep", agent_command=agent("sleep:30"))
+    await working(desk, number)
+    return number
+
+
+async def test_approve_job_with_one_open_approval_is_refused(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    number = await working_job(desk, origin)
+    answer: HoldAnswer = await desk.job(number).execute_update(
+        CodingJob.hold, HoldRequest(tool="Bash", input=PUSH, wait_seconds=0.1)
+    )
+    assert answer.verdict == HoldVerdict.PENDING, answer
+    [ident] = await open_ids(ApprovalsClient(desk.client))
+
+    env = settings_env(settings)
+    refused = await run_cli(env, "approve", "job", cwd=tmp_path)
+    assert_refused(refused, "No open approval starts with 'job'")
+    still = await ApprovalsClient(desk.client).open_approvals()
+    assert [state.approval_id for state in still] == [ident]
+    assert still[0].outcome is None
+
+    declined = await run_cli(env, "decline", f"job-{number}", cwd=tmp_path)
+    assert declined.returncode == 0, shown(declined)
+    assert f"{ident}: declined." in declined.stdout
+
+    await desk.cancel(number)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    assert report.outcome == JobOutcome.CANCELLED

@@ -1,0 +1,292 @@
+"""The hold channel with real jobs: the hook reaches its job only through the job's socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from temporalio.client import Client
+
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.config.settings import DeskSettings, load_settings
+from desk.holds.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
+from desk.holds.protocol import Reachable
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.desk import DeskClient
+from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
+from tests.helpers.agents import agent
+from tests.helpers.job_waits import open_ids
+from tests.helpers.repos import make_origin
+from tests.helpers.waiting import awaited
+from workers.desk_entity import configure_desk
+from workers.worker import build_worker
+from workflows.approval import Approval
+
+REPO = "acme/api"
+HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]
+PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": "git push origin main"}}
+STATUS: dict[str, Any] = {"tool": "Bash", "input": {"command": "git status"}}
+
+
+@pytest.fixture
+async def quick(settings: DeskSettings, client: Client) -> AsyncIterator[DeskClient]:
+    """A desk whose holds give up after 1 s."""
+    short = load_settings(**{**settings.model_dump(), "hold_wait": "1s"})
+    async with build_worker(client, short):
+        await configure_desk(client, short)
+        yield DeskClient(client, short)
+
+
+class Agent:
+    """A job whose scripted agent waits for the test, which runs hooks with its environment."""
+
+    def __init__(self, desk: DeskClient, gates: Path) -> None:
+        self.desk, self.tag, self.go_on = desk, agent_tag(), gates / "go-on"
+        self.number = 0
+        self.env: dict[str, str] = {}
+
+    async def start(self, repo: str = REPO) -> None:
+        steps = (self.tag, f"wait-file:{self.go_on}")
+        self.number = await self.desk.start_job(repo, "hooks", agent_command=agent(*steps))
+        # Its environment read from outside, as the kernel has it: the agent may be sandboxed.
+        pid = await running_agent(self.desk.settings.home, self.number, self.tag)
+        self.env = codedesk_environment(pid)
+
+    async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+        return await asyncio.to_thread(
+            subprocess.run,
+            HOOK,
+            input=json.dumps(call).encode(),
+            env=self.env,
+            capture_output=True,
+            timeout=120,
+        )
+
+    @property
+    def socket(self) -> Path:
+        return Path(self.env["CODEDESK_HOLD_SOCKET"])
+
+
+def decision(done: subprocess.CompletedProcess[bytes]) -> str:
+    if not done.stdout:
+        return ""
+    return str(json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"])
+
+
+async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
+    quick: DeskClient, origin: Path, gates: Path
+) -> None:
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    ident = approval_id(f"job-{job.number}", "Bash", PUSH["input"])
+    gave_up = await job.hook(PUSH)
+    assert gave_up.returncode == 2 and decision(gave_up) == "deny", gave_up
+    assert ident.encode() in gave_up.stderr and b"Nobody has answered" in gave_up.stderr
+
+    approvals = ApprovalsClient(quick.client)
+    result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=quick.settings.owner))
+    assert result.counted, result
+    await quick.client.get_workflow_handle_for(Approval.run, ident).result()
+
+    late = await job.hook(PUSH)  # the same call: the late approval counts, once
+    assert late.returncode == 0 and decision(late) == "allow", late
+    again = await job.hook(PUSH)  # used up: a new approval, nobody answers it
+    assert again.returncode == 2 and decision(again) == "deny", again
+
+    job.go_on.touch()
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
+    verdicts = [(call.approval_id, call.verdict) for call in report.held_calls]
+    assert verdicts == [(ident, HoldVerdict.APPROVED), (ident, HoldVerdict.PENDING)], report
+    assert "honoured once" in report.held_calls[0].note
+    assert report.held_calls[0].summary == "Run: git push origin main"
+    assert report.tool_calls == 3
+
+
+async def test_a_call_cancelled_while_it_waits_is_listed_once(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    job = Agent(desk, gates)
+    await job.start()
+    waiting = asyncio.create_task(job.hook(PUSH))
+    [ident] = await open_ids(ApprovalsClient(desk.client))
+    await desk.cancel(job.number)
+    report = await awaited(desk.wait(job.number), f"job {job.number}'s report")
+    assert [call.approval_id for call in report.held_calls] == [ident], report.held_calls
+    assert report.held_calls[0].tool == "Bash"
+    refused = await awaited(waiting, "the hold's refusal")
+    assert refused.returncode == 2, refused
+
+
+async def test_large_held_writes_keep_the_history_small(
+    quick: DeskClient, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    outside = tmp_path / "outside"
+    big = "x" * 2_000_000
+    calls = [
+        {"tool": "Write", "input": {"file_path": f"{outside}/{index % 4}.txt", "content": big}}
+        for index in range(8)
+    ]
+    for call in calls:
+        done = await job.hook(call)
+        assert done.returncode == 2 and decision(done) == "deny", done
+    ident = approval_id(f"job-{job.number}", "Write", calls[0]["input"])
+    states = await ApprovalsClient(quick.client).open_approvals()
+    [state] = [state for state in states if state.approval_id == ident]
+    assert state.request.input_bytes > 2_000_000
+    assert len(json.dumps(state.request.input)) < 10_000
+    assert "more characters" in state.request.input["content"]
+
+    job.go_on.touch()
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
+    # Identical calls joined: four approvals for eight calls.
+    assert len({call.approval_id for call in report.held_calls}) == 4, report.held_calls
+    assert report.tool_calls == 8
+    history = await quick.job(job.number).fetch_history()
+    assert len(history.to_json()) < 200_000
+    assert not outside.exists()
+
+
+async def test_two_hundred_harmless_calls_add_no_history(
+    desk: DeskClient, origin: Path, tmp_path: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    events: dict[int, int] = {}
+    for count in (0, 200):
+        number = await desk.start_job(
+            REPO, "look", agent_command=agent(f"hooks:{count}:{json.dumps(STATUS)}")
+        )
+        report = await awaited(desk.wait(number), f"job {number}'s report")
+        assert report.outcome == JobOutcome.NOTHING, report
+        assert f"{count} of {count} hooked calls allowed" in report.output
+        assert report.tool_calls == count
+        events[count] = len([e async for e in desk.job(number).fetch_history_events()])
+    assert events[200] - events[0] <= 24, events
+
+
+async def test_the_channel_answers_only_its_own_jobs_holds(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    job = Agent(desk, gates)
+    await job.start()
+
+    def exchange(message: bytes) -> dict[str, Any]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+            with Reachable(str(job.socket)) as address:
+                channel.connect(address)
+            try:
+                channel.sendall(message)
+                channel.shutdown(socket.SHUT_WR)
+            except BrokenPipeError:
+                pass  # the channel stopped reading a message too large: its answer is there
+            received = b""
+            while chunk := channel.recv(65536):
+                received += chunk
+        answer: dict[str, Any] = json.loads(received)
+        return answer
+
+    other = {**PUSH, "kind": "hold", "job": job.number + 1}
+    answer = await asyncio.to_thread(exchange, json.dumps(other).encode() + b"\n")
+    assert answer["verdict"] == "declined" and f"job {job.number} only" in answer["reason"]
+    approve = {"kind": "approve", "job": job.number, "approval_id": "approval-x"}
+    answer = await asyncio.to_thread(exchange, json.dumps(approve).encode() + b"\n")
+    assert answer["verdict"] == "declined" and "hold requests only" in answer["reason"]
+    huge = b'{"kind": "hold", "job": 1, "input": "' + b"x" * (9 << 20)
+    answer = await asyncio.to_thread(exchange, huge)
+    assert answer["verdict"] == "declined" and "larger than" in answer["reason"]
+    assert await ApprovalsClient(desk.client).open_approvals() == []
+    job.go_on.touch()
+    await awaited(desk.wait(job.number), f"job {job.number}'s report")
+
+
+async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
+    desk: DeskClient, tmp_path: Path
+) -> None:
+    marker = tmp_path / "imported"
+    hostile = f"open({str(marker)!r}, 'a').write('x')\n"
+    files = {
+        "desk/__init__.py": hostile,
+        "desk/holds/calls.py": hostile + "def classify(*a, **k):\n    return None\n",
+        "surfaces/__init__.py": hostile,
+        "workflows/__init__.py": hostile,
+    }
+    origin = make_origin(tmp_path / "origins" / "acme" / "api.git", files)
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(
+        REPO,
+        "push",
+        agent_command=agent(f"hold:{json.dumps(PUSH)}", "write:pushed.txt=yes", "commit:pushed"),
+    )
+    approvals = ApprovalsClient(desk.client)
+    [ident] = await open_ids(approvals)
+    await approvals.answer(ident, Decision.DECLINE, Principal(id=desk.settings.owner))
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
+    assert not marker.exists()
+    outcome = await desk.client.get_workflow_handle_for(Approval.run, ident).result()
+    assert outcome.kind == OutcomeKind.DECLINED
+
+
+async def test_work_beside_a_waiting_hold_counts_against_the_budget(
+    desk: DeskClient, origin: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(
+        REPO,
+        "leave a hold waiting, keep working",
+        agent_command=agent(
+            f"hold-bg:{json.dumps(PUSH)}", "sleep:1", "busy:12", "write:a.txt=1", "commit:a"
+        ),
+        budget=timedelta(seconds=3),
+    )
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    # Before: the clock stood still while the hold waited, and 12 s of work ran on a 3 s budget.
+    assert report.outcome == JobOutcome.TIMED_OUT, report
+    assert report.commits == []
+
+
+@pytest.mark.skipif(
+    choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
+)
+async def test_a_sandboxed_agent_asks_its_holds_through_the_channel(
+    settings: DeskSettings, client: Client
+) -> None:
+    base = Path(tempfile.mkdtemp(prefix="codedesk-holds-", dir="/var/tmp"))
+    try:
+        local = settings.model_copy(
+            update={"home": base / "home", "shelf": base / "shelf", "sandbox": BWRAP}
+        )
+        origin = make_origin(base / "origins" / "acme" / "api.git")
+        async with build_worker(client, local):
+            await configure_desk(client, local)
+            desk = DeskClient(client, local)
+            await desk.add_repo(REPO, str(origin))
+            steps = (f"hold:{json.dumps(STATUS)}", f"hold:{json.dumps(PUSH)}", "write:p.txt=1")
+            number = await desk.start_job(REPO, "push", agent_command=agent(*steps, "commit:p"))
+            approvals = ApprovalsClient(desk.client)
+            [ident] = await open_ids(approvals)
+            await approvals.answer(ident, Decision.APPROVE, Principal(id=local.owner))
+            report = await awaited(desk.wait(number), f"job {number}'s report")
+        assert report.confinement == BWRAP, report
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        assert report.output.count("hold allowed") == 2, report.output
+        assert report.tool_calls == 2
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

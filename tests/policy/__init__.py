@@ -1,0 +1,1 @@
+"""Tests of the host's policy and the autonomy modes."""

@@ -1,0 +1,1 @@
+"""Tests of the project itself: the README and docs against the code, the layers, bench."""

@@ -1,0 +1,134 @@
+"""Each bench runs end to end and reports its figures (never its speed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).parents[2] / "bench"
+
+
+def job_overhead_figures(figures: dict[str, Any]) -> None:
+    assert figures["integrated"] == 2
+    assert figures["outcomes"] == ["integrated", "integrated"]
+    for key in ("codedesk_median_ms", "raw_git_median_ms", "ratio"):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert len(figures["codedesk_runs_ms"]) == len(figures["raw_git_runs_ms"]) == 2
+
+
+def queue_throughput_figures(figures: dict[str, Any]) -> None:
+    rows = figures["rows"]
+    assert [(row["mode"], row["max_workers"]) for row in rows] == [
+        ("desk", 1),
+        ("desk", 2),
+        ("desk", 4),
+        ("direct", None),
+    ]
+    for row in rows:
+        assert row["outcomes"] == {"nothing": 2}, row
+        for key in ("seconds", "jobs_per_minute"):
+            assert isinstance(row[key], int | float) and row[key] > 0, (row, key)
+    assert figures["direct_jobs_per_minute"] == rows[-1]["jobs_per_minute"]
+    assert set(figures["ratios"]) == {"1", "2", "4"}
+    for ratio in figures["ratios"].values():
+        assert isinstance(ratio, int | float) and ratio > 0
+
+
+def hold_latency_figures(figures: dict[str, Any]) -> None:
+    for key in (
+        "bare_start_p50_ms",
+        "harmless_hook_p50_ms",
+        "bare_update_p50_ms",
+        "held_unblock_p50_ms",
+        "held_over_update_ratio",
+    ):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert figures["tool_calls_counted"] == 4  # two harmless and two held calls
+    assert len(figures["runs_ms"]["harmless"]) == len(figures["runs_ms"]["held"]) == 2
+
+
+def cli_start_figures(figures: dict[str, Any]) -> None:
+    assert set(figures["medians_ms"]) == {"baseline", "help", "usage error", "jobs"}
+    assert set(figures["cpu_medians_ms"]) == set(figures["medians_ms"])
+    assert all(len(runs) == 1 for runs in figures["runs_ms"].values()), figures["runs_ms"]
+    assert all(len(runs) == 1 for runs in figures["cpu_runs_ms"].values()), figures
+    assert [row["target"] for row in figures["comparisons"]] == [
+        "<= baseline + 100 ms",
+        "",
+        "<= baseline + 100 ms",
+        "",
+        "<= 300 ms",
+        "",
+    ]
+    assert all(row["figure"] > 0 for row in figures["comparisons"]), figures["comparisons"]
+
+
+def load_figures(figures: dict[str, Any]) -> None:
+    # Two finished jobs, then the queued one and the running one that held it back.
+    assert figures["outcomes"] == {"nothing": 2 + 1 + 1}, figures
+    assert figures["approvals"] == 3
+    assert 0 < figures["idle_rss_mb"] and 0 < figures["loaded_rss_mb"] <= figures["peak_rss_mb"]
+    assert [row["unit"] for row in figures["comparisons"]] == ["ms", "ms", "ms", "ms", "MB"]
+    assert figures["listed_jobs"] == 2 + 1 + 1
+    assert isinstance(figures["unanswered_tries"], int)
+
+
+SMALL = {
+    "job_overhead.py": ["--jobs", "2"],
+    "queue_throughput.py": ["--jobs", "2"],
+    "hold_latency.py": ["--jobs", "2"],
+    "cli_start.py": ["--jobs", "2", "--runs", "1"],
+    "load.py": [
+        "--jobs",
+        "2",
+        "--approvals",
+        "3",
+        "--queued",
+        "1",
+        "--workers",
+        "1",
+        "--runs",
+        "1",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("script", "check"),
+    [
+        ("job_overhead.py", job_overhead_figures),
+        ("queue_throughput.py", queue_throughput_figures),
+        ("cli_start.py", cli_start_figures),
+        ("load.py", load_figures),
+        ("hold_latency.py", hold_latency_figures),
+    ],
+    ids=["job_overhead", "queue_throughput", "cli_start", "load", "hold_latency"],
+)
+def test_bench_runs_and_reports_figures(
+    script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path
+) -> None:
+    written = tmp_path / "results" / "figures.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), *SMALL[script], "--json", "--out", str(written)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    figures = json.loads(done.stdout)
+    assert json.loads(written.read_text()) == figures
+    assert figures["ok"] is True, figures
+    assert figures["problems"] == []
+    assert figures["jobs"] == 2 or script == "load.py"
+    assert figures["bench"] == script.removesuffix(".py")
+    assert figures["cores"] >= 1 and len(figures["load"]) == 3
+    for row in figures["comparisons"]:
+        assert row["figure"] > 0 and row["baseline"] > 0 and row["ratio"] > 0, row
+    check(figures)

@@ -1,0 +1,202 @@
+"""The layer rule (docs: DESIGN.md, "The layout"), held by reading every module's imports.
+
+Dependencies point one way:
+
+    desk        imports nothing of ours but desk: the vocabulary (models, names, settings,
+                errors, pure policies, the surface contract)
+    activities  desk and activities: every side effect; a Temporal client among them names a
+                workflow's handlers (desk/names.py), never imports its definition
+    workflows   desk, workflows, and the activity references they schedule (passed through the
+                sandbox)
+    workers     desk, activities, workflows, workers: the composition, which surfaces use
+    surfaces    desk, activities, workflows, workers, surfaces: the clients call workflows by
+                reference, the bot hosts its own activities
+
+and no product module imports the tests or the benchmarks. No two modules import each other
+round a circle either, so that each has a place in that order. Every import counts, for both
+rules: at module level, inside a function, under `if TYPE_CHECKING:` and inside
+`workflow.unsafe.imports_passed_through()`. A lazy import (for a light start) or a type-only one
+round a circle is a circle too: desk/config/reach.py and desk/config/settings.py were one, each
+needing the other, until both took the names and defaults from desk/config/defaults.py.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("desk", "activities", "workflows", "workers", "surfaces")
+OURS = (*LAYERS, "tests", "bench")
+
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "desk": frozenset({"desk"}),
+    "activities": frozenset({"desk", "activities"}),
+    "workflows": frozenset({"desk", "workflows", "activities"}),
+    "workers": frozenset({"desk", "activities", "workflows", "workers"}),
+    "surfaces": frozenset({"desk", "activities", "workflows", "workers", "surfaces"}),
+}
+"""Which of our top-level packages each layer may import (third-party and stdlib are free)."""
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, and where it is."""
+
+    module: str
+    target: str
+    line: int
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            found[module_name(path)] = path
+    return found
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import among `nodes`, however deep: in a function, a class, `if TYPE_CHECKING:`, a
+    `with workflow.unsafe.imports_passed_through():` block, a `try`."""
+    for node in nodes:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        else:
+            yield from _statements(ast.iter_child_nodes(node))
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> list[Import]:
+    """The modules of ours (and every other module) that `name`'s source imports."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = []
+    for node in _statements(tree.body):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        else:
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            # `from a.b import c` imports the module a.b.c when there is one, else a.b.
+            submodules = [f"{source}.{alias.name}" for alias in node.names]
+            targets = [sub for sub in submodules if sub in known] or [source]
+        found += [Import(name, target, node.lineno) for target in targets]
+    return found
+
+
+def graph() -> list[Import]:
+    found = modules()
+    known = set(found)
+    return [edge for name, path in found.items() for edge in imports_of(name, path, known)]
+
+
+def layer_of(module: str) -> str:
+    return module.split(".")[0]
+
+
+def crossings(edges: list[Import]) -> list[str]:
+    """Each import that breaks the layer rule, as `module:line imports target`."""
+    broken = []
+    for edge in edges:
+        top = layer_of(edge.target)
+        if top in OURS and top not in MAY_IMPORT[layer_of(edge.module)]:
+            broken.append(f"{edge.module}:{edge.line} imports {edge.target}")
+    return broken
+
+
+def circles(edges: list[Import]) -> list[list[str]]:
+    """Each group of modules that import each other round a circle (Tarjan's components)."""
+    ours = {edge.module for edge in edges}
+    after: dict[str, set[str]] = {module: set() for module in ours}
+    for edge in edges:
+        if edge.target in ours and edge.target != edge.module:
+            after[edge.module].add(edge.target)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(after[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(ours):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_the_graph_is_read() -> None:
+    """The check sees imports of every kind, so an empty answer below is not a vacuous one."""
+    edges = graph()
+    seen = {(edge.module, edge.target) for edge in edges}
+    # Passed through the workflow sandbox:
+    assert ("workflows.job.coding_job", "activities.agent.run") in seen
+    # Under `if TYPE_CHECKING:`:
+    assert ("surfaces.clients.job_listing", "temporalio.service") in seen
+    # Inside a function (the CLI imports a command's needs when it runs):
+    assert ("surfaces.cli.commands.jobs", "activities.agent.log") in seen
+    # `from a.b import c`, c a module, imports the module a.b.c:
+    assert ("surfaces.cli.main", "surfaces.cli.coercion") in seen
+    assert len({edge.module for edge in edges}) > 150
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_imports_only_what_it_may(layer: str) -> None:
+    broken = [line for line in crossings(graph()) if line.startswith(f"{layer}.")]
+    allowed = ", ".join(sorted(MAY_IMPORT[layer]))
+    assert not broken, f"{layer} may import only {allowed} of ours:\n" + "\n".join(broken)
+
+
+def test_no_modules_import_each_other_round_a_circle() -> None:
+    found = circles(graph())
+    assert not found, "modules importing each other round a circle:\n" + "\n".join(
+        " -> ".join(group) for group in found
+    )
+
+
+def test_the_rule_catches_a_crossing_and_a_circle() -> None:
+    """The checks themselves: a made-up crossing and a made-up circle are both found."""
+    edges = [
+        Import("activities.made_up", "workflows.job.coding_job", 3),
+        Import("desk.a", "desk.b", 1),
+        Import("desk.b", "desk.c", 1),
+        Import("desk.c", "desk.a", 1),
+        Import("desk.c", "desk.d", 1),
+        Import("desk.e", "desk.e", 1),
+    ]
+    assert crossings(edges) == ["activities.made_up:3 imports workflows.job.coding_job"]
+    assert circles(edges) == [["desk.a", "desk.b", "desk.c"]]

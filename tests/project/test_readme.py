@@ -1,0 +1,36 @@
+"""The README's two commands, and the reference pages' generated parts match the code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from surfaces.cli.reference import PAGES, PARTS, parts_in, with_tables
+
+TOP = Path(__file__).resolve().parents[2]
+README = (TOP / "README.md").read_text()
+
+
+def test_reference_pages_match_the_cli_and_settings() -> None:
+    for page in PAGES:
+        text = (TOP / page).read_text()
+        assert text == with_tables(text), (
+            f"{page} is stale: run `.venv/bin/python -m surfaces.cli.reference`."
+        )
+
+
+def test_every_generated_part_is_in_exactly_one_reference_page() -> None:
+    found = [name for page in PAGES for name in parts_in((TOP / page).read_text())]
+    assert sorted(found) == sorted(PARTS), found
+
+
+def test_quick_start_has_the_two_commands_and_ci_runs_the_test_one() -> None:
+    assert "make demo" in README and "make test" in README
+    assert "make test" in (TOP / ".ci" / "run").read_text()
+
+
+def test_every_agent_preset_is_in_the_guide() -> None:
+    from desk.agents import PRESETS
+
+    guide = (TOP / "docs" / "guide.md").read_text()
+    for name, command in PRESETS.items():
+        assert f"| `{name}` | `{command}` |" in guide, name

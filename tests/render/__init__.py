@@ -1,0 +1,1 @@
+"""Tests of renderers: reports, cards and histories for a terminal and for Discord."""

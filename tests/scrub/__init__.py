@@ -1,0 +1,1 @@
+"""Tests that no credential reaches a place a person can see."""

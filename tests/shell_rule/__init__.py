@@ -1,0 +1,1 @@
+"""Tests of the shell rule (desk/shell_rule, desk/shell)."""

@@ -1,0 +1,1 @@
+"""Tests of shipping: change reports, approved pushes, superseded pushes."""

@@ -1,0 +1,1 @@
+"""Tests of reaching Temporal: transport, TLS, the dev server."""

@@ -1,0 +1,1 @@
+"""Tests of the work clock: the budget, and the signs of work beside a waiting hold."""

@@ -1,0 +1,1 @@
+"""Tests of workflow code itself: replay of recorded histories, compiled once per worker."""

@@ -1,0 +1,56 @@
+"""Recorded histories still replay: a workflow change that breaks in-flight jobs fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from temporalio import workflow
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from workers.worker import WORKFLOWS
+
+FOLDER = Path(__file__).parents[1] / "histories"
+HISTORIES = sorted(path for path in FOLDER.glob("*.json") if path.name != "workflow_ids.json")
+WORKFLOW_IDS: dict[str, str] = json.loads((FOLDER / "workflow_ids.json").read_text())
+
+
+@pytest.mark.parametrize("path", HISTORIES, ids=[path.stem for path in HISTORIES])
+async def test_recorded_history_replays(path: Path) -> None:
+    replayer = Replayer(workflows=list(WORKFLOWS), data_converter=pydantic_data_converter)
+    history = WorkflowHistory.from_json(WORKFLOW_IDS[path.stem], path.read_text())
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is None, f"{path.name}: {result.replay_failure}"
+
+
+def test_there_are_histories_to_replay() -> None:
+    assert len(HISTORIES) >= 21
+
+
+def recorded_type(path: Path) -> str:
+    """The workflow type a recording is of, from its first event."""
+    started = json.loads(path.read_text())["events"][0]
+    return str(started["workflowExecutionStartedEventAttributes"]["workflowType"]["name"])
+
+
+def test_every_workflow_type_has_a_recorded_history() -> None:
+    """A new workflow type needs a recording (tests/histories/record.py) before it ships."""
+    recorded = {recorded_type(path) for path in HISTORIES}
+    registered = {workflow._Definition.must_from_class(cls).name for cls in WORKFLOWS}
+    assert registered - recorded == set(), "record these with tests/histories/record.py"
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("coding_job_host_waited", "EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"),
+        ("coding_job_sandboxed", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
+    ],
+)
+def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> None:
+    """The host-wait job timed out on its host's queue once; the sandboxed one answered holds."""
+    events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
+    assert shape in {event["eventType"] for event in events}
