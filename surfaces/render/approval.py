@@ -1,18 +1,26 @@
-"""An approval laid out for a terminal: the call's input shown exactly, field by field.
+"""An approval laid out once, as blocks: the call's fields, how each value shows, where it is cut.
 
-Discord's card is markdown under a message budget (`surfaces.discord.markdown.cards`); a terminal
-shows the same structured payload as text: each argument under its own name, in the tool schema's
-order, a command exactly as it will run, long values cut with the count of what is not shown.
+A card is what a person reads before an agent's call may run, so it shows what the call does,
+field by field: the arguments in the tool schema's order (under the schema's title, or their
+key as a name when the schema does not declare them), a command exactly as it will run, long
+strings cut to a cap with the count of what is cut, and the files the call sends with their
+size now. Each target renders the same blocks: the terminal (`approval_card` here) shows them
+at its `value_chars` between the approval's id and the commands that answer it; Discord
+(`surfaces.discord.markdown.cards`) renders them as markdown and fits them to an embed, with
+a common cap it searches for and the last arguments left out when even that does not fit.
+The layout is pure apart from one ``os.stat`` per listed file.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Mapping
+import stat
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from desk.holds.approvals import ApprovalState
+from surfaces.discord.markdown.card_text import LINE_BREAK, invisible, quote, to_json
 from surfaces.render.blocks import (
     Block,
     Span,
@@ -24,37 +32,117 @@ from surfaces.render.blocks import (
     item,
     joined,
     line,
+    name,
     ours,
     text,
 )
-from surfaces.render.blocks import name as name_span
 from surfaces.render.text import hidden_count
 
 INLINE_MAX = 100
-"""A string longer than this, or with a line break, is shown as a block below its name."""
+"""A string longer than this, or with a line break, is shown as a block below its label."""
+TOOL_CHARS = 100
+"""A tool's name in the question is cut to this (the agent's text, as long as it likes)."""
+UNNAMED = ours("")
+NO_ARGUMENTS = line(ours("(no arguments)", Tone.DIM))
+FILES = field("files")
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of the call a cap can shorten: the action, one argument, or an input that is
+    not an object."""
+
+    draw: Callable[[int | None], list[Block]]
+    """The part's blocks with every cuttable string cut to a cap (None: shown whole)."""
+    longest: int
+    """The longest cuttable string: a cap at or above it changes nothing."""
+    label: Span = UNNAMED
+    """How the argument is named where it is left out."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call laid out: each target draws it at a cap, and a target short of room may
+    leave out the last fields (and then the last files), saying how many."""
+
+    question: Block
+    """`Approve Bash?`"""
+    fixed: tuple[Part, ...]
+    """The action and an input that is not an object: cut, never left out."""
+    fields: tuple[Part, ...]
+    """The arguments: the schema's declared ones in its order, then the others in the input's."""
+    no_arguments: bool
+    files: tuple[Block, ...]
+    """One item per file the call sends, under `FILES`."""
+
+    def blocks(self, cap: int | None) -> list[Block]:
+        """The whole call, every cuttable string cut to `cap`."""
+        out = [self.question]
+        for part in (*self.fixed, *self.fields):
+            out += part.draw(cap)
+        if self.no_arguments:
+            out.append(NO_ARGUMENTS)
+        if self.files:
+            out += [FILES, *self.files]
+        return out
+
+
+def call_layout(
+    tool: str,
+    input: Mapping[str, Any],
+    *,
+    action: str = "",
+    parameters: Mapping[str, Any] | None = None,
+    files: Sequence[str | os.PathLike[str]] = (),
+) -> Call:
+    """Lay out one tool call for a person to approve.
+
+    Args:
+        tool: the tool's name, shown in the question.
+        input: the call's whole input; only its own keys count.
+        action: a short description of the call, shown above the arguments.
+        parameters: the tool's parameter JSON Schema, if known: its properties give the
+            arguments' order and labels.
+        files: paths the call sends.
+    """
+    kept, mark = _cut(tool, TOOL_CHARS)
+    strong = Tone.STRONG
+    question = line(ours("Approve ", strong), name(_shown(kept + mark), strong), ours("?", strong))
+    fixed = [_value(ours("action"), action)] if action else []
+    if not isinstance(input, Mapping):
+        whole = input
+
+        def draw(cap: int | None) -> list[Block]:
+            return [code(to_json(_cut_tree(whole, cap), indent=2), lang="json")]
+
+        fixed.append(Part(draw, _longest(input)))
+    return Call(
+        question=question,
+        fixed=tuple(fixed),
+        fields=tuple(_fields(input, parameters)),
+        no_arguments=isinstance(input, Mapping) and not input,
+        files=tuple(_file(path) for path in files),
+    )
 
 
 def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
-    """The blocks of one open approval; no value is cut shorter than `value_chars`."""
+    """The blocks of one open approval for a terminal: no value is cut shorter than
+    `value_chars`, and nothing is left out."""
     request = state.request
     ident = state.approval_id
-    blocks = [heading(name_span(ident))]
+    blocks = [heading(name(ident))]
     if request.title:
         blocks.append(line(text(request.title, Tone.STRONG)))
     if request.classes:
-        blocks.append(field("held because", *joined(name_span(c) for c in request.classes)))
-    if request.action:
-        blocks += _value(ours("action"), request.action, value_chars)
-    blocks.append(field("tool", name_span(request.tool)))
-    for key, value in _ordered(request.input, request.parameters):
-        blocks += _value(name_span(key), value, value_chars)
-    if not request.input:
-        blocks.append(line(ours("(no arguments)", Tone.DIM)))
-    if request.files:
-        blocks.append(field("files"))
-        blocks += [
-            item(name_span(file.path), ours(f" ({_size(file.path)})")) for file in request.files
-        ]
+        blocks.append(field("held because", *joined(name(c) for c in request.classes)))
+    call = call_layout(
+        request.tool,
+        request.input,
+        action=request.action,
+        parameters=request.parameters,
+        files=[file.path for file in request.files],
+    )
+    blocks += call.blocks(value_chars)
     hidden = sum(hidden_count(s) for s in _strings([request.title, request.action, request.input]))
     if hidden:
         blocks.append(
@@ -66,29 +154,153 @@ def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
                 )
             )
         )
-    blocks.append(line(ours("approve: "), name_span(f"codedesk approve {ident}")))
-    blocks.append(line(ours("decline: "), name_span(f"codedesk decline {ident}")))
+    blocks.append(line(ours("approve: "), name(f"codedesk approve {ident}")))
+    blocks.append(line(ours("decline: "), name(f"codedesk decline {ident}")))
     return blocks
 
 
-def _ordered(
-    input: Mapping[str, Any], parameters: Mapping[str, Any] | None
-) -> list[tuple[str, Any]]:
-    """The arguments in the schema's order (the tool's own form), then any others."""
+def _fields(input: Any, parameters: Mapping[str, Any] | None) -> list[Part]:
+    """The arguments, declared ones in the schema's order under its titles, then the others
+    named as code, so an undeclared argument cannot pass for a declared label."""
+    if not isinstance(input, Mapping):
+        return []
     props = parameters.get("properties") if isinstance(parameters, Mapping) else None
-    declared = [key for key in props if key in input] if isinstance(props, Mapping) else []
-    return [(key, input[key]) for key in declared] + [
-        (key, value) for key, value in input.items() if key not in declared
-    ]
+    if not isinstance(props, Mapping):
+        props = {}
+    parts = []
+    for key, prop in props.items():
+        # Membership in the mapping itself: own keys only, nothing looked up on an object.
+        if key not in input:
+            continue
+        schema = prop if isinstance(prop, Mapping) else {}
+        title = schema.get("title")
+        label = title if isinstance(title, str) and not invisible(title) else str(key)
+        value = input[key]
+        fixed = isinstance(value, str) and _in_enum(value, schema)
+        parts.append(_value(text(_shown(label)), value, fixed=fixed, listed=name(_shown(label))))
+    for key, value in input.items():
+        if key not in props:
+            shown = name(_shown(str(key)))
+            parts.append(_value(shown, value, listed=shown))
+    return parts
 
 
-def _value(label: Span, value: Any, limit: int) -> list[Block]:
-    shown = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-    kept, cut = (shown, 0) if len(shown) <= limit else (shown[:limit], len(shown) - limit)
-    more = [line(ours(f"… {count(cut, 'more character')} not shown", Tone.DIM))] if cut else []
-    if isinstance(value, str) and "\n" not in shown and len(kept) <= INLINE_MAX:
-        return [field(label, text(kept)), *more]
-    return [field(label), code(kept), *more]
+def _in_enum(value: str, schema: Mapping[str, Any]) -> bool:
+    """Whether the schema fixes this string, so it is one of the tool's own words."""
+    choices = schema.get("enum")
+    if isinstance(choices, list) and any(isinstance(c, str) and c == value for c in choices):
+        return True
+    const = schema.get("const")
+    return isinstance(const, str) and const == value
+
+
+def _value(label: Span, value: Any, *, fixed: bool = False, listed: Span = UNNAMED) -> Part:
+    """A value after its label: on the label's line, or as a block on the lines below.
+
+    The value's shape is decided once, on the whole value, so a cut never moves it between
+    the line and a block, and a huge string is scanned once rather than for every cap.
+    An enum value is the tool's own word: it is never cut.
+    """
+    shape = _shape(value, fixed)
+
+    def draw(cap: int | None) -> list[Block]:
+        cap = None if fixed else cap
+        if shape == "block":
+            return [field(label), code("".join(_cut(value, cap)), lang="")]
+        if shape == "json":
+            return [field(label), code(to_json(_cut_tree(value, cap)), lang="json")]
+        return [field(label, *_inline(value, cap, shape))]
+
+    return Part(draw, 0 if fixed else _longest(value), listed)
+
+
+def _shape(value: Any, fixed: bool) -> str:
+    if isinstance(value, str):
+        if invisible(value):
+            return "quoted"
+        # Only '\n' breaks a line of a command; '\r' or U+2028 stay on it, spelled out.
+        if "\n" in value or (len(value) > INLINE_MAX and not fixed):
+            return "block"
+        return "inline"
+    if value is None or isinstance(value, bool | int | float):
+        return "scalar"
+    if isinstance(value, list | tuple) and _joinable(value):
+        return "joined"
+    return "json"
+
+
+def _inline(value: Any, cap: int | None, shape: str) -> list[Span]:
+    if shape == "scalar":
+        return [text(to_json(value))]
+    if shape == "joined":
+        items = [_inline(v, cap, "inline" if isinstance(v, str) else "scalar") for v in value]
+        return [span for spans in _separated(items) for span in spans]
+    kept, mark = _cut(value, cap)
+    shown = name(_shown(kept)) if shape == "quoted" else text(kept)
+    return [shown, ours(mark, Tone.DIM)] if mark else [shown]
+
+
+def _separated(items: list[list[Span]]) -> list[list[Span]]:
+    out: list[list[Span]] = []
+    for spans in items:
+        if out:
+            out.append([ours(", ")])
+        out.append(spans)
+    return out
+
+
+def _joinable(items: Sequence[Any]) -> bool:
+    """Whether ', ' can join the items without hiding, merging or splitting any of them."""
+    if not items:
+        return False
+    for entry in items:
+        if isinstance(entry, str):
+            if invisible(entry) or ", " in entry or LINE_BREAK.search(entry):
+                return False
+        elif not (entry is None or isinstance(entry, bool | int | float)):
+            return False
+    return True
+
+
+def _shown(s: str) -> str:
+    """A name or label that shows nothing, written out quoted (`""`, `"\\u200b"`)."""
+    return quote(s) if invisible(s) else s
+
+
+def _cut(s: str, cap: int | None) -> tuple[str, str]:
+    """The start of ``s`` kept under ``cap`` and the marker counting what was cut.
+
+    A string is only cut when that makes it shorter, so the marker never costs more than it
+    saves, and a lower cap never makes a string longer (Discord's fitting search relies on it).
+    """
+    if cap is None or len(s) <= cap:
+        return s, ""
+    cut = len(s) - cap
+    mark = f"… [{cut} chars]"
+    if cut <= len(mark):
+        return s, ""
+    return s[:cap], mark
+
+
+def _cut_tree(value: Any, cap: int | None) -> Any:
+    if isinstance(value, str):
+        return "".join(_cut(value, cap))
+    if isinstance(value, Mapping):
+        return {k: _cut_tree(v, cap) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cut_tree(v, cap) for v in value]
+    return value
+
+
+def _longest(value: Any) -> int:
+    """The longest string anywhere in a value: the largest cap that can matter."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, Mapping):
+        return max((_longest(v) for v in value.values()), default=0)
+    if isinstance(value, list | tuple):
+        return max((_longest(v) for v in value), default=0)
+    return 0
 
 
 def _strings(value: Any) -> list[str]:
@@ -101,9 +313,16 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def _size(path: str) -> str:
-    """The file's size now: the person sees what would leave, never its bytes."""
+def _file(path: str | os.PathLike[str]) -> Block:
+    """A file the call sends, by path and size now: the person sees what leaves, not its bytes."""
+    shown = name(_shown(os.fsdecode(path)))
     try:
-        return count(os.stat(path).st_size, "byte")
-    except OSError:
-        return "missing"
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return item(shown, ours(" (missing)"))
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        return item(shown, ours(f" (cannot be checked: {reason})"))
+    if stat.S_ISDIR(info.st_mode):
+        return item(shown, ours(" (a directory)"))
+    return item(shown, ours(f" ({count(info.st_size, 'byte')})"))

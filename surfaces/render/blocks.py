@@ -63,6 +63,8 @@ class Block:
     """A field's label (our words, or a key from data as a NAME span)."""
     code: str = ""
     """A CODE block's text."""
+    lang: str = "text"
+    """A CODE block's language, for a target that marks it (`json`; empty: none)."""
 
 
 def ours(text: str, tone: Tone = Tone.PLAIN) -> Span:
@@ -93,8 +95,8 @@ def item(*parts: Span) -> Block:
     return Block(Role.ITEM, parts)
 
 
-def code(value: str) -> Block:
-    return Block(Role.CODE, code=value)
+def code(value: str, lang: str = "text") -> Block:
+    return Block(Role.CODE, code=value, lang=lang)
 
 
 def joined(spans: Iterable[Span], separator: str = ", ") -> tuple[Span, ...]:

@@ -1,5 +1,5 @@
-"""Tests of surfaces.discord.markdown.cards: an approval card built from the tool's schema, within a
-budget."""
+"""Tests of surfaces.discord.markdown.cards: the approval layout (`surfaces.render.approval`) as
+Discord markdown, built from the tool's schema, within a budget."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from surfaces.discord.markdown.card_text import ZWSP
-from surfaces.discord.markdown.cards import INLINE_MAX, CardLimits, approval_card
+from surfaces.discord.markdown.cards import CardLimits, approval_card
+from surfaces.render.approval import INLINE_MAX
 
 Z = ZWSP
 TITLE = "**Approve `T`?**"
@@ -141,6 +142,11 @@ def test_title_names_the_tool() -> None:
             " \\<@" + Z + "123\\> \\<\\#456\\> \\<@" + Z + "\\&789\\> \\<t:1:R\\>",
         ),
         ("a\tb", " a\\\\tb"),
+        # Only '\n' breaks a line (as it does a shell command's): other breaks are spelled out.
+        ("one\rtwo", " one\\\\rtwo"),
+        ("one\u2028two", " one\\\\u2028two"),
+        ("one\u2029two", " one\\\\u2029two"),
+        ("one\u0085two", " one\\\\u0085two"),
         ("\x1b[31mred", " \\\\u001b\\[31mred"),
         ("abc\u202edcba", " abc\\\\u202edcba"),
         ("x" * INLINE_MAX, " " + "x" * INLINE_MAX),
@@ -190,11 +196,8 @@ def test_const_and_enum_strings_are_never_cut() -> None:
     ("v", "content"),
     [
         ("one\ntwo", "one\ntwo"),
-        ("one\rtwo", "one\ntwo"),
         ("one\r\ntwo", "one\ntwo"),
-        ("one\u2028two", "one\ntwo"),
-        ("one\u2029two", "one\ntwo"),
-        ("one\u0085two", "one\ntwo"),
+        ("one\r\ntwo\u2028three", "one\ntwo\nthree"),
         ("a\n\nb\n", "a\n\nb\n"),
         ("x" * (INLINE_MAX + 1), "x" * (INLINE_MAX + 1)),
         # Nothing in a block formats, links or mentions; only hidden controls are spelled out.
@@ -309,22 +312,23 @@ def test_hidden_characters_cover_every_control_and_format_character() -> None:
 
 
 @pytest.mark.parametrize(
-    ("action", "line"),
+    ("action", "shown"),
     [
-        ("Run the tests", "Run the tests"),
-        ("Push to **main** @everyone", f"Push to \\*\\*main\\*\\* @{Z}everyone"),
-        ("- a list", "\\- a list"),
-        ("+ a list", "\\+ a list"),
-        ("===", "\\==="),
-        ("1. first", "1\\. first"),
-        ("# title", "\\# title"),
-        ("> quote", "\\> quote"),
-        (" ", '`" "`'),
-        ("two\nlines", "```\ntwo\nlines\n```"),
+        ("Run the tests", " Run the tests"),
+        ("Push to **main** @everyone", f" Push to \\*\\*main\\*\\* @{Z}everyone"),
+        # After its label, nothing the action starts with can open a list or a heading.
+        ("- a list", " - a list"),
+        ("1. first", " 1. first"),
+        ("# title", " \\# title"),
+        ("> quote", " \\> quote"),
+        (" ", ' `" "`'),
+        ("two\nlines", "\n```\ntwo\nlines\n```"),
     ],
 )
-def test_action_is_escaped_like_a_value(action: str, line: str) -> None:
-    assert body({"a": 1}, {"a": {}}, action=action) == f"{line}\n**a**: 1"
+def test_action_is_a_value_under_its_label(action: str, shown: str) -> None:
+    # Labelled, so the agent's words cannot pass for a field of the card (on a terminal, a
+    # line `command: ls` would read as one).
+    assert body({"a": 1}, {"a": {}}, action=action) == f"**Action**:{shown}\n**a**: 1"
 
 
 # --- limits ----------------------------------------------------------------------------------
@@ -472,30 +476,27 @@ def test_cards_keep_their_budget(total: int, schema: dict[str, Any] | None) -> N
     assert len(card) <= total, card
 
 
-# --- no schema: one JSON block under the same limits -----------------------------------------
+# --- no schema: every argument named as code, under the same limits -------------------------
 
 
 @pytest.mark.parametrize("schema", [None, {}, {"type": "object"}, {"properties": {}}, True])
-def test_without_properties_the_input_is_one_json_block(schema: Any) -> None:
+def test_without_properties_every_argument_is_named_as_code(schema: Any) -> None:
+    # As the terminal shows it: a command reads as it will run, not as a JSON string.
     input = {"b": "two *x*", "a": [1, {"c": None}], "@here": "\u200b"}
     card = approval_card("T", input, parameters=schema)
     assert card == (
-        f"{TITLE}\n```json\n{{\n"
-        '  "b": "two *x*",\n'
-        '  "a": [\n    1,\n    {\n      "c": null\n    }\n  ],\n'
-        f'  "@{Z}here": "\\u200b"\n}}\n```'
+        f'{TITLE}\n`b`: two \\*x\\*\n`a`:\n```json\n[1,{{"c":null}}]\n```\n`@{Z}here`: `"\\u200b"`'
     )
 
 
-def test_a_json_block_is_cut_then_its_last_keys_dropped() -> None:
+def test_without_properties_values_are_cut_then_the_last_arguments_dropped() -> None:
     input = {"a": "x" * 300, "b": 1}
     card = approval_card("T", input, limits=CardLimits(265, 50))
-    assert card == f'{TITLE}\n```json\n{{\n  "a": "{"x" * 201}… [99 chars]",\n  "b": 1\n}}\n```'
+    assert card == f"{TITLE}\n`a`:\n```\n{'x' * 216}… [84 chars]\n```\n`b`: 1"
+    assert len(card) == 265
     input = {"a": "x" * 60, "b": list(range(100)), "c": "y" * 100}
     card = approval_card("T", input, limits=CardLimits(200, 50))
-    assert card == (
-        f'{TITLE}\n```json\n{{\n  "a": "{"x" * 60}"\n}}\n```\n… 2 more fields not shown: `b`, `c`'
-    )
+    assert card == f"{TITLE}\n`a`: {'x' * 60}\n… 2 more fields not shown: `b`, `c`"
 
 
 def test_an_input_that_is_not_an_object_is_one_json_block() -> None:

@@ -53,13 +53,13 @@ def quote(s: str) -> str:
     return '"' + "".join(c if c == " " else escape_char(c) for c in s) + '"'
 
 
-def escape(s: str, *, line_start: bool = False) -> str:
-    """Plain text that formats nothing, links nowhere and mentions no one, on one line."""
+def escape(s: str) -> str:
+    """Plain text that formats nothing, links nowhere and mentions no one, on one line.
+
+    Text for after a label: at a line's start `-`, `+`, `=` or `1.` could still open a list
+    or a heading, so an approval shows every value, the action too, under its label.
+    """
     s = _MARKDOWN.sub(r"\\\1", spell_out(s, UNSAFE_INLINE))
-    if line_start:
-        # At a line's start these open a list, a heading underline or a numbered list.
-        s = re.sub(r"^(?=[-+=])", r"\\", s)
-        s = re.sub(r"^(\d+)\.", r"\1\\.", s)
     return _LINKY.sub(ZWSP, s)
 
 

@@ -1,6 +1,6 @@
 """Text for Discord: model-written text made harmless, and long text split under the limit.
 
-The escaping is the card renderer's (`surfaces.discord.markdown.cards`), so a card, a thread message
+The escaping is the cards' (`surfaces.discord.markdown.card_text`), so a card, a thread message
 and a reply follow one rule: nothing a model wrote can mention anyone, mask a link, hide or reorder
 text. Thread text keeps its markdown (headings, lists, code), which is what makes it readable; only
 the parts that can link, mention or hide are neutralised.
