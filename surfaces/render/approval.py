@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from desk.holds.approvals import ApprovalState
-from surfaces.discord.markdown.card_text import LINE_BREAK, invisible, quote, to_json
 from surfaces.render.blocks import (
     Block,
     Span,
@@ -37,6 +36,7 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.text import hidden_count
+from surfaces.render.visible import LINE_BREAK, invisible, quote, to_json
 
 INLINE_MAX = 100
 """A string longer than this, or with a line break, is shown as a block below its label."""

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
-from surfaces.discord.markdown.card_text import HIDDEN, escape_char
 from surfaces.render.blocks import Block, Kind, Role, Span, Tone
+from surfaces.render.visible import HIDDEN, escape_char
 
 HIDDEN_IN_CODE = re.compile(HIDDEN.pattern.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1))
 """In preformatted text a line break is a line break; every other hidden character is shown."""

@@ -200,3 +200,18 @@ def test_the_rule_catches_a_crossing_and_a_circle() -> None:
     ]
     assert crossings(edges) == ["activities.made_up:3 imports workflows.job.coding_job"]
     assert circles(edges) == [["desk.a", "desk.b", "desk.c"]]
+
+
+TARGETS = ("surfaces.discord", "surfaces.cli")
+"""The surfaces that render for one target; `surfaces.render` lays out for all of them."""
+
+
+def test_the_renderers_import_no_target() -> None:
+    """`surfaces.render` is target-neutral: a terminal and Discord both render its blocks, so it
+    imports neither (Discord's markdown lives in `surfaces.discord.markdown`)."""
+    broken = [
+        f"{edge.module}:{edge.line} imports {edge.target}"
+        for edge in graph()
+        if edge.module.startswith("surfaces.render") and edge.target.startswith(TARGETS)
+    ]
+    assert not broken, "the renderers import a target's own code:\n" + "\n".join(broken)

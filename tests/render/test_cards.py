@@ -297,13 +297,13 @@ def test_strings_that_show_nothing_are_quoted(v: str, expected: str) -> None:
 
 
 def test_hidden_characters_cover_every_control_and_format_character() -> None:
-    from surfaces.discord.markdown import card_text
+    from surfaces.render import visible
 
     hidden = {"Cc", "Cf", "Zl", "Zp"}
     missed = [
         hex(code)
         for code in range(sys.maxunicode + 1)
-        if unicodedata.category(chr(code)) in hidden and not card_text.HIDDEN.match(chr(code))
+        if unicodedata.category(chr(code)) in hidden and not visible.HIDDEN.match(chr(code))
     ]
     assert missed == []
 

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 from surfaces.discord.markdown import card_text
-from surfaces.discord.markdown.card_text import UNSAFE_BLOCK, UNSAFE_INLINE, ZWSP, spell_out
+from surfaces.discord.markdown.card_text import UNSAFE_BLOCK, UNSAFE_INLINE, ZWSP
+from surfaces.render.visible import spell_out
 
 MESSAGE_CHARS = 2000
 """Discord's limit on a message's content."""
