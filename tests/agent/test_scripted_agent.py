@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-AGENT = Path(__file__).parents[1] / "helpers" / "scripted_agent.py"
+AGENT = Path(__file__).parents[1] / "helpers" / "programs" / "scripted_agent.py"
 
 
 def git(repo: Path, *args: str) -> str:

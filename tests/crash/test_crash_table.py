@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[2]
 PAGE = ROOT / "docs" / "operations.md"
 ROW_TEST = re.compile(
-    r"\[`(tests/crash/(test_\w+\.py))::(test_\w+)`\]\(((?:\.\./)*tests/crash/test_\w+\.py)\)"
+    r"\[`(tests/crash/((?:\w+/)*test_\w+\.py))::(test_\w+)`\]\(((?:\.\./)*tests/crash/(?:\w+/)*test_\w+\.py)\)"
 )
 
 
@@ -28,7 +28,8 @@ def test_every_test_the_crash_table_names_exists_and_each_file_has_a_row() -> No
         source = (ROOT / path).read_text()
         assert re.search(rf"^(async )?def {name}\(", source, re.MULTILINE), f"{path}::{name}"
     files = {file for _, file, _, _ in named}
-    here = {path.name for path in Path(__file__).parent.glob("test_*.py")}
+    crash = Path(__file__).parent
+    here = {str(path.relative_to(crash)) for path in crash.rglob("test_*.py")}
     assert here - files == {Path(__file__).name}, (
         "a crash test file without a row in docs/operations.md"
     )

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tests.helpers.cli_helpers import pid_dead
-from tests.helpers.scripted_agent import GRANDCHILD
+from tests.helpers.programs.scripted_agent import GRANDCHILD
 from tests.helpers.waiting import until
 
-SCRIPTED_AGENT = str(Path(__file__).parent / "scripted_agent.py")
+SCRIPTED_AGENT = str(Path(__file__).parent / "programs" / "scripted_agent.py")
 MARK_LINE = re.compile(r"^scripted agent: mark (run (\d+) interrupted=\d) at (\d+)$", re.MULTILINE)
 
 
@@ -48,8 +48,9 @@ def live_commands() -> Iterator[tuple[int, list[str]]]:
 
 
 def agent_pids(tag: str) -> list[int]:
-    """Host pids of live scripted agents whose steps include `tag`: the agent's own process
-    (the python running tests/helpers/scripted_agent.py), never the sandbox or gate around it."""
+    """Host pids of live scripted agents whose steps include `tag`: the agent's own process (the
+    python running tests/helpers/programs/scripted_agent.py), never the sandbox or gate around
+    it."""
     return sorted(
         pid
         for pid, words in live_commands()

@@ -7,7 +7,7 @@ import sys
 import uuid
 from pathlib import Path
 
-SCRIPTED_AGENT = Path(__file__).with_name("scripted_agent.py")
+SCRIPTED_AGENT = Path(__file__).parent / "programs" / "scripted_agent.py"
 
 
 def agent(*steps: str) -> str:

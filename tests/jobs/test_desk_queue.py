@@ -30,7 +30,7 @@ REPO = "acme/api"
 T = TypeVar("T")
 
 
-# Helpers shared with tests/crash/test_desk_recovery.py
+# Helpers shared with tests/crash/desk/test_desk_recovery.py
 
 
 def marks(home: Path) -> list[int]:

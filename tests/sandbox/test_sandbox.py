@@ -33,7 +33,7 @@ from workflows.approval import Approval
 
 REPO = "acme/api"
 SECRET = "owner-secret-7f3a9c"
-HOSTILE_AGENT = Path(__file__).parents[1] / "helpers" / "hostile_agent.py"
+HOSTILE_AGENT = Path(__file__).parents[1] / "helpers" / "programs" / "hostile_agent.py"
 
 pytestmark = pytest.mark.skipif(
     choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"

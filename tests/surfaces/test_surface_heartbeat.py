@@ -1,5 +1,5 @@
 """A surface step heartbeats while it waits on the surface: a slow post is not taken for a
-dead host's and tried again (a dead host's is retried soon: tests/crash/test_bot_restart.py).
+dead host's and tried again (a dead host's is retried soon: tests/crash/desk/test_bot_restart.py).
 """
 
 from __future__ import annotations

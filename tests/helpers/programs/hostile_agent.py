@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A hostile but hold-abiding agent: tries what issue 11 says it must not manage, then does an
-ordinary edit and commit. Usage: ``python tests/helpers/hostile_agent.py PLAN_JSON``.
+ordinary edit and commit. Usage: ``python tests/helpers/programs/hostile_agent.py PLAN_JSON``.
 
 PLAN_JSON names what the agent is assumed to know (the worst case: it read our README and
 guessed the rest): `outside` (a file to create), `secrets` (files to steal), `clone`, `origin`,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A fake coding agent for the tests: runs scripted steps in the current git worktree.
 
-Usage: ``python3 tests/helpers/scripted_agent.py STEP [STEP ...]``. Standard library only, so any
-python3 can run it. Steps run in order; each prints one line to stdout (flushed), so a test can
-follow the agent's progress in the job's log.
+Usage: ``python3 tests/helpers/programs/scripted_agent.py STEP [STEP ...]``. Standard library only,
+so any python3 can run it. Steps run in order; each prints one line to stdout (flushed), so a test
+can follow the agent's progress in the job's log.
 
 Steps:
     write:PATH=TEXT            write TEXT (``\\n`` escapes become newlines) to PATH, making dirs
