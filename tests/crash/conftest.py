@@ -1,130 +1,16 @@
-"""The crash suite's shared set-ups: kill and restart real processes, time the resume, and check
-that a crash left nothing behind (no orphan agent, no half-done git, no stale lock, no lost slot).
-"""
+"""The crash suite's fixtures and its summary of resume times; its tools (kill, restart, check
+what a crash left behind) are tests/crash/crashes.py."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
-import signal
-import subprocess
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-
 import pytest
-from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
 
-from desk.names import job_workflow_id
 from tests.agent.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
 from tests.cli.test_up import start_up  # noqa: F401  (a fixture, shared with tests/cli/test_up.py)
-from tests.helpers.agents import agent
-from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
-from tests.helpers.waiting import eventually
-from workers.devserver import DevServer
-
-REPO = "acme/api"
-
-RESUMED_EVENTS = {
-    EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
-    EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
-    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED,
-    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
-    EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED,
-    EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-}
-"""Events that show a workflow doing work again (a timeout or a retry scheduled does not)."""
-
-_figures: list[str] = []
-"""Every resume figure of the session, for the terminal summary."""
-
-
-async def kill(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL one process and reap it."""
-    os.kill(process.pid, signal.SIGKILL)
-    await asyncio.to_thread(process.wait, 10)
-
-
-async def kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a process started in its own session and everything in its group."""
-    os.killpg(process.pid, signal.SIGKILL)
-    await asyncio.to_thread(process.wait, 10)
-
-
-async def restart_server(servers: list[DevServer]) -> DevServer:
-    """SIGKILL the newest dev server and start another on its database file and ports."""
-    server = servers[-1]
-    assert server.process is not None
-    server.process.kill()
-    await asyncio.to_thread(server.process.wait, 10)
-    again = DevServer(server.home, server.port, server.ui_port, headless=True)
-    servers.append(again)
-    await again.start()
-    return again
-
-
-def server_env(server: DevServer, home: Path, **extra: str) -> dict[str, str]:
-    """The console script's environment for a desk at `home` on this test's own server."""
-    return cli_env(
-        CODEDESK_HOME=str(home),
-        CODEDESK_TEMPORAL_ADDRESS=server.address,
-        CODEDESK_HEARTBEAT_TIMEOUT="2s",
-        **extra,
-    )
-
-
-@dataclass
-class ResumeClock:
-    """When something was started again, and how long each job then took to resume.
-
-    A figure to read (printed, and listed in the terminal summary), never asserted on.
-    """
-
-    case: str
-    restarted_at: datetime | None = None
-    figures: list[str] = field(default_factory=list)
-
-    def restarted(self) -> None:
-        self.restarted_at = datetime.now(UTC)
-
-    async def report(self, client: Client, workflow_id: str) -> float:
-        """Print how long after the restart `workflow_id` first did work, from its history."""
-        assert self.restarted_at is not None, "call restarted() when the restart happens"
-        since = self.restarted_at
-        handle = client.get_workflow_handle(workflow_id)
-        times = [
-            event.event_time.ToDatetime(tzinfo=UTC)
-            async for event in handle.fetch_history_events()
-            if event.event_type in RESUMED_EVENTS
-        ]
-        after = [moment for moment in times if moment >= since]
-        if not after:
-            figure = f"{self.case}: {workflow_id} had finished before the restart"
-            resumed = 0.0
-        else:
-            resumed = (min(after) - since).total_seconds()
-            finished = (max(times) - since).total_seconds()
-            figure = (
-                f"{self.case}: {workflow_id} resumed {resumed:.1f} s after the restart "
-                f"and had its last event {finished:.1f} s after it"
-            )
-        self.note(figure)
-        return resumed
-
-    def note(self, figure: str) -> None:
-        """Print a figure of this case and list it in the terminal summary."""
-        print(figure)
-        self.figures.append(figure)
-        _figures.append(figure)
-
-    def since_restart(self, moment: datetime) -> float:
-        assert self.restarted_at is not None, "call restarted() when the restart happens"
-        return (moment - self.restarted_at).total_seconds()
-
-    async def report_job(self, client: Client, number: int) -> float:
-        return await self.report(client, job_workflow_id(number))
+from tests.crash.crashes import (
+    RESUME_FIGURES,
+    ResumeClock,
+)
 
 
 @pytest.fixture
@@ -133,53 +19,7 @@ def resume_clock(request: pytest.FixtureRequest) -> ResumeClock:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _figures:
+    if RESUME_FIGURES:
         terminalreporter.section("crash suite: time to resume after a restart")
-        for figure in _figures:
+        for figure in RESUME_FIGURES:
             terminalreporter.write_line(figure)
-
-
-# What a crash must not leave behind
-
-
-def assert_no_leftovers(clone: Path, *pids: int) -> None:
-    """The clone is not mid-rebase or mid-merge, no git lock is left in it or in any worktree,
-    no job worktree is left (every job of these tests integrated), and no agent lives on."""
-    git_dir = clone / ".git"
-    half_done = [
-        name
-        for name in ("rebase-merge", "rebase-apply", "MERGE_HEAD", "CHERRY_PICK_HEAD")
-        if (git_dir / name).exists()
-    ]
-    assert not half_done, f"the clone is left mid-operation: {half_done}"
-    locks = [str(path) for path in git_dir.rglob("*.lock")]
-    assert not locks, f"git locks left behind: {locks}"
-    worktrees = git_dir / "worktrees"
-    assert not worktrees.exists() or not list(worktrees.iterdir()), list(worktrees.iterdir())
-    shelf = clone.parent.parent
-    left = shelf / ".worktrees" / clone.parent.name / clone.name
-    assert not left.exists() or not list(left.iterdir()), f"worktrees left: {list(left.iterdir())}"
-    alive = [pid for pid in pids if not pid_dead(pid)]
-    assert not alive, f"agents still running after their job ended: {alive}"
-
-
-async def assert_a_later_job_runs(env: dict[str, str], cwd: Path, repo: str = REPO) -> int:
-    """No desk slot leaked: a new job starts and integrates, and afterwards nothing is running
-    (`jobs --json`, as a person sees it)."""
-    command = agent("write:later.txt=later", "commit:later")
-    done = await run_cli(
-        env, "task", repo, "a later job", "--agent-command", command, "--wait", cwd=cwd
-    )
-    assert done.returncode == 0, shown(done)
-    number = started_number(done)
-    assert f"job {number} on {repo}: integrated" in done.stdout, shown(done)
-
-    async def running() -> list[object] | None:
-        listed = await run_cli(env, "jobs", "--json", "--limit", "200", cwd=cwd)
-        assert listed.returncode == 0, shown(listed)
-        rows = [row for row in json.loads(listed.stdout) if row["status"] == "running"]
-        return rows or None
-
-    # Visibility follows a closed job shortly after; until it does, a row may still say running.
-    await eventually(running, lambda rows: rows is None, "no job listed as running")
-    return number

@@ -18,7 +18,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from tests.agent.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_a_later_job_runs,

@@ -17,7 +17,7 @@ from desk.holds.approvals import HoldVerdict, OutcomeKind, approval_id
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.approvals import ApprovalsClient
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_a_later_job_runs,

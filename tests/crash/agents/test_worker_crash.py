@@ -15,7 +15,7 @@ from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_a_later_job_runs,

@@ -30,12 +30,7 @@ from surfaces.clients.desk import DeskClient
 from surfaces.discord.interactions.custom_ids import CardKey, parse
 from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
 from tests.crash.agents.test_approval_recovery import hold_agent, open_approval
-from tests.crash.conftest import (
-    REPO,
-    ResumeClock,
-    assert_a_later_job_runs,
-    assert_no_leftovers,
-)
+from tests.crash.crashes import REPO, ResumeClock, assert_a_later_job_runs, assert_no_leftovers
 from tests.helpers.agent_pids import agent_tag, job_runs, tagged_pids
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.processes import StartWorker

@@ -11,7 +11,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.config.settings import DeskSettings, load_settings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     ResumeClock,
     assert_a_later_job_runs,
     assert_no_leftovers,

@@ -13,7 +13,7 @@ from desk.payloads.repo_state import RepoState
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.shipping import ShippingClient
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_a_later_job_runs,

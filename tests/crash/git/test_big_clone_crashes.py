@@ -31,7 +31,7 @@ from tests.crash.big_repos import (
     text_of,
     watch,
 )
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_no_leftovers,

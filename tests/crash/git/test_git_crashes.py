@@ -22,7 +22,7 @@ from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
-from tests.crash.conftest import (
+from tests.crash.crashes import (
     REPO,
     ResumeClock,
     assert_a_later_job_runs,
