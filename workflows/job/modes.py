@@ -7,7 +7,7 @@ from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.config.durations import format_duration
-    from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, WithdrawInput
+    from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, HoldWhy, WithdrawInput
     from desk.names import APPROVAL_WITHDRAW_SIGNAL
     from desk.payloads.surfaces import ThreadText
     from desk.policy.modes import JobModes, Mode, modes_said, yolo_allows
@@ -71,7 +71,13 @@ class FollowsModes:
         )
         if all(seen.approval_id != ident for seen in self.state.yolo_approved):
             self.state.yolo_approved.append(call)
-        return HoldAnswer(verdict=HoldVerdict.APPROVED, classes=classes, approval_id=ident, by=by)
+        return HoldAnswer(
+            verdict=HoldVerdict.APPROVED,
+            why=HoldWhy.APPROVED_BY_YOLO,
+            classes=classes,
+            approval_id=ident,
+            by=by,
+        )
 
     async def release_by_yolo(
         self, tool: str, action: str, classes: list[str], ident: str
