@@ -202,19 +202,18 @@ def _ask(socket_path: str, line: bytes, wait: float, job: int) -> dict[str, Any]
 
 
 def _answered(form: str, answer: dict[str, Any]) -> int:
+    """The job answers with data (a verdict, why, who); its words are the surface's."""
     verdict = answer["verdict"]
-    given = answer.get("reason")
-    reason = given if isinstance(given, str) and given.strip() else ""  # a blank one says nothing
     if verdict == "allowed":
         return ALLOWED
+    from surfaces.render.hold_answers import answer_words
+
+    said = answer_words(answer)
     if verdict == "approved":
-        by = answer.get("by") if isinstance(answer.get("by"), str) else ""
-        ident = answer.get("approval_id") if isinstance(answer.get("approval_id"), str) else ""
-        said = f"Approved by {by or 'an owner'} in codedesk ({ident})."
         if form == CLAUDE:
             _write(sys.stdout.fileno(), json.dumps(_claude("allow", said)) + "\n")
         return ALLOWED
-    return _refuse(form, reason or f"codedesk: this call was {verdict}; {NOT_RUN}.")
+    return _refuse(form, said)
 
 
 def _claude(decision: str, reason: str) -> dict[str, Any]:

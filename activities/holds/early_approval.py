@@ -35,6 +35,7 @@ from desk.holds.approvals import (
     ApprovalOutcome,
     HoldAnswer,
     HoldVerdict,
+    HoldWhy,
     OutcomeKind,
     OutcomeWatch,
     approval_id_of_digest,
@@ -75,7 +76,7 @@ async def approved_early(client: Client, number: int, digest: str) -> HoldAnswer
     if outcome.kind != OutcomeKind.APPROVED:
         return None
     by = (outcome.by.name or outcome.by.id) if outcome.by else ""
-    return HoldAnswer(verdict=HoldVerdict.APPROVED, approval_id=ident, by=by)
+    return HoldAnswer(verdict=HoldVerdict.APPROVED, why=HoldWhy.APPROVED, approval_id=ident, by=by)
 
 
 def _not_open(error: RPCError) -> bool:

@@ -15,6 +15,7 @@ from pydantic import Field, model_validator
 
 from desk.holds.calls import call_digest
 from desk.payloads.base import Payload, ScrubbedData, ScrubbedText
+from desk.payloads.job_states import JobPhase
 from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"
@@ -208,6 +209,30 @@ class HoldRequest(Payload):
         return data
 
 
+class HoldWhy(StrEnum):
+    """Why a hold was answered as it was: data the hook words for the agent
+    (surfaces/render/hold_answers.py), with the answer's fields each names."""
+
+    ALLOWED = "allowed"
+    """Nothing in the call needs a person."""
+    APPROVED = "approved"
+    """A person approved it (`by`, `approval_id`)."""
+    APPROVED_LATE = "approved_late"
+    """A person approved it after the hook that asked gave up; this identical call uses it, once."""
+    APPROVED_BY_YOLO = "approved_by_yolo"
+    """yolo mode approved it (`by` says whose switch)."""
+    DECLINED = "declined"
+    """A person declined it (`by`, and their `note`)."""
+    WITHDRAWN = "withdrawn"
+    """The approval was withdrawn or could not be asked (`by`, `note`)."""
+    EXPIRED = "expired"
+    """The approval expired (`note`)."""
+    UNANSWERED = "unanswered"
+    """Nobody answered within the wait; approval `approval_id` stays open."""
+    NOT_WORKING = "not_working"
+    """Job `job` is not working now (it is in `phase`): it answers no holds."""
+
+
 class AgentWorked(Payload):
     """The agent kept working beside a waiting hold for `seconds`: that time counts as work."""
 
@@ -217,11 +242,24 @@ class AgentWorked(Payload):
 
 
 class HoldAnswer(Payload):
+    """May the call run, and why: the hook words `why` and its fields for the agent.
+
+    `reason` is set only where words are given already (the hold channel's own refusals, and
+    every answer of a job of an earlier version): an answer without `why` shows it as it is.
+    """
+
     verdict: HoldVerdict
     reason: ScrubbedText = ""
     classes: list[str] = Field(default_factory=list)
     approval_id: str = ""
     by: str = ""
+    why: HoldWhy | None = None
+    note: ScrubbedText = ""
+    """What the approval's answer or withdrawal said (`not today`)."""
+    job: int = 0
+    """The job asked, when `why` is `not_working`."""
+    phase: JobPhase | None = None
+    """The phase that job is in, when `why` is `not_working`."""
 
     @property
     def may_run(self) -> bool:

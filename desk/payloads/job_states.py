@@ -31,3 +31,32 @@ class JobPhase(StrEnum):
     INTEGRATING = "integrating"
     CLEANING = "cleaning"
     DONE = "done"
+
+
+class ReasonKind(StrEnum):
+    """Why a job ended as it did, in the job's own terms (a report's `reason_kind`).
+
+    surfaces/render/report_reasons.py words it with the report's fields each value names. A
+    report without one (of an earlier version, or whose words a step gave: an activity's error,
+    the agent's own account, the repository's answer) says its `reason` as it is.
+    """
+
+    CANCELLED_QUEUED = "cancelled_queued"
+    """Cancelled while it waited for a slot: it never ran."""
+    CANCELLED_BEFORE_AGENT = "cancelled_before_agent"
+    """Cancelled while its worktree was cut, before the agent ran."""
+    CANCELLED = "cancelled"
+    """Cancelled while the agent ran."""
+    ACTIVITY_FAILED = "activity_failed"
+    """The agent's activity failed; `reason` is its error."""
+    OUT_OF_TIME = "out_of_time"
+    """The agent ran past `budget` and was stopped (long-running mode may have extended it by
+    `extended_by`, up to `budget_ceiling`)."""
+    EXITED = "exited"
+    """The agent exited with `exit_code`, not 0."""
+    KILLED = "killed"
+    """The agent was killed by signal `-exit_code`."""
+    INTEGRATION_WITHDRAWN = "integration_withdrawn"
+    """Cancelled while it waited to integrate; the branch is kept."""
+    INTEGRATION_WAITED = "integration_waited"
+    """The repository did not integrate within `integration_wait`."""

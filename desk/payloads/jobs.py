@@ -15,6 +15,7 @@ from desk.holds.approvals import HeldCall, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
+from desk.payloads.job_states import ReasonKind as ReasonKind
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 
@@ -221,6 +222,8 @@ class IntegrationResult(Payload):
 
     status: IntegrationStatus
     reason: ScrubbedText = ""
+    reason_kind: ReasonKind | None = None
+    """The job's own word when it gave up waiting for the repository (else `reason` says why)."""
     head: str = ""
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
@@ -261,8 +264,19 @@ class JobReport(Payload):
     task: ScrubbedText = ""
     outcome: JobOutcome
     reason: ScrubbedText = ""
+    """Words a step gave (an activity's error, the agent's or the repository's account), or the
+    whole reason of a report of an earlier version; every surface shows `report_reason`."""
+    reason_kind: ReasonKind | None = None
+    """Why the job ended, as data (with `exit_code`, `budget`, `extended_by`, `budget_ceiling`,
+    `integration_wait`): surfaces/render/report_reasons.py words it."""
     failure_category: FailureKind = FailureKind.NONE
     exit_code: int | None = None
+    budget: timedelta | None = None
+    """The work-time budget, in a report of a job stopped past it."""
+    budget_ceiling: timedelta | None = None
+    """The ceiling long-running mode may extend the budget to, when it extended it."""
+    integration_wait: timedelta | None = None
+    """How long the job waited for the repository, when it gave up waiting."""
     branch: str = ""
     worktree: str = ""
     branch_kept: bool = False

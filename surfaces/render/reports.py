@@ -21,6 +21,7 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
+from surfaces.render.report_reasons import report_reason
 
 OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,
@@ -56,8 +57,9 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     for title, when in (("started", report.started_at), ("finished", report.finished_at)):
         if when is not None:
             blocks.append(field(title, ours(shown_date(when, zone))))
-    if report.reason:
-        blocks.append(line(text(report.reason)))
+    reason = report_reason(report)
+    if reason:
+        blocks.append(line(text(reason)))
     if report.failure_category:
         exit_code = f", exit code {report.exit_code}" if report.exit_code is not None else ""
         blocks.append(field("failure", text(report.failure_category.value), ours(exit_code)))

@@ -213,6 +213,9 @@ async def test_cancel_kills_the_agent_and_reports_cancelled(
     assert f"job {number} on {REPO}: cancelled" in cancelled.stdout, shown(cancelled)
     await until(lambda: pid_dead(pid), "the agent to die")
     assert git(clone, "log", "-1", "--format=%s") == "initial"
+    # --json keeps the reason in words beside the data it is worded from.
+    report = (await desk_report(cli, number))["job"]["report"]
+    assert (report["reason_kind"], report["reason"]) == ("cancelled", "Cancelled."), report
 
     again = await cli("cancel", str(number))
     assert_refused(again, "not running")

@@ -19,6 +19,7 @@ from desk.holds.approvals import (
     HoldAnswer,
     HoldRequest,
     HoldVerdict,
+    HoldWhy,
     OutcomeKind,
     Principal,
     approval_id,
@@ -26,6 +27,7 @@ from desk.holds.approvals import (
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.render.hold_answers import answer_words
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working
@@ -81,7 +83,9 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
     for answer in answers:
         assert answer.verdict == HoldVerdict.WITHDRAWN, answer
         assert answer.approval_id == ident
-        assert "not today" in answer.reason and "Do not retry" in answer.reason
+        assert answer.why == HoldWhy.WITHDRAWN and answer.note == "not today" and not answer.reason
+        said = answer_words(answer.model_dump(mode="json"))
+        assert "not today" in said and "Do not retry" in said
         assert not answer.may_run
     assert len(await runs_of(desk.client, ident)) == 1
 

@@ -17,8 +17,9 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from desk.config.settings import DeskSettings
 from desk.errors import QueueFullError
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
-from desk.payloads.jobs import DeskState, JobOutcome, JobReport
+from desk.payloads.jobs import DeskState, JobOutcome, JobReport, ReasonKind
 from surfaces.clients.desk import DeskClient, JobRow
+from surfaces.render.report_reasons import report_reason
 from tests.helpers.agent_pids import agent_pids, agent_tag, logged_marks
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
@@ -296,7 +297,8 @@ async def test_a_cancelled_queued_job_never_runs_and_the_others_keep_order(
     await desk.cancel(gone)
     report = await awaited(desk.wait(gone), f"job {gone}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
-    assert "never ran" in report.reason
+    assert report.reason_kind == ReasonKind.CANCELLED_QUEUED and not report.reason
+    assert "never ran" in report_reason(report)
     assert (report.branch, report.worktree, report.agent_attempts) == ("", "", 0)
     state = await eventually(
         lambda: desk_state(desk), lambda s: gone not in s.queue, "the queue to shrink"

@@ -11,8 +11,9 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from desk.config.settings import DeskSettings
-from desk.payloads.jobs import JobOutcome
+from desk.payloads.jobs import JobOutcome, ReasonKind
 from surfaces.clients.desk import DeskClient, JobRow
+from surfaces.render.report_reasons import report_reason
 from tests.helpers.agent_pids import agent_pids, agent_tag, grandchild_pids, tagged_pids
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.cli_helpers import pid_dead
@@ -259,7 +260,8 @@ async def test_an_agent_exit_code_is_reported(desk: DeskClient, clone: Path) -> 
     assert report.outcome == JobOutcome.FAILED, report
     assert report.exit_code == 3
     assert report.failure_category == "exit"
-    assert "3" in report.reason
+    assert report.reason_kind == ReasonKind.EXITED
+    assert report_reason(report) == "The agent exited with code 3."
     assert "trying" in report.output
     assert not report.branch_kept  # nothing was done, so nothing is kept
     assert worker_branches(clone) == []
@@ -293,7 +295,8 @@ async def test_an_agent_past_its_budget_is_stopped_with_its_grandchild(
     )
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report
-    assert "budget" in report.reason
+    assert report.reason_kind == ReasonKind.OUT_OF_TIME and report.budget == timedelta(seconds=3)
+    assert "budget" in report_reason(report)
     assert "scripted agent: grandchild " in Path(report.log_path).read_text(), "never started"
     await until(lambda: not tagged_pids(tag), "the agent and its grandchild to die")
 

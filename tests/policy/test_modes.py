@@ -18,6 +18,7 @@ from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.modes import ModesClient
 from surfaces.discord.markdown.replies import report_text
+from surfaces.render.report_reasons import report_reason
 from surfaces.render.reports import job_report
 from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_said
@@ -218,7 +219,7 @@ async def test_long_running_works_past_the_budget_and_stops_within_a_check_of_sw
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     assert report.extended_by >= timedelta(seconds=2)
-    assert "Long-running mode extended the budget by" in report.reason
+    assert "Long-running mode extended the budget by" in report_reason(report)
     # Switched off, it stopped at the end of the check interval it was in: at most one timer
     # of at most one interval ran after the job heard of it.
     timers = await _timers_after_switch_off(desk, number)
@@ -237,7 +238,8 @@ async def test_long_running_never_goes_past_its_ceiling(desk: DeskClient, origin
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     assert report.extended_by >= timedelta(seconds=3)
-    assert "extended the budget by 3.0s, up to its ceiling of 5.0s." in report.reason
+    assert report.budget_ceiling == timedelta(seconds=5)
+    assert "extended the budget by 3.0s, up to its ceiling of 5.0s." in report_reason(report)
 
 
 async def test_a_job_past_its_budget_with_long_running_off_claims_no_extension(
@@ -251,10 +253,9 @@ async def test_a_job_past_its_budget_with_long_running_off_claims_no_extension(
     assert report.outcome == JobOutcome.TIMED_OUT, report.reason
     # The clock overran the budget by its timer's lateness; long-running mode was never on.
     assert report.extended_by == timedelta(0)
-    assert report.reason.startswith(
-        "The agent ran past the work-time budget of 1.0s and was stopped."
-    ), report.reason
-    assert "extended" not in report.reason
+    said = report_reason(report)
+    assert said == "The agent ran past the work-time budget of 1.0s and was stopped.", said
+    assert report.budget_ceiling is None
     assert not any("long-running" in row for row in plain(job_report(report)))
 
 

@@ -14,7 +14,6 @@ from temporalio.exceptions import ActivityError, CancelledError, FailureError
 with workflow.unsafe.imports_passed_through():
     from activities.agent.run import AgentActivities
     from activities.git.worktrees import WorktreeActivities
-    from desk.config.durations import format_duration
     from desk.names import (
         JOB_WORKFLOW_TYPE,
         OUTCOME_ATTRIBUTE,
@@ -34,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         JobReport,
         JobStatus,
         PrepareWorktreeInput,
+        ReasonKind,
         ReleaseWorktreeInput,
         RunAgentInput,
         Worktree,
@@ -124,9 +124,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 await workflow.wait_condition(lambda: self.state.admitted)
             except asyncio.CancelledError:
                 return build_report(
-                    self.state.job,
-                    JobOutcome.CANCELLED,
-                    reason="Cancelled while queued: it never ran.",
+                    self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_QUEUED
                 )
         return await self._work()
 
@@ -145,7 +143,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             if _cancelled(error):
                 await discard_cancelled_worktree(self.state.job)
                 return build_report(
-                    self.state.job, JobOutcome.CANCELLED, reason="Cancelled before the agent ran."
+                    self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
                 )
             assert isinstance(error, ActivityError)
             return build_report(self.state.job, JobOutcome.REFUSED, reason=reason_of(error))
@@ -157,17 +155,25 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             agent = await self._run_agent_on_host(worktree)
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
-                return await self._left_behind(worktree, JobOutcome.CANCELLED, "Cancelled.")
+                return await self._left_behind(
+                    worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED
+                )
             assert isinstance(error, ActivityError)
-            reason = f"The agent activity failed: {reason_of(error)}"
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, reason, category=FailureKind.ACTIVITY
+                worktree,
+                JobOutcome.FAILED,
+                reason_of(error),
+                kind=ReasonKind.ACTIVITY_FAILED,
+                category=FailureKind.ACTIVITY,
             )
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
-            budget = format_duration(self.state.job.budget)
-            reason = f"The agent ran past the work-time budget of {budget} and was stopped."
-            reason += self.extension_said()
-            return await self._left_behind(worktree, JobOutcome.TIMED_OUT, reason, agent=agent)
+            report = await self._left_behind(
+                worktree, JobOutcome.TIMED_OUT, kind=ReasonKind.OUT_OF_TIME, agent=agent
+            )
+            clock = self.state.clock
+            report.budget = self.state.job.budget
+            report.budget_ceiling = clock.ceiling if clock.extended_by else None
+            return report
         if agent.end == AgentEnd.NOT_STARTED:
             return await self._left_behind(
                 worktree,
@@ -183,21 +189,20 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             )
         if agent.exit_code != 0:
             code = agent.exit_code
-            category = FailureKind.SIGNAL if code is not None and code < 0 else FailureKind.EXIT
-            reason = (
-                f"The agent was killed by signal {-code}."
-                if category == FailureKind.SIGNAL and code is not None
-                else f"The agent exited with code {code}."
-            )
+            killed = code is not None and code < 0
             return await self._left_behind(
-                worktree, JobOutcome.FAILED, reason, agent=agent, category=category
+                worktree,
+                JobOutcome.FAILED,
+                kind=ReasonKind.KILLED if killed else ReasonKind.EXITED,
+                agent=agent,
+                category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
 
         self._set_phase(JobPhase.INTEGRATING)
         await self._narrate(Narration.INTEGRATING)
         self.give_slot_back_early()
         result = await self._integrate(worktree)
-        return build_report(
+        report = build_report(
             self.state.job,
             INTEGRATION_OUTCOMES[result.status],
             reason=result.reason,
@@ -210,6 +215,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 else FailureKind.NONE
             ),
         )
+        if result.reason_kind == ReasonKind.INTEGRATION_WAITED:
+            report.integration_wait = self.state.job.integration_wait
+        return report
 
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
         """Run the agent on the clone's host, starting it again whenever the host was gone."""
@@ -334,16 +342,13 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             except TimeoutError:
                 return IntegrationResult(
                     status=IntegrationStatus.WITHDRAWN,
-                    reason="Cancelled while waiting to integrate; the branch is kept.",
+                    reason_kind=ReasonKind.INTEGRATION_WITHDRAWN,
                     branch_kept=True,
                 )
         except TimeoutError:
             return IntegrationResult(
                 status=IntegrationStatus.FAILED,
-                reason=(
-                    "The repository did not integrate within "
-                    f"{format_duration(self.state.job.integration_wait)}."
-                ),
+                reason_kind=ReasonKind.INTEGRATION_WAITED,
                 branch_kept=True,
             )
         assert self.state.integration is not None
@@ -353,8 +358,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         self,
         worktree: Worktree,
         outcome: JobOutcome,
-        reason: str,
+        reason: str = "",
         *,
+        kind: ReasonKind | None = None,
         agent: AgentResult | None = None,
         category: FailureKind = FailureKind.NONE,
     ) -> JobReport:
@@ -394,6 +400,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             self.state.job,
             outcome,
             reason=reason,
+            kind=kind,
             worktree=worktree,
             agent=agent,
             integration=kept,

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         HoldAnswer,
         HoldRequest,
         HoldVerdict,
+        HoldWhy,
         OutcomeKind,
         WithdrawInput,
         approval_id,
@@ -40,7 +41,6 @@ from workflows.job.reasons import reason_of
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
 LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
 LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
-DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
 VERDICTS = {
     OutcomeKind.APPROVED: HoldVerdict.APPROVED,
     OutcomeKind.DECLINED: HoldVerdict.DECLINED,
@@ -73,7 +73,9 @@ class HoldsCalls(FollowsModes):
         if status.phase != JobPhase.WORKING or not status.worktree:
             return HoldAnswer(
                 verdict=HoldVerdict.DECLINED,
-                reason=f"Job {self.state.job.number} is not working now ({status.phase}).",
+                why=HoldWhy.NOT_WORKING,
+                job=self.state.job.number,
+                phase=status.phase,
             )
         self.state.waiting_holds += 1
         try:
@@ -103,7 +105,7 @@ class HoldsCalls(FollowsModes):
             classes, action = found.classes, found.action
             ident = approval_id(scope, request.tool, request.input)
         if not classes:
-            return HoldAnswer(verdict=HoldVerdict.ALLOWED)
+            return HoldAnswer(verdict=HoldVerdict.ALLOWED, why=HoldWhy.ALLOWED)
         if self.yolo_allows(classes):
             return self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))
@@ -111,7 +113,7 @@ class HoldsCalls(FollowsModes):
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
             del self.state.late_approvals[ident]
             self._record(request.tool, action, HoldVerdict.APPROVED, ident, LATE_USED_NOTE)
-            return self._verdict(request.tool, action, classes, late)
+            return self._verdict(request.tool, action, classes, late, HoldWhy.APPROVED_LATE)
         pending = self.state.approvals.get(ident)
         if pending is None or pending.done():
             job = self.state.job
@@ -141,11 +143,7 @@ class HoldsCalls(FollowsModes):
         except TimeoutError:
             return HoldAnswer(
                 verdict=HoldVerdict.PENDING,
-                reason=(
-                    f"Nobody has answered approval {ident} yet; it stays open. Do not work "
-                    "around it: carry on without the call, or ask again later (the same call "
-                    "joins this approval)."
-                ),
+                why=HoldWhy.UNANSWERED,
                 classes=classes,
                 approval_id=ident,
             )
@@ -178,20 +176,30 @@ class HoldsCalls(FollowsModes):
         return outcome
 
     def _verdict(
-        self, tool: str, action: str, classes: list[str], outcome: ApprovalOutcome
+        self,
+        tool: str,
+        action: str,
+        classes: list[str],
+        outcome: ApprovalOutcome,
+        approved: HoldWhy = HoldWhy.APPROVED,
     ) -> HoldAnswer:
+        """The answer a settled approval gives: its verdict, why, who and their note (the hook
+        words them)."""
         verdict = VERDICTS[outcome.kind]
         by = outcome.by.name or outcome.by.id if outcome.by else ""
         if verdict == HoldVerdict.APPROVED:
             return HoldAnswer(
-                verdict=verdict, classes=classes, approval_id=outcome.approval_id, by=by
+                verdict=verdict,
+                why=approved,
+                classes=classes,
+                approval_id=outcome.approval_id,
+                by=by,
             )
-        said = f"{verdict.value} by {by}" if by else verdict.value
-        note = f" ({outcome.note})" if outcome.note else ""
         self._record(tool, action, verdict, outcome.approval_id, outcome.note)
         return HoldAnswer(
             verdict=verdict,
-            reason=f"This call was {said}{note}. {DO_NOT_RETRY}",
+            why=HoldWhy(verdict.value),
+            note=outcome.note,
             classes=classes,
             approval_id=outcome.approval_id,
             by=by,

@@ -6,8 +6,7 @@ from temporalio import workflow
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.config.durations import format_duration
-    from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, WithdrawInput
+    from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, HoldWhy, WithdrawInput
     from desk.names import APPROVAL_WITHDRAW_SIGNAL
     from desk.payloads.surfaces import ThreadText
     from desk.policy.modes import JobModes, Mode, modes_said, yolo_allows
@@ -71,7 +70,13 @@ class FollowsModes:
         )
         if all(seen.approval_id != ident for seen in self.state.yolo_approved):
             self.state.yolo_approved.append(call)
-        return HoldAnswer(verdict=HoldVerdict.APPROVED, classes=classes, approval_id=ident, by=by)
+        return HoldAnswer(
+            verdict=HoldVerdict.APPROVED,
+            why=HoldWhy.APPROVED_BY_YOLO,
+            classes=classes,
+            approval_id=ident,
+            by=by,
+        )
 
     async def release_by_yolo(
         self, tool: str, action: str, classes: list[str], ident: str
@@ -86,15 +91,3 @@ class FollowsModes:
         except FailureError:  # it settled meanwhile: the call is approved by yolo all the same
             workflow.logger.info("Approval %s closed before yolo mode released it.", ident)
         return answer
-
-    def extension_said(self) -> str:
-        """What a timed-out job's report adds when long-running mode had extended its budget."""
-        clock = self.state.clock
-        if not clock.extended_by:
-            return ""
-        extended = format_duration(clock.extended_by)
-        return f" Long-running mode extended the budget by {extended}" + (
-            f", up to its ceiling of {format_duration(clock.ceiling)}."
-            if clock.extended_to_ceiling
-            else "."
-        )

@@ -12,6 +12,7 @@ with workflow.unsafe.imports_passed_through():
         JobInput,
         JobOutcome,
         JobReport,
+        ReasonKind,
         Worktree,
     )
 
@@ -24,15 +25,18 @@ def build_report(
     worktree: Worktree | None = None,
     agent: AgentResult | None = None,
     integration: IntegrationResult | None = None,
+    kind: ReasonKind | None = None,
     category: FailureKind = FailureKind.NONE,
 ) -> JobReport:
-    """The `JobReport` of `job` ending with `outcome`."""
+    """The `JobReport` of `job` ending with `outcome`, why as `kind` (the surface words it) or
+    as the words a step gave (`reason`)."""
     report = JobReport(
         number=job.number,
         repo=job.repo,
         task=job.task,
         outcome=outcome,
         reason=reason,
+        reason_kind=kind if kind is not None or integration is None else integration.reason_kind,
         failure_category=category,
     )
     if worktree is not None:

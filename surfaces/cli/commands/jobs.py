@@ -170,6 +170,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
     from desk.names import job_workflow_id
     from surfaces.render.history import history_lines
+    from surfaces.render.report_reasons import report_reason
     from workers.temporal.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
@@ -179,10 +180,13 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
         lines = history_lines(await desk.history(number))
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
+            job = current.model_dump(mode="json")
+            if current.report is not None:  # the report's reason in words, as the text shows it
+                job["report"]["reason"] = report_reason(current.report)
             document = {
                 "number": number,
                 "status": state.name.lower(),
-                "job": current.model_dump(mode="json"),
+                "job": job,
                 "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
                 "ui_url": link,
             }
