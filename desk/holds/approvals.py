@@ -266,14 +266,32 @@ class HoldAnswer(Payload):
         return self.verdict in (HoldVerdict.ALLOWED, HoldVerdict.APPROVED)
 
 
+class HeldNote(StrEnum):
+    """What the job has to say of a call the report lists (the surfaces word it)."""
+
+    NONE = ""
+    """Nothing of the job's own: `note` is what the person or the approval said, if anything."""
+    APPROVED_LATE = "approved_late"
+    """Approved after the agent's hook gave up waiting; no later identical call used it."""
+    APPROVED_LATE_USED = "approved_late_used"
+    """Approved after the agent's hook gave up; honoured once by the next identical call."""
+    UNANSWERED_AT_END = "unanswered_at_end"
+    """Nobody answered before the job ended (its approval was withdrawn then)."""
+
+
 class HeldCall(Payload):
-    """A call the report lists: declined, withdrawn, expired, never answered or approved late."""
+    """A call the report lists: declined, withdrawn, expired, never answered or approved late.
+
+    `note_kind` is the job's word on it, `note` a person's or an approval's own; a call listed by
+    a job of an earlier version has its whole note, worded by the job, in `note`.
+    """
 
     tool: str
     summary: ScrubbedText
     verdict: HoldVerdict
     approval_id: str = ""
     note: ScrubbedText = ""
+    note_kind: HeldNote = HeldNote.NONE
 
 
 class ClassifyInput(Payload):

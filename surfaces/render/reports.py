@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from desk.config.dates import shown_date
 from desk.config.durations import format_duration
-from desk.holds.approvals import HeldCall, HoldVerdict
+from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
 from surfaces.render.blocks import (
@@ -105,6 +105,18 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     return blocks
 
 
+HELD_NOTE_WORDS = {
+    HeldNote.APPROVED_LATE: (
+        "Approved after the agent's hook gave up waiting; no later identical call used it."
+    ),
+    HeldNote.APPROVED_LATE_USED: (
+        "Approved after the agent's hook gave up; honoured once by the next same call."
+    ),
+    HeldNote.UNANSWERED_AT_END: "Nobody answered before the job ended.",
+}
+"""The job's word on a held call, as the report says it."""
+
+
 def held_calls(calls: list[HeldCall], omitted: int = 0, title: str = "held calls") -> list[Block]:
     """The calls a person declined, withdrew or never answered (or that yolo mode approved):
     one entry per call."""
@@ -120,6 +132,9 @@ def held_calls(calls: list[HeldCall], omitted: int = 0, title: str = "held calls
             parts += [name(call.tool), ours(" ")]
         verdict = VERDICT_WORDS.get(call.verdict, call.verdict.value)
         parts += [ours(verdict, _verdict_tone(call.verdict)), ours(": "), text(call.summary)]
+        said = HELD_NOTE_WORDS.get(call.note_kind, "")
+        if said:
+            parts += [ours(f" ({said})")]
         if call.note:
             parts += [ours(" ("), text(call.note), ours(")")]
         entries.append(item(*parts))

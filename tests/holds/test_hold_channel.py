@@ -19,11 +19,20 @@ from temporalio.client import Client
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings, load_settings
-from desk.holds.approvals import Decision, HoldVerdict, OutcomeKind, Principal, approval_id
+from desk.holds.approvals import (
+    Decision,
+    HeldNote,
+    HoldVerdict,
+    OutcomeKind,
+    Principal,
+    approval_id,
+)
 from desk.holds.protocol import Reachable
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.render.reports import held_calls
+from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
@@ -109,7 +118,10 @@ async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
     report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
     verdicts = [(call.approval_id, call.verdict) for call in report.held_calls]
     assert verdicts == [(ident, HoldVerdict.APPROVED), (ident, HoldVerdict.PENDING)], report
-    assert "honoured once" in report.held_calls[0].note
+    notes = [call.note_kind for call in report.held_calls]
+    assert notes == [HeldNote.APPROVED_LATE_USED, HeldNote.UNANSWERED_AT_END], report
+    said = "\n".join(plain(held_calls(report.held_calls)))
+    assert "honoured once by the next same call" in said, said
     assert report.held_calls[0].summary == "Run: git push origin main"
     assert report.tool_calls == 3
 

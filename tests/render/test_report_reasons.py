@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
+from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport, ReasonKind
 from surfaces.discord.markdown.replies import report_text
 from surfaces.render.report_reasons import report_reason
+from surfaces.render.reports import held_calls
+from surfaces.render.text import plain
 
 SECONDS = timedelta(seconds=1)
 
@@ -76,3 +79,35 @@ def test_a_report_recorded_before_says_its_reason_as_it_was() -> None:
     )
     assert old.reason_kind is None
     assert report_reason(old) == "The agent exited with code 1."
+
+
+def test_the_jobs_word_on_a_held_call_is_worded_here_and_an_older_note_shown_as_it_is() -> None:
+    calls = [
+        HeldCall(
+            tool="Bash",
+            summary="git push",
+            verdict=HoldVerdict.PENDING,
+            approval_id="a",
+            note_kind=HeldNote.UNANSWERED_AT_END,
+        ),
+        HeldCall(
+            tool="Bash",
+            summary="rm -rf build",
+            verdict=HoldVerdict.APPROVED,
+            approval_id="b",
+            note_kind=HeldNote.APPROVED_LATE,
+        ),
+        HeldCall(tool="Bash", summary="curl", verdict=HoldVerdict.DECLINED, note="not today"),
+        HeldCall(
+            tool="Bash",
+            summary="make deploy",
+            verdict=HoldVerdict.PENDING,
+            approval_id="d",
+            note="Nobody answered before the job ended.",  # as a job of an earlier version said
+        ),
+    ]
+    said = plain(held_calls(calls))
+    assert said[1].endswith("git push (Nobody answered before the job ended.)"), said
+    assert "no later identical call used it" in said[2], said
+    assert said[3].endswith("curl (not today)"), said
+    assert said[4].endswith("make deploy (Nobody answered before the job ended.)"), said

@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
         ApprovalRequest,
         ClassifyInput,
         HeldCall,
+        HeldNote,
         HoldAnswer,
         HoldRequest,
         HoldVerdict,
@@ -39,8 +40,6 @@ from workflows.job.modes import FollowsModes
 from workflows.job.reasons import reason_of
 
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
-LATE_NOTE = "Approved after the agent's hook gave up waiting; no later identical call used it."
-LATE_USED_NOTE = "Approved after the agent's hook gave up; honoured once by the next same call."
 VERDICTS = {
     OutcomeKind.APPROVED: HoldVerdict.APPROVED,
     OutcomeKind.DECLINED: HoldVerdict.DECLINED,
@@ -112,7 +111,9 @@ class HoldsCalls(FollowsModes):
         late = self.state.late_approvals.get(ident)
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
             del self.state.late_approvals[ident]
-            self._record(request.tool, action, HoldVerdict.APPROVED, ident, LATE_USED_NOTE)
+            self._record(
+                request.tool, action, HoldVerdict.APPROVED, ident, kind=HeldNote.APPROVED_LATE_USED
+            )
             return self._verdict(request.tool, action, classes, late, HoldWhy.APPROVED_LATE)
         pending = self.state.approvals.get(ident)
         if pending is None or pending.done():
@@ -172,7 +173,7 @@ class HoldsCalls(FollowsModes):
             # Every hook waiting on it gave up: the next identical call may use it, once.
             self.state.late_approvals[ident] = outcome
             tool, action = self.state.held_actions.get(ident, (ask.tool, ask.action))
-            self._record(tool, action, HoldVerdict.APPROVED, ident, LATE_NOTE)
+            self._record(tool, action, HoldVerdict.APPROVED, ident, kind=HeldNote.APPROVED_LATE)
         return outcome
 
     def _verdict(
@@ -205,14 +206,29 @@ class HoldsCalls(FollowsModes):
             by=by,
         )
 
-    def _record(self, tool: str, action: str, verdict: HoldVerdict, ident: str, note: str) -> None:
+    def _record(
+        self,
+        tool: str,
+        action: str,
+        verdict: HoldVerdict,
+        ident: str,
+        note: str = "",
+        kind: HeldNote = HeldNote.NONE,
+    ) -> None:
         """List a call in the report: one entry per asked approval, its latest word kept.
 
         Holds that joined one approval are one call; a call cancelled while it waits is
         listed once, not once as unanswered and again as withdrawn.
         """
         summary = (action or tool)[: self.state.job.report_held_chars]
-        call = HeldCall(tool=tool, summary=summary, verdict=verdict, approval_id=ident, note=note)
+        call = HeldCall(
+            tool=tool,
+            summary=summary,
+            verdict=verdict,
+            approval_id=ident,
+            note=note,
+            note_kind=kind,
+        )
         key = (ident, self.state.approval_rounds.get(ident, 0))
         index = self.state.held_entries.get(key)
         if index is None:
@@ -234,9 +250,7 @@ class HoldsCalls(FollowsModes):
             except FailureError:  # it settled meanwhile; the REQUEST_CANCEL close policy covers it
                 workflow.logger.info("Approval %s closed before it could be withdrawn.", ident)
             tool, action = self.state.held_actions.get(ident, ("", f"approval {ident}"))
-            self._record(
-                tool, action, HoldVerdict.PENDING, ident, "Nobody answered before the job ended."
-            )
+            self._record(tool, action, HoldVerdict.PENDING, ident, kind=HeldNote.UNANSWERED_AT_END)
         # Holds still waiting get their (withdrawn) answer before the job closes, so no hook is
         # left with an update the closed job can no longer answer.
         await workflow.wait_condition(workflow.all_handlers_finished)
