@@ -14,6 +14,7 @@ from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
 from desk.payloads.narration import Narration
+from desk.policy.modes import JobModes
 
 
 class CardRef(Payload):
@@ -37,12 +38,22 @@ class CloseCard(Payload):
 
 
 class ThreadText(Payload):
-    """Text for a job's thread: a long message of its own (split under the surface's limit)."""
+    """Text for a job's thread: a long message of its own (split under the surface's limit).
+
+    A job tells its thread of a modes switch as data (`job`, `modes`, `following`), which the
+    surface words (`surfaces.render.narration.thread_text`); `text` is anything already in words,
+    and what jobs of earlier versions sent for a switch too.
+    """
 
     kind: Literal["text"] = "text"
 
     channel: str
-    text: ScrubbedText
+    text: ScrubbedText = ""
+    job: int = 0
+    modes: JobModes | None = None
+    """The modes the job's scopes now say, when this tells of a switch."""
+    following: list[str] = Field(default_factory=list)
+    """Which of them the job follows (`JobStatus.following`)."""
 
 
 class ThreadProgress(Payload):

@@ -35,7 +35,7 @@ from surfaces.discord.markdown.embeds import card_embed
 from surfaces.discord.markdown.progress import ProgressBoards
 from surfaces.discord.markdown.replies import report_text
 from surfaces.discord.markdown.text import sanitize, split_message
-from surfaces.render.narration import narration_text
+from surfaces.render.narration import narration_text, thread_text
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ class DiscordSurface(Surface):
             return
         channel = self.client.get_partial_messageable(channel_id)
         try:
-            for index, chunk in enumerate(split_message(sanitize(text.text))):
+            for index, chunk in enumerate(split_message(sanitize(thread_text(text)))):
                 await channel.send(
                     chunk,
                     nonce=nonce("text", text.channel, text.text, str(index)),

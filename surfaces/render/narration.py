@@ -1,11 +1,12 @@
-"""A job's narration in words: the one line its thread's progress message shows."""
+"""A job's narration in words: its thread's progress line, and what it tells its thread."""
 
 from __future__ import annotations
 
 from typing import assert_never
 
 from desk.payloads.narration import Narration
-from desk.payloads.surfaces import ThreadProgress
+from desk.payloads.surfaces import ThreadProgress, ThreadText
+from desk.policy.modes import modes_said
 
 
 def narration_text(progress: ThreadProgress) -> str:
@@ -29,3 +30,11 @@ def narration_text(progress: ThreadProgress) -> str:
             return f"Host {progress.host} is back; the job goes on."
         case _:
             assert_never(said)
+
+
+def thread_text(told: ThreadText) -> str:
+    """`Job 4: modes now yolo on (desk, by alice); long-running off.` for a switch, else the
+    text as it was sent."""
+    if told.modes is None:
+        return told.text
+    return f"Job {told.job}: modes now {modes_said(told.modes, told.following)}."

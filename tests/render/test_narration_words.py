@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from desk.holds.approvals import Principal
 from desk.payloads.narration import Narration
-from desk.payloads.surfaces import ThreadProgress
-from surfaces.render.narration import narration_text
+from desk.payloads.surfaces import ThreadProgress, ThreadText
+from desk.policy.modes import JobModes, Mode, ModeSwitch, ScopeKind
+from surfaces.render.narration import narration_text, thread_text
 
 
 @pytest.mark.parametrize(
@@ -33,3 +35,15 @@ def test_a_narration_an_earlier_job_sent_in_words_is_shown_as_it_was() -> None:
     old = ThreadProgress.model_validate({"kind": "progress", "channel": "t", "text": "Integrating"})
     assert old.narration is None
     assert narration_text(old) == "Integrating"
+
+
+def test_a_modes_switch_is_told_in_words_and_older_text_as_it_was_sent() -> None:
+    modes = JobModes(
+        yolo=ModeSwitch(
+            mode=Mode.YOLO, on=True, scope=ScopeKind.CHANNEL, target="42", by=Principal(id="alice")
+        )
+    )
+    told = ThreadText(channel="t", job=4, modes=modes, following=["yolo"])
+    assert thread_text(told) == "Job 4: modes now yolo on (channel 42, by alice); long-running off."
+    earlier = ThreadText(channel="t", text="Job 4: modes now yolo off; long-running off.")
+    assert thread_text(earlier) == earlier.text

@@ -13,7 +13,7 @@ from desk.payloads.surfaces import (
     ThreadText,
 )
 from desk.surface import Surface
-from surfaces.render.narration import narration_text
+from surfaces.render.narration import narration_text, thread_text
 
 
 @dataclass
@@ -50,7 +50,7 @@ class FakeSurface(Surface):
         card.footer = f"{close.outcome.kind.value}{note}"
 
     async def post_text(self, text: ThreadText) -> None:
-        self.posts.append((text.channel, text.text))
+        self.posts.append((text.channel, thread_text(text)))
 
     async def set_progress(self, progress: ThreadProgress) -> None:
         self.progress[progress.channel] = narration_text(progress)

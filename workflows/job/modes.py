@@ -9,7 +9,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, HoldWhy, WithdrawInput
     from desk.names import APPROVAL_WITHDRAW_SIGNAL
     from desk.payloads.surfaces import ThreadText
-    from desk.policy.modes import JobModes, Mode, modes_said, yolo_allows
+    from desk.policy.modes import JobModes, Mode, yolo_allows
 
 from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
@@ -35,17 +35,18 @@ class FollowsModes:
         self.show_modes()
         if self.state.job.place is not None and self.state.status.following != before:
             place = self.state.job.place
-            await send_to_outbox(place, ThreadText(channel=place.channel, text=self.modes_line()))
+            told = ThreadText(
+                channel=place.channel,
+                job=self.state.job.number,
+                modes=modes,
+                following=self.state.status.following,
+            )
+            await send_to_outbox(place, told)
 
     def follows(self, mode: Mode) -> bool:
         if mode == Mode.YOLO and self.state.job.starter not in self.state.job.owners:
             return False
         return self.state.modes.is_on(mode)
-
-    def modes_line(self) -> str:
-        """`Job 4: modes now yolo on (desk, by alice); long-running off.`, for its thread."""
-        said = modes_said(self.state.modes, self.state.status.following)
-        return f"Job {self.state.job.number}: modes now {said}."
 
     def show_modes(self) -> None:
         """Put the modes, and which of them the job follows, in its status."""
