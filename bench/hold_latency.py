@@ -64,12 +64,14 @@ STATUS = {"tool_name": "Bash", "tool_input": {"command": "git status && ls -la"}
 
 AGENT = """\
 import json, os, sys, time
-with open(sys.argv[1], "w") as out:
+with open(sys.argv[1] + ".part", "w") as out:
     json.dump(dict(os.environ), out)
+os.replace(sys.argv[1] + ".part", sys.argv[1])
 while not os.path.exists(sys.argv[2]):
     time.sleep(0.05)
 """
-"""The bench agent: hands its environment to the bench, then waits until told to stop."""
+"""The bench agent: hands its environment to the bench (the file whole, by a rename), then waits
+until told to stop."""
 
 
 def now() -> float:
@@ -229,7 +231,6 @@ async def run(samples: int) -> dict[str, Any]:
             number = await desk.start_job(REPO, "hold latency")
             while not env_file.exists():
                 await asyncio.sleep(0.05)
-            await asyncio.sleep(0.2)  # the environment file is written whole by now
             env = json.loads(env_file.read_text())
             hook = hook_command()
             figures: dict[str, list[float]] = {
