@@ -29,6 +29,7 @@ DeskError
 ├── ShaError                not a full commit SHA
 ├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed ~
 ├── ShipFailedError         "ShipFailed": a report's or push's git step failed, not refused
+├── ResultHookError         a result hook did not take a result; tried again for a while   R
 ├── RepoBusyError           the repository is integrating, reporting or pushing now        ~
 │                           (read also as "RepoBusy", its name from a repository entity)
 ├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
@@ -192,6 +193,10 @@ class ShaError(DeskError):
 
 class ShipRefusal(DeskError, benign=True):
     """The clone or its remote is not fit to report or push; nothing was changed."""
+
+
+class ResultHookError(DeskError, retryable=True):
+    """A result hook did not take a result: it is tried again until the host's window ends."""
 
 
 class ShipFailedError(DeskError, wire="ShipFailed"):

@@ -24,6 +24,7 @@ OUTBOX_ID_PREFIX = "outbox-"
 SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
 HOST_CHECK_PREFIX = "host-check-"
+RESULT_ID_PREFIX = "result-"
 
 JOB_WORKFLOW_TYPE = "CodingJob"
 APPROVAL_WORKFLOW_TYPE = "Approval"
@@ -31,6 +32,7 @@ APPROVAL_WORKFLOW_TYPE = "Approval"
 (`codedesk jobs`); tests/cli/test_job_listing.py holds them equal to the definitions'."""
 REPO_WORKFLOW_TYPE = "Repo"
 OUTBOX_WORKFLOW_TYPE = "Outbox"
+RESULT_DELIVERY_WORKFLOW_TYPE = "ResultDelivery"
 REQUEST_INTEGRATION_SIGNAL = "request_integration"
 WITHDRAW_INTEGRATION_SIGNAL = "withdraw_integration"
 OUTBOX_ENQUEUE_SIGNAL = "enqueue"
@@ -128,3 +130,9 @@ def job_branch_names(number: int, tries: int) -> Iterator[str]:
         yield stem
         for suffix in range(1, tries):
             yield f"{stem}-{suffix}"
+
+
+def result_delivery_workflow_id(event: str, subject: str) -> str:
+    """The `ResultDelivery` of a job's report (`job`, its number) or a push's result (`push`,
+    its Ship workflow's id)."""
+    return f"{RESULT_ID_PREFIX}{event}-{subject}"

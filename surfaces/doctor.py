@@ -25,8 +25,10 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
 from desk.payloads.jobs import HostReport, HostReportInput
+from surfaces.clients.results import troubled_deliveries
 from surfaces.clients.worker_check import live_pollers, no_worker
 from surfaces.render.policy import policy_differences, policy_lines
+from surfaces.render.reports import delivery_lines
 from workers.temporal.client import connect, resolve_address
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
@@ -64,6 +66,7 @@ async def run_checks(settings: DeskSettings) -> list[Check]:
     polling = f"{len(pollers)} polling task queue {settings.task_queue!r}: {', '.join(pollers)}"
     checks.append(Check("worker", "ok", polling))
     checks.append(await _host_policy(client, settings))
+    checks.append(await _result_hooks(client, settings))
     report = await client.execute_workflow(
         HostCheck.run,
         HostReportInput(agent_command=settings.agent_command),
@@ -190,6 +193,20 @@ async def _host_policy(client: Client, settings: DeskSettings) -> Check:
             f"pushes from here: {'; '.join(differences)}",
         )
     return Check("host policy", "ok", f"{source}: {lines}")
+
+
+async def _result_hooks(client: Client, settings: DeskSettings) -> Check:
+    """Whether results reach the host's hooks: each delivery whose receiver keeps refusing."""
+    troubled = await troubled_deliveries(client)
+    if troubled:
+        said = "; ".join(
+            f"{view.workflow_id} {line}" for view in troubled for line in delivery_lines(view)
+        )
+        return Check("result hooks", "warn", f"receivers refusing: {said}")
+    hooks = settings.host_policy.result_hooks
+    if not hooks:
+        return Check("result hooks", "skip", "none set (CODEDESK_RESULT_WEBHOOK, _COMMAND)")
+    return Check("result hooks", "ok", f"{', '.join(hooks)}: no delivery is failing")
 
 
 def _setting_names() -> Check:

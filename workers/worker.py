@@ -18,6 +18,7 @@ from activities.diagnostics import set_diagnostic_chars
 from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
+from activities.results import ResultActivities
 from activities.shelf.clones import ShelfActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
@@ -29,6 +30,7 @@ from workflows.host_check import HostCheck
 from workflows.job.coding_job import CodingJob
 from workflows.outbox import Outbox
 from workflows.repo.entity import RepoEntity
+from workflows.results import ResultDelivery
 from workflows.shelf import AddRepo, ListRepos
 from workflows.ship import Ship
 
@@ -42,6 +44,7 @@ WORKFLOWS: Sequence[type] = (
     Ship,
     Outbox,
     HostCheck,
+    ResultDelivery,
 )
 
 
@@ -74,6 +77,7 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         AdmissionActivities(client, settings).check_admission,
         HostActivities(settings).host_report,
         classify_call_activity,
+        ResultActivities(settings).deliver_result,
     ]
 
 

@@ -142,3 +142,22 @@ def agent_step(time_limit: timedelta, heartbeat_timeout: timedelta) -> ActivityC
         retry_policy=AGENT_RETRY,
         cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     )
+
+
+RESULT_HOOK_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=5),
+    non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+)
+"""A result hook is tried again, at most five minutes apart, until the host's window ends (the
+step's schedule-to-close timeout): a receiver that is down for an hour still gets the result."""
+
+
+def result_hook_step(attempt_timeout: timedelta, window: timedelta) -> ActivityConfig:
+    """One hook's delivery: each attempt within `attempt_timeout`, all within `window`."""
+    return ActivityConfig(
+        start_to_close_timeout=attempt_timeout,
+        schedule_to_close_timeout=window,
+        retry_policy=RESULT_HOOK_RETRY,
+    )

@@ -34,6 +34,7 @@ from workflows.policies import POLICY_READ_STEP
 from workflows.repo.calls import repo_entity
 from workflows.repo.entity import RepoEntity
 from workflows.repo.push_reply import AwaitsPush
+from workflows.result_calls import deliver_result
 
 HOST_POLICY = "ship-host-policy"
 """Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
@@ -46,15 +47,23 @@ class Ship(AwaitsPush):
     @workflow.init
     def __init__(self, request: ShipInput) -> None:
         self.request = request
+        self.policy: HostPolicy | None = None
 
     @workflow.run
     async def run(self, request: ShipInput) -> PushResult:
+        result = await self._ship(request)
+        if self.policy is not None:
+            subject = f"{request.receipt.repo}-{request.receipt.head}"
+            await deliver_result(self.policy.result_delivery, subject, result)
+        return result
+
+    async def _ship(self, request: ShipInput) -> PushResult:
         receipt = request.receipt
         approved_by, ident = "", ""
         exempt, owners = request.owner_repo, request.owners
         if workflow.patched(HOST_POLICY):
             try:
-                policy = await self._host_policy()
+                policy = self.policy = await self._host_policy()
             except ActivityError as error:
                 reason = f"The desk's host policy could not be read ({reason_of(error)})"
                 return self._unpushed(PushStatus.REFUSED, f"{reason}; nothing was pushed.", "")

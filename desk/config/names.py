@@ -19,7 +19,9 @@ SETTING_NAMES = frozenset(
         "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
         "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
         "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",
-        "report_held_chars", "card_value_chars", "port", "ui_url", "ui_port", "discord_token",
+        "report_held_chars", "card_value_chars", "port", "ui_url", "ui_port", "result_webhook",
+        "result_webhook_secret", "result_command", "result_hook_timeout", "result_hook_window",
+        "discord_token",
         "discord_owner_ids", "discord_owner_role_ids", "discord_guild_ids", "sandbox",
         "sandbox_network", "sandbox_read_paths", "sandbox_egress", "sandbox_egress_deny",
         "agent_env", "discord_progress_interval", "unconfined_guards_off", "list_limit",
@@ -38,6 +40,8 @@ OUR_VARIABLES = frozenset(
         # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
         "CODEDESK_HOLD_SOCKET", "CODEDESK_ATTEMPT", "CODEDESK_INTERRUPTED",
+        # What a result command runs with (activities/results.py).
+        "CODEDESK_DELIVERY", "CODEDESK_EVENT",
         # docker-compose.yml's two hosts' names.
         "CODEDESK_HOST_1", "CODEDESK_HOST_2",
         # The tests' own knobs and marks.

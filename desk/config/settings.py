@@ -44,6 +44,7 @@ from desk.hosts import check_host_name, machine_host_name
 from desk.payloads.jobs import DeskLimits
 from desk.policy.egress import parse_patterns
 from desk.policy.host import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
+from desk.policy.results import ResultHook, webhook_url_problem
 from desk.scrub import DIAGNOSTIC_CHARS, scrub
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
@@ -54,7 +55,7 @@ AGENT_ENV_DEFAULT = (
     "http_proxy", "https_proxy", "no_proxy",
 )  # fmt: skip
 """What the agent's CLI needs of the worker's environment: locale, terminal, model APIs."""
-SECRET_SETTINGS = frozenset({"discord_token", "temporal_api_key"})
+SECRET_SETTINGS = frozenset({"discord_token", "temporal_api_key", "result_webhook_secret"})
 """Settings whose values are never shown, not even in an error about them."""
 SHOWN_CHARS = 200
 """How much of a bad value an error quotes."""
@@ -213,6 +214,25 @@ class DeskSettings(BaseSettings):
     )
     ui_port: int = Field(
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
+    )
+    result_webhook: str = Field(
+        default="",
+        description="An http(s) URL that gets each job's report and push's result as JSON.",
+    )
+    result_webhook_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="Key of the webhook's HMAC-SHA256 signature (X-Codedesk-Signature).",
+    )
+    result_command: str = Field(
+        default="",
+        description="A command run with each job's report and push's result as JSON on stdin.",
+    )
+    result_hook_timeout: timedelta = Field(
+        default=timedelta(seconds=30), description="How long one delivery of a result may take."
+    )
+    result_hook_window: timedelta = Field(
+        default=timedelta(days=1),
+        description="How long a result's delivery is tried again before it is given up.",
     )
     discord_token: SecretStr = Field(
         default=SecretStr(""),
@@ -375,6 +395,8 @@ class DeskSettings(BaseSettings):
         "agent_progress_interval",
         "long_running_check",
         "long_running_max",
+        "result_hook_timeout",
+        "result_hook_window",
         mode="before",
     )
     @classmethod
@@ -396,6 +418,14 @@ class DeskSettings(BaseSettings):
     @classmethod
     def _egress_patterns(cls, value: list[str]) -> list[str]:
         parse_patterns(value)
+        return value
+
+    @field_validator("result_webhook")
+    @classmethod
+    def _webhook_url(cls, value: str) -> str:
+        problem = webhook_url_problem(value) if value else ""
+        if problem:
+            raise ValueError(problem)
         return value
 
     @field_validator("sandbox")
@@ -527,6 +557,14 @@ class DeskSettings(BaseSettings):
         values = {field: getattr(self, setting) for field, setting in POLICY_SETTINGS.items()}
         # Who may answer: the owners named, else the worker's own user, and its Discord owners.
         values["owners"] = self.owner_ids
+        values["result_hooks"] = [
+            hook
+            for hook, given in (
+                (ResultHook.WEBHOOK, self.result_webhook),
+                (ResultHook.COMMAND, self.result_command),
+            )
+            if given
+        ]
         return HostPolicy(**values, source=self.host)
 
     @property

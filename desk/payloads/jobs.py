@@ -18,6 +18,7 @@ from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
+from desk.policy.results import ResultHooks
 
 
 class FailureKind(StrEnum):
@@ -144,6 +145,8 @@ class JobInput(Payload):
     policy_source: str = ""
     """The host whose policy the desk judged the job by (empty: a job the requester's settings
     judged, admitted before host policy)."""
+    result_hooks: ResultHooks | None = None
+    """Where the host sends the job's report when it ends (None: nowhere but the surfaces)."""
 
 
 class PrepareWorktreeInput(Payload):

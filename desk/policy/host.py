@@ -18,6 +18,7 @@ from pydantic import Field
 from desk.config.durations import format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
 from desk.payloads.base import Payload
+from desk.policy.results import ResultHook, ResultHooks
 from desk.shell_rule.rule import HoldClass
 
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
@@ -52,6 +53,23 @@ class HostPolicy(Payload):
     report_held_chars: int = 1000
     hold_wait: timedelta = timedelta(minutes=10)
     """How long a held call waits for a person (applied by the worker that runs the agent)."""
+    result_hooks: list[ResultHook] = Field(default_factory=list)
+    """Where results go when a job or a push ends, beyond codedesk's own surfaces: the hooks
+    the worker has settings for (their URL, secret and command stay in its settings)."""
+    result_hook_timeout: timedelta = timedelta(seconds=30)
+    result_hook_window: timedelta = timedelta(days=1)
+
+    @property
+    def result_delivery(self) -> ResultHooks | None:
+        """How a result is delivered, or None when no hook is set."""
+        if not self.result_hooks:
+            return None
+        return ResultHooks(
+            hooks=list(self.result_hooks),
+            attempt_timeout=self.result_hook_timeout,
+            window=self.result_hook_window,
+        )
+
     source: str = ""
     """The host (and process) whose worker sent this policy."""
     set_at: datetime | None = None
@@ -84,6 +102,8 @@ POLICY_SETTINGS = {
     "report_held_calls": "report_held_calls",
     "report_held_chars": "report_held_chars",
     "hold_wait": "hold_wait",
+    "result_hook_timeout": "result_hook_timeout",
+    "result_hook_window": "result_hook_window",
 }
 """Each policy field and the worker's setting it is read from (its variable: CODEDESK_<NAME>)."""
 

@@ -6,6 +6,7 @@ from desk.config.dates import shown_date
 from desk.config.durations import format_duration
 from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.results import DeliveryStatus, DeliveryView, HookView
 from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
 from surfaces.render.blocks import (
     Block,
@@ -199,3 +200,18 @@ def _verdict_tone(verdict: HoldVerdict) -> Tone:
 
 def _cut(value: str, limit: int) -> str:
     return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def delivery_lines(view: DeliveryView) -> list[str]:
+    """Where a result's delivery to each of the host's hooks is, a line each."""
+    return [f"result {hook.hook.value}: {_hook_state(hook)}" for hook in view.hooks]
+
+
+def _hook_state(hook: HookView) -> str:
+    if hook.status == DeliveryStatus.DELIVERED:
+        return "delivered"
+    if hook.status == DeliveryStatus.GAVE_UP:
+        return f"given up after the host's window ({hook.error})"
+    if hook.attempts > 1 or hook.error:
+        return f"trying again, attempt {hook.attempts} ({hook.error})"
+    return "delivering"

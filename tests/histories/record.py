@@ -43,6 +43,7 @@ from desk.names import (
     host_task_queue,
     outbox_workflow_id,
     repo_workflow_id,
+    result_delivery_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
 from desk.policy.modes import ScopeKind
@@ -509,6 +510,50 @@ async def record_host_policy(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_result_hooks(tmp: Path, out: Path) -> None:
+    """Results handed to the host's hooks: a job's report and a push's result delivered to a
+    command, and a delivery whose command keeps failing given up at the end of its window."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "results").model_copy(
+        update={"result_command": "sh -c 'cat >/dev/null'"}
+    )
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "results")
+        clone = settings.shelf_dir / "acme" / "api"
+        number = await desk.start_job(
+            "acme/api", "hooked", agent_command=agent("write:h.txt=h", "commit:h")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        delivery = env.client.get_workflow_handle(result_delivery_workflow_id("job", str(number)))
+        print((await delivery.result())["deliveries"])
+        keep(out / "coding_job_result_hooks.json", await desk.job(number).fetch_history())
+        keep(out / "result_delivery_job.json", await delivery.fetch_history())
+        await configure_desk(env.client, settings.model_copy(update={"owner_repos": ["acme/api"]}))
+        shipping = ShippingClient(desk.client, settings)
+        report = await shipping.change_report("acme/api")
+        pushed, _ = await shipping.request_push("acme/api", report.head)
+        print((await pushed.result()).status)
+        keep(out / "ship_result_hooks.json", await pushed.fetch_history())
+    failing = settings.model_copy(
+        update={
+            "result_command": "sh -c 'exit 3'",
+            "result_hook_timeout": timedelta(seconds=1),
+            "result_hook_window": timedelta(seconds=3),
+        }
+    )
+    async with build_worker(env.client, failing):
+        await configure_desk(env.client, failing)
+        _commit(clone, "g.txt")
+        number = await desk.start_job(
+            "acme/api", "given up", agent_command=agent("write:g2.txt=g", "commit:g")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        delivery = env.client.get_workflow_handle(result_delivery_workflow_id("job", str(number)))
+        print((await delivery.result())["deliveries"])
+        keep(out / "result_delivery_gave_up.json", await delivery.fetch_history())
+    await env.shutdown()
+
+
 def _commit(clone: Path, name: str) -> None:
     (clone / name).write_text(name)
     git(clone, "add", name)
@@ -535,6 +580,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "check": record_admission_activity,
     "push-memo": record_push_memo,
     "policy": record_host_policy,
+    "results": record_result_hooks,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -54,6 +54,7 @@ WIRE_NAMES_BEFORE = {
 
 RETRYABLE = {
     "GitBusyError",
+    "ResultHookError",
     "StaleAgentAttemptError",
     "ServerError",
     "NoWorkerError",

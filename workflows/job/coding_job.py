@@ -54,6 +54,7 @@ from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
 from workflows.repo.calls import queue_integration, withdraw_integration
 from workflows.repo.integration_reply import AwaitsIntegration
+from workflows.result_calls import deliver_result
 
 T = TypeVar("T")
 
@@ -109,6 +110,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         if self.state.job.place is not None:
             place = self.state.job.place
             await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))
+        await deliver_result(self.state.job.result_hooks, str(self.state.job.number), report)
         return report
 
     @workflow.query

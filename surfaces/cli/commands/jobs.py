@@ -169,8 +169,10 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
     from temporalio.client import WorkflowExecutionStatus
 
     from desk.names import job_workflow_id
+    from surfaces.clients.results import job_delivery
     from surfaces.render.history import history_lines
     from surfaces.render.report_reasons import report_reason
+    from surfaces.render.reports import delivery_lines
     from workers.temporal.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
@@ -178,6 +180,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
         if state == WorkflowExecutionStatus.RUNNING:
             await _note_when_no_worker(desk, "the phase shown is the last one recorded")
         lines = history_lines(await desk.history(number))
+        delivery = await job_delivery(desk.client, number)
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
             job = current.model_dump(mode="json")
@@ -189,6 +192,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "job": job,
                 "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
                 "ui_url": link,
+                "delivery": delivery.model_dump(mode="json") if delivery else None,
             }
             typer.echo(json.dumps(document, indent=2))
             return
@@ -208,6 +212,8 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
         else:
             _print_report(current.report, desk.settings.time_zone)
+        for said in delivery_lines(delivery) if delivery else []:
+            out.print(said, markup=False)
         out.print("history:")
         for line in lines:
             out.print(f"  {line.render(desk.settings.time_zone)}", markup=False)

@@ -1,0 +1,100 @@
+"""Delivering a job's report or a push's result to the host's result hooks."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from enum import StrEnum
+
+from desk.payloads.base import Payload, ScrubbedText
+from desk.payloads.jobs import JobReport
+from desk.payloads.shipping import PushResult
+from desk.policy.results import ResultHook, ResultHooks
+
+
+class ResultEvent(StrEnum):
+    JOB = "job"
+    """A job ended: its report."""
+    PUSH = "push"
+    """A push ended (pushed, declined, refused, ...): its result."""
+
+
+class DeliveryInput(Payload):
+    """One result for every hook of the host: what the `ResultDelivery` workflow delivers."""
+
+    delivery_id: str
+    """The same on every attempt of every hook, so a receiver can drop a repeated delivery."""
+    event: ResultEvent
+    hooks: ResultHooks
+    report: JobReport | None = None
+    push: PushResult | None = None
+
+
+class DeliveryRequest(Payload):
+    """One hook's delivery of one result (an activity's input)."""
+
+    hook: ResultHook
+    delivery_id: str
+    event: ResultEvent
+    report: JobReport | None = None
+    push: PushResult | None = None
+
+    def body(self) -> bytes:
+        """The JSON a hook receives: the event, the delivery id and the report or result."""
+        result = self.report if self.event == ResultEvent.JOB else self.push
+        document = {
+            "event": self.event.value,
+            "delivery_id": self.delivery_id,
+            self.event.value: result.model_dump(mode="json") if result else None,
+        }
+        return json.dumps(document, sort_keys=True).encode()
+
+
+class DeliveryStatus(StrEnum):
+    TRYING = "trying"
+    DELIVERED = "delivered"
+    GAVE_UP = "gave up"
+    """Tried for the host's whole window (`result_hook_window`) without being taken."""
+
+
+class HookDelivery(Payload):
+    hook: ResultHook
+    status: DeliveryStatus = DeliveryStatus.TRYING
+    error: ScrubbedText = ""
+    """Why the hook gave up (the last attempt's error)."""
+    at: datetime | None = None
+    """When it was delivered or given up."""
+
+
+class DeliveryState(Payload):
+    """Where one result's delivery is, hook by hook (the `ResultDelivery` query)."""
+
+    delivery_id: str
+    event: ResultEvent
+    deliveries: list[HookDelivery]
+
+
+class HookView(Payload):
+    """One hook's delivery as a surface shows it: its state, and while it is still trying, the
+    attempts made and the last attempt's error (from the server's pending activity)."""
+
+    hook: ResultHook
+    status: DeliveryStatus = DeliveryStatus.TRYING
+    attempts: int = 0
+    error: ScrubbedText = ""
+
+
+class DeliveryView(Payload):
+    workflow_id: str
+    delivery_id: str = ""
+    hooks: list[HookView]
+
+    @property
+    def troubled(self) -> list[HookView]:
+        """Hooks that gave up, or are trying again after a failed attempt."""
+        return [
+            hook
+            for hook in self.hooks
+            if hook.status == DeliveryStatus.GAVE_UP
+            or (hook.status == DeliveryStatus.TRYING and (hook.attempts > 1 or bool(hook.error)))
+        ]
