@@ -154,9 +154,11 @@ RESULT_HOOK_RETRY = RetryPolicy(
 step's schedule-to-close timeout): a receiver that is down for an hour still gets the result."""
 
 
-def result_hook_step(attempt_timeout: timedelta, window: timedelta) -> ActivityConfig:
-    """One hook's delivery: each attempt within `attempt_timeout`, all within `window`."""
+def result_hook_step(hook: str, attempt_timeout: timedelta, window: timedelta) -> ActivityConfig:
+    """One hook's delivery: each attempt within `attempt_timeout`, all within `window`; the
+    hook's name is the activity's id, by which `show` and `doctor` find its attempts."""
     return ActivityConfig(
+        activity_id=hook,
         start_to_close_timeout=attempt_timeout,
         schedule_to_close_timeout=window,
         retry_policy=RESULT_HOOK_RETRY,

@@ -53,12 +53,11 @@ class ResultDelivery:
             report=delivery.report,
             push=delivery.push,
         )
-        step = result_hook_step(delivery.hooks.attempt_timeout, delivery.hooks.window)
+        step = result_hook_step(
+            hook.hook.value, delivery.hooks.attempt_timeout, delivery.hooks.window
+        )
         try:
-            # The hook's name as the activity id: `show` and `doctor` find its attempts by it.
-            await workflow.execute_activity_method(
-                ResultActivities.deliver_result, request, activity_id=hook.hook.value, **step
-            )
+            await workflow.execute_activity_method(ResultActivities.deliver_result, request, **step)
         except ActivityError as error:
             hook.status = DeliveryStatus.GAVE_UP
             hook.error = str(getattr(error.cause, "message", None) or error)
