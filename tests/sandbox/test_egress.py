@@ -88,6 +88,46 @@ async def test_connect_to_an_allowed_local_server_tunnels(
     assert served.paths == ["/tunnelled"]
 
 
+async def test_a_model_named_by_its_host_name_is_reached_both_ways(
+    settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
+) -> None:
+    # `localhost` resolves to ::1 too, where nothing listens: the proxy goes on to 127.0.0.1.
+    rules = policy(settings, frontend, ["*", f"localhost:{served.port}"])
+    async with serve_egress(socket_path, rules):
+        plain = await ask(socket_path, f"GET http://localhost:{served.port}/plain HTTP/1.1\r\n\r\n")
+        tunnel = await ask(
+            socket_path,
+            f"CONNECT localhost:{served.port} HTTP/1.1\r\n\r\n",
+            then=b"GET /tunnelled HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        )
+    assert plain.startswith(b"HTTP/1.0 200") and plain.endswith(BODY), plain
+    assert tunnel.startswith(b"HTTP/1.1 200 Connection established"), tunnel
+    assert served.paths == ["/plain", "/tunnelled"]
+
+
+async def test_an_unnamed_loopback_port_stays_refused_beside_a_named_one(
+    settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
+) -> None:
+    lines: list[str] = []
+    rules = policy(
+        settings, frontend, ["*", f"127.0.0.1:{served.port}", f"localhost:{served.port}"]
+    )
+    with tcp_listener() as other:
+        async with serve_egress(socket_path, rules, lines.append):
+            for head in (
+                f"CONNECT 127.0.0.1:{other.port} HTTP/1.1\r\n\r\n",
+                f"GET http://127.0.0.1:{other.port}/ HTTP/1.1\r\n\r\n",
+                f"CONNECT localhost:{other.port} HTTP/1.1\r\n\r\n",
+                f"GET http://[::1]:{other.port}/ HTTP/1.1\r\n\r\n",
+            ):
+                answer = await ask(socket_path, head)
+                assert answer.startswith(b"HTTP/1.1 403 Forbidden"), (head, answer)
+                assert b"loopback address" in answer, answer
+        assert other.connections() == 0
+    assert served.paths == []
+    assert len(lines) == 4 and all("egress refused" in line for line in lines), lines
+
+
 async def test_the_proxy_counts_every_byte_it_carries_or_refuses(
     settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
 ) -> None:
