@@ -2,7 +2,8 @@
 
 The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDESK_REPO`,
 `CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `PWD`), the variables `agent_env` names (locale,
-terminal, model APIs), a private home and git that has no credential helper. It never gets
+terminal, model APIs), a home of the job's own seeded from the owner's configuration of its CLI
+(activities/agent/cli_home.py) and git that has no credential helper. It never gets
 the Temporal address or namespace, codedesk's settings, `SSH_AUTH_SOCK` or the owner's tokens.
 """
 
