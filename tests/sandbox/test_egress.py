@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -230,3 +231,27 @@ def test_addresses_that_are_never_reached_without_a_named_allow() -> None:
 def test_egress_settings_with_a_bad_pattern_are_refused(home: Path) -> None:
     with pytest.raises(SettingsError, match="sandbox_egress.*no valid port"):
         load_settings(home=home, sandbox_egress="api.example.com:https")
+
+
+def own_private_addresses() -> list[ipaddress.IPv4Address]:
+    """This host's own IPv4 addresses other than loopback (the kernel's local routes)."""
+    text = Path("/proc/net/fib_trie").read_text() if Path("/proc/net/fib_trie").exists() else ""
+    found = {ipaddress.IPv4Address(a) for a in re.findall(r"\|-- (\S+)\n\s+/32 host LOCAL", text)}
+    return sorted(address for address in found if not address.is_loopback)
+
+
+def test_a_model_on_the_workers_own_address_is_reached_only_at_the_port_named() -> None:
+    # A model server on the host's own (private) address, as a local one often listens on
+    # 0.0.0.0: refused as the worker's own host, unless a setting names it, and then only there.
+    addresses = own_private_addresses()
+    if not addresses:
+        pytest.skip("this host has no address but loopback")
+    address = addresses[0]
+    frontend = ("127.0.0.1", 7233)
+    closed = EgressPolicy(allow=parse_patterns(["*"]), deny=(), frontend=frontend)
+    named = EgressPolicy(
+        allow=parse_patterns(["*", f"{address}:11434"]), deny=(), frontend=frontend
+    )
+    assert "the worker's own host" in closed.refuse_address(str(address), address, 11434)
+    assert named.refuse_address(str(address), address, 11434) == ""
+    assert "the worker's own host" in named.refuse_address(str(address), address, 11435)
