@@ -10,6 +10,7 @@ lacks, and the answer says so with the fix (`codedesk doctor`).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -28,6 +29,8 @@ from desk.config.settings import DeskSettings
 
 PROBE_TIMEOUT = 30.0
 SHOWN_LINE = 200
+TELLING = re.compile(r"error|not found|cannot|denied|no such|missing", re.IGNORECASE)
+"""A line of a failed start that says why (node ends its trace with its own version)."""
 
 
 def sandbox_problem(settings: DeskSettings, program: str, path: str) -> str:
@@ -60,10 +63,16 @@ def sandbox_problem(settings: DeskSettings, program: str, path: str) -> str:
             return f"`{program} --version` did not answer in the sandbox: {error}."
     if done.returncode == 0:
         return ""
-    said = (done.stderr or done.stdout).strip().splitlines()
-    last = said[-1][:SHOWN_LINE] if said else "no output"
     return (
-        f"`{program} --version` fails in the sandbox (exit {done.returncode}: {last}): what it "
+        f"`{program} --version` fails in the sandbox (exit {done.returncode}: "
+        f"{_telling_line(done.stderr or done.stdout)}): what it "
         "needs is hidden there; add its folders to CODEDESK_SANDBOX_READ_PATHS, or the "
         "variables it needs to CODEDESK_AGENT_ENV."
     )
+
+
+def _telling_line(output: str) -> str:
+    """The last line of `output` that says why it failed, else its last line."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    telling = [line for line in lines if TELLING.search(line)]
+    return ((telling or lines or ["no output"])[-1])[:SHOWN_LINE]
