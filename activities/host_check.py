@@ -12,6 +12,7 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.agent.preset_checks import preset_checks
+from activities.agent.sandbox_probe import sandbox_problem
 from activities.sandbox.bubblewrap import UNCONFINED, choose_sandbox, describe
 from desk.agents import PRESETS
 from desk.config.settings import DeskSettings
@@ -39,6 +40,13 @@ class HostActivities:
         sandbox_status, sandbox = sandbox_state(self.settings)
         agent = program_of(request.agent_command) if request.agent_command else ""
         presets = preset_checks()
+        # Each installed preset started as an agent is, where agents run confined.
+        confined = sandbox_status == "ok"
+        in_sandbox = {
+            check.name: sandbox_problem(self.settings, check.program, check.path)
+            for check in presets
+            if confined and check.path
+        }
         return HostReport(
             host=activity.info().task_queue,
             git=git,
@@ -48,6 +56,7 @@ class HostActivities:
             programs={name: shutil.which(program_of(cmd)) or "" for name, cmd in PRESETS.items()},
             preset_versions={check.name: check.version for check in presets if check.version},
             preset_problems={check.name: check.problem for check in presets if check.problem},
+            preset_sandbox=in_sandbox,
             sandbox=sandbox,
             sandbox_status=sandbox_status,
             imports=import_roots(),

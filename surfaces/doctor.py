@@ -109,6 +109,13 @@ def host_checks(report: HostReport, settings: DeskSettings) -> list[Check]:
         else:
             shown = f"version {version} " if version else ""
             checks.append(Check(f"preset {name}", "ok", f"{shown}found at {path}"))
+        if path and name in report.preset_sandbox:
+            lacks = report.preset_sandbox[name]
+            checks.append(
+                Check(f"preset {name} (sandbox)", "warn", lacks)
+                if lacks
+                else Check(f"preset {name} (sandbox)", "ok", "`--version` starts in the sandbox")
+            )
     checks.append(Check("sandbox", report.sandbox_status, report.sandbox))
     problem = import_problem(report.imports)
     checks.append(

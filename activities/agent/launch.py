@@ -2,7 +2,8 @@
 
 The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDESK_REPO`,
 `CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `PWD`), the variables `agent_env` names (locale,
-terminal, model APIs), a private home and git that has no credential helper. It never gets
+terminal, model APIs), a home of the job's own seeded from the owner's configuration of its CLI
+(activities/agent/cli_home.py) and git that has no credential helper. It never gets
 the Temporal address or namespace, codedesk's settings, `SSH_AUTH_SOCK` or the owner's tokens.
 """
 
@@ -14,6 +15,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from activities.agent.cli_home import seed_cli_home
 from activities.agent.git import AgentGit
 from activities.sandbox.bubblewrap import (
     BWRAP,
@@ -27,10 +29,13 @@ from activities.sandbox.bubblewrap import (
     reaper_argv,
     tool_paths,
 )
+from desk.cli_homes import home_variables
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import RunAgentInput
 
 PRIVATE_HOME = "home"
+SANDBOX_HOME = "agent-home"
+"""The confined agent's home in the job's folder (bound writable at its own path)."""
 GIT_CONFIG = "gitconfig"
 AGENT_IDENTITY = "[user]\n\tname = codedesk agent\n\temail = agent@codedesk.invalid\n"
 """The agent's git identity when the repository names none (its global config)."""
@@ -113,12 +118,16 @@ def plan_launch(
         }
     )
     if mode != BWRAP:
-        env["HOME"] = str(_private_home(paths.folder, settings))
+        home = _private_home(paths.folder, settings)
+        seed_cli_home(home, argv[0], os.environ, Path.home())
+        env.update({"HOME": str(home), **home_variables(str(home))})
         confined = reaper_argv(argv)
         return Launch(confined, env, mode, len(confined) - len(argv))
-    # The real home, hidden behind an empty, writable one; or the private /tmp when there is
-    # no home directory (a service user's), so the agent's CLI can still write its files.
-    env["HOME"] = str(Path.home()) if Path.home().is_dir() else "/tmp"
+    # A home of the job's own, seeded from the owner's configuration of the agent's CLI; the
+    # seeded files are bound read-only over it, so the agent changes none of them.
+    home = paths.folder / SANDBOX_HOME
+    seeded = seed_cli_home(home, argv[0], os.environ, Path.home())
+    env.update({"HOME": str(home), **home_variables(str(home))})
     hidden = hidden_paths(settings)
     tools = tool_paths(hidden, argv[0], env.get("PATH", ""))
     readable = [gitconfig, *tools, *read_paths(settings)]
@@ -131,6 +140,8 @@ def plan_launch(
         writable, git_readable = git.binds()
         readable += git_readable
         env.update(git.environment())
+    writable.append((home, home))
+    readable += seeded
     if paths.egress_socket is not None:
         # The socket's folder again: the proxy binds it after this.
         readable.append(paths.egress_socket.parent)

@@ -208,8 +208,8 @@ def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]
 
     The program is bound where `PATH` finds it and where its link leads, as its install
     root (for `.../x/bin/tool`, `.../x`, unless `x` sits right in a hidden directory, like
-    `~/.local`). Other programs under a hidden directory stay hidden: add them to
-    `sandbox_read_paths`.
+    `~/.local`; for `.../node_modules/.bin/tool`, `.../node_modules`). Other programs under a
+    hidden directory stay hidden: add them to `sandbox_read_paths`.
     """
     # The sandbox's own /tmp and /run are empty too: codedesk installed under /tmp (a CI
     # checkout) must be bound back like one under a hidden home.
@@ -230,6 +230,10 @@ def tool_paths(hidden: list[Path], program: str, search_path: str) -> list[Path]
 def _install_root(path: Path, hidden: list[Path]) -> Path:
     folder = path.parent
     if folder.name == "bin" and folder.parent.parent not in hidden:
+        return folder.parent
+    if folder.name == ".bin" and folder.parent.name == "node_modules":
+        # An npm install's own folder (`npm install --prefix`): the program's packages, its
+        # platform binary among them (codex's), are beside it in node_modules.
         return folder.parent
     return folder
 

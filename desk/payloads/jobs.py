@@ -460,6 +460,9 @@ class HostReport(Payload):
     """Each installed preset's version, as its program says (`--version`)."""
     preset_problems: dict[str, str] = Field(default_factory=dict)
     """What is wrong with each preset on the host: missing, untested, older than proven."""
+    preset_sandbox: dict[str, str] = Field(default_factory=dict)
+    """What each installed preset lacks to start (`--version`) in the agent's sandbox ("":
+    nothing), for the presets checked there (none where agents run unconfined)."""
     sandbox: str = ""
     sandbox_status: str = "skip"
     """ok (confined), warn (agents run unconfined), fail (the probe refuses), skip (no probe)."""

@@ -85,8 +85,13 @@ def test_doctor_shows_each_presets_version_and_warns_when_it_is_older_than_prove
         programs={"claude": "/opt/bin/claude", "aider": "/opt/bin/aider", "codex": ""},
         preset_versions={"claude": "2.1.197", "aider": "0.80.0"},
         preset_problems={"aider": "aider 0.80.0 is older than 0.86.2, the version it was proven"},
+        preset_sandbox={"claude": "", "aider": "`aider --version` fails in the sandbox (exit 1)"},
     )
     checks = {check.name: check for check in host_checks(report, settings)}
+    assert checks["preset claude (sandbox)"].status == "ok"
+    assert checks["preset aider (sandbox)"].status == "warn"
+    assert "fails in the sandbox" in checks["preset aider (sandbox)"].detail
+    assert "preset codex (sandbox)" not in checks
     assert checks["preset claude"].status == "ok"
     assert "version 2.1.197" in checks["preset claude"].detail
     assert checks["preset aider"].status == "warn"

@@ -2,14 +2,17 @@
 
 The cache is `$CODEDESK_AGENT_CACHE` or `~/.cache/codedesk-agents`; each CLI gets a folder of
 its own, installed on first use and reused after (a lock keeps parallel test processes from
-installing the same CLI twice). Where the package manager is missing or the registry cannot be
-reached, the test is skipped with the reason; any other install failure fails the test.
+installing the same CLI twice); a test of the registry's newest release asks the registry for
+its version and installs it into a folder of its own (`<name>-newest`). Where the package
+manager is missing or the registry cannot be reached, the test is skipped with the reason; any
+other install failure fails the test.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -34,8 +37,12 @@ UNREACHABLE = (
 
 
 def agent_cache() -> Path:
-    """Where real agent CLIs are installed for the tests (outside any repository)."""
-    return Path(os.environ.get("CODEDESK_AGENT_CACHE", "~/.cache/codedesk-agents")).expanduser()
+    """Where real agent CLIs are installed for the tests (outside any repository): under the
+    user's own home, not `$HOME`, which a test points at an agent's home of its own."""
+    given = os.environ.get("CODEDESK_AGENT_CACHE")
+    if given:
+        return Path(given).expanduser()
+    return Path(pwd.getpwuid(os.getuid()).pw_dir) / ".cache" / "codedesk-agents"
 
 
 @contextmanager
@@ -121,3 +128,32 @@ def pip_cli(name: str, package: str, program: str) -> Path:
         if not _works(binary, version):
             pytest.fail(f"{binary} was installed from {package} but `--version` fails")
     return binary
+
+
+def _newest(argv: list[str], what: str, pattern: str) -> str:
+    """The newest version the registry has, asked with `argv`; skips the test when the
+    registry cannot be reached."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        pytest.skip(f"the registry could not be asked for {what}'s newest version: {error}")
+    found = re.search(pattern, done.stdout)
+    if done.returncode != 0 or found is None:
+        output = (done.stdout + done.stderr)[-2000:]
+        pytest.skip(f"the registry did not say {what}'s newest version:\n{output}")
+    return found.group(1)
+
+
+def newest_npm(package: str) -> str:
+    """The newest version of npm `package` (`npm view PACKAGE version`)."""
+    if shutil.which("npm") is None:
+        pytest.skip(f"npm is not installed, so {package}'s newest version cannot be asked")
+    return _newest([shutil.which("npm") or "npm", "view", package, "version"], package, r"(\S+)")
+
+
+def newest_pypi(package: str) -> str:
+    """The newest version of PyPI `package` (`pip index versions PACKAGE`)."""
+    argv = [sys.executable, "-m", "pip", "index", "versions", package]
+    return _newest(argv, package, rf"(?m)^{re.escape(package)} \((\S+)\)")

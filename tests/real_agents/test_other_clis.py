@@ -1,6 +1,13 @@
-"""The codex, aider and opencode presets with their real CLIs, each against a scripted fake of
-its model API on 127.0.0.1: the job ends integrated with the agent's commit and a clean tree,
-and a task that starts with '-' reaches the model as text."""
+"""The codex, aider and opencode presets with their real CLIs, in the product's default sandbox,
+each against a scripted fake of its model API on 127.0.0.1: the job ends integrated with the
+agent's commit and a clean tree, and a task that starts with '-' reaches the model as text.
+
+Each CLI runs as its owner configures it (codex's `config.toml` in `CODEX_HOME`, opencode's
+configuration in the environment, aider's variables), which the job's own home is seeded
+from, and reaches its model through the egress proxy, which lets it through only because the
+settings name the fake's own port. Each runs in the version its preset was proven with and in
+the registry's newest (`-k newest`): a newest release that fails names what changed.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from desk.agents import preset_command
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from desk.agents import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
@@ -20,7 +28,7 @@ from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, npm_cli, pip_cli
+from tests.real_agents.install import agent_cache, newest_npm, newest_pypi, npm_cli, pip_cli
 
 REPO = "acme/api"
 TASK = "-v add a notes file"
@@ -28,24 +36,51 @@ COMMIT = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add not
 
 pytestmark = [
     pytest.mark.timeout(600),
-    pytest.mark.unconfined(
-        "issue 27: these presets are not yet proven in the sandbox (their fake model on "
-        "127.0.0.1 is refused by the egress proxy, codex's own sandbox is off)"
+    # The suite's sandbox, the product's default: bubblewrap, where it works (CI installs it).
+    pytest.mark.skipif(
+        choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
     ),
 ]
+RELEASES = ["pinned", "newest"]
+"""The preset's proven version, and the registry's newest release."""
 
 
 @pytest.fixture
-def settings(settings: DeskSettings) -> DeskSettings:
-    # codex's preset turns its own sandbox off; these tests are about the CLI, not the guard.
+def fake() -> Iterator[FakeOpenAI]:
+    """The model, served before the worker starts so the settings can name its port."""
+    with serving(FakeOpenAI(steps=[])) as served:
+        yield served
+
+
+@pytest.fixture
+def settings(settings: DeskSettings, fake: FakeOpenAI) -> DeskSettings:
+    # The fake's own port, named: every other loopback port stays refused by the proxy.
+    port = fake.url.split(":")[2].split("/")[0]
     return settings.model_copy(
         update={
-            "unconfined_guards_off": True,
+            "sandbox_egress": ["*", f"127.0.0.1:{port}"],
             "heartbeat_timeout": HEARTBEAT_TIMEOUT,
-            "agent_env": [*settings.agent_env, "CODEX_HOME", "AIDER_*", "OPENCODE_*", "XDG_*"],
+            "agent_env": [*settings.agent_env, "AIDER_*", "OPENCODE_*"],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
         }
     )
+
+
+def npm_release(release: str, name: str, package: str) -> tuple[str, str]:
+    """The cache folder's name and the package to install for `release` of an npm CLI."""
+    if release == "newest":
+        return f"{name}-newest", f"{package}@{newest_npm(package)}"
+    return name, f"{package}@{AGENT_PRESETS[name].proven_version}"
+
+
+def assert_proven(release: str, name: str, report: JobReport) -> None:
+    """A newest release that fails says which version did, against the proven one."""
+    if release == "newest" and report.outcome != JobOutcome.INTEGRATED:
+        log = Path(report.log_path).read_text()[-3000:] if report.log_path else ""
+        pytest.fail(
+            f"{name}'s newest release fails where {AGENT_PRESETS[name].proven_version} works: "
+            f"update the preset or its proven version ({report.outcome}: {report.reason})\n{log}"
+        )
 
 
 @pytest.fixture
@@ -82,6 +117,7 @@ async def run_preset(desk: DeskClient, origin: Path, preset: str, fake: FakeOpen
 def assert_integrated(report: JobReport, settings: DeskSettings, fake: FakeOpenAI) -> None:
     log = Path(report.log_path).read_text() if report.log_path else ""
     assert report.outcome == JobOutcome.INTEGRATED, (report, log)
+    assert report.confinement == BWRAP, report
     assert [commit.subject for commit in report.commits] == ["Add notes"], report
     clone = settings.shelf_dir / "acme" / "api"
     assert (clone / "NOTES.md").read_text().strip() == "notes from the agent" or (
@@ -93,7 +129,10 @@ def assert_integrated(report: JobReport, settings: DeskSettings, fake: FakeOpenA
     assert TASK in asked, asked[-2000:]
 
 
+@pytest.mark.parametrize("release", RELEASES)
 async def test_codex(
+    release: str,
+    fake: FakeOpenAI,
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -101,20 +140,24 @@ async def test_codex(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli("codex", "@openai/codex@0.171", "codex"))
-    fake = FakeOpenAI(steps=[ToolCall("exec_command", {"cmd": COMMIT}), Say("Committed it.")])
-    with serving(fake):
-        codex_home = tmp_path / "codex-home"
-        codex_home.mkdir()
-        (codex_home / "config.toml").write_text(
-            'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-            f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-            'env_key = "OPENAI_API_KEY"\n'
-        )
-        monkeypatch.setenv("CODEX_HOME", str(codex_home))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
-        report = await run_preset(desk, origin, "codex", fake)
+    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    fake.steps = [ToolCall("exec_command", {"cmd": COMMIT}), Say("Committed it.")]
+    # The owner's codex folder, as codex keeps it: the job's home is seeded from its
+    # config.toml, never from its login (auth.json); the key comes from the environment.
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
+        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
+    (codex_home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-owner-login-not-for-agents"}')
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    report = await run_preset(desk, origin, "codex", fake)
+    assert_proven(release, "codex", report)
     assert_integrated(report, settings, fake)
+    assert sorted(p.name for p in codex_home.iterdir()) == ["auth.json", "config.toml"]
     assert "Process exited with code 0" in fake.tool_results()[0]
     assert report.output.strip().endswith("Committed it."), report.output
 
@@ -125,27 +168,37 @@ def _aider_main(body: dict[str, Any]) -> bool:
     return "commit message" not in system.lower()
 
 
+@pytest.mark.parametrize("release", RELEASES)
 async def test_aider(
+    release: str,
+    fake: FakeOpenAI,
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, pip_cli("aider", "aider-chat==0.86.2", "aider"))
+    if release == "newest":
+        name, package = "aider-newest", f"aider-chat=={newest_pypi('aider-chat')}"
+    else:
+        name, package = "aider", f"aider-chat=={AGENT_PRESETS['aider'].proven_version}"
+    on_path(monkeypatch, pip_cli(name, package, "aider"))
     edit = "NOTES.md\n```\nnotes from the agent\n```\n"
-    fake = FakeOpenAI(steps=[Say(edit)], side="Add notes", is_main=_aider_main, task=TASK)
-    with serving(fake):
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
-        monkeypatch.setenv("OPENAI_API_BASE", fake.url)
-        monkeypatch.setenv("AIDER_MODEL", "openai/gpt-fake")
-        report = await run_preset(desk, origin, "aider", fake)
+    fake.steps, fake.side, fake.is_main, fake.task = [Say(edit)], "Add notes", _aider_main, TASK
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.setenv("OPENAI_API_BASE", fake.url)
+    monkeypatch.setenv("AIDER_MODEL", "openai/gpt-fake")
+    report = await run_preset(desk, origin, "aider", fake)
+    assert_proven(release, "aider", report)
     assert_integrated(report, settings, fake)
     sides = [body for _, body in fake.requests if not _aider_main(body)]
     assert sides, "aider asked no model for the commit message"
 
 
+@pytest.mark.parametrize("release", RELEASES)
 async def test_opencode(
+    release: str,
+    fake: FakeOpenAI,
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -153,30 +206,30 @@ async def test_opencode(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli("opencode", "opencode-ai@1.18", "opencode"))
+    on_path(monkeypatch, npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode"))
     # opencode works in $PWD: the worker's own is another repository, which must stay as it is.
     decoy = make_origin(tmp_path / "decoy.git").parent / "decoy.git-seed"
     before = git(decoy, "rev-parse", "HEAD")
     monkeypatch.setenv("PWD", str(decoy))
     steps = [ToolCall("bash", {"command": COMMIT, "description": "commit"}), Say("Committed it.")]
-    fake = FakeOpenAI(steps=steps, task=TASK)
-    with serving(fake):
-        model = {"name": "gpt-fake", "tool_call": True}
-        provider = {
-            "npm": "@ai-sdk/openai-compatible",
-            "name": "Fake",
-            "options": {"baseURL": fake.url, "apiKey": "sk-test-not-a-key"},
-            "models": {"gpt-fake": model},
-        }
-        config = {
-            "provider": {"fake": provider},
-            "model": "fake/gpt-fake",
-            "small_model": "fake/gpt-fake",
-            "autoupdate": False,
-            "share": "disabled",
-        }
-        monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(config))
-        report = await run_preset(desk, origin, "opencode", fake)
+    fake.steps, fake.task = steps, TASK
+    model = {"name": "gpt-fake", "tool_call": True}
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "Fake",
+        "options": {"baseURL": fake.url, "apiKey": "sk-test-not-a-key"},
+        "models": {"gpt-fake": model},
+    }
+    config = {
+        "provider": {"fake": provider},
+        "model": "fake/gpt-fake",
+        "small_model": "fake/gpt-fake",
+        "autoupdate": False,
+        "share": "disabled",
+    }
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(config))
+    report = await run_preset(desk, origin, "opencode", fake)
+    assert_proven(release, "opencode", report)
     assert_integrated(report, settings, fake)
     titles = [body for _, body in fake.requests if not body.get("tools")]
     assert titles, "opencode asked for no title"

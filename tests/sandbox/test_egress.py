@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,6 +87,46 @@ async def test_connect_to_an_allowed_local_server_tunnels(
     assert answer.startswith(b"HTTP/1.1 200 Connection established\r\n\r\nHTTP/1.0 200"), answer
     assert answer.endswith(BODY)
     assert served.paths == ["/tunnelled"]
+
+
+async def test_a_model_named_by_its_host_name_is_reached_both_ways(
+    settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
+) -> None:
+    # `localhost` resolves to ::1 too, where nothing listens: the proxy goes on to 127.0.0.1.
+    rules = policy(settings, frontend, ["*", f"localhost:{served.port}"])
+    async with serve_egress(socket_path, rules):
+        plain = await ask(socket_path, f"GET http://localhost:{served.port}/plain HTTP/1.1\r\n\r\n")
+        tunnel = await ask(
+            socket_path,
+            f"CONNECT localhost:{served.port} HTTP/1.1\r\n\r\n",
+            then=b"GET /tunnelled HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n",
+        )
+    assert plain.startswith(b"HTTP/1.0 200") and plain.endswith(BODY), plain
+    assert tunnel.startswith(b"HTTP/1.1 200 Connection established"), tunnel
+    assert served.paths == ["/plain", "/tunnelled"]
+
+
+async def test_an_unnamed_loopback_port_stays_refused_beside_a_named_one(
+    settings: DeskSettings, served: Served, frontend: Listener, socket_path: Path
+) -> None:
+    lines: list[str] = []
+    rules = policy(
+        settings, frontend, ["*", f"127.0.0.1:{served.port}", f"localhost:{served.port}"]
+    )
+    with tcp_listener() as other:
+        async with serve_egress(socket_path, rules, lines.append):
+            for head in (
+                f"CONNECT 127.0.0.1:{other.port} HTTP/1.1\r\n\r\n",
+                f"GET http://127.0.0.1:{other.port}/ HTTP/1.1\r\n\r\n",
+                f"CONNECT localhost:{other.port} HTTP/1.1\r\n\r\n",
+                f"GET http://[::1]:{other.port}/ HTTP/1.1\r\n\r\n",
+            ):
+                answer = await ask(socket_path, head)
+                assert answer.startswith(b"HTTP/1.1 403 Forbidden"), (head, answer)
+                assert b"loopback address" in answer, answer
+        assert other.connections() == 0
+    assert served.paths == []
+    assert len(lines) == 4 and all("egress refused" in line for line in lines), lines
 
 
 async def test_the_proxy_counts_every_byte_it_carries_or_refuses(
@@ -190,3 +231,27 @@ def test_addresses_that_are_never_reached_without_a_named_allow() -> None:
 def test_egress_settings_with_a_bad_pattern_are_refused(home: Path) -> None:
     with pytest.raises(SettingsError, match="sandbox_egress.*no valid port"):
         load_settings(home=home, sandbox_egress="api.example.com:https")
+
+
+def own_private_addresses() -> list[ipaddress.IPv4Address]:
+    """This host's own IPv4 addresses other than loopback (the kernel's local routes)."""
+    text = Path("/proc/net/fib_trie").read_text() if Path("/proc/net/fib_trie").exists() else ""
+    found = {ipaddress.IPv4Address(a) for a in re.findall(r"\|-- (\S+)\n\s+/32 host LOCAL", text)}
+    return sorted(address for address in found if not address.is_loopback)
+
+
+def test_a_model_on_the_workers_own_address_is_reached_only_at_the_port_named() -> None:
+    # A model server on the host's own (private) address, as a local one often listens on
+    # 0.0.0.0: refused as the worker's own host, unless a setting names it, and then only there.
+    addresses = own_private_addresses()
+    if not addresses:
+        pytest.skip("this host has no address but loopback")
+    address = addresses[0]
+    frontend = ("127.0.0.1", 7233)
+    closed = EgressPolicy(allow=parse_patterns(["*"]), deny=(), frontend=frontend)
+    named = EgressPolicy(
+        allow=parse_patterns(["*", f"{address}:11434"]), deny=(), frontend=frontend
+    )
+    assert "the worker's own host" in closed.refuse_address(str(address), address, 11434)
+    assert named.refuse_address(str(address), address, 11434) == ""
+    assert "the worker's own host" in named.refuse_address(str(address), address, 11435)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.paths import worktree_path
+from activities.paths import job_dir, worktree_path
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import ApprovalRequest, approval_id
@@ -262,7 +262,10 @@ async def test_a_worker_whose_home_does_not_exist_still_runs_sandboxed_agents(
     report = await online.desk.wait(number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.confinement == BWRAP
-    assert "scripted agent: write /tmp/a.txt" in report.output, report.output
+    # Its home is the job's own, which the worker sees too.
+    home = job_dir(online.settings, number) / "agent-home"
+    assert f"scripted agent: write {home / 'a.txt'}" in report.output, report.output
+    assert (home / "a.txt").read_text() == "1"
 
 
 SMUGGLERS = {

@@ -25,3 +25,17 @@ def test_an_agent_installed_under_tmp_is_bound_back_into_the_sandboxs_own_tmp(
 def test_a_program_outside_every_hidden_folder_needs_no_bind(tmp_path: Path) -> None:
     bound = tool_paths([], "sh", "/usr/bin:/bin")
     assert not any(path.is_relative_to(Path("/usr")) for path in bound)
+
+
+def test_an_npm_install_is_bound_with_its_node_modules(tmp_path: Path) -> None:
+    # `npm install --prefix DIR @openai/codex`: DIR/node_modules/.bin/codex links to the
+    # package, whose platform binary is another package beside it.
+    modules = tmp_path / "codex" / "node_modules"
+    script = modules / "@openai" / "codex" / "bin" / "codex.js"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "codex").symlink_to(script)
+    bound = tool_paths([], "codex", str(modules / ".bin"))
+    assert modules.resolve() in bound, bound
