@@ -21,7 +21,19 @@ from temporalio.client import Client
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent.hook_settings import write_claude_hook_settings
-from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
+from activities.agent.instructions import (
+    GivenInstructions,
+    clashing_variables,
+    give_instructions,
+    load_instructions,
+)
+from activities.agent.launch import (
+    JobPaths,
+    Launch,
+    passed_environment,
+    plan_launch,
+    program_found,
+)
 from activities.agent.log import AGENT_LOG
 from activities.agent.stream import OutputTranslator, final_output, translator_for
 from activities.git.worktrees import WORKTREE_RECEIPT
@@ -32,9 +44,9 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, guards_off_refusal
+from desk.agents import HOOK_SETTINGS, TASK, guards_off_refusal, preset_for
 from desk.config.settings import DeskSettings
-from desk.errors import AgentCommandError, SandboxError
+from desk.errors import AgentCommandError, InstructionsError, SandboxError
 from desk.failures import desk_failures
 from desk.holds.protocol import SOCKET_NAME
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
@@ -68,18 +80,20 @@ class AgentActivities:
         self.client = client
         self.sandbox = choose_sandbox(settings.sandbox)
         log_choice(self.sandbox)
+        load_instructions(settings)  # an owner's unusable instructions stop the worker here
 
     @activity.defn(name=RUN_AGENT)
     async def run_agent(self, request: RunAgentInput) -> AgentResult:
         """Run the agent until its own process exits or the job cancels it."""
-        with desk_failures():
-            argv = agent_argv(request.agent_command, request.task)
         info = activity.info()
         folder = job_dir(self.settings, request.number)
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
-            argv, hook_file = self._with_hook_settings(argv, folder)
+            # Our placeholders first, the task last: a task that spells one stays as it is.
+            given = self._with_instructions(agent_argv(request.agent_command, TASK), folder)
+            argv, hook_file = self._with_hook_settings(given.argv, folder)
+            argv = [part.replace(TASK, request.task) for part in argv]
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:
@@ -112,7 +126,9 @@ class AgentActivities:
                     if confined and self.settings.sandbox_network
                     else None
                 )
-                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file, egress)
+                paths = JobPaths(
+                    folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
+                )
                 try:
                     rules = self._rules(request)
                     socket = paths.hold_socket
@@ -149,6 +165,7 @@ class AgentActivities:
             attempts=claim.run,
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
+            instructions=given.used,
         )
 
     def _rules(self, request: RunAgentInput) -> ChannelRules:
@@ -231,6 +248,23 @@ class AgentActivities:
         layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
         prepare(layout)
         return layout
+
+    def _with_instructions(self, argv: list[str], folder: Path) -> GivenInstructions:
+        """The standing instructions where the command or its preset's variables ask for them;
+        a variable the owner passes already is refused rather than silently replaced."""
+        preset = preset_for(argv)
+        given = give_instructions(
+            argv, preset.env if preset else (), load_instructions(self.settings), folder
+        )
+        clash = clashing_variables(given.env, passed_environment(self.settings.agent_env))
+        if clash:
+            raise InstructionsError(
+                f"The {preset.name if preset else 'agent'} preset passes its standing "
+                f"instructions in {', '.join(clash)}, which the worker's environment gives the "
+                "agent too (CODEDESK_AGENT_ENV): move that configuration to another of the "
+                "CLI's config files, or run a custom --agent-command."
+            )
+        return given
 
     def _with_hook_settings(self, argv: list[str], folder: Path) -> tuple[list[str], Path | None]:
         """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
