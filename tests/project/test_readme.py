@@ -43,6 +43,6 @@ def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must
     guide = (TOP / "docs" / "guide.md").read_text()
     for preset in AGENT_PRESETS.values():
         row = next(line for line in guide.splitlines() if line.startswith(f"| `{preset.name}` |"))
-        assert row.endswith(f" | {preset.instructions_in} |"), preset.name
+        assert f" | {preset.instructions_in} |" in row, preset.name
     for part in REQUIRED_PARTS:
         assert f"| {part.name} | {part.sentence} | {part.why} |" in guide, part.name
