@@ -4,6 +4,7 @@ parts it may not drop, and a job whose agent had them says which in its report."
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import tomllib
 from pathlib import Path
@@ -49,8 +50,10 @@ def rules(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def settings(settings: DeskSettings, rules: Path) -> DeskSettings:
-    """The owner replaces codedesk's instructions with their own file."""
-    return settings.model_copy(update={"agent_instructions": rules})
+    """The owner replaces codedesk's instructions with their own file, and passes opencode's
+    variables to the agent."""
+    agent_env = [*settings.agent_env, "OPENCODE_*"]
+    return settings.model_copy(update={"agent_instructions": rules, "agent_env": agent_env})
 
 
 def test_each_preset_hands_the_instructions_over_its_own_way(tmp_path: Path) -> None:
@@ -185,3 +188,33 @@ async def test_the_agent_gets_the_owners_instructions_and_the_report_names_them(
 def shown(clone: Path, commit: str, name: str) -> str:
     """The file `name` as commit `commit` of the clone has it."""
     return git(clone, "show", f"{commit}:{name}")
+
+
+async def test_opencodes_config_variable_reaches_it_and_one_of_the_owners_is_not_overridden(
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+    gates: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The preset's `OPENCODE_CONFIG` names the job's config (a stand-in `opencode` commits
+    what it finds there); where the worker's environment gives the agent its own, the job
+    fails saying so instead of dropping the owner's configuration."""
+    stand_in = gates / "opencode"
+    stand_in.write_text(
+        '#!/bin/sh\ncp "$OPENCODE_CONFIG" config.json && git add -A && git commit -qm config\n'
+    )
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{gates}:{os.environ['PATH']}")
+    await desk.add_repo(REPO, str(origin))
+    command = AGENT_PRESETS["opencode"].command
+    report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    config = json.loads(shown(clone_path(desk.settings, REPO), report.head, "config.json"))
+    assert [Path(path).name for path in config["instructions"]] == ["instructions.md"]
+    assert report.instructions is not None and report.instructions.name == "owner's rules.md"
+
+    monkeypatch.setenv("OPENCODE_CONFIG", "/home/owner/opencode.json")
+    report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
+    assert report.outcome == JobOutcome.FAILED, report
+    assert "passes its standing instructions in OPENCODE_CONFIG" in report.reason, report
