@@ -16,7 +16,8 @@ way in `instructions_in`. A template names them with a placeholder: `{instructio
 `{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a TOML
 string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
 JSON config whose `instructions` list names that file, opencode's form). A preset may also set
-variables for its CLI (`env`), with the same placeholders in their values.
+variables for its CLI (`env`), with the same placeholders in their values; a custom command
+sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).
 """
 
 from __future__ import annotations
@@ -182,6 +183,11 @@ def preset_command(name: str) -> str:
         raise AgentCommandError(
             f"There is no agent preset {name!r}: use one of {known}, or --agent-command."
         ) from None
+
+
+def preset_named_by(command: str) -> Preset | None:
+    """The preset whose command `command` is, as given (a custom command is none)."""
+    return next((p for p in AGENT_PRESETS.values() if p.command == command), None)
 
 
 def preset_for(argv: Sequence[str]) -> Preset | None:

@@ -44,7 +44,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, TASK, guards_off_refusal, preset_for
+from desk.agents import HOOK_SETTINGS, TASK, Preset, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, InstructionsError, SandboxError
 from desk.failures import desk_failures
@@ -91,7 +91,8 @@ class AgentActivities:
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
             # Our placeholders first, the task last: a task that spells one stays as it is.
-            given = self._with_instructions(agent_argv(request.agent_command, TASK), folder)
+            argv = agent_argv(request.agent_command, TASK)
+            given = self._with_instructions(argv, preset_named_by(request.agent_command), folder)
             argv, hook_file = self._with_hook_settings(given.argv, folder)
             argv = [part.replace(TASK, request.task) for part in argv]
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
@@ -249,20 +250,21 @@ class AgentActivities:
         prepare(layout)
         return layout
 
-    def _with_instructions(self, argv: list[str], folder: Path) -> GivenInstructions:
+    def _with_instructions(
+        self, argv: list[str], preset: Preset | None, folder: Path
+    ) -> GivenInstructions:
         """The standing instructions where the command or its preset's variables ask for them;
         a variable the owner passes already is refused rather than silently replaced."""
-        preset = preset_for(argv)
         given = give_instructions(
             argv, preset.env if preset else (), load_instructions(self.settings), folder
         )
         clash = clashing_variables(given.env, passed_environment(self.settings.agent_env))
-        if clash:
+        if preset is not None and clash:
             raise InstructionsError(
-                f"The {preset.name if preset else 'agent'} preset passes its standing "
-                f"instructions in {', '.join(clash)}, which the worker's environment gives the "
-                "agent too (CODEDESK_AGENT_ENV): move that configuration to another of the "
-                "CLI's config files, or run a custom --agent-command."
+                f"The {preset.name} preset passes the agent its standing instructions in "
+                f"{', '.join(clash)}, which the worker's environment gives the agent too "
+                "(through CODEDESK_AGENT_ENV): keep that configuration in another of the CLI's "
+                "places, or use a custom --agent-command."
             )
         return given
 

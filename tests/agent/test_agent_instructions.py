@@ -198,8 +198,9 @@ async def test_opencodes_config_variable_reaches_it_and_one_of_the_owners_is_not
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The preset's `OPENCODE_CONFIG` names the job's config (a stand-in `opencode` commits
-    what it finds there); where the worker's environment gives the agent its own, the job
-    fails saying so instead of dropping the owner's configuration."""
+    what it finds there); where the worker's environment gives the agent its own, the preset's
+    job fails saying so instead of dropping the owner's configuration, and a custom command
+    may set it with `env`."""
     stand_in = gates / "opencode"
     stand_in.write_text(
         '#!/bin/sh\ncp "$OPENCODE_CONFIG" config.json && git add -A && git commit -qm config\n'
@@ -217,4 +218,9 @@ async def test_opencodes_config_variable_reaches_it_and_one_of_the_owners_is_not
     monkeypatch.setenv("OPENCODE_CONFIG", "/home/owner/opencode.json")
     report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
     assert report.outcome == JobOutcome.FAILED, report
-    assert "passes its standing instructions in OPENCODE_CONFIG" in report.reason, report
+    assert "passes the agent its standing instructions in OPENCODE_CONFIG" in report.reason
+    # A custom command sets the variable itself, as the owner chose.
+    custom = "env OPENCODE_CONFIG={instructions_config} opencode run -- {task}"
+    report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=custom)).number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.instructions is not None
