@@ -22,9 +22,9 @@ lint: $(BIN)/codedesk
 test: lint
 	$(BIN)/pytest
 
-# Every bench script in bench/ (but its helpers and the profiler) writes its JSON to bench/results/; then the
+# Every bench script in bench/ (but its helpers, the floor program and the profiler) writes its JSON to bench/results/; then the
 # table of docs/performance.md is made from those files.
-BENCHES := $(filter-out common report profile_job,$(basename $(notdir $(wildcard bench/*.py))))
+BENCHES := $(filter-out common floor report profile_job,$(basename $(notdir $(wildcard bench/*.py))))
 
 bench: $(BIN)/codedesk
 	mkdir -p bench/results

@@ -10,10 +10,13 @@ sides meet the same moments of a machine whose speed changes by the minute:
   file and commits it; a job's time runs from `start_job` to its report;
 - raw git: on a second clone of the same origin: worktree add, write a file, commit, rebase
   onto the clone's HEAD, fast-forward the clone, worktree remove, branch delete;
-- the agent alone: the same agent script run directly in a third clone.
+- the agent alone: the same agent script run directly in a third clone;
+- the floor: the smallest durable program doing the job's steps (bench/floor.py: one workflow,
+  three activities, on the same server), on a fourth clone.
 
-It prints the median and p90 of each and the ratio of the medians (codedesk / raw git), and the
-job's overhead: codedesk's median minus raw git's minus the agent's (target <= 250 ms, issue 13).
+It prints the median and p90 of each, the ratio of the medians (codedesk / raw git), the job's
+overhead: codedesk's median minus raw git's minus the agent's (target <= 250 ms, issue 13), and
+codedesk against the floor, as a ratio and a difference (target <= 1.3x, issue 32).
 It exits non-zero unless every codedesk job was integrated into the clone.
 """
 
@@ -41,6 +44,7 @@ from common import (
     report,
     running_desk,
 )
+from floor import Floor
 
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
@@ -63,6 +67,9 @@ AGENT_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(AGENT)}"
 """The agent as a job runs it: its code on the command line, since a sandboxed agent sees no
 file outside its worktree."""
 
+
+FLOOR_TARGET = 1.3
+"""How many times the floor's median a codedesk job may take (issue 32)."""
 
 SETTLE = 0.3
 """Seconds a round waits after a job's report before its raw steps: the desk and the repository
@@ -91,6 +98,7 @@ class Outcome:
     codedesk: Figures
     raw_git: Figures
     agent: Figures
+    floor: Figures
     outcomes: list[str]
     problems: list[str]
 
@@ -146,21 +154,29 @@ async def run(jobs: int) -> Outcome:
         isolate(root)
         origin = make_origin(root / "origin")
         raw, alone = RawGit(root, origin), AgentAlone(root, origin)
-        codedesk, raw_git, agent = Figures(), Figures(), Figures()
+        floor_clone, floor_trees = root / "floor-clone", root / "floor-worktrees"
+        git(root, "clone", "--quiet", str(origin), str(floor_clone))
+        floor_trees.mkdir()
+        codedesk, raw_git, agent, floor = Figures(), Figures(), Figures(), Figures()
         reports: list[JobReport] = []
         async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
             desk = DeskClient(client, settings)
             clone = Path((await desk.add_repo(REPO, str(origin))).path)
             before = int(git(clone, "rev-list", "--count", "HEAD"))
-            for index in range(jobs):
-                started = time.perf_counter()
-                number = await desk.start_job(REPO, f"bench file {index}")
-                reports.append(await desk.wait(number))
-                codedesk.runs_ms.append((time.perf_counter() - started) * 1000)
-                await asyncio.sleep(SETTLE)
-                raw_git.runs_ms.append(raw.once(index))
-                agent.runs_ms.append(alone.once(index))
+            async with Floor(client, floor_clone, floor_trees, alone.script).working() as least:
+                for index in range(jobs):
+                    started = time.perf_counter()
+                    number = await desk.start_job(REPO, f"bench file {index}")
+                    reports.append(await desk.wait(number))
+                    codedesk.runs_ms.append((time.perf_counter() - started) * 1000)
+                    await asyncio.sleep(SETTLE)
+                    started = time.perf_counter()
+                    await least.once(index)
+                    floor.runs_ms.append((time.perf_counter() - started) * 1000)
+                    raw_git.runs_ms.append(raw.once(index))
+                    agent.runs_ms.append(alone.once(index))
             added = int(git(clone, "rev-list", "--count", "HEAD")) - before
+            floor_added = int(git(floor_clone, "rev-list", "--count", "HEAD")) - before
     problems = [
         f"job {report.number} ended {report.outcome.value}, not integrated: {report.reason}"
         for report in reports
@@ -168,8 +184,10 @@ async def run(jobs: int) -> Outcome:
     ]
     if added != jobs:
         problems.append(f"the clone gained {added} commits, not {jobs}")
+    if floor_added != jobs:
+        problems.append(f"the floor's clone gained {floor_added} commits, not {jobs}")
     outcomes = [report.outcome.value for report in reports]
-    return Outcome(codedesk, raw_git, agent, outcomes, problems)
+    return Outcome(codedesk, raw_git, agent, floor, outcomes, problems)
 
 
 def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
@@ -186,9 +204,14 @@ def summary(outcome: Outcome, jobs: int) -> dict[str, object]:
         "ratio": round(ratio, 2),
         "agent_median_ms": round(outcome.agent.median, 1),
         "overhead_ms": round(overhead(outcome), 1),
+        "floor_median_ms": round(outcome.floor.median, 1),
+        "floor_p90_ms": round(outcome.floor.p90, 1),
+        "floor_ratio": round(outcome.codedesk.median / outcome.floor.median, 2),
+        "floor_difference_ms": round(outcome.codedesk.median - outcome.floor.median, 1),
         "codedesk_runs_ms": [round(ms, 1) for ms in outcome.codedesk.runs_ms],
         "raw_git_runs_ms": [round(ms, 1) for ms in outcome.raw_git.runs_ms],
         "agent_runs_ms": [round(ms, 1) for ms in outcome.agent.runs_ms],
+        "floor_runs_ms": [round(ms, 1) for ms in outcome.floor.runs_ms],
         "outcomes": outcome.outcomes,
     }
 
@@ -216,6 +239,15 @@ def comparisons(outcome: Outcome) -> list[Comparison]:
             target="difference <= 250 ms",
             met=overhead(outcome) <= 250,
         ),
+        Comparison(
+            "the same codedesk job",
+            outcome.codedesk.median,
+            "ms",
+            "the floor: one workflow, three activities, same server",
+            outcome.floor.median,
+            target=f"ratio <= {FLOOR_TARGET}x",
+            met=outcome.codedesk.median <= FLOOR_TARGET * outcome.floor.median,
+        ),
     ]
 
 
@@ -230,7 +262,9 @@ def main() -> int:
         f"raw git steps: median {figures['raw_git_median_ms']:.0f} ms, "
         f"p90 {figures['raw_git_p90_ms']:.0f} ms; "
         f"agent alone: median {figures['agent_median_ms']:.0f} ms; "
-        f"overhead {figures['overhead_ms']:.0f} ms"
+        f"overhead {figures['overhead_ms']:.0f} ms; "
+        f"floor: median {figures['floor_median_ms']:.0f} ms, codedesk "
+        f"{figures['floor_ratio']:.2f}x it (+{figures['floor_difference_ms']:.0f} ms)"
     )
     report("job_overhead", figures, comparisons(outcome), args, text)
     for problem in outcome.problems:

@@ -7,6 +7,7 @@ DeskError
 ├── ShelfError              the shelf cannot do what was asked
 │   ├── CloneExistsError    the clone is already on the shelf                              ~
 │   ├── CloneMissingError   no clone of that repository on the shelf                       ~
+│   ├── AdoptionError       a folder cannot be taken onto the shelf as is: nothing moved   ~
 │   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more    ~
 │   └── GitError            git failed; its message is scrubbed of credentials
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
@@ -109,6 +110,10 @@ class CloneExistsError(ShelfError, benign=True):
 
 class CloneMissingError(ShelfError, benign=True):
     """The repository is not on the shelf."""
+
+
+class AdoptionError(ShelfError, benign=True):
+    """A folder cannot be adopted onto the shelf as it is: nothing was moved."""
 
 
 class WorktreeDiscardedError(ShelfError, benign=True):

@@ -18,7 +18,7 @@ from activities.diagnostics import set_diagnostic_chars
 from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
-from activities.shelf import ShelfActivities
+from activities.shelf.clones import ShelfActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue

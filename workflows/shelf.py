@@ -5,7 +5,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.shelf import ShelfActivities
+    from activities.shelf.clones import ShelfActivities
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
     from workflows.policies import CLONE_STEP, GIT_STEP
 

@@ -138,6 +138,9 @@ class DeskSettings(BaseSettings):
     )
     report_commits: int = Field(default=50, ge=1, description="Commits listed in a report.")
     report_files: int = Field(default=100, ge=1, description="Files listed in a report.")
+    repo_list_commits: int = Field(
+        default=3, ge=1, le=50, description="Last commits of each clone that `repo list` shows."
+    )
     max_workers: int = Field(
         default=4,
         ge=1,

@@ -51,6 +51,8 @@ class CommitInfo(Payload):
 class AddRepoInput(Payload):
     repo: str
     source: str = ""
+    adopt: str = ""
+    """A clone on the host to move onto the shelf as it is, instead of cloning `source`."""
     host: str = ""
     """The host whose shelf gets the clone (empty: any worker of the shared queue)."""
     host_wait: timedelta = timedelta(minutes=1)
@@ -72,6 +74,16 @@ class CloneInfo(Payload):
     error: ScrubbedText = ""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
+    recent_commits: list[CommitInfo] = Field(default_factory=list)
+    """The clone's last commits, newest first (`repo_list_commits` of them)."""
+    summary: ScrubbedText = ""
+    """One line of its README that says what the repository is."""
+    instruction_files: list[ScrubbedText] = Field(default_factory=list)
+    """The repository's instruction files an agent will read (CLAUDE.md, AGENTS.md, ...)."""
+    ci_hints: list[ScrubbedText] = Field(default_factory=list)
+    """Its CI configuration files (the workflows of `.github/workflows`, `.gitlab-ci.yml`, ...)."""
+    refused_folders: list[ScrubbedText] = Field(default_factory=list)
+    """CI folders not read because they are, or lie under, a symlink."""
 
 
 class ListReposInput(Payload):

@@ -35,6 +35,20 @@ def clones_table(clones: list[CloneInfo]) -> Table:
     return table
 
 
+def clone_details(clone: CloneInfo) -> list[str]:
+    """What the table has no room for: the README's line, the last commits, the instruction
+    files an agent reads and the CI files, a line each (none when there is nothing to say)."""
+    ci = [*clone.ci_hints, *(f"{name} (a symlink: not read)" for name in clone.refused_folders)]
+    commits = " · ".join(f"{c.sha[:10]} {c.subject}" for c in clone.recent_commits)
+    lines = [
+        ("", clone.summary),
+        ("last commits: ", commits),
+        ("agents read: ", ", ".join(clone.instruction_files)),
+        ("ci: ", ", ".join(ci)),
+    ]
+    return [f"{clone.repo}: {label}{text}" for label, text in lines if text]
+
+
 def jobs_table(rows: list[JobRow], zone: str = "") -> Table:
     table = Table(box=None, pad_edge=False)
     for column in JOB_COLUMNS:

@@ -29,6 +29,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.config.durations import format_duration
 from desk.config.settings import DeskSettings
 from desk.errors import (
+    AdoptionError,
     AgentCommandError,
     DeskError,
     DeskSilentError,
@@ -136,9 +137,16 @@ class DeskClient:
         self.settings = settings
         self.admit_try = ADMIT_TRY
 
-    async def add_repo(self, repo: str, source: str = "", host: str = "") -> CloneInfo:
-        """Clone `repo` on `host` (default: the only host with a worker) and record it there."""
+    async def add_repo(
+        self, repo: str, source: str = "", host: str = "", adopt: str = ""
+    ) -> CloneInfo:
+        """Clone `repo` on `host` (default: the only host with a worker), or move the clone at
+        `adopt` (an absolute path on that host) onto its shelf, and record it there."""
         name = parse_repo_name(repo)
+        if source and adopt:
+            raise AdoptionError(
+                "Give a clone source (--from) or a clone to adopt (--adopt), not both."
+            )
         if source:
             check_clone_source(source)  # refused here, so a token never reaches the history
         await require_worker(self.client, self.settings.task_queue)
@@ -150,7 +158,11 @@ class DeskClient:
             clone: CloneInfo = await self.client.execute_workflow(
                 AddRepo.run,
                 AddRepoInput(
-                    repo=str(name), source=source, host=chosen, host_wait=self.settings.host_wait
+                    repo=str(name),
+                    source=source,
+                    adopt=adopt,
+                    host=chosen,
+                    host_wait=self.settings.host_wait,
                 ),
                 id=f"{SHELF_ADD_PREFIX}{name}",
                 task_queue=queue,

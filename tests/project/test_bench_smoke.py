@@ -19,9 +19,10 @@ BENCH = Path(__file__).parents[2] / "bench"
 def job_overhead_figures(figures: dict[str, Any]) -> None:
     assert figures["integrated"] == 2
     assert figures["outcomes"] == ["integrated", "integrated"]
-    for key in ("codedesk_median_ms", "raw_git_median_ms", "ratio"):
+    for key in ("codedesk_median_ms", "raw_git_median_ms", "ratio", "floor_median_ms"):
         assert isinstance(figures[key], int | float) and figures[key] > 0, key
-    assert len(figures["codedesk_runs_ms"]) == len(figures["raw_git_runs_ms"]) == 2
+    runs = ("codedesk_runs_ms", "raw_git_runs_ms", "agent_runs_ms", "floor_runs_ms")
+    assert [len(figures[key]) for key in runs] == [2, 2, 2, 2]
 
 
 def queue_throughput_figures(figures: dict[str, Any]) -> None:

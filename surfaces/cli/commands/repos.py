@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -26,14 +27,23 @@ def add(
     host: str = typer.Option(
         "", "--host", help="The host whose shelf gets the clone (default: the only live host)."
     ),
+    adopt: str = typer.Option(
+        "",
+        "--adopt",
+        metavar="PATH",
+        help="Move this existing clone onto the shelf as it is instead of cloning (a clean, "
+        "whole clone with an origin, on the shelf's filesystem).",
+    ),
 ) -> None:
-    """Clone OWNER/REPO onto a host's shelf; its jobs, reports and pushes run on that host."""
+    """Clone OWNER/REPO onto a host's shelf, or adopt your clone; its jobs run on that host."""
+    folder = str(Path(adopt).expanduser().absolute()) if adopt else ""
 
     async def body(desk: DeskClient) -> None:
-        clone = await desk.add_repo(repo, source, host)
+        clone = await desk.add_repo(repo, source, host, adopt=folder)
         where = f" on host {clone.host}" if clone.host else ""
+        verb = f"Adopted {folder} as" if folder else "Added"
         out.print(
-            f"Added {clone.repo} at {clone.path}{where} (branch {clone.branch}).", markup=False
+            f"{verb} {clone.repo} at {clone.path}{where} (branch {clone.branch}).", markup=False
         )
 
     with_desk(body)
@@ -44,8 +54,8 @@ def list_(
     fetch: bool = typer.Option(False, "--fetch", help="Fetch each clone's origin first."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
-    """List every host's clones with branch, upstream distance, dirty files, last commit."""
-    from surfaces.cli.render import clones_table
+    """List every host's clones: git state, last commits, README line, instruction files, CI."""
+    from surfaces.cli.render import clone_details, clones_table
 
     async def body(desk: DeskClient) -> None:
         shelves = await desk.shelves(fetch=fetch)
@@ -56,6 +66,9 @@ def list_(
             out.print("The shelf is empty: add a repository with `codedesk repo add OWNER/REPO`.")
         else:
             out.print(clones_table(clones))
+            for clone in clones:
+                for line in clone_details(clone):
+                    out.print(line, markup=False, overflow="fold")
         if shelves.silent:
             err.print(
                 f"Hosts that did not answer: {', '.join(shelves.silent)} (no worker polls "

@@ -43,6 +43,11 @@ def repos_text(clones: Sequence[CloneInfo]) -> str:
         if clone.error:
             parts.append(f"(fetch failed: {plain(clone.error)})")
         lines.append("- " + " · ".join(parts))
+        if clone.summary:
+            lines.append(f"  {plain(cut(clone.summary, 120))}")
+        for label, names in (("agents read", clone.instruction_files), ("CI", clone.ci_hints)):
+            if names:
+                lines.append(f"  {label}: {', '.join(code(name) for name in names[:5])}")
     return "\n".join(lines)
 
 

@@ -361,10 +361,29 @@ def pushed_origin(origin: Path, log: Path, received: Path | None = None) -> None
         hook.chmod(0o755)
 
 
+STALLED_AFTER = 32 * 1024
+"""Bytes of the first push that reach the origin before its stream stalls: the commands and
+the start of a pack that is megabytes long."""
+
+
+def stalling_receive_pack(clone: Path, stalled: Path) -> None:
+    """The clone's pushes reach the origin through a `git receive-pack` whose input stops
+    after STALLED_AFTER bytes the first time (marking `stalled`): the pack is arriving in the
+    origin's quarantine and stays so, whatever the machine's speed, until the pusher dies.
+    Later pushes pass straight through."""
+    wrapper = stalled.parent / "stalling-receive-pack"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f"[ -e '{stalled}' ] && exec git receive-pack \"$@\"\n"
+        f"{{ head -c {STALLED_AFTER}; touch '{stalled}'; sleep 120; }} | git receive-pack \"$@\"\n"
+    )
+    wrapper.chmod(0o755)
+    git(clone, "config", "remote.origin.receivepack", str(wrapper))
+
+
 def pack_arriving(origin: Path) -> bool:
-    """The origin is writing the pushed pack into its quarantine (`tmp_objdir-incoming-*`), or
-    (too late to watch) its branch moved: a loose ref where the clone left only packed ones."""
-    return (origin / "refs" / "heads" / "main").exists() or any(
+    """The origin is writing the pushed pack into its quarantine (`tmp_objdir-incoming-*`)."""
+    return any(
         path.stat().st_size > 0
         for path in (origin / "objects").glob("*incoming-*/pack/tmp_pack_*")
         if path.exists()
@@ -389,16 +408,17 @@ async def test_a_worker_killed_inside_a_big_push_pushes_once(
     head, old = git(clone, "rev-parse", "HEAD"), git(origin, "rev-parse", "main")
     received, pushes = tmp_path / "received", tmp_path / "pushes.log"
     pushed_origin(origin, pushes, received if point == "pack-received" else None)
+    if point == "pack-arriving":
+        stalling_receive_pack(clone, received)
     shipping = ShippingClient(client, settings)
     await shipping.change_report(REPO)
     handle, approval = await shipping.request_push(REPO, head)
     await answer(client, approval, Decision.APPROVE, settings.owner)
     await until(lambda: entries(origin / "objects") > 2, "the push to begin")
 
+    await watch(received.exists, "the pack to arrive" if point == "pack-arriving" else "the pack")
     if point == "pack-arriving":
-        await watch(lambda: pack_arriving(origin), "the pack to arrive")
-    else:
-        await watch(received.exists, "the pack to be received")
+        await watch(lambda: pack_arriving(origin), "the pack in the origin's quarantine")
     await kill_group(worker)
     resume_clock.restarted()
     assert git(origin, "rev-parse", "main") == old, "the kill must land before the ref moved"

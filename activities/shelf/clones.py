@@ -1,4 +1,4 @@
-"""Shelf activities: clone a repository onto the shelf and describe the clones."""
+"""Shelf activities: clone (or adopt) a repository onto the shelf and describe the clones."""
 
 from __future__ import annotations
 
@@ -6,16 +6,17 @@ import fcntl
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
 from temporalio import activity
 
-from activities.git.commands import porcelain_files, run_git, try_git
+from activities.git.commands import run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.paths import clone_path
+from activities.shelf.adopt import adopt_clone
+from activities.shelf.describe import describe_clone, shelf_clones
 from desk.config.settings import DeskSettings
-from desk.errors import CloneExistsError, RemoteUrlError
+from desk.errors import AdoptionError, CloneExistsError, RemoteUrlError
 from desk.failures import desk_failures
 from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name
@@ -29,7 +30,8 @@ class ShelfActivities:
 
     @activity.defn
     async def add_repo(self, request: AddRepoInput) -> CloneInfo:
-        """Clone `owner/repo` into `<shelf>/<owner>/<repo>`; an existing clone is refused."""
+        """Clone `owner/repo` into `<shelf>/<owner>/<repo>`, or move the clone the request
+        adopts there; an existing clone is refused."""
         return await off_the_loop(self._add_repo, request)
 
     @activity.defn
@@ -40,6 +42,8 @@ class ShelfActivities:
     def _add_repo(self, request: AddRepoInput) -> CloneInfo:
         with desk_failures():
             name = parse_repo_name(request.repo)
+            if request.adopt:
+                return self._adopt(str(name), Path(request.adopt))
             source = self._source(
                 request.source, clone_source_for(name, self.settings.clone_source)
             )
@@ -48,7 +52,7 @@ class ShelfActivities:
             with _adding(target):
                 if target.exists():
                     if activity.info().attempt > 1 and _origin(target) == source:
-                        return describe_clone(str(name), target)
+                        return self._described(str(name), target)
                     raise CloneExistsError(
                         f"Repository {str(name)!r} is already on the shelf at {target}; use it "
                         "as it is, or move that directory away first."
@@ -62,7 +66,29 @@ class ShelfActivities:
                     partial.rename(target)
                 finally:
                     shutil.rmtree(partial, ignore_errors=True)
-            return describe_clone(str(name), target)
+            return self._described(str(name), target)
+
+    def _adopt(self, repo: str, folder: Path) -> CloneInfo:
+        target = clone_path(self.settings, parse_repo_name(repo))
+        shelf = self.settings.shelf_dir.resolve()
+        if not folder.is_absolute():
+            raise AdoptionError(
+                f"{folder} is not an absolute path on this host. Nothing was moved."
+            )
+        if folder.resolve() == shelf or folder.resolve().is_relative_to(shelf):
+            raise AdoptionError(f"{folder} is inside the shelf already. Nothing was moved.")
+        if shelf.is_relative_to(folder.resolve()):
+            raise AdoptionError(f"{folder} holds the shelf itself. Nothing was moved.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with _adding(target):
+            # A retry after the move itself: the folder is gone, the shelf has it.
+            if activity.info().attempt > 1 and target.exists() and not folder.exists():
+                return self._described(repo, target)
+            adopt_clone(folder, target)
+        return self._described(repo, target)
+
+    def _described(self, repo: str, path: Path) -> CloneInfo:
+        return describe_clone(repo, path, self.settings.repo_list_commits)
 
     def _list_repos(self, request: ListReposInput) -> ShelfListing:
         with desk_failures():
@@ -73,7 +99,7 @@ class ShelfActivities:
                 if request.fetch:
                     ok, text = try_git(path, "fetch", "--quiet", "--prune", "origin")
                     error = "" if ok else text
-                info = describe_clone(repo, path)
+                info = self._described(repo, path)
                 clones.append(info.model_copy(update={"error": error}) if error else info)
             return ShelfListing(clones=clones)
 
@@ -91,54 +117,12 @@ class ShelfActivities:
         return given
 
 
-def shelf_clones(shelf: Path) -> list[Path]:
-    """Clones on the shelf, sorted; nothing dot-leading (.worktrees, a clone being made)."""
-    if not shelf.is_dir():
-        return []
-    found = []
-    for owner in sorted(shelf.iterdir()):
-        if owner.name.startswith(".") or not owner.is_dir():
-            continue
-        for repo in sorted(owner.iterdir()):
-            if not repo.name.startswith(".") and (repo / ".git").exists():
-                found.append(repo)
-    return found
-
-
 @contextmanager
 def _adding(target: Path) -> Iterator[None]:
     """One clone into `target` at a time: a stalled attempt and its retry never clone at once."""
     with (target.parent / f".{target.name}.lock").open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         yield
-
-
-def describe_clone(repo: str, path: Path) -> CloneInfo:
-    """Read one clone's state: branch, upstream and distance, dirty files, last commit."""
-    branch = run_git(path, "rev-parse", "--abbrev-ref", "HEAD").strip()
-    ok, upstream = try_git(path, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}")
-    ahead = behind = 0
-    if ok:
-        counts = run_git(path, "rev-list", "--left-right", "--count", "HEAD...@{u}").split()
-        ahead, behind = int(counts[0]), int(counts[1])
-    head = last = ""
-    when: datetime | None = None
-    has_commit, log = try_git(path, "log", "-1", "--format=%H%x00%s%x00%cI")
-    if has_commit and log:
-        head, last, stamp = log.split("\x00")
-        when = datetime.fromisoformat(stamp)
-    return CloneInfo(
-        repo=repo,
-        path=str(path),
-        branch=branch,
-        upstream=upstream.strip() if ok else "",
-        ahead=ahead,
-        behind=behind,
-        dirty=porcelain_files(path),
-        head=head,
-        last_commit=last,
-        last_commit_at=when,
-    )
 
 
 def _origin(path: Path) -> str:

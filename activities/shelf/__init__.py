@@ -1,0 +1,1 @@
+"""The shelf of clones on a host: adding, adopting and describing them."""
