@@ -11,12 +11,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from activities.agent.launch import passed_environment
 from desk.agents import (
     INSTRUCTIONS,
     INSTRUCTIONS_CONFIG,
     INSTRUCTIONS_FILE,
     INSTRUCTIONS_PLACEHOLDERS,
     INSTRUCTIONS_TOML,
+    Preset,
 )
 from desk.config.settings import DeskSettings
 from desk.errors import InstructionsError
@@ -58,6 +60,26 @@ class GivenInstructions:
     env: dict[str, str] = field(default_factory=dict)
     files: tuple[Path, ...] = ()
     used: InstructionsUsed | None = None
+
+
+def instructions_for(
+    settings: DeskSettings, argv: list[str], preset: Preset | None, folder: Path
+) -> GivenInstructions:
+    """This host's instructions where the command (`preset`'s own, or None: a custom one) or
+    its preset's variables ask for them; a variable the owner passes the agent already is
+    refused rather than silently replaced."""
+    given = give_instructions(
+        argv, preset.env if preset else (), load_instructions(settings), folder
+    )
+    clash = clashing_variables(given.env, passed_environment(settings.agent_env))
+    if preset is not None and clash:
+        raise InstructionsError(
+            f"The {preset.name} preset passes the agent its standing instructions in "
+            f"{', '.join(clash)}, which the worker's environment gives the agent too "
+            "(through CODEDESK_AGENT_ENV): keep that configuration in another of the CLI's "
+            "places, or use a custom --agent-command."
+        )
+    return given
 
 
 def give_instructions(

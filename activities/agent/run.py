@@ -21,19 +21,8 @@ from temporalio.client import Client
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent.hook_settings import write_claude_hook_settings
-from activities.agent.instructions import (
-    GivenInstructions,
-    clashing_variables,
-    give_instructions,
-    load_instructions,
-)
-from activities.agent.launch import (
-    JobPaths,
-    Launch,
-    passed_environment,
-    plan_launch,
-    program_found,
-)
+from activities.agent.instructions import instructions_for, load_instructions
+from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent.log import AGENT_LOG
 from activities.agent.stream import OutputTranslator, final_output, translator_for
 from activities.git.worktrees import WORKTREE_RECEIPT
@@ -44,9 +33,9 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, TASK, Preset, guards_off_refusal, preset_named_by
+from desk.agents import HOOK_SETTINGS, TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
-from desk.errors import AgentCommandError, InstructionsError, SandboxError
+from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures
 from desk.holds.protocol import SOCKET_NAME
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
@@ -92,7 +81,8 @@ class AgentActivities:
         with desk_failures():
             # Our placeholders first, the task last: a task that spells one stays as it is.
             argv = agent_argv(request.agent_command, TASK)
-            given = self._with_instructions(argv, preset_named_by(request.agent_command), folder)
+            preset = preset_named_by(request.agent_command)
+            given = await asyncio.to_thread(instructions_for, self.settings, argv, preset, folder)
             argv, hook_file = self._with_hook_settings(given.argv, folder)
             argv = [part.replace(TASK, request.task) for part in argv]
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
@@ -249,24 +239,6 @@ class AgentActivities:
         layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
         prepare(layout)
         return layout
-
-    def _with_instructions(
-        self, argv: list[str], preset: Preset | None, folder: Path
-    ) -> GivenInstructions:
-        """The standing instructions where the command or its preset's variables ask for them;
-        a variable the owner passes already is refused rather than silently replaced."""
-        given = give_instructions(
-            argv, preset.env if preset else (), load_instructions(self.settings), folder
-        )
-        clash = clashing_variables(given.env, passed_environment(self.settings.agent_env))
-        if preset is not None and clash:
-            raise InstructionsError(
-                f"The {preset.name} preset passes the agent its standing instructions in "
-                f"{', '.join(clash)}, which the worker's environment gives the agent too "
-                "(through CODEDESK_AGENT_ENV): keep that configuration in another of the CLI's "
-                "places, or use a custom --agent-command."
-            )
-        return given
 
     def _with_hook_settings(self, argv: list[str], folder: Path) -> tuple[list[str], Path | None]:
         """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
