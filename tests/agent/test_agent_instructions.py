@@ -30,6 +30,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from surfaces.render.reports import job_report
 from surfaces.render.text import plain
+from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env
 from tests.helpers.repos import git
 
 REPO = "acme/api"
@@ -224,3 +225,13 @@ async def test_opencodes_config_variable_reaches_it_and_one_of_the_owners_is_not
     report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=custom)).number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.instructions is not None
+
+
+async def test_the_worker_command_refuses_to_start_naming_what_the_file_lacks(
+    settings: DeskSettings, rules: Path, tmp_path: Path
+) -> None:
+    rules.write_text(REQUIRED_PARTS[0].sentence + "\n")
+    env = settings_env(settings, CODEDESK_AGENT_INSTRUCTIONS=str(rules))
+    result = await run_cli(env, "worker", cwd=tmp_path)
+    reason = assert_refused(result, "CODEDESK_AGENT_INSTRUCTIONS", "commit (", "refusals (")
+    assert "worktree (" not in reason, reason
