@@ -8,6 +8,8 @@ command and of its preset's variables (desk/agents.py) are filled from it.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from desk.agents import (
     INSTRUCTIONS_FILE,
     INSTRUCTIONS_PLACEHOLDERS,
     INSTRUCTIONS_TOML,
+    TASK,
     Preset,
 )
 from desk.config.settings import DeskSettings
@@ -63,14 +66,13 @@ class GivenInstructions:
 
 
 def instructions_for(
-    settings: DeskSettings, argv: list[str], preset: Preset | None, folder: Path
+    settings: DeskSettings, argv: list[str], preset: Preset | None, folder: Path, task: str
 ) -> GivenInstructions:
     """This host's instructions where the command (`preset`'s own, or None: a custom one) or
-    its preset's variables ask for them; a variable the owner passes the agent already is
-    refused rather than silently replaced."""
-    given = give_instructions(
-        argv, preset.env if preset else (), load_instructions(settings), folder
-    )
+    its preset's variables ask for them, and the task where it asks for that; a variable the
+    owner passes the agent already is refused rather than silently replaced."""
+    instructions = load_instructions(settings)
+    given = give_instructions(argv, preset.env if preset else (), instructions, folder, task)
     clash = clashing_variables(given.env, passed_environment(settings.agent_env))
     if preset is not None and clash:
         raise InstructionsError(
@@ -87,11 +89,14 @@ def give_instructions(
     preset_env: tuple[tuple[str, str], ...],
     instructions: Instructions,
     folder: Path,
+    task: str = TASK,
 ) -> GivenInstructions:
-    """Fill the instructions' placeholders of `argv` and `preset_env`, writing the job's files
-    in `folder` when any placeholder asks for them."""
+    """Fill the placeholders of `argv` (the task's and the instructions') and of `preset_env`
+    in one pass, so a task or a text that spells a placeholder stays as it is; the job's files
+    are written in `folder` only when a placeholder asks for them."""
     templates = [*argv, *(value for _, value in preset_env)]
     if not any(mark in part for part in templates for mark in INSTRUCTIONS_PLACEHOLDERS):
+        argv = [fill(part, {TASK: task}) for part in argv]
         return GivenInstructions(argv=argv, env=dict(preset_env))
     folder.mkdir(parents=True, exist_ok=True)
     text_file = folder / INSTRUCTIONS_FILE_NAME
@@ -104,18 +109,18 @@ def give_instructions(
         INSTRUCTIONS_TOML: toml_string(instructions.text),
         INSTRUCTIONS_CONFIG: str(config_file),
     }
-
-    def filled(part: str) -> str:
-        for mark, value in values.items():
-            part = part.replace(mark, value)
-        return part
-
     return GivenInstructions(
-        argv=[filled(part) for part in argv],
-        env={name: filled(value) for name, value in preset_env},
+        argv=[fill(part, {**values, TASK: task}) for part in argv],
+        env={name: fill(value, values) for name, value in preset_env},
         files=(text_file, config_file),
         used=InstructionsUsed(name=instructions.name, digest=instructions.digest),
     )
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """`template` with each placeholder of `values` replaced, in one pass."""
+    marks = re.compile("|".join(re.escape(mark) for mark in values))
+    return marks.sub(lambda found: values[found.group()], template)
 
 
 def toml_string(text: str) -> str:

@@ -79,12 +79,16 @@ class AgentActivities:
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
-            # Our placeholders first, the task last: a task that spells one stays as it is.
-            argv = agent_argv(request.agent_command, TASK)
+            # The task and the instructions in one pass: a text that spells a placeholder
+            # stays as it is.
+            argv, hook_file = self._with_hook_settings(
+                agent_argv(request.agent_command, TASK), folder
+            )
             preset = preset_named_by(request.agent_command)
-            given = await asyncio.to_thread(instructions_for, self.settings, argv, preset, folder)
-            argv, hook_file = self._with_hook_settings(given.argv, folder)
-            argv = [part.replace(TASK, request.task) for part in argv]
+            given = await asyncio.to_thread(
+                instructions_for, self.settings, argv, preset, folder, request.task
+            )
+            argv = given.argv
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:

@@ -89,6 +89,14 @@ def test_a_command_without_a_placeholder_gets_no_instructions_and_no_files(tmp_p
     assert not (tmp_path / "job").exists()
 
 
+def test_a_text_or_task_that_spells_a_placeholder_stays_as_it_is(tmp_path: Path) -> None:
+    spelled = "{task} {instructions_file} {instructions}"
+    rules = owner_instructions("rules.md", f"{OWNER_RULES}\n{spelled}\n", "here")
+    argv = ["agent", "--rules={instructions}", "--", "{task}"]
+    given = give_instructions(argv, (), rules, tmp_path, task=spelled)
+    assert given.argv == ["agent", f"--rules={rules.text}", "--", spelled]
+
+
 @pytest.mark.parametrize(
     "text",
     ['say "hi" \\ there', "tab\tand\r\nbreaks\x00\x1f\x7f", "ünï 😀 {x} [a] = 'q'", ""],
