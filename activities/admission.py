@@ -2,7 +2,8 @@
 
 The CLI may run on another machine than the shelf and the agent, so whether the repository is
 on the shelf, whether the agent's program is installed and whether a push of the repository
-runs are asked here, where the job would run, and answered with the fix.
+runs are asked here, where the job would run, and answered with the fix; so are the owner's
+standing instructions for the agent (a file this host reads).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.agent.instructions import load_instructions
 from activities.agent.run import agent_argv
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
@@ -53,6 +55,7 @@ class AdmissionActivities:
                 f"Repository {request.repo!r} is not on the shelf: add it with "
                 f"`codedesk repo add {request.repo}` (`codedesk repo list` shows the shelf)."
             )
+        load_instructions(self.settings)  # the owner's instructions must still be usable
         program = agent_argv(request.agent_command, "")[0]
         if not _installed(program):
             raise AgentCommandError(

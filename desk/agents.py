@@ -9,6 +9,15 @@ the task text and `{hook_settings}` the path of a settings file that makes the a
 `codedesk hold` before each tool runs (written per job by the `run_agent` activity). Every
 preset passes the task where the CLI cannot read it as an option (after `--`, or glued to its
 option as `--message=TEXT`).
+
+Every preset hands the agent the job's standing instructions (desk/instructions.py) the way its
+CLI takes a system or developer prompt, never through the repository's files, and says which
+way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the text),
+`{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a TOML
+string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
+JSON config whose `instructions` list names that file, opencode's form). A preset may also set
+variables for its CLI (`env`), with the same placeholders in their values; a custom command
+sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).
 """
 
 from __future__ import annotations
@@ -23,6 +32,17 @@ from desk.errors import AgentCommandError
 HOOK_SETTINGS = "{hook_settings}"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
+INSTRUCTIONS = "{instructions}"
+INSTRUCTIONS_FILE = "{instructions_file}"
+INSTRUCTIONS_TOML = "{instructions_toml}"
+INSTRUCTIONS_CONFIG = "{instructions_config}"
+INSTRUCTIONS_PLACEHOLDERS = (
+    INSTRUCTIONS,
+    INSTRUCTIONS_FILE,
+    INSTRUCTIONS_TOML,
+    INSTRUCTIONS_CONFIG,
+)
+"""Where a command or a preset's variable takes the job's standing instructions."""
 
 GUARDS_OFF_FLAGS = frozenset(
     {
@@ -55,6 +75,10 @@ class Preset:
     gives_up: tuple[str, ...] = ()
     """Regular expressions of an output line after which the CLI waits forever without working
     (codedesk stops it then)."""
+    instructions_in: str = ""
+    """How the CLI gets the standing instructions, in words (the guide's table shows it)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables the preset sets for its CLI (name, value template), e.g. opencode's config."""
     notes: str = ""
 
     def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
@@ -77,18 +101,26 @@ AGENT_PRESETS: dict[str, Preset] = {
             name="claude",
             command=(
                 "claude -p --output-format stream-json --verbose --permission-mode acceptEdits"
-                " --settings {hook_settings} -- {task}"
+                " --settings {hook_settings} --append-system-prompt={instructions} -- {task}"
             ),
             program="claude",
             proven_version="2.1.197",
             package="npm @anthropic-ai/claude-code",
+            instructions_in="`--append-system-prompt`: appended to its system prompt",
         ),
         Preset(
             name="codex",
-            command="codex exec --dangerously-bypass-approvals-and-sandbox -- {task}",
+            command=(
+                "codex exec --dangerously-bypass-approvals-and-sandbox"
+                " -c developer_instructions={instructions_toml} -- {task}"
+            ),
             program="codex",
             proven_version="0.171.0",
             package="npm @openai/codex",
+            instructions_in=(
+                "`-c developer_instructions=`: its developer message (the config key"
+                " `model_instructions_file` would replace codex's own system prompt)"
+            ),
             gives_up=(r"^ERROR: Reconnecting\.\.\. waiting for network",),
             notes="its own sandbox cannot commit in a worktree: codedesk's sandbox replaces it",
         ),
@@ -97,11 +129,15 @@ AGENT_PRESETS: dict[str, Preset] = {
             command=(
                 "aider --yes-always --no-gitignore --no-check-update --no-show-release-notes"
                 " --analytics-disable --chat-history-file /dev/null --input-history-file"
-                " /dev/null --message={task}"
+                " /dev/null --read={instructions_file} --message={task}"
             ),
             program="aider",
             proven_version="0.86.2",
             package="PyPI aider-chat",
+            instructions_in=(
+                "`--read`: a read-only file in its chat (aider has no system prompt option;"
+                " this is its way for conventions)"
+            ),
             own_files=(".aider*",),
             cannot_work=(r"^litellm\.\w*Error:",),
             worked=(r"^Tokens: [\d.]+k? sent",),
@@ -112,6 +148,11 @@ AGENT_PRESETS: dict[str, Preset] = {
             program="opencode",
             proven_version="1.18.33",
             package="npm opencode-ai",
+            instructions_in=(
+                "`OPENCODE_CONFIG`: a config whose `instructions` names the file, added to its"
+                " system prompt (merged with the owner's own config files)"
+            ),
+            env=(("OPENCODE_CONFIG", INSTRUCTIONS_CONFIG),),
             cannot_work=(r"^Error: Cannot connect to API",),
         ),
         Preset(
@@ -120,6 +161,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             program="goose",
             proven_version="",
             package="Block's download script (not on a package registry)",
+            instructions_in="none yet (untested)",
             notes="untested: goose cannot be installed from a package registry",
         ),
     )
@@ -141,6 +183,11 @@ def preset_command(name: str) -> str:
         raise AgentCommandError(
             f"There is no agent preset {name!r}: use one of {known}, or --agent-command."
         ) from None
+
+
+def preset_named_by(command: str) -> Preset | None:
+    """The preset whose command `command` is, as given (a custom command is none)."""
+    return next((p for p in AGENT_PRESETS.values() if p.command == command), None)
 
 
 def preset_for(argv: Sequence[str]) -> Preset | None:

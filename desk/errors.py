@@ -13,6 +13,7 @@ DeskError
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
 │                           a dropped connection)
 ├── AgentCommandError       the agent command is empty or cannot be split                  ~
+├── InstructionsError       the owner's agent instructions are unreadable or lack a required part
 ├── StaleAgentAttemptError  "StaleAgentAttempt": a later attempt already started the agent  R
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
 ├── DurationError           a duration like "10m" could not be read
@@ -130,6 +131,11 @@ class GitBusyError(GitError, retryable=True):
 
 class AgentCommandError(DeskError, benign=True):
     """The agent command cannot be run as given."""
+
+
+class InstructionsError(DeskError):
+    """The owner's standing instructions for the agent cannot be used: unreadable, empty, too
+    long, or without a part codedesk's guards rely on (desk/instructions.py)."""
 
 
 class StaleAgentAttemptError(DeskError, wire="StaleAgentAttempt", retryable=True):

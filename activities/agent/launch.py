@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from activities.agent.cli_home import seed_cli_home
@@ -59,16 +59,22 @@ class Launch:
 @dataclass(frozen=True)
 class JobPaths:
     """The job's own files the agent needs: its folder, the hold socket, the hook settings,
-    and the egress proxy's socket (None: the agent has no network)."""
+    the egress proxy's socket (None: the agent has no network) and its instructions."""
 
     folder: Path
     hold_socket: Path
     hook_settings: Path | None
     egress_socket: Path | None = None
+    instructions: tuple[Path, ...] = ()
+    """The job's copy of the standing instructions and its config, for the agent to read."""
+    preset_env: dict[str, str] = field(default_factory=dict)
+    """Variables the agent's preset sets for its CLI (desk/agents.py `Preset.env`)."""
 
 
-def passed_environment(names: list[str], environ: dict[str, str]) -> dict[str, str]:
-    """The variables of `environ` that `names` (names or `*` globs) let through."""
+def passed_environment(names: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables of `environ` (the worker's own by default) that `names` (names or `*`
+    globs) let through."""
+    environ = dict(os.environ) if environ is None else environ
 
     def allowed(name: str) -> bool:
         if any(fnmatch.fnmatchcase(name, never) for never in NEVER_PASSED):
@@ -99,6 +105,7 @@ def plan_launch(
     gitconfig = paths.folder / GIT_CONFIG
     gitconfig.write_text(AGENT_IDENTITY)
     env = passed_environment(settings.agent_env, dict(os.environ))
+    env.update(paths.preset_env)
     env.update(
         {
             "PWD": request.worktree,
@@ -135,6 +142,7 @@ def plan_launch(
     readable.append(paths.hold_socket.parent)
     if paths.hook_settings is not None:
         readable.append(paths.hook_settings)
+    readable += paths.instructions
     writable: list[tuple[Path, Path]] = []
     if git is not None:
         writable, git_readable = git.binds()

@@ -21,6 +21,7 @@ from temporalio.client import Client
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent.hook_settings import write_claude_hook_settings
+from activities.agent.instructions import instructions_for, load_instructions
 from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent.log import AGENT_LOG
 from activities.agent.stream import OutputTranslator, final_output, translator_for
@@ -32,7 +33,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, guards_off_refusal
+from desk.agents import HOOK_SETTINGS, TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures
@@ -68,18 +69,26 @@ class AgentActivities:
         self.client = client
         self.sandbox = choose_sandbox(settings.sandbox)
         log_choice(self.sandbox)
+        load_instructions(settings)  # an owner's unusable instructions stop the worker here
 
     @activity.defn(name=RUN_AGENT)
     async def run_agent(self, request: RunAgentInput) -> AgentResult:
         """Run the agent until its own process exits or the job cancels it."""
-        with desk_failures():
-            argv = agent_argv(request.agent_command, request.task)
         info = activity.info()
         folder = job_dir(self.settings, request.number)
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
-            argv, hook_file = self._with_hook_settings(argv, folder)
+            # The task and the instructions in one pass: a text that spells a placeholder
+            # stays as it is.
+            argv, hook_file = self._with_hook_settings(
+                agent_argv(request.agent_command, TASK), folder
+            )
+            preset = preset_named_by(request.agent_command)
+            given = await asyncio.to_thread(
+                instructions_for, self.settings, argv, preset, folder, request.task
+            )
+            argv = given.argv
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:
@@ -112,7 +121,9 @@ class AgentActivities:
                     if confined and self.settings.sandbox_network
                     else None
                 )
-                paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file, egress)
+                paths = JobPaths(
+                    folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
+                )
                 try:
                     rules = self._rules(request)
                     socket = paths.hold_socket
@@ -149,6 +160,7 @@ class AgentActivities:
             attempts=claim.run,
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
+            instructions=given.used,
         )
 
     def _rules(self, request: RunAgentInput) -> ChannelRules:

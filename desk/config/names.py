@@ -13,9 +13,9 @@ SETTING_NAMES = frozenset(
     {
         "home", "temporal_address", "temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key",
         "temporal_tls_server_name", "temporal_api_key", "namespace", "task_queue", "host",
-        "host_wait", "shelf", "clone_source", "agent_command", "work_budget", "work_budget_max",
-        "heartbeat_timeout", "report_output_chars", "report_commits", "report_files",
-        "repo_list_commits",
+        "host_wait", "shelf", "clone_source", "agent_command", "agent_instructions", "work_budget",
+        "work_budget_max", "heartbeat_timeout", "report_output_chars", "report_commits",
+        "report_files", "repo_list_commits",
         "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
         "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
         "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",

@@ -115,6 +115,13 @@ class DeskSettings(BaseSettings):
         default=PRESETS["claude"],
         description="The coding agent's command; `{task}` is replaced by the task text.",
     )
+    agent_instructions: Path | None = Field(
+        default=None,
+        description=(
+            "A file of standing instructions that replaces codedesk's own for every agent; "
+            "it must keep their required sentences. Empty: codedesk's own."
+        ),
+    )
     work_budget: timedelta = Field(
         default=timedelta(hours=1),
         description="How long a job's agent may work before it is stopped (e.g. 90s, 10m, 1h).",
@@ -456,6 +463,12 @@ class DeskSettings(BaseSettings):
             return check_host_name(value)
         except HostError as error:
             raise ValueError(str(error)) from None
+
+    @field_validator("agent_instructions", mode="before")
+    @classmethod
+    def _blank_is_built_in(cls, value: Any) -> Any:
+        # An empty variable means codedesk's own instructions, not a file named ".".
+        return None if isinstance(value, str) and blank(value) else value
 
     @field_validator("home", "shelf", mode="before")
     @classmethod

@@ -190,6 +190,14 @@ class AgentEnd(StrEnum):
     """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
 
 
+class InstructionsUsed(Payload):
+    """Which standing instructions the agent had: a name and the text's digest, never the text."""
+
+    name: str
+    digest: str
+    """`sha256:<hex>` of the text (desk/instructions.py)."""
+
+
 class AgentResult(Payload):
     """How the agent process ended and the tail of what it printed."""
 
@@ -204,6 +212,8 @@ class AgentResult(Payload):
     """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
     confinement: str = ""
     """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
+    instructions: InstructionsUsed | None = None
+    """The standing instructions its command was given; None: none (or an older worker)."""
 
 
 class IntegrationStatus(StrEnum):
@@ -310,6 +320,8 @@ class JobReport(Payload):
     """Tool calls the agent's hook reported in its last attempt."""
     confinement: str = ""
     """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
+    instructions: InstructionsUsed | None = None
+    """The standing instructions the agent had; None when its command took none."""
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0

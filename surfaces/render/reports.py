@@ -30,6 +30,8 @@ OUTCOME_TONE = {
     JobOutcome.CANCELLED: Tone.WARN,
 }
 TASK_CHARS = 300
+DIGEST_CHARS = 12
+"""Hex digits of the instructions' digest a report shows: enough to tell two texts apart."""
 YOLO_TITLE = "Approved by yolo mode"
 VERDICT_WORDS = {
     HoldVerdict.DECLINED: "declined",
@@ -71,6 +73,11 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     if report.confinement:
         unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
         blocks.append(field("sandbox", name(report.confinement), ours(unconfined, Tone.WARN)))
+    if report.instructions is not None:
+        digest = report.instructions.digest.removeprefix("sha256:")[:DIGEST_CHARS]
+        blocks.append(
+            field("instructions", text(report.instructions.name), ours(f" (sha256 {digest})"))
+        )
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
     if report.head:

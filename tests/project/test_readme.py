@@ -34,3 +34,15 @@ def test_every_agent_preset_is_in_the_guide() -> None:
     guide = (TOP / "docs" / "guide.md").read_text()
     for name, command in PRESETS.items():
         assert f"| `{name}` | `{command}` |" in guide, name
+
+
+def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must_keep() -> None:
+    from desk.agents import AGENT_PRESETS
+    from desk.instructions import REQUIRED_PARTS
+
+    guide = (TOP / "docs" / "guide.md").read_text()
+    for preset in AGENT_PRESETS.values():
+        row = next(line for line in guide.splitlines() if line.startswith(f"| `{preset.name}` |"))
+        assert f" | {preset.instructions_in} |" in row, preset.name
+    for part in REQUIRED_PARTS:
+        assert f"| {part.name} | {part.sentence} | {part.why} |" in guide, part.name

@@ -3,7 +3,8 @@
 The conversation's requests (those that offer tools) get the script's next step: a tool call
 or a final text. Which step is next is counted from the assistant turns already in the request,
 so a retried request gets the same answer. Side requests without tools (a session title, a
-summary) get a short text. Every request is recorded for the test to read.
+summary) get a short text. Every request is recorded for the test to read, the system prompt
+the model was given included (`system_prompts`), and a step may depend on it (`IfInstructed`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,17 @@ class Say:
     text: str
 
 
-Step = ToolCall | Say
+@dataclass(frozen=True)
+class IfInstructed:
+    """The model takes `step` only when its system prompt holds `marker`; otherwise it ends its
+    turn with `otherwise`, as a model nobody told to commit may do."""
+
+    marker: str
+    step: ToolCall | Say
+    otherwise: str = "Done; nothing asked me to commit."
+
+
+Step = ToolCall | Say | IfInstructed
 
 
 @dataclass
@@ -56,6 +67,10 @@ class FakeAnthropic:
         """The requests of the main conversation (those that offer tools)."""
         with self.lock:
             return [body for body in self.requests if body.get("tools")]
+
+    def system_prompts(self) -> list[str]:
+        """The system prompt of each request of the conversation, as one text."""
+        return [system_text(body) for body in self.conversation()]
 
     def tool_results(self) -> list[str]:
         """The text of every tool result the model got back, in order, once each."""
@@ -79,7 +94,9 @@ class FakeAnthropic:
         if not body.get("tools"):
             return _events([{"type": "text", "text": "Codedesk task"}], "end_turn", "side")
         turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-        step = self.steps[turn] if turn < len(self.steps) else Say(self.final)
+        step = chosen(
+            self.steps[turn] if turn < len(self.steps) else Say(self.final), system_text(body)
+        )
         if isinstance(step, Say):
             return _events([{"type": "text", "text": step.text}], "end_turn", f"turn{turn}")
         call = {
@@ -89,6 +106,18 @@ class FakeAnthropic:
             "input": step.input,
         }
         return _events([call], "tool_use", f"turn{turn}")
+
+
+def chosen(step: Step, prompt: str) -> ToolCall | Say:
+    """The step the model takes, given the system or developer prompt it was sent."""
+    if isinstance(step, IfInstructed):
+        return step.step if step.marker in prompt else Say(step.otherwise)
+    return step
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """A Messages request's system prompt (a string or text blocks), as one text."""
+    return _text_of(body.get("system"))
 
 
 def _text_of(content: Any) -> str:

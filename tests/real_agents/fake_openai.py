@@ -4,6 +4,8 @@
 The conversation's requests get the script's next step, counted from the tool calls (or the
 assistant turns) already in the request, so a retried request gets the same answer. Requests
 that are not the conversation (a title, a commit message: `is_main` says which) get `side`.
+Every request is recorded; `standing_prompts` reads the system and developer prompts the model
+was given, on which a step may depend (`IfInstructed`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.real_agents.fake_anthropic import Say, Step
+from tests.real_agents.fake_anthropic import Say, Step, ToolCall, chosen
 
 MODEL = "gpt-fake"
 _ids = itertools.count(1)
@@ -59,8 +61,13 @@ class FakeOpenAI:
             _text(m.get("content")) for m in last.get("messages", []) if m.get("role") == "tool"
         ]
 
-    def step(self, turn: int) -> Step:
-        return self.steps[turn] if turn < len(self.steps) else Say(self.final)
+    def standing_prompts(self) -> list[str]:
+        """The system and developer prompts of each request of the conversation, as one text."""
+        return [standing_prompt(body) for body in self.conversation()]
+
+    def step(self, turn: int, body: dict[str, Any]) -> ToolCall | Say:
+        step: Step = self.steps[turn] if turn < len(self.steps) else Say(self.final)
+        return chosen(step, standing_prompt(body))
 
     def responses(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The Responses API events answering `body`."""
@@ -68,7 +75,7 @@ class FakeOpenAI:
             self.requests.append(("/responses", body))
         items = body.get("input") if isinstance(body.get("input"), list) else []
         turn = sum(1 for item in items if item.get("type") == "function_call")
-        step = self.step(turn) if self.is_main(body) else Say(self.side)
+        step = self.step(turn, body) if self.is_main(body) else Say(self.side)
         number = next(_ids)
         if isinstance(step, Say):
             item: dict[str, Any] = {
@@ -135,7 +142,7 @@ class FakeOpenAI:
         messages = body.get("messages") or []
         start = next((i for i, m in enumerate(messages) if self.task in _text(m.get("content"))), 0)
         turn = sum(1 for m in messages[start:] if m.get("role") == "assistant")
-        step = self.step(turn) if self.is_main(body) else Say(self.side)
+        step = self.step(turn, body) if self.is_main(body) else Say(self.side)
         number = next(_ids)
         base = {
             "id": f"chatcmpl-{number}",
@@ -161,6 +168,17 @@ class FakeOpenAI:
         usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
         chunks.append({**base, "choices": [], "usage": usage})
         return chunks
+
+
+def standing_prompt(body: dict[str, Any]) -> str:
+    """What a request says before the conversation: the Responses API's `instructions` and its
+    developer or system items, or Chat Completions' system and developer messages."""
+    texts = [str(body["instructions"])] if body.get("instructions") else []
+    turns = body.get("input") if isinstance(body.get("input"), list) else body.get("messages")
+    for turn in turns or []:
+        if isinstance(turn, dict) and turn.get("role") in ("system", "developer"):
+            texts.append(_text(turn.get("content")))
+    return "\n".join(texts)
 
 
 def _text(content: Any) -> str:

@@ -21,12 +21,20 @@ import pytest
 from desk.agents import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
+from desk.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.fake_anthropic import FakeAnthropic, Say, Step, ToolCall, serving
+from tests.real_agents.fake_anthropic import (
+    FakeAnthropic,
+    IfInstructed,
+    Say,
+    Step,
+    ToolCall,
+    serving,
+)
 from tests.real_agents.install import agent_cache, npm_cli
 
 REPO = "acme/api"
@@ -326,3 +334,28 @@ async def test_a_model_that_refuses_fails_the_job_with_the_reason(
     assert report.reason.startswith("Claude Code could not finish: "), report
     assert "the model is not available" in report.reason, report
     assert report.failure_category == "agent"
+
+
+async def test_the_standing_instructions_reach_the_system_prompt_and_the_model_commits(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    """A model that edits and ends without committing unless its system prompt says to: given
+    the instructions by `--append-system-prompt`, the job ends integrated (issue 27)."""
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+            IfInstructed(REQUIRED_PARTS[1].sentence, COMMIT),
+            Say("I added NOTES.md and committed it."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    report, _ = await run_job(desk, settings, "Add a notes file")
+    prompts = fake.system_prompts()
+    assert prompts and all(BUILT_IN.text.strip() in prompt for prompt in prompts), prompts[-1:]
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["Add notes"]
+    assert report.instructions is not None and report.instructions.name == BUILT_IN_NAME
+    assert report.instructions.digest == BUILT_IN.digest

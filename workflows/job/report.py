@@ -51,6 +51,7 @@ def build_report(
         report.log_path, report.agent_attempts = agent.log_path, agent.attempts
         report.tool_calls = agent.tool_calls
         report.confinement = agent.confinement
+        report.instructions = agent.instructions
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (
