@@ -55,6 +55,10 @@ def blank(value: str) -> bool:
 
 
 def not_a_directory(path: Path) -> bool:
-    """Whether a directory setting names something that exists and is no directory."""
-    found = path.expanduser()
-    return found.exists() and not found.is_dir()
+    """Whether a directory setting names something that exists and is no directory, or that
+    cannot be looked at (a name too long for the system, a `~` with no home to expand to)."""
+    try:
+        found = path.expanduser()
+        return found.exists() and not found.is_dir()
+    except (OSError, RuntimeError):
+        return True

@@ -137,10 +137,9 @@ def _plain(name: str, value: Any) -> Any:
     if type(value) is not str:
         return None
     if name == "home":
-        home = Path(value).expanduser()
-        if blank(value) or not_a_directory(home):
+        if blank(value) or not_a_directory(Path(value)):
             return None
-        return home
+        return Path(value).expanduser()
     if name in NOT_BLANK and blank(value):
         return None
     if name == "time_zone":

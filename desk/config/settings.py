@@ -516,9 +516,16 @@ class DeskSettings(BaseSettings):
     @field_validator("temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key")
     @classmethod
     def _a_readable_file(cls, value: Path | None) -> Path | None:
-        if value is not None and not value.expanduser().is_file():
+        if value is None:
+            return None
+        try:
+            path = value.expanduser()
+            found = path.is_file()
+        except (OSError, RuntimeError):  # a name too long for the system, no home for a ~
+            found = False
+        if not found:
             raise ValueError("is not a file: name a PEM file the worker can read")
-        return value.expanduser() if value is not None else None
+        return path
 
     @model_validator(mode="after")
     def _cert_with_its_key(self) -> DeskSettings:
@@ -539,7 +546,9 @@ class DeskSettings(BaseSettings):
     @classmethod
     def _a_directory(cls, value: Path | None) -> Path | None:
         if value is not None and not_a_directory(value):
-            raise ValueError("is not a directory: name a directory (it is created if missing)")
+            raise ValueError(
+                "is not a directory codedesk can use: name a directory (it is created if missing)"
+            )
         return value
 
     @property
