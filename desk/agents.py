@@ -5,14 +5,17 @@ was proven with, the files the CLI writes for itself in the worktree (kept out o
 the clone's `info/exclude`), whether it turns the CLI's own guards off (then it runs only inside
 codedesk's sandbox, unless the owner opts in), and the output by which it says it could not
 work although it exits 0. Any command works as the agent too. In a template, `{task}` becomes
-the task text and `{hook_settings}` the path of a settings file that makes the agent call
-`codedesk hold` before each tool runs (written per job by the `run_agent` activity). Every
-preset passes the task where the CLI cannot read it as an option (after `--`, or glued to its
-option as `--message=TEXT`).
+the task text, `{hook_settings}` the path of a Claude Code settings file that makes the agent
+call codedesk's hold hook before each tool runs (written per job by the `run_agent` activity),
+and `{codex_hooks}` codex's `hooks.PreToolUse=[...]` config override that does the same for
+codex. opencode needs no placeholder: any command that runs it gets codedesk's plugin (see
+`Preset.holds_by_plugin`). Every preset passes the task where the CLI cannot read it as an
+option (after `--`, or glued to its option as `--message=TEXT`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from typing import Any
 from desk.errors import AgentCommandError
 
 HOOK_SETTINGS = "{hook_settings}"
+CODEX_HOOKS = "{codex_hooks}"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
 
@@ -55,6 +59,9 @@ class Preset:
     gives_up: tuple[str, ...] = ()
     """Regular expressions of an output line after which the CLI waits forever without working
     (codedesk stops it then)."""
+    holds_by_plugin: bool = False
+    """codedesk wires its holds into every command that runs this CLI through the CLI's own
+    plugin configuration (opencode), so no placeholder is needed in the command."""
     notes: str = ""
 
     def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
@@ -85,7 +92,10 @@ AGENT_PRESETS: dict[str, Preset] = {
         ),
         Preset(
             name="codex",
-            command="codex exec --dangerously-bypass-approvals-and-sandbox -- {task}",
+            command=(
+                "codex exec --dangerously-bypass-approvals-and-sandbox"
+                " --dangerously-bypass-hook-trust --enable hooks -c {codex_hooks} -- {task}"
+            ),
             program="codex",
             proven_version="0.171.0",
             package="npm @openai/codex",
@@ -113,6 +123,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="1.18.33",
             package="npm opencode-ai",
             cannot_work=(r"^Error: Cannot connect to API",),
+            holds_by_plugin=True,
         ),
         Preset(
             name="goose",
@@ -173,6 +184,21 @@ def guards_off_refusal(argv: Sequence[str], confined: bool, allowed: bool) -> st
 def all_own_files() -> list[str]:
     """Exclude patterns of every preset's own files, for the clone's `info/exclude`."""
     return sorted({pattern for preset in AGENT_PRESETS.values() for pattern in preset.own_files})
+
+
+CODEX_HELD_TOOLS_MATCHER = ".*"
+"""The codex tools whose calls go through the hold hook: all of them (its shell, apply_patch and
+MCP tools); the shell rule answers a harmless call at once."""
+
+
+def codex_hooks_override(hold_command: str, timeout_seconds: int) -> str:
+    """codex's `-c` override (TOML) whose PreToolUse hook asks the hold hook about every tool."""
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=True)  # ASCII JSON strings are TOML basic strings
+
+    hook = f"type={text('command')},command={text(hold_command)},timeout={timeout_seconds}"
+    return f"hooks.PreToolUse=[{{matcher={text(CODEX_HELD_TOOLS_MATCHER)},hooks=[{{{hook}}}]}}]"
 
 
 def claude_hook_settings(hold_command: str) -> dict[str, Any]:
