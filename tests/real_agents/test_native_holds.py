@@ -71,6 +71,8 @@ def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "agent-home"
     home.mkdir()
     for name, value in {
+        # The installed CLIs stay where they are, whatever HOME says from now on.
+        "CODEDESK_AGENT_CACHE": str(agent_cache()),
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / "config"),
         "XDG_DATA_HOME": str(home / "data"),
