@@ -71,13 +71,13 @@ def _opencode(document: dict[str, Any]) -> Call:
 
 
 def _patch_argv(call: Any) -> Any:
-    """A patch tool's input as the command `apply_patch PATCH`; an odd one stays as it is, and
-    is then held for every class (a `shell` input the rule cannot read)."""
+    """A patch tool's input as the command `apply_patch PATCH`; an odd one is kept under `input`
+    with no command, so the rule holds it for every class (never read as shell text)."""
     if isinstance(call, dict):
         patch = next((call[key] for key in PATCH_KEYS if isinstance(call.get(key), str)), None)
         if patch is not None:
             return {"command": ["apply_patch", patch]}
-    return {"command": call}
+    return {"input": call}
 
 
 def approved_output(form: str, said: str) -> str:
