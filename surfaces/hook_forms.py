@@ -8,8 +8,11 @@ Only the edges differ per CLI, and they are here, as data in and data out:
   decision JSON as well (`permissionDecision` deny, or allow for a call a person approved).
 - `codex`: codex's PreToolUse input, in Claude Code's shape (its shell tool is `Bash` with a
   `command` string and the `cwd` it runs in; `apply_patch` carries the patch as `command`).
-  Out: exit 2 and the reason on stderr, never JSON: codex 0.171 refuses only that way, and
-  treats a decision it does not support (`allow`) as a failed hook.
+  codex's `write_stdin` (input typed into a command it started) never reaches its hook, so a
+  command that starts a shell or interpreter session reading its commands from stdin is a
+  `codex_session` call, which the rule holds for every class. Out: exit 2 and the reason on
+  stderr, never JSON: codex 0.171 refuses only that way, and treats a decision it does not
+  support (`allow`) as a failed hook.
 - `opencode`: what codedesk's opencode plugin sends from `tool.execute.before`
   (`{"tool", "args", "directory"}`, opencode's own tool names and arguments). Out: exit 0, or
   exit 2 and the reason on stderr, which the plugin throws as the tool's error.
@@ -36,6 +39,12 @@ OPENCODE_FILE_TOOLS = {"edit": "Edit", "write": "Write", "multiedit": "MultiEdit
 PATCH_TOOLS = {CODEX: "apply_patch", OPENCODE: "patch"}
 """Each CLI's patch tool, whose patch text is read as `apply_patch PATCH` (the files it names)."""
 PATCH_KEYS = ("command", "patchText", "patch", "input")
+SESSION = "codex_session"
+SESSION_PROGRAMS = frozenset(
+    {"bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"}
+    | {"python", "python3", "node", "nodejs", "perl", "ruby", "irb", "php", "lua", "su", "sudo"}
+)
+"""Programs that, given only options, read the commands they run from stdin."""
 
 
 class Call:
@@ -57,7 +66,27 @@ def read_call(form: str, document: dict[str, Any]) -> Call:
     call = document["input"] if "input" in document else document.get("tool_input", {})
     if form == CODEX and tool == PATCH_TOOLS[CODEX]:
         return Call("shell", _patch_argv(call), document.get("cwd"))
+    if form == CODEX and tool == "Bash" and isinstance(call, dict) and _starts_a_session(call):
+        return Call(SESSION, call, document.get("cwd"))
     return Call(tool, call, document.get("cwd"))
+
+
+def _starts_a_session(call: dict[str, Any]) -> bool:
+    """Whether a codex command starts a shell or interpreter that reads its commands from
+    stdin (`bash`, `python3 -i`, `sh -s`): what codex types into it later is never asked about."""
+    import os
+    import shlex
+
+    command = call.get("command")
+    try:
+        words = shlex.split(command) if isinstance(command, str) else []
+    except ValueError:
+        return False  # the rule reads it, and holds what it cannot parse
+    while words and "=" in words[0] and not words[0].startswith("="):
+        words = words[1:]  # VAR=value before the program
+    if not words or os.path.basename(words[0]) not in SESSION_PROGRAMS:
+        return False
+    return all(word.startswith("-") for word in words[1:])
 
 
 def _opencode(document: dict[str, Any]) -> Call:

@@ -57,6 +57,29 @@ def test_codex_input_is_claude_codes_shape_and_its_patch_is_read_as_apply_patch(
     assert held(inside.tool, inside.input) == ()
 
 
+@pytest.mark.parametrize(
+    ("command", "session"),
+    [
+        ("bash", True),
+        ("bash -i", True),
+        ("TERM=dumb sh -s", True),
+        ("/usr/bin/python3 -", True),
+        ("python3", True),
+        ("bash -lc 'git status'", False),
+        ("python3 tools/check.py", False),
+        ("ls -la", False),
+    ],
+)
+def test_a_codex_command_that_starts_a_session_is_held_for_every_class(
+    command: str, session: bool
+) -> None:
+    # codex types into a running command with write_stdin, which its hook never sees.
+    call = read_call(CODEX, {"tool_name": "Bash", "tool_input": {"command": command}})
+    assert (call.tool == "codex_session") == session, call.tool
+    if session:
+        assert set(held(call.tool, call.input)) >= {"push", "destructive", "privileged"}
+
+
 def test_a_patch_without_text_is_held_for_every_class() -> None:
     call = read_call(CODEX, {"tool_name": "apply_patch", "tool_input": {"command": 7}})
     assert set(held(call.tool, call.input)) >= {"push", "destructive", "outside_workspace"}
