@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from activities.agent.opencode_plugin import config_content, owner_config
 from desk.agents import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
@@ -348,3 +350,40 @@ async def test_aider_runs_neither_a_proposed_push_nor_an_rm_so_nothing_waits_for
     assert outside.read_text() == "keep me\n"
     assert await ApprovalsClient(desk.client).open_approvals() == []
     assert report.held_calls == [], report
+
+
+async def test_opencode_without_codedesks_plugin_has_no_shell_or_edit_tools(
+    tmp_path: Path, agent_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """opencode skips a plugin it cannot load without a word: codedesk's deny stays, so the
+    model is told the tool is unavailable and nothing runs unheld."""
+    marker = tmp_path / "ran.txt"
+    steps: list[Step] = [OPENCODE.shell(f"touch {marker}"), Say("No shell.")]
+    fake = FakeOpenAI(steps=steps, task="Touch it")
+    with serving(fake):
+        OPENCODE.configure(fake, tmp_path, monkeypatch)
+        owner = owner_config(os.environ["OPENCODE_CONFIG_CONTENT"])
+        broken = tmp_path / "plugin" / "codedesk-hold-plugin.js"
+        broken.parent.mkdir()
+        broken.write_text("this is not javascript (\n")
+        env = {**os.environ, "OPENCODE_CONFIG_CONTENT": config_content(broken, owner)}
+        done = await asyncio.to_thread(
+            subprocess.run,
+            ["opencode", "run", "--", "Touch it"],
+            cwd=git_repository(tmp_path / "repo"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+    assert not marker.exists(), done
+    [result] = fake.tool_results()
+    assert "unavailable tool 'bash'" in result, (result, done)
+
+
+def git_repository(path: Path) -> Path:
+    path.mkdir()
+    git(path, "init", "-q")
+    git(path, "commit", "-q", "--allow-empty", "-m", "init")
+    return path
