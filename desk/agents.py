@@ -5,10 +5,12 @@ was proven with, the files the CLI writes for itself in the worktree (kept out o
 the clone's `info/exclude`), whether it turns the CLI's own guards off (then it runs only inside
 codedesk's sandbox, unless the owner opts in), and the output by which it says it could not
 work although it exits 0. Any command works as the agent too. In a template, `{task}` becomes
-the task text and `{hook_settings}` the path of a settings file that makes the agent call
-`codedesk hold` before each tool runs (written per job by the `run_agent` activity). Every
-preset passes the task where the CLI cannot read it as an option (after `--`, or glued to its
-option as `--message=TEXT`).
+the task text, `{hook_settings}` the path of a Claude Code settings file that makes the agent
+call codedesk's hold hook before each tool runs (written per job by the `run_agent` activity),
+and `{codex_hooks}` codex's `hooks.PreToolUse=[...]` config override that does the same for
+codex. opencode needs no placeholder: any command that runs it gets codedesk's plugin (see
+`Preset.holds_by_plugin`). Every preset passes the task where the CLI cannot read it as an
+option (after `--`, or glued to its option as `--message=TEXT`).
 
 Every preset hands the agent the job's standing instructions (desk/instructions.py) the way its
 CLI takes a system or developer prompt, never through the repository's files, and says which
@@ -22,6 +24,7 @@ sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +33,7 @@ from typing import Any
 from desk.errors import AgentCommandError
 
 HOOK_SETTINGS = "{hook_settings}"
+CODEX_HOOKS = "{codex_hooks}"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
 INSTRUCTIONS = "{instructions}"
@@ -79,6 +83,9 @@ class Preset:
     """How the CLI gets the standing instructions, in words (the guide's table shows it)."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables the preset sets for its CLI (name, value template), e.g. opencode's config."""
+    holds_by_plugin: bool = False
+    """codedesk wires its holds into every command that runs this CLI through the CLI's own
+    plugin configuration (opencode), so no placeholder is needed in the command."""
     notes: str = ""
 
     def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
@@ -112,6 +119,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             name="codex",
             command=(
                 "codex exec --dangerously-bypass-approvals-and-sandbox"
+                " --dangerously-bypass-hook-trust --enable hooks -c {codex_hooks}"
                 " -c developer_instructions={instructions_toml} -- {task}"
             ),
             program="codex",
@@ -154,6 +162,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             ),
             env=(("OPENCODE_CONFIG", INSTRUCTIONS_CONFIG),),
             cannot_work=(r"^Error: Cannot connect to API",),
+            holds_by_plugin=True,
         ),
         Preset(
             name="goose",
@@ -220,6 +229,21 @@ def guards_off_refusal(argv: Sequence[str], confined: bool, allowed: bool) -> st
 def all_own_files() -> list[str]:
     """Exclude patterns of every preset's own files, for the clone's `info/exclude`."""
     return sorted({pattern for preset in AGENT_PRESETS.values() for pattern in preset.own_files})
+
+
+CODEX_HELD_TOOLS_MATCHER = ".*"
+"""The codex tools whose calls go through the hold hook: all of them (its shell, apply_patch and
+MCP tools); the shell rule answers a harmless call at once."""
+
+
+def codex_hooks_override(hold_command: str, timeout_seconds: int) -> str:
+    """codex's `-c` override (TOML) whose PreToolUse hook asks the hold hook about every tool."""
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=True)  # ASCII JSON strings are TOML basic strings
+
+    hook = f"type={text('command')},command={text(hold_command)},timeout={timeout_seconds}"
+    return f"hooks.PreToolUse=[{{matcher={text(CODEX_HELD_TOOLS_MATCHER)},hooks=[{{{hook}}}]}}]"
 
 
 def claude_hook_settings(hold_command: str) -> dict[str, Any]:

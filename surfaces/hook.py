@@ -1,12 +1,14 @@
-"""The agent's hold hook, `<python> -I -m surfaces.hook [--format claude]`: it fails closed.
+"""The agent's hold hook, `<python> -I -m surfaces.hook [--format FORM]`: it fails closed.
 
-It reads one tool call on stdin (codedesk's `{"tool", "input"}` or Claude Code's PreToolUse
-`{"tool_name", "tool_input"}`), as bytes. A call the rules hold nothing for is answered here
+It reads one tool call on stdin as bytes, in the form of the agent CLI that runs it (codedesk's
+`{"tool", "input"}`, Claude Code's or codex's PreToolUse input, codedesk's opencode plugin's
+request: surfaces/hook_forms.py translates each). A call the rules hold nothing for is answered here
 (exit 0, no decision, so the agent CLI's own permission rules still apply) and tallied to the
 job's hold channel; a held call is sent over the channel and waits for a person. Anything it
 cannot decide (odd bytes, a bad config, no channel, no answer in time, a crash, a signal) is a
 refusal with its reason: exit 2 with the reason on stderr, and with `--format claude` also
-Claude Code's deny JSON on stdout. The exit code is only ever 0 or 2.
+Claude Code's deny JSON on stdout. The exit code is only ever 0 or 2: every CLI's adapter
+blocks on 2 (Claude Code, codex, codedesk's opencode plugin).
 
 Standard library and the pure rule modules only, imported lazily so that even a failing import
 is a refusal; `-I` keeps the worktree's own packages out of `sys.path`.
@@ -56,10 +58,13 @@ def main(argv: list[str] | None = None, stdin: BinaryIO | None = None) -> int:
 
 
 def _form(argv: list[str]) -> str:
-    if argv in ([], ["--format", PLAIN], [f"--format={PLAIN}"]):
+    from surfaces.hook_forms import FORMS
+
+    if argv == []:
         return PLAIN
-    if argv in (["--format", CLAUDE], [f"--format={CLAUDE}"]):
-        return CLAUDE
+    for form in FORMS:
+        if argv in (["--format", form], [f"--format={form}"]):
+            return form
     raise Refusal(f"codedesk's hold hook was given unknown arguments {argv!r}; {NOT_RUN}.")
 
 
@@ -69,17 +74,18 @@ def _decide(form: str, stdin: BinaryIO) -> int:
     job = _job()
     socket_path, config = _config(job)
     document = _request(stdin.read(MAX_STDIN_BYTES + 1))
-    tool = document.get("tool", document.get("tool_name"))
+    from surfaces.hook_forms import read_call
+
+    asked = read_call(form, document)
+    tool, call, cwd = asked.tool, asked.input, asked.cwd
     if not isinstance(tool, str) or not tool:
         raise Refusal(
             f"The hold request names no tool: give `tool` (or Claude Code's `tool_name`); "
             f"{NOT_RUN}."
         )
-    call = document["input"] if "input" in document else document.get("tool_input", {})
 
     from desk.holds.calls import classify, with_cwd
 
-    cwd = document.get("cwd")
     read = with_cwd(tool, call, cwd)
     verdict = classify(tool, read, config.worktree, config.hold_classes, config.hold_tools)
     if not verdict.classes:
@@ -210,26 +216,21 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
 
     said = answer_words(answer)
     if verdict == "approved":
-        if form == CLAUDE:
-            _write(sys.stdout.fileno(), json.dumps(_claude("allow", said)) + "\n")
+        from surfaces.hook_forms import approved_output
+
+        _write(sys.stdout.fileno(), approved_output(form, said))
         return ALLOWED
     return _refuse(form, said)
 
 
-def _claude(decision: str, reason: str) -> dict[str, Any]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": reason,
-        }
-    }
-
-
 def _refuse(form: str, reason: str) -> int:
     """Exit 2 blocks in every agent CLI; Claude Code also gets its deny JSON."""
-    if form == CLAUDE:
-        _write(sys.stdout.fileno(), json.dumps(_claude("deny", reason)) + "\n")
+    try:
+        from surfaces.hook_forms import refused_output
+
+        _write(sys.stdout.fileno(), refused_output(form, reason))
+    except BaseException:  # noqa: BLE001 - the exit code and stderr still refuse
+        pass
     _write(sys.stderr.fileno(), reason + "\n")
     return REFUSED
 

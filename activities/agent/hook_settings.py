@@ -1,10 +1,14 @@
-"""Claude Code's settings file for a job: its PreToolUse hook runs codedesk's hold hook.
+"""How each agent CLI is told to run codedesk's hold hook before a tool runs, per job.
 
-The hook runs by absolute interpreter path, isolated (`-I`: no working directory, no user site,
-no PYTHON* variables), so a worktree's own `desk/` or `workflows/` package is never imported.
-`|| exit 2` turns an interpreter that cannot even start into a refusal, and the hook's
-`timeout` is longer than the hold wait, so Claude Code never times the hook out (a timed-out
-hook does not block: the call would run).
+Claude Code gets a settings file (`{hook_settings}`), codex a `-c` config override
+(`{codex_hooks}`); opencode's plugin is activities/agent/opencode_plugin.py. Each runs the hook
+by absolute interpreter path, isolated (`-I`: no working directory, no user site, no PYTHON*
+variables), so a worktree's own `desk/` or `workflows/` package is never imported. `|| exit 2`
+turns an interpreter that cannot even start into a refusal, and the hook's `timeout` is longer
+than the hold wait, so the CLI never times the hook out (a timed-out hook does not block in
+Claude Code before 2.1.295 nor in codex 0.171: the call would run). Where the CLI can refuse on
+its own when the hook fails, it is told to: Claude Code's `onFailure: "block"` (2.1.295 and
+later; 2.1.197 ignores the key and still runs the hook).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from desk.agents import claude_hook_settings
+from desk.agents import claude_hook_settings, codex_hooks_override
 from desk.config.durations import format_duration
 from desk.errors import AgentCommandError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
@@ -32,13 +36,8 @@ def hook_command(python: str = sys.executable, form: str = "claude") -> str:
     return f"{shlex.quote(python)} -I -m surfaces.hook --format {form} || exit 2"
 
 
-def write_claude_hook_settings(
-    job_folder: Path,
-    hold_wait: timedelta,
-    hook_timeout: timedelta | None = None,
-    python: str = sys.executable,
-) -> Path:
-    """Write `<job_folder>/hook-settings.json`; refuse a hold wait that does not fit.
+def hook_timeout_seconds(hold_wait: timedelta, hook_timeout: timedelta | None = None) -> int:
+    """The agent CLI's timeout for the hook; refuse a hold wait that does not fit in it.
 
     `hook_timeout` is CODEDESK_HOOK_TIMEOUT; None gives the hold wait plus the margin.
     """
@@ -52,12 +51,36 @@ def write_claude_hook_settings(
             f"with {HOOK_MARGIN_SECONDS}s to spare; a timed-out hook lets the call run. Shorten "
             "the wait or lengthen the timeout."
         )
+    return math.ceil(hook_timeout.total_seconds())
+
+
+def write_claude_hook_settings(
+    job_folder: Path,
+    hold_wait: timedelta,
+    hook_timeout: timedelta | None = None,
+    python: str = sys.executable,
+) -> Path:
+    """Write `<job_folder>/hook-settings.json`; refuse a hold wait that does not fit."""
+    timeout = hook_timeout_seconds(hold_wait, hook_timeout)
     settings = claude_hook_settings(hook_command(python))
     for entry in settings["hooks"]["PreToolUse"]:
         for hook in entry["hooks"]:
-            hook["timeout"] = math.ceil(hook_timeout.total_seconds())
+            hook["timeout"] = timeout
+            hook["onFailure"] = "block"
     settings["permissions"] = {"allow": list(COMMIT_RULES)}
     job_folder.mkdir(parents=True, exist_ok=True)
     path = job_folder / HOOK_SETTINGS_FILE
     path.write_text(json.dumps(settings, indent=2) + "\n")
     return path
+
+
+def codex_hooks(
+    hold_wait: timedelta, hook_timeout: timedelta | None = None, python: str = sys.executable
+) -> str:
+    """What `{codex_hooks}` becomes: codex's PreToolUse hook running the hold hook.
+
+    codex 0.171 runs a hook only once a person trusted it, or under
+    `--dangerously-bypass-hook-trust` (in the preset), and refuses a call only on exit 2.
+    """
+    timeout = hook_timeout_seconds(hold_wait, hook_timeout)
+    return codex_hooks_override(hook_command(python, "codex"), timeout)

@@ -20,7 +20,7 @@ from temporalio.client import Client
 
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
-from activities.agent.hook_settings import write_claude_hook_settings
+from activities.agent.hold_wiring import wire_holds
 from activities.agent.instructions import instructions_for, load_instructions
 from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent.log import AGENT_LOG
@@ -33,7 +33,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import HOOK_SETTINGS, TASK, guards_off_refusal, preset_named_by
+from desk.agents import TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures
@@ -79,16 +79,14 @@ class AgentActivities:
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
         with desk_failures():
-            # The task and the instructions in one pass: a text that spells a placeholder
-            # stays as it is.
-            argv, hook_file = self._with_hook_settings(
-                agent_argv(request.agent_command, TASK), folder
-            )
+            # The task and the instructions in one pass, after the hook: a text that spells a
+            # placeholder stays as it is.
+            wiring = wire_holds(agent_argv(request.agent_command, TASK), folder, self.settings)
             preset = preset_named_by(request.agent_command)
             given = await asyncio.to_thread(
-                instructions_for, self.settings, argv, preset, folder, request.task
+                instructions_for, self.settings, wiring.argv, preset, folder, request.task
             )
-            argv = given.argv
+        argv, hook_file = given.argv, wiring.hook_file
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:
@@ -140,6 +138,8 @@ class AgentActivities:
                             claim.run,
                             git,
                         )
+                        with desk_failures():
+                            wiring.complete(launch.env)
                         end, process, tail = await self._run(
                             launch, request, log, info, claim, translator, channel
                         )
@@ -243,14 +243,6 @@ class AgentActivities:
         layout = agent_git(receipt.parent, Worktree.model_validate_json(receipt.read_text()))
         prepare(layout)
         return layout
-
-    def _with_hook_settings(self, argv: list[str], folder: Path) -> tuple[list[str], Path | None]:
-        """Write the hold-hook settings file where the command asks for `{hook_settings}`."""
-        if not any(HOOK_SETTINGS in part for part in argv):
-            return argv, None
-        hold_wait, hook_timeout = self.settings.hold_wait, self.settings.hook_timeout
-        path = write_claude_hook_settings(folder, hold_wait, hook_timeout)
-        return [part.replace(HOOK_SETTINGS, str(path)) for part in argv], path
 
     def _egress_proxy(
         self, socket: Path | None, log: TextIO, traffic: Traffic

@@ -204,7 +204,7 @@ hook_input = st.one_of(
         lambda t: t[0][: t[1]] + t[2] + t[0][t[1] :]
     ),
 )
-FORMS = st.sampled_from([[], ["--format", "claude"], ["--format=plain"]])
+FORMS = st.sampled_from([[], ["--format", "claude"], ["--format=plain"], ["--format", "codex"]])
 
 
 @given(hook_input, FORMS)

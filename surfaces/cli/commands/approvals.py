@@ -20,6 +20,8 @@ ID = typer.Argument(..., metavar="ID", help="An approval id, or a unique part of
 class HoldFormat(StrEnum):
     PLAIN = "plain"
     CLAUDE = "claude"
+    CODEX = "codex"
+    OPENCODE = "opencode"
 
 
 def approvals(
@@ -92,7 +94,12 @@ def withdraw(
 
 
 FORMAT = typer.Option(
-    HoldFormat.PLAIN, "--format", help="plain: exit 0 or 2; claude: also Claude Code hook JSON."
+    HoldFormat.PLAIN,
+    "--format",
+    help=(
+        "The agent CLI's hook form: plain (exit 0 or 2), claude (also Claude Code's hook JSON), "
+        "codex (its PreToolUse input), opencode (codedesk's plugin's request)."
+    ),
 )
 
 
