@@ -19,6 +19,7 @@ from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
 from activities.shelf import ShelfActivities
+from activities.ship_request import ShipRequestActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
@@ -71,6 +72,7 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         *shelf_activities_for(client, settings),
         desk.running_jobs,
         desk.host_policy,
+        ShipRequestActivities(client, settings).request_ship,
         AdmissionActivities(client, settings).check_admission,
         HostActivities(settings).host_report,
         classify_call_activity,

@@ -29,8 +29,10 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.holds.early_approval import ApprovalWatches, approval_of
+from activities.holds.ship_target import ships_to
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
+from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.holds.calls import call_digest, canonical_json, classify, preview, with_cwd
 from desk.holds.protocol import (
@@ -173,6 +175,7 @@ class HoldChannel:
             input_bytes=len(canonical_json(call).encode("utf-8", "surrogatepass")),
             classes=list(verdict.classes),
             action=_cut(verdict.action, ACTION_CHARS),
+            ships_to=_ships_to(tool, read, rules.worktree) if verdict.classes == ("push",) else "",
         )
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 
@@ -187,6 +190,8 @@ class HoldChannel:
         last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
         asking = asyncio.create_task(self._update(request))
         assert request.summary is not None
+        if request.summary.ships_to:  # approved, it does not run: only the job's answer says so
+            return await asking
         async with self.watches.watching(request.summary.digest) as early:
             done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
         approved = approval_of(early) if early in done else None
@@ -243,6 +248,14 @@ class HoldChannel:
             await handle.signal(JOB_AGENT_WORKED_SIGNAL, worked)
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
+
+
+def _ships_to(tool: str, call: Any, worktree: str) -> str:
+    """A plain push to the default branch (codedesk ships it), else "" (held as it is)."""
+    try:
+        return ships_to(tool, call, worktree)
+    except GitError:  # git could not tell (a busy lock): the call is an ordinary hold
+        return ""
 
 
 def _refusal(reason: str) -> dict[str, Any]:

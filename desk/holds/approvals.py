@@ -43,6 +43,17 @@ class SurfacePlace(Payload):
     """The channel or thread (a job's thread) to show it in."""
 
 
+class AgentShipAsk(Payload):
+    """An agent's push that an owner approved and codedesk ships itself (a push's card links it)."""
+
+    job: int
+    approval_id: str
+    """The approval of the agent's call (`approval-job-<n>-…`)."""
+    branch: str
+    """The origin's default branch the agent asked to push to."""
+    approved_by: str = ""
+
+
 class ApprovalRequest(Payload):
     """What a person is asked to approve."""
 
@@ -72,6 +83,11 @@ class ApprovalRequest(Payload):
     """The SHA-256 of the call's full input when `input` is only a bounded preview of it."""
     input_bytes: int = 0
     """The size of the call's full input (its canonical JSON) when `input` is a preview."""
+    ships_to: str = ""
+    """The agent's plain push to this default branch: approving it does not run the command in
+    the sandbox; codedesk asks for the push of the job's integrated commit instead."""
+    agent_ship: AgentShipAsk | None = None
+    """On a push's card: the agent's approved call this push carries out."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
@@ -171,6 +187,8 @@ class HoldVerdict(StrEnum):
     EXPIRED = "expired"
     PENDING = "pending"
     """Nobody answered within the wait; the approval stays open."""
+    SHIP_REQUESTED = "ship_requested"
+    """Approved, and codedesk carries the push out itself: the call does not run."""
 
 
 class CallSummary(Payload):
@@ -182,6 +200,9 @@ class CallSummary(Payload):
     input_bytes: int = 0
     classes: list[str] = Field(default_factory=list)
     action: ScrubbedText = ""
+    ships_to: str = ""
+    """The call is a plain push of the job's work to this default branch, which codedesk
+    carries out itself once approved (activities/holds/ship_target.py)."""
 
 
 class HoldRequest(Payload):
@@ -231,6 +252,9 @@ class HoldWhy(StrEnum):
     """Nobody answered within the wait; approval `approval_id` stays open."""
     NOT_WORKING = "not_working"
     """Job `job` is not working now (it is in `phase`): it answers no holds."""
+    SHIP_REQUESTED = "ship_requested"
+    """A person approved a plain push to `branch` (`by`): codedesk asks for the push of the
+    job's commits once the job integrates; the call itself does not run."""
 
 
 class AgentWorked(Payload):
@@ -260,6 +284,8 @@ class HoldAnswer(Payload):
     """The job asked, when `why` is `not_working`."""
     phase: JobPhase | None = None
     """The phase that job is in, when `why` is `not_working`."""
+    branch: str = ""
+    """The default branch codedesk will push to, when `why` is `ship_requested`."""
 
     @property
     def may_run(self) -> bool:

@@ -1,0 +1,48 @@
+"""An agent's approved push that codedesk ships itself: the job's request and what came of it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from desk.holds.approvals import AgentShipAsk, SurfacePlace
+from desk.payloads.base import Payload, ScrubbedText
+
+
+class ShipRequestInput(Payload):
+    """After integrating, a job asks for the push of exactly its integrated SHA."""
+
+    repo: str
+    sha: str
+    """The clone's HEAD the job's integration left: the only commit this request may push."""
+    asks: list[AgentShipAsk]
+    """The agent's approved push calls this request carries out (identical calls share one)."""
+    requester: str = ""
+    place: SurfacePlace | None = None
+    host: str = ""
+    max_commits: int = 50
+    max_files: int = 100
+
+
+class ShipRequestStatus(StrEnum):
+    REQUESTED = "requested"
+    """The push of the SHA waits for an owner's approval in its `Ship` (or ran already)."""
+    NOT_REQUESTED = "not_requested"
+    """No push was asked for (`reason` says why: the clone moved on, nothing to ship, ...)."""
+    NOT_INTEGRATED = "not_integrated"
+    """The job did not integrate, so there is no commit to ship."""
+
+
+class ShipRequestResult(Payload):
+    """What became of the agent's approved pushes to a default branch, for the job's report."""
+
+    status: ShipRequestStatus
+    branch: str
+    sha: str = ""
+    push_workflow_id: str = ""
+    push_approval_id: str = ""
+    """The approval of the push of `sha` that an owner answers."""
+    agent_approvals: list[str] = Field(default_factory=list)
+    """The approvals of the agent's calls it carries out."""
+    reason: ScrubbedText = ""
