@@ -28,6 +28,8 @@ def answer_words(answer: Mapping[str, object]) -> str:
         return ""
     if verdict == "approved":
         return f"Approved by {by or 'an owner'} in codedesk ({ident})."
+    if verdict == "ship_requested":
+        return _ship_requested(by, _text(answer, "branch"), ident)
     if why == "not_working" and _number(answer.get("job")) and _text(answer, "phase"):
         return f"Job {answer['job']} is not working now ({answer['phase']})."
     if why == "unanswered" and ident:
@@ -43,6 +45,17 @@ def answer_words(answer: Mapping[str, object]) -> str:
     if reason.strip():  # words given already; a blank reason says nothing
         return reason
     return f"codedesk: this call was {verdict}; {NOT_RUN}."
+
+
+def _ship_requested(by: str, branch: str, ident: str) -> str:
+    """Approved, but codedesk pushes: the command does not run here, and need not be retried."""
+    onto = branch or "the default branch"
+    return (
+        f"Approved by {by or 'an owner'} ({ident}): codedesk will ask to push your commits to "
+        f"{onto} once the job integrates, and an owner approves that exact commit. This command "
+        "did not run here (the sandbox cannot reach the origin). Do not push again or work "
+        "around it: commit your work and finish; shipping is codedesk's."
+    )
 
 
 def _text(answer: Mapping[str, object], key: str) -> str:

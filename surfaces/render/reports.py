@@ -22,6 +22,7 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.report_reasons import report_reason
+from surfaces.render.ship_requests import ship_requests
 
 OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,
@@ -37,6 +38,7 @@ VERDICT_WORDS = {
     HoldVerdict.PENDING: "unanswered",
     HoldVerdict.APPROVED: "approved",
     HoldVerdict.ALLOWED: "allowed",
+    HoldVerdict.SHIP_REQUESTED: "approved, for codedesk to push",
 }
 
 
@@ -87,6 +89,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
+    blocks += ship_requests(report.ship_requests)
     if report.extended_by:
         extended = (
             f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"
@@ -194,7 +197,8 @@ def push_result(result: PushResult) -> list[Block]:
 
 
 def _verdict_tone(verdict: HoldVerdict) -> Tone:
-    return Tone.GOOD if verdict in (HoldVerdict.APPROVED, HoldVerdict.ALLOWED) else Tone.BAD
+    good = (HoldVerdict.APPROVED, HoldVerdict.ALLOWED, HoldVerdict.SHIP_REQUESTED)
+    return Tone.GOOD if verdict in good else Tone.BAD
 
 
 def _cut(value: str, limit: int) -> str:
