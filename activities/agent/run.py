@@ -194,7 +194,7 @@ class AgentActivities:
             raise
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
-        channel.watch(process.pid, launch.argv[launch.command_at :])
+        channel.watch(process.pid, launch.argv[launch.command_at :], confined=confined)
         if gate:
             gate.started()
             try:

@@ -79,11 +79,14 @@ class HoldChannel:
         self.signs: set[str] = set()
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
         self.watches = ApprovalWatches(client, number)
+        self.confined = False
 
-    def watch(self, pid: int, command: Sequence[str] = ()) -> None:
+    def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is
-        what runs inside the sandbox (see `BesideHolds.watch`)."""
+        what runs inside the sandbox (see `BesideHolds.watch`), and `confined` says whether a
+        sandbox runs it at all (a held call approved then runs without credentials)."""
         self.clock.watch(pid, command)
+        self.confined = confined
 
     @property
     def traffic(self) -> Traffic:
@@ -176,6 +179,7 @@ class HoldChannel:
             classes=list(verdict.classes),
             action=_cut(verdict.action, ACTION_CHARS),
             ships_to=_ships_to(tool, read, rules.worktree) if verdict.classes == ("push",) else "",
+            confined=self.confined,
         )
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 

@@ -88,6 +88,8 @@ class ApprovalRequest(Payload):
     the sandbox; codedesk asks for the push of the job's integrated commit instead."""
     agent_ship: AgentShipAsk | None = None
     """On a push's card: the agent's approved call this push carries out."""
+    confined: bool = False
+    """The call would run in the agent's sandbox once approved (no credentials, no origin)."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
@@ -203,6 +205,9 @@ class CallSummary(Payload):
     ships_to: str = ""
     """The call is a plain push of the job's work to this default branch, which codedesk
     carries out itself once approved (activities/holds/ship_target.py)."""
+    confined: bool = False
+    """The agent runs in the sandbox: an approved call runs there, without credentials and
+    without a route to the origin."""
 
 
 class HoldRequest(Payload):

@@ -26,4 +26,11 @@ def approval_effect(request: ApprovalRequest) -> str:
             f"This push carries out job {asked.job}'s agent's request to push to "
             f"{asked.branch} ({asked.approval_id}{by}): approve only this exact commit."
         )
+    if request.confined and "push" in request.classes:
+        return (
+            "If approved, this runs inside the agent's sandbox, which has no credentials and no "
+            "route to the origin: a push from there cannot reach the origin. codedesk itself "
+            "ships only a plain push of the job's work to the default branch "
+            "(`git push origin HEAD:<default branch>`), or `codedesk report` and `codedesk push`."
+        )
     return ""

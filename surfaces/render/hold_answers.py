@@ -14,6 +14,10 @@ if TYPE_CHECKING:
 NOT_RUN = "the call may not run"
 DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
 ANSWERED = ("declined", "withdrawn", "expired")
+LEAVE_SHIPPING = (
+    "Leave shipping to codedesk: commit your work and finish; an owner ships it (a plain "
+    "`git push origin HEAD:<default branch>` asks codedesk to, once approved)."
+)
 
 
 def answer_words(answer: Mapping[str, object]) -> str:
@@ -40,7 +44,8 @@ def answer_words(answer: Mapping[str, object]) -> str:
     if why in ANSWERED:
         said = f"{why} by {by}" if by else why
         noted = f" ({note})" if note else ""
-        return f"This call was {said}{noted}. {DO_NOT_RETRY}"
+        ship = f" {LEAVE_SHIPPING}" if _pushes(answer) else ""
+        return f"This call was {said}{noted}. {DO_NOT_RETRY}{ship}"
     reason = _text(answer, "reason")
     if reason.strip():  # words given already; a blank reason says nothing
         return reason
@@ -56,6 +61,11 @@ def _ship_requested(by: str, branch: str, ident: str) -> str:
         "did not run here (the sandbox cannot reach the origin). Do not push again or work "
         "around it: commit your work and finish; shipping is codedesk's."
     )
+
+
+def _pushes(answer: Mapping[str, object]) -> bool:
+    classes = answer.get("classes")
+    return isinstance(classes, list) and "push" in classes
 
 
 def _text(answer: Mapping[str, object], key: str) -> str:

@@ -139,6 +139,7 @@ class HoldsCalls(FollowsModes):
                 input_digest=summary.digest if summary else "",
                 input_bytes=summary.input_bytes if summary else 0,
                 ships_to=ships_to,
+                confined=summary.confined if summary else False,
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.state.approvals[ident] = pending
