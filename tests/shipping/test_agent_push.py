@@ -14,6 +14,7 @@ from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.render.approval import approval_card
+from surfaces.render.reports import job_report
 from surfaces.render.text import plain
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
@@ -126,3 +127,48 @@ async def test_a_forced_push_is_an_ordinary_hold(
     assert result.counted
     report = await desk.wait(number)
     assert report.ship_requests == []
+
+
+async def test_an_approved_push_of_a_job_that_fails_asks_for_nothing(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job(
+        "acme/api",
+        "push, then fail",
+        agent_command=agent(
+            "write:hello.txt=hi", "commit:greet", f"hold:{PLAIN}", "say:held", "exit:1"
+        ),
+    )
+    approvals = ApprovalsClient(desk.client)
+    [ident] = await open_ids(approvals)
+    result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+    assert result.counted, result
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.FAILED, report
+    [shipped] = report.ship_requests
+    assert shipped.status == ShipRequestStatus.NOT_INTEGRATED, shipped
+    assert shipped.agent_approvals == [ident] and not shipped.push_workflow_id
+    said = "\n".join(plain(job_report(report)))
+    assert "the job did not integrate, so there is no commit to ship" in said, said
+    assert not [s for s in await approvals.open_approvals() if s.request.agent_ship]
+
+
+async def test_a_plain_push_to_another_branch_is_an_ordinary_hold(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job(
+        "acme/api",
+        "push a branch",
+        agent_command=agent(f"hold:{_push('git push origin HEAD:feature')}"),
+    )
+    approvals = ApprovalsClient(desk.client)
+    [ident] = await open_ids(approvals)
+    [state] = [s for s in await approvals.open_approvals() if s.approval_id == ident]
+    assert state.request.ships_to == "", state.request
+    result, _ = await approvals.answer(ident, Decision.DECLINE, Principal(id=settings.owner))
+    assert result.counted
+    report = await desk.wait(number)
+    assert report.ship_requests == []
+    assert "Leave shipping to codedesk" in report.output, report.output
