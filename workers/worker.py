@@ -15,6 +15,7 @@ from activities.admission import AdmissionActivities
 from activities.agent.run import AgentActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
+from activities.git.branch_push import BranchPushActivities
 from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
@@ -62,6 +63,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         agent.run_agent,
         ship.change_report,
         ship.push,
+        BranchPushActivities(settings).push_branch,
     ]
 
 

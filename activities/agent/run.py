@@ -114,7 +114,7 @@ class AgentActivities:
                 )
                 paths = JobPaths(folder, socket_dir / SOCKET_NAME, hook_file, egress)
                 try:
-                    rules = self._rules(request)
+                    rules = self._rules(request, git)
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
@@ -151,7 +151,7 @@ class AgentActivities:
             tool_calls=channel.calls,
         )
 
-    def _rules(self, request: RunAgentInput) -> ChannelRules:
+    def _rules(self, request: RunAgentInput, git: AgentGit | None = None) -> ChannelRules:
         # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
         # empty classes mean all of them, so no fallback to this worker's own may narrow them.
         return ChannelRules(
@@ -161,6 +161,7 @@ class AgentActivities:
             wait=self.settings.hold_wait,
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
+            branch_ref=str(git.refs / git.leaf) if git else "",
         )
 
     async def _run(

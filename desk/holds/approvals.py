@@ -50,8 +50,11 @@ class AgentShipAsk(Payload):
     approval_id: str
     """The approval of the agent's call (`approval-job-<n>-…`)."""
     branch: str
-    """The origin's default branch the agent asked to push to."""
+    """The origin branch the agent asked to push to."""
     approved_by: str = ""
+    sha: str = ""
+    """For a branch other than the default: the job's HEAD when the agent asked, which codedesk
+    pushes (empty: the default branch, pushed as the integrated SHA through a `Ship`)."""
 
 
 class ApprovalRequest(Payload):
@@ -88,6 +91,11 @@ class ApprovalRequest(Payload):
     the sandbox; codedesk asks for the push of the job's integrated commit instead."""
     agent_ship: AgentShipAsk | None = None
     """On a push's card: the agent's approved call this push carries out."""
+    pushes_to: str = ""
+    """The agent's plain push to this branch (not the default): approving it does not run the
+    command; codedesk pushes exactly `push_head` there, never forced."""
+    push_head: str = ""
+    """The job's HEAD when the agent asked to push to `pushes_to`."""
     confined: bool = False
     """The call would run in the agent's sandbox once approved (no credentials, no origin)."""
 
@@ -205,6 +213,11 @@ class CallSummary(Payload):
     ships_to: str = ""
     """The call is a plain push of the job's work to this default branch, which codedesk
     carries out itself once approved (activities/holds/ship_target.py)."""
+    pushes_to: str = ""
+    """The call is a plain push of the job's work to this other branch: codedesk pushes
+    `push_head` there once approved."""
+    push_head: str = ""
+    """The job's HEAD when the call was made (part of the digest: a later HEAD is a new call)."""
     confined: bool = False
     """The agent runs in the sandbox: an approved call runs there, without credentials and
     without a route to the origin."""
@@ -260,6 +273,9 @@ class HoldWhy(StrEnum):
     SHIP_REQUESTED = "ship_requested"
     """A person approved a plain push to `branch` (`by`): codedesk asks for the push of the
     job's commits once the job integrates; the call itself does not run."""
+    BRANCH_PUSH_REQUESTED = "branch_push_requested"
+    """A person approved a plain push to `branch` (`by`), not the default: codedesk pushes `sha`
+    there when the agent's run ends, never forced; the call itself does not run."""
 
 
 class AgentWorked(Payload):
@@ -290,7 +306,10 @@ class HoldAnswer(Payload):
     phase: JobPhase | None = None
     """The phase that job is in, when `why` is `not_working`."""
     branch: str = ""
-    """The default branch codedesk will push to, when `why` is `ship_requested`."""
+    """The branch codedesk will push to, when `why` is `ship_requested` or
+    `branch_push_requested`."""
+    sha: str = ""
+    """The commit codedesk will push, when `why` is `branch_push_requested`."""
 
     @property
     def may_run(self) -> bool:

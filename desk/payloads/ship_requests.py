@@ -46,3 +46,35 @@ class ShipRequestResult(Payload):
     agent_approvals: list[str] = Field(default_factory=list)
     """The approvals of the agent's calls it carries out."""
     reason: ScrubbedText = ""
+
+
+class BranchPushInput(Payload):
+    """An agent's approved plain push to a branch other than the default: exactly this SHA."""
+
+    repo: str
+    sha: str
+    """The job's HEAD when the agent asked, as its card showed it."""
+    branch: str
+    approval_id: str
+    approved_by: str = ""
+
+
+class BranchPushStatus(StrEnum):
+    PUSHED = "pushed"
+    REFUSED = "refused"
+    """Nothing was pushed (`reason` says why: not a fast-forward, the commit is gone, ...)."""
+    NOT_PUSHED = "not_pushed"
+    """The job was cancelled before codedesk pushed."""
+
+
+class BranchPushResult(Payload):
+    """What became of an agent's approved push to a branch, for the job's report."""
+
+    status: BranchPushStatus
+    branch: str
+    sha: str
+    approval_id: str = ""
+    approved_by: str = ""
+    already: bool = False
+    """The origin had the branch at the SHA already (a retry after a crash)."""
+    reason: ScrubbedText = ""

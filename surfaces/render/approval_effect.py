@@ -19,6 +19,13 @@ def approval_effect(request: ApprovalRequest) -> str:
             f"origin): codedesk will ask to push the job's commits to {request.ships_to} once "
             "the job integrates, and an owner approves that exact commit on its own card."
         )
+    if request.pushes_to:
+        return (
+            "Approving does not run this command in the agent's sandbox (it cannot reach the "
+            f"origin): codedesk will push exactly {request.push_head} (the job's HEAD now) to "
+            f"{request.pushes_to} on the origin once the agent's run ends, never forced, with "
+            "the host's credentials."
+        )
     asked = request.agent_ship
     if asked is not None:
         by = f", approved by {asked.approved_by}" if asked.approved_by else ""

@@ -32,6 +32,8 @@ def answer_words(answer: Mapping[str, object]) -> str:
         return ""
     if verdict == "approved":
         return f"Approved by {by or 'an owner'} in codedesk ({ident})."
+    if verdict == "ship_requested" and why == "branch_push_requested":
+        return _branch_push(by, _text(answer, "branch"), _text(answer, "sha"), ident)
     if verdict == "ship_requested":
         return _ship_requested(by, _text(answer, "branch"), ident)
     if why == "not_working" and _number(answer.get("job")) and _text(answer, "phase"):
@@ -60,6 +62,16 @@ def _ship_requested(by: str, branch: str, ident: str) -> str:
         f"{onto} once the job integrates, and an owner approves that exact commit. This command "
         "did not run here (the sandbox cannot reach the origin). Do not push again or work "
         "around it: commit your work and finish; shipping is codedesk's."
+    )
+
+
+def _branch_push(by: str, branch: str, sha: str, ident: str) -> str:
+    """Approved, and codedesk pushes that exact commit to the branch when the run ends."""
+    return (
+        f"Approved by {by or 'an owner'} ({ident}): codedesk will push {sha[:12] or 'your HEAD'} "
+        f"(your HEAD when you asked) to {branch or 'the branch'} on the origin once your run "
+        "ends, never forced. This command did not run here (the sandbox cannot reach the "
+        "origin). Do not push again or work around it: carry on; shipping is codedesk's."
     )
 
 

@@ -89,7 +89,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
-    blocks += ship_requests(report.ship_requests)
+    blocks += ship_requests(report.ship_requests, report.branch_pushes)
     if report.extended_by:
         extended = (
             f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"

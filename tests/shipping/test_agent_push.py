@@ -9,7 +9,7 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.names import push_workflow_id
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.ship_requests import ShipRequestStatus
+from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
@@ -154,21 +154,72 @@ async def test_an_approved_push_of_a_job_that_fails_asks_for_nothing(
     assert not [s for s in await approvals.open_approvals() if s.request.agent_ship]
 
 
-async def test_a_plain_push_to_another_branch_is_an_ordinary_hold(
+FEATURE = _push("git push origin HEAD:feature")
+
+
+async def test_an_approved_push_to_a_branch_pushes_the_head_of_the_call_once(
     desk: DeskClient, settings: DeskSettings, origin: Path
 ) -> None:
     await desk.add_repo("acme/api", str(origin))
+    before = git(origin, "rev-parse", "main")
     number = await desk.start_job(
         "acme/api",
         "push a branch",
-        agent_command=agent(f"hold:{_push('git push origin HEAD:feature')}"),
+        agent_command=agent(
+            "write:a.txt=a",
+            "commit:a",
+            f"hold:{FEATURE}",
+            "say:the held call",
+            "write:b.txt=b",
+            "commit:b",
+        ),
     )
     approvals = ApprovalsClient(desk.client)
     [ident] = await open_ids(approvals)
     [state] = [s for s in await approvals.open_approvals() if s.approval_id == ident]
-    assert state.request.ships_to == "", state.request
-    result, _ = await approvals.answer(ident, Decision.DECLINE, Principal(id=settings.owner))
-    assert result.counted
+    assert (state.request.ships_to, state.request.pushes_to) == ("", "feature"), state.request
+    card = " ".join(" ".join(plain(approval_card(state, value_chars=200))).split())
+    assert f"codedesk will push exactly {state.request.push_head}" in card, card
+    result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+    assert result.counted, result
     report = await desk.wait(number)
-    assert report.ship_requests == []
-    assert "Leave shipping to codedesk" in report.output, report.output
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    first, _ = report.commits
+    assert state.request.push_head == first.sha, (state.request, report.commits)
+    assert f"codedesk will push {first.sha[:12]} (your HEAD when you asked) to feature" in (
+        report.output
+    ), report.output
+    [pushed] = report.branch_pushes
+    assert (pushed.status, pushed.sha, pushed.branch) == (
+        BranchPushStatus.PUSHED,
+        first.sha,
+        "feature",
+    )
+    assert not pushed.already and report.ship_requests == []
+    assert git(origin, "rev-parse", "feature") == first.sha  # the HEAD of the call, not later
+    assert git(origin, "rev-parse", "main") == before
+    said = "\n".join(plain(job_report(report)))
+    assert f"pushed {first.sha} to feature" in said, said
+
+
+async def test_an_approved_push_to_a_branch_is_never_forced(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    tree = git(origin, "rev-parse", "main^{tree}")
+    elsewhere = git(origin, "commit-tree", tree, "-m", "someone else's feature")
+    git(origin, "update-ref", "refs/heads/feature", elsewhere)
+    number = await desk.start_job(
+        "acme/api",
+        "push a branch",
+        agent_command=agent("write:a.txt=a", "commit:a", f"hold:{FEATURE}"),
+    )
+    approvals = ApprovalsClient(desk.client)
+    [ident] = await open_ids(approvals)
+    result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=settings.owner))
+    assert result.counted, result
+    report = await desk.wait(number)
+    [refused] = report.branch_pushes
+    assert refused.status == BranchPushStatus.REFUSED, refused
+    assert "never forces" in refused.reason, refused
+    assert git(origin, "rev-parse", "feature") == elsewhere

@@ -108,11 +108,14 @@ class HoldsCalls(FollowsModes):
             return HoldAnswer(verdict=HoldVerdict.ALLOWED, why=HoldWhy.ALLOWED)
         # A plain push to the default branch is codedesk's to carry out once approved; yolo
         # never stands in for that approval (the push's own card follows, for the exact SHA).
-        ships_to = summary.ships_to if summary is not None and classes == ["push"] else ""
+        plain = summary if summary is not None and classes == ["push"] else None
+        ships_to = plain.ships_to if plain is not None else ""
+        pushes_to = plain.pushes_to if plain is not None and plain.push_head else ""
+        carried = bool(ships_to or pushes_to)
         shipping = self.state.ship_asks.get(ident)
         if shipping is not None:  # approved already: this identical call joins that request
             return _ship_answer(shipping, classes)
-        if not ships_to and self.yolo_allows(classes):
+        if not carried and self.yolo_allows(classes):
             return self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))
         late = self.state.late_approvals.get(ident)
@@ -139,6 +142,8 @@ class HoldsCalls(FollowsModes):
                 input_digest=summary.digest if summary else "",
                 input_bytes=summary.input_bytes if summary else 0,
                 ships_to=ships_to,
+                pushes_to=pushes_to,
+                push_head=plain.push_head if plain is not None and pushes_to else "",
                 confined=summary.confined if summary else False,
             )
             pending = asyncio.create_task(self._ask(ident, ask))
@@ -147,7 +152,7 @@ class HoldsCalls(FollowsModes):
         self.state.hold_waiters[ident] = self.state.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
-                lambda: pending.done() or (not ships_to and self.yolo_allows(classes)),
+                lambda: pending.done() or (not carried and self.yolo_allows(classes)),
                 timeout=timedelta(seconds=max(request.wait_seconds, 0)),
             )
         except TimeoutError:
@@ -178,7 +183,7 @@ class HoldsCalls(FollowsModes):
             return ApprovalOutcome(
                 kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
             )
-        if outcome.kind == OutcomeKind.APPROVED and ask.ships_to:
+        if outcome.kind == OutcomeKind.APPROVED and (ask.ships_to or ask.pushes_to):
             self._ship_approved(ident, ask, outcome)
         elif outcome.kind == OutcomeKind.APPROVED and not self.state.hold_waiters.get(ident):
             # Every hook waiting on it gave up: the next identical call may use it, once.
@@ -189,10 +194,15 @@ class HoldsCalls(FollowsModes):
 
     def _ship_approved(self, ident: str, ask: ApprovalRequest, outcome: ApprovalOutcome) -> None:
         """An owner approved the agent's plain push: codedesk asks for the push of the job's
-        integrated commit once it integrates (the report lists it, whether a hook waits or not)."""
+        integrated commit once it integrates, or pushes the HEAD the card named to another
+        branch once the agent's run ends (the report lists it, whether a hook waits or not)."""
         by = outcome.by.name or outcome.by.id if outcome.by else ""
         self.state.ship_asks[ident] = AgentShipAsk(
-            job=self.state.job.number, approval_id=ident, branch=ask.ships_to, approved_by=by
+            job=self.state.job.number,
+            approval_id=ident,
+            branch=ask.ships_to or ask.pushes_to,
+            approved_by=by,
+            sha=ask.push_head if ask.pushes_to else "",
         )
         tool, action = self.state.held_actions.get(ident, (ask.tool, ask.action))
         self._record(tool, action, HoldVerdict.SHIP_REQUESTED, ident)
@@ -285,9 +295,10 @@ def _ship_answer(ask: AgentShipAsk, classes: list[str]) -> HoldAnswer:
     what will happen, so the agent neither retries it nor works around it)."""
     return HoldAnswer(
         verdict=HoldVerdict.SHIP_REQUESTED,
-        why=HoldWhy.SHIP_REQUESTED,
+        why=HoldWhy.BRANCH_PUSH_REQUESTED if ask.sha else HoldWhy.SHIP_REQUESTED,
         classes=classes,
         approval_id=ask.approval_id,
         by=ask.approved_by,
         branch=ask.branch,
+        sha=ask.sha,
     )
