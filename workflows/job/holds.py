@@ -106,8 +106,9 @@ class HoldsCalls(FollowsModes):
             ident = approval_id(scope, request.tool, request.input)
         if not classes:
             return HoldAnswer(verdict=HoldVerdict.ALLOWED, why=HoldWhy.ALLOWED)
-        # A plain push to the default branch is codedesk's to carry out once approved; yolo
-        # never stands in for that approval (the push's own card follows, for the exact SHA).
+        # A plain push of the job's work is codedesk's to carry out once approved; yolo never
+        # stands in for that approval (a push to the default branch then has a card of its own,
+        # for the exact SHA, and one to another branch pushes the commit its card named).
         plain = summary if summary is not None and classes == ["push"] else None
         ships_to = plain.ships_to if plain is not None else ""
         pushes_to = plain.pushes_to if plain is not None and plain.push_head else ""
