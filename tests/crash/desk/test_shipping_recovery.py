@@ -13,7 +13,7 @@ from desk.holds.approvals import Decision, HoldVerdict
 from desk.names import SHIP_WORKFLOW_TYPE, job_workflow_id, push_workflow_id, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_state import RepoState
-from desk.payloads.ship_requests import ShipRequestStatus
+from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
@@ -203,3 +203,46 @@ async def test_worker_killed_after_an_agents_push_was_approved_ships_it_once(
         found.id async for found in client.list_workflows(f"WorkflowType = '{SHIP_WORKFLOW_TYPE}'")
     ]
     assert pushes in ([], [ship.id]), pushes  # visibility may lag; never a second push
+
+
+async def test_worker_killed_inside_an_agents_approved_branch_push_pushes_it_once(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    gates: Path,
+    start_worker: StartWorker,
+    resume_clock: ResumeClock,
+) -> None:
+    env = settings_env(settings)
+    first = start_worker(env)
+    desk = DeskClient(client, settings)
+    await desk.add_repo(REPO, str(origin))
+    feature = json.dumps({"tool": "Bash", "input": {"command": "git push origin HEAD:feature"}})
+    number = await desk.start_job(
+        REPO,
+        "push a branch",
+        agent_command=agent("write:a.txt=a", "commit:a", f"hold:{feature}", "say:held"),
+    )
+    approvals = ApprovalsClient(client)
+    [ident] = await open_ids(approvals)
+    [state] = [s for s in await approvals.open_approvals() if s.approval_id == ident]
+    sha = state.request.push_head
+    marker, gate = tmp_path / "pushes.log", tmp_path / "gate"
+    slow_origin(origin, marker, gate)
+    await answer(client, ident, Decision.APPROVE, settings.owner)
+    # The branch is on the origin while the push activity has not returned.
+    await until(marker.exists, "the branch push to reach the origin")
+    assert git(origin, "rev-parse", "feature") == sha
+    await kill(first)
+    gate.touch()  # let the orphaned git (the dead worker's child) finish
+    resume_clock.restarted()
+
+    start_worker(env)
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    await resume_clock.report(client, job_workflow_id(number))
+    [pushed] = report.branch_pushes
+    assert (pushed.status, pushed.sha, pushed.branch) == (BranchPushStatus.PUSHED, sha, "feature")
+    assert pushed.already, "the retried push must find the branch at the SHA, not push again"
+    assert marker.read_text().splitlines() == ["pushed"], "pushed more than once"
+    assert git(origin, "rev-parse", "feature") == sha
