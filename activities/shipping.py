@@ -27,7 +27,7 @@ from desk.payloads.shipping import (
 from desk.repo_names import check_remote_url
 
 PUSH_LOCK = "codedesk-push.flock"
-"""In the clone's git directory: held while codedesk pushes (see `_push_lock`); not a git lock."""
+"""In the clone's git directory: held while codedesk pushes (see `push_lock`); not a git lock."""
 
 
 class ShipActivities:
@@ -52,9 +52,9 @@ class ShipActivities:
     def _change_report(self, request: ReportInput) -> ChangeReport:
         with desk_failures():
             clone = existing_clone(self.settings, request.repo)
-            destination = _destination(clone)
+            destination = push_destination(clone)
             run_git(clone, "fetch", "--quiet", "origin")
-            branch = _default_branch(clone)
+            branch = default_branch(clone)
             _require_clean(clone)
             head = head_sha(clone)
             remote_tip = run_git(clone, "rev-parse", f"refs/remotes/origin/{branch}").strip()
@@ -89,7 +89,7 @@ class ShipActivities:
         receipt = request.receipt
         with desk_failures():
             clone = existing_clone(self.settings, receipt.repo)
-            destination = _destination(clone)
+            destination = push_destination(clone)
             # Before the "already pushed" check: another remote having the SHA is no push.
             if destination != receipt.destination:
                 raise ShipRefusal(
@@ -97,8 +97,8 @@ class ShipActivities:
                     f"{destination}. Nothing was pushed."
                 )
             ref = f"refs/heads/{receipt.default_branch}"
-            with _push_lock(clone):
-                if _remote_tip(clone, ref) == receipt.head:
+            with push_lock(clone):
+                if remote_tip(clone, ref) == receipt.head:
                     return _pushed(receipt, already=True)
                 run_git(clone, "fetch", "--quiet", "origin")
                 problem = _push_problem(clone, receipt)
@@ -110,14 +110,14 @@ class ShipActivities:
                 except GitError:
                     # A dead attempt's own `git push` (its worker was killed, its git lived on)
                     # may have landed meanwhile and made this one fail: that is the push done.
-                    if _remote_tip(clone, ref) == receipt.head:
+                    if remote_tip(clone, ref) == receipt.head:
                         return _pushed(receipt, already=True)
                     raise
                 return _pushed(receipt, already=False)
 
 
 @contextmanager
-def _push_lock(clone: Path) -> Iterator[None]:
+def push_lock(clone: Path) -> Iterator[None]:
     """One push of a clone at a time on this host.
 
     After a server restart Temporal may start a push again while the first attempt's worker
@@ -129,7 +129,7 @@ def _push_lock(clone: Path) -> Iterator[None]:
         yield
 
 
-def _destination(clone: Path) -> str:
+def push_destination(clone: Path) -> str:
     """The one credential-free push URL of origin; checked before anything is fetched."""
     urls = lines(run_git(clone, "remote", "get-url", "--push", "--all", "origin"))
     if len(urls) != 1:
@@ -143,7 +143,7 @@ def _destination(clone: Path) -> str:
     return urls[0]
 
 
-def _default_branch(clone: Path) -> str:
+def default_branch(clone: Path) -> str:
     """origin's default branch as the remote names it now (origin/HEAD in the clone may be stale:
     `git fetch` does not update it)."""
     ok, out = try_git(clone, "ls-remote", "--symref", "origin", "HEAD")
@@ -189,7 +189,7 @@ def _numstat(clone: Path, base: str, head: str) -> list[FileChange]:
     return changes
 
 
-def _remote_tip(clone: Path, ref: str) -> str:
+def remote_tip(clone: Path, ref: str) -> str:
     out = run_git(clone, "ls-remote", "origin", ref).strip()
     return out.split()[0] if out else ""
 
@@ -200,7 +200,7 @@ def _push_problem(clone: Path, receipt: ChangeReport) -> str:
         return f"HEAD is no longer {receipt.head}: report again and push the new SHA."
     if porcelain_files(clone):
         return "The clone has uncommitted changes."
-    if _default_branch(clone) != receipt.default_branch:
+    if default_branch(clone) != receipt.default_branch:
         return f"origin's default branch is no longer {receipt.default_branch}."
     ok, tip = try_git(clone, "rev-parse", f"refs/remotes/origin/{receipt.default_branch}")
     if ok:

@@ -254,7 +254,9 @@ async def run(samples: int) -> dict[str, Any]:
                     if not allowed:
                         raise RuntimeError("the bare Update was not answered 'allowed'")
                     figures["bare_update"].append((returned - sent) * 1000)
-                    push = {"command": f"git push origin HEAD:bench-{index}"}
+                    # Not a plain push (codedesk would carry that out itself, and never let
+                    # it run): this times an approval's round trip to a call that runs.
+                    push = {"command": f"git push --no-verify origin HEAD:bench-{index}"}
                     call = json.dumps({"tool_name": "Bash", "tool_input": push}).encode()
                     ident = approval_id(f"job-{number}", "Bash", push)
                     times = await held_call(hook, env, approvals, surface, (ident, call))

@@ -15,11 +15,13 @@ from activities.admission import AdmissionActivities
 from activities.agent.run import AgentActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
+from activities.git.branch_push import BranchPushActivities
 from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
 from activities.results import ResultActivities
 from activities.shelf.clones import ShelfActivities
+from activities.ship_request import ShipRequestActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
@@ -64,6 +66,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         agent.run_agent,
         ship.change_report,
         ship.push,
+        BranchPushActivities(settings).push_branch,
     ]
 
 
@@ -74,6 +77,7 @@ def activities_for(client: Client, settings: DeskSettings) -> list[Callable[...,
         *shelf_activities_for(client, settings),
         desk.running_jobs,
         desk.host_policy,
+        ShipRequestActivities(client, settings).request_ship,
         AdmissionActivities(client, settings).check_admission,
         HostActivities(settings).host_report,
         classify_call_activity,

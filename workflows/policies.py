@@ -117,6 +117,18 @@ POLICY_READ_STEP = ActivityConfig(
 )
 """A push reads the desk's host policy before it asks anyone."""
 
+SHIP_REQUEST_STEP = ActivityConfig(
+    start_to_close_timeout=GIT_STEP_TIMEOUT,
+    schedule_to_close_timeout=timedelta(hours=1),
+    retry_policy=RetryPolicy(
+        initial_interval=timedelta(seconds=2),
+        maximum_interval=timedelta(seconds=30),
+        non_retryable_error_types=list(NON_RETRYABLE_ERROR_TYPES),
+    ),
+)
+"""A job's ship request waits out another job's integration or push (the entity says it is
+busy: retried), but not for ever; a refusal (nothing to ship) is not retried."""
+
 HOST_CHECK_STEP = ActivityConfig(
     start_to_close_timeout=timedelta(seconds=30), retry_policy=RetryPolicy(maximum_attempts=2)
 )

@@ -15,7 +15,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
     )
-    from desk.names import push_approval_scope
+    from desk.names import SHIP_WORKFLOW_TYPE, push_approval_scope
     from desk.payloads.jobs import HostPolicyQuery
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
@@ -40,7 +40,7 @@ HOST_POLICY = "ship-host-policy"
 """Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
 
 
-@workflow.defn(name="Ship")
+@workflow.defn(name=SHIP_WORKFLOW_TYPE)
 class Ship(AwaitsPush):
     """Id `push-<owner>/<repo>-<sha>`: the approval of one push, then the push under the lock."""
 
@@ -114,6 +114,7 @@ class Ship(AwaitsPush):
             origin="discord" if self.request.place else "cli",
             place=self.request.place,
             classes=["push"],
+            agent_ship=self.request.agent_ship,
         )
         approval = await workflow.start_child_workflow(
             Approval.run, ask, id=ident, parent_close_policy=ParentClosePolicy.REQUEST_CANCEL

@@ -123,7 +123,7 @@ class AgentActivities:
                     folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
                 )
                 try:
-                    rules = self._rules(request)
+                    rules = self._rules(request, git)
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
@@ -163,7 +163,7 @@ class AgentActivities:
             instructions=given.used,
         )
 
-    def _rules(self, request: RunAgentInput) -> ChannelRules:
+    def _rules(self, request: RunAgentInput, git: AgentGit | None = None) -> ChannelRules:
         # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
         # empty classes mean all of them, so no fallback to this worker's own may narrow them.
         return ChannelRules(
@@ -173,6 +173,7 @@ class AgentActivities:
             wait=self.settings.hold_wait,
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
+            branch_ref=str(git.refs / git.leaf) if git else "",
         )
 
     async def _run(
@@ -206,7 +207,7 @@ class AgentActivities:
             raise
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
-        channel.watch(process.pid, launch.argv[launch.command_at :])
+        channel.watch(process.pid, launch.argv[launch.command_at :], confined=confined)
         if gate:
             gate.started()
             try:

@@ -29,8 +29,10 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.holds.early_approval import ApprovalWatches, approval_of
+from activities.holds.ship_target import PushTarget, push_target
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
+from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.holds.calls import call_digest, canonical_json, classify, preview, with_cwd
 from desk.holds.protocol import (
@@ -61,6 +63,9 @@ class ChannelRules:
     wait: timedelta
     preview_chars: int
     max_request_bytes: int
+    branch_ref: str = ""
+    """Where a sandboxed agent's branch ref lives on the host (its HEAD, for a push it asks
+    codedesk to make); empty: the worktree's own HEAD says it."""
 
 
 class HoldChannel:
@@ -77,11 +82,14 @@ class HoldChannel:
         self.signs: set[str] = set()
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
         self.watches = ApprovalWatches(client, number)
+        self.confined = False
 
-    def watch(self, pid: int, command: Sequence[str] = ()) -> None:
+    def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is
-        what runs inside the sandbox (see `BesideHolds.watch`)."""
+        what runs inside the sandbox (see `BesideHolds.watch`), and `confined` says whether a
+        sandbox runs it at all (a held call approved then runs without credentials)."""
         self.clock.watch(pid, command)
+        self.confined = confined
 
     @property
     def traffic(self) -> Traffic:
@@ -168,11 +176,19 @@ class HoldChannel:
         rules = self.rules
         read = with_cwd(tool, call, message.get("cwd"))
         verdict = classify(tool, read, rules.worktree, rules.hold_classes, rules.hold_tools)
+        pushes = verdict.classes == ("push",)
+        target = _target(tool, read, rules.worktree, rules.branch_ref) if pushes else None
+        branch = target if target is not None and not target.default else None
         summary = CallSummary(
-            digest=call_digest(tool, call),
+            # A push to a branch pushes the HEAD of its call: a later HEAD is another call.
+            digest=call_digest(tool, {**call, "head": branch.head} if branch else call),
             input_bytes=len(canonical_json(call).encode("utf-8", "surrogatepass")),
             classes=list(verdict.classes),
             action=_cut(verdict.action, ACTION_CHARS),
+            ships_to=target.branch if target is not None and target.default else "",
+            pushes_to=branch.branch if branch else "",
+            push_head=branch.head if branch else "",
+            confined=self.confined,
         )
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 
@@ -187,6 +203,9 @@ class HoldChannel:
         last_early = loop.time() + request.wait_seconds - EARLY_MARGIN_SECONDS
         asking = asyncio.create_task(self._update(request))
         assert request.summary is not None
+        if request.summary.ships_to or request.summary.pushes_to:
+            # Approved, it does not run (codedesk pushes): only the job's answer says so.
+            return await asking
         async with self.watches.watching(request.summary.digest) as early:
             done, _ = await asyncio.wait({asking, early}, return_when=asyncio.FIRST_COMPLETED)
         approved = approval_of(early) if early in done else None
@@ -243,6 +262,14 @@ class HoldChannel:
             await handle.signal(JOB_AGENT_WORKED_SIGNAL, worked)
         except RPCError:
             pass  # the job has ended; there is no clock left to charge
+
+
+def _target(tool: str, call: Any, worktree: str, branch_ref: str) -> PushTarget | None:
+    """A plain push of the job's work (codedesk carries it out), else None (held as it is)."""
+    try:
+        return push_target(tool, call, worktree, branch_ref)
+    except GitError:  # git could not tell (a busy lock): the call is an ordinary hold
+        return None
 
 
 def _refusal(reason: str) -> dict[str, Any]:

@@ -43,6 +43,20 @@ class SurfacePlace(Payload):
     """The channel or thread (a job's thread) to show it in."""
 
 
+class AgentShipAsk(Payload):
+    """An agent's push that an owner approved and codedesk ships itself (a push's card links it)."""
+
+    job: int
+    approval_id: str
+    """The approval of the agent's call (`approval-job-<n>-…`)."""
+    branch: str
+    """The origin branch the agent asked to push to."""
+    approved_by: str = ""
+    sha: str = ""
+    """For a branch other than the default: the job's HEAD when the agent asked, which codedesk
+    pushes (empty: the default branch, pushed as the integrated SHA through a `Ship`)."""
+
+
 class ApprovalRequest(Payload):
     """What a person is asked to approve."""
 
@@ -72,6 +86,18 @@ class ApprovalRequest(Payload):
     """The SHA-256 of the call's full input when `input` is only a bounded preview of it."""
     input_bytes: int = 0
     """The size of the call's full input (its canonical JSON) when `input` is a preview."""
+    ships_to: str = ""
+    """The agent's plain push to this default branch: approving it does not run the command in
+    the sandbox; codedesk asks for the push of the job's integrated commit instead."""
+    agent_ship: AgentShipAsk | None = None
+    """On a push's card: the agent's approved call this push carries out."""
+    pushes_to: str = ""
+    """The agent's plain push to this branch (not the default): approving it does not run the
+    command; codedesk pushes exactly `push_head` there, never forced."""
+    push_head: str = ""
+    """The job's HEAD when the agent asked to push to `pushes_to`."""
+    confined: bool = False
+    """The call would run in the agent's sandbox once approved (no credentials, no origin)."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
@@ -171,6 +197,8 @@ class HoldVerdict(StrEnum):
     EXPIRED = "expired"
     PENDING = "pending"
     """Nobody answered within the wait; the approval stays open."""
+    SHIP_REQUESTED = "ship_requested"
+    """Approved, and codedesk carries the push out itself: the call does not run."""
 
 
 class CallSummary(Payload):
@@ -182,6 +210,17 @@ class CallSummary(Payload):
     input_bytes: int = 0
     classes: list[str] = Field(default_factory=list)
     action: ScrubbedText = ""
+    ships_to: str = ""
+    """The call is a plain push of the job's work to this default branch, which codedesk
+    carries out itself once approved (activities/holds/ship_target.py)."""
+    pushes_to: str = ""
+    """The call is a plain push of the job's work to this other branch: codedesk pushes
+    `push_head` there once approved."""
+    push_head: str = ""
+    """The job's HEAD when the call was made (part of the digest: a later HEAD is a new call)."""
+    confined: bool = False
+    """The agent runs in the sandbox: an approved call runs there, without credentials and
+    without a route to the origin."""
 
 
 class HoldRequest(Payload):
@@ -231,6 +270,12 @@ class HoldWhy(StrEnum):
     """Nobody answered within the wait; approval `approval_id` stays open."""
     NOT_WORKING = "not_working"
     """Job `job` is not working now (it is in `phase`): it answers no holds."""
+    SHIP_REQUESTED = "ship_requested"
+    """A person approved a plain push to `branch` (`by`): codedesk asks for the push of the
+    job's commits once the job integrates; the call itself does not run."""
+    BRANCH_PUSH_REQUESTED = "branch_push_requested"
+    """A person approved a plain push to `branch` (`by`), not the default: codedesk pushes `sha`
+    there when the agent's run ends, never forced; the call itself does not run."""
 
 
 class AgentWorked(Payload):
@@ -260,6 +305,11 @@ class HoldAnswer(Payload):
     """The job asked, when `why` is `not_working`."""
     phase: JobPhase | None = None
     """The phase that job is in, when `why` is `not_working`."""
+    branch: str = ""
+    """The branch codedesk will push to, when `why` is `ship_requested` or
+    `branch_push_requested`."""
+    sha: str = ""
+    """The commit codedesk will push, when `why` is `branch_push_requested`."""
 
     @property
     def may_run(self) -> bool:

@@ -16,6 +16,7 @@ from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
+from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 from desk.policy.results import ResultHooks
@@ -330,6 +331,10 @@ class JobReport(Payload):
     yolo_approved_omitted: int = 0
     extended_by: timedelta = timedelta(0)
     """Work past the budget that long-running mode allowed."""
+    ship_requests: list[ShipRequestResult] = Field(default_factory=list)
+    """The agent's approved pushes to the default branch: the push asked for, or why not."""
+    branch_pushes: list[BranchPushResult] = Field(default_factory=list)
+    """The agent's approved pushes to other branches, which codedesk made (or why not)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from desk.errors import ShaError
-from desk.holds.approvals import SurfacePlace
+from desk.holds.approvals import AgentShipAsk, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import CommitInfo
 
@@ -102,6 +102,8 @@ class ShipInput(Payload):
     requester: str = ""
     place: SurfacePlace | None = None
     """Where a surface shows the push's approval card (a `/push` from Discord)."""
+    agent_ship: AgentShipAsk | None = None
+    """The agent's approved push call this push carries out (its card links it)."""
 
 
 class PushSuperseded(Payload):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desk.holds.approvals import ApprovalState
+from surfaces.render.approval_effect import approval_effect
 from surfaces.render.blocks import (
     Block,
     Span,
@@ -135,6 +136,9 @@ def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
         blocks.append(line(text(request.title, Tone.STRONG)))
     if request.classes:
         blocks.append(field("held because", *joined(name(c) for c in request.classes)))
+    effect = approval_effect(request)
+    if effect:
+        blocks.append(field("if approved", text(effect, Tone.WARN)))
     call = call_layout(
         request.tool,
         request.input,

@@ -14,6 +14,10 @@ if TYPE_CHECKING:
 NOT_RUN = "the call may not run"
 DO_NOT_RETRY = "Do not retry this call or work around it: carry on without it, or stop and say why."
 ANSWERED = ("declined", "withdrawn", "expired")
+LEAVE_SHIPPING = (
+    "Leave shipping to codedesk: commit your work and finish; an owner ships it (a plain "
+    "`git push origin HEAD:<default branch>` asks codedesk to, once approved)."
+)
 
 
 def answer_words(answer: Mapping[str, object]) -> str:
@@ -28,6 +32,10 @@ def answer_words(answer: Mapping[str, object]) -> str:
         return ""
     if verdict == "approved":
         return f"Approved by {by or 'an owner'} in codedesk ({ident})."
+    if verdict == "ship_requested" and why == "branch_push_requested":
+        return _branch_push(by, _text(answer, "branch"), _text(answer, "sha"), ident)
+    if verdict == "ship_requested":
+        return _ship_requested(by, _text(answer, "branch"), ident)
     if why == "not_working" and _number(answer.get("job")) and _text(answer, "phase"):
         return f"Job {answer['job']} is not working now ({answer['phase']})."
     if why == "unanswered" and ident:
@@ -38,11 +46,38 @@ def answer_words(answer: Mapping[str, object]) -> str:
     if why in ANSWERED:
         said = f"{why} by {by}" if by else why
         noted = f" ({note})" if note else ""
-        return f"This call was {said}{noted}. {DO_NOT_RETRY}"
+        ship = f" {LEAVE_SHIPPING}" if _pushes(answer) else ""
+        return f"This call was {said}{noted}. {DO_NOT_RETRY}{ship}"
     reason = _text(answer, "reason")
     if reason.strip():  # words given already; a blank reason says nothing
         return reason
     return f"codedesk: this call was {verdict}; {NOT_RUN}."
+
+
+def _ship_requested(by: str, branch: str, ident: str) -> str:
+    """Approved, but codedesk pushes: the command does not run here, and need not be retried."""
+    onto = branch or "the default branch"
+    return (
+        f"Approved by {by or 'an owner'} ({ident}): codedesk will ask to push your commits to "
+        f"{onto} once the job integrates, and an owner approves that exact commit. This command "
+        "did not run here (the sandbox cannot reach the origin). Do not push again or work "
+        "around it: commit your work and finish; shipping is codedesk's."
+    )
+
+
+def _branch_push(by: str, branch: str, sha: str, ident: str) -> str:
+    """Approved, and codedesk pushes that exact commit to the branch when the run ends."""
+    return (
+        f"Approved by {by or 'an owner'} ({ident}): codedesk will push {sha[:12] or 'your HEAD'} "
+        f"(your HEAD when you asked) to {branch or 'the branch'} on the origin once your run "
+        "ends, never forced. This command did not run here (the sandbox cannot reach the "
+        "origin). Do not push again or work around it: carry on; shipping is codedesk's."
+    )
+
+
+def _pushes(answer: Mapping[str, object]) -> bool:
+    classes = answer.get("classes")
+    return isinstance(classes, list) and "push" in classes
 
 
 def _text(answer: Mapping[str, object], key: str) -> str:

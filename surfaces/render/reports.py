@@ -23,6 +23,7 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.report_reasons import report_reason
+from surfaces.render.ship_requests import ship_requests
 
 OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,
@@ -40,6 +41,7 @@ VERDICT_WORDS = {
     HoldVerdict.PENDING: "unanswered",
     HoldVerdict.APPROVED: "approved",
     HoldVerdict.ALLOWED: "allowed",
+    HoldVerdict.SHIP_REQUESTED: "approved, for codedesk to push",
 }
 
 
@@ -95,6 +97,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
+    blocks += ship_requests(report.ship_requests, report.branch_pushes)
     if report.extended_by:
         extended = (
             f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"
@@ -202,7 +205,8 @@ def push_result(result: PushResult) -> list[Block]:
 
 
 def _verdict_tone(verdict: HoldVerdict) -> Tone:
-    return Tone.GOOD if verdict in (HoldVerdict.APPROVED, HoldVerdict.ALLOWED) else Tone.BAD
+    good = (HoldVerdict.APPROVED, HoldVerdict.ALLOWED, HoldVerdict.SHIP_REQUESTED)
+    return Tone.GOOD if verdict in good else Tone.BAD
 
 
 def _cut(value: str, limit: int) -> str:

@@ -49,6 +49,18 @@ def test_an_open_card_is_an_embed_with_the_renderers_body_and_the_id_as_footer()
     assert fields == {"Held because": "`push`", "From": "`job-7`"}
 
 
+def test_a_card_says_what_approving_does_when_the_call_does_not_simply_run() -> None:
+    shipped = card_embed(IDENT, request(ships_to="main", confined=True)).to_dict()
+    fields = {field["name"]: field["value"] for field in shipped["fields"]}
+    assert "codedesk will ask to push the job's commits to main" in fields["If approved"]
+    forced = card_embed(IDENT, request(confined=True)).to_dict()
+    fields = {field["name"]: field["value"] for field in forced["fields"]}
+    assert "runs inside the agent's sandbox" in fields["If approved"]
+    assert "cannot reach the origin" in fields["If approved"]
+    unconfined = card_embed(IDENT, request()).to_dict()
+    assert "If approved" not in {field["name"] for field in unconfined["fields"]}
+
+
 def test_a_huge_input_fits_an_embed() -> None:
     big = request(input={"command": "x" * 50_000, "note": "y" * 20_000}, title="t" * 1000)
     payload = card_embed(IDENT, big).to_dict()

@@ -554,6 +554,33 @@ async def record_result_hooks(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_agent_push(tmp: Path, out: Path) -> None:
+    """An agent's plain push to main, approved: the job answers that codedesk ships it, and after
+    integrating asks for the push of its integrated SHA, whose `Ship` links the agent's call."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "agent-push")
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin HEAD:main"}})
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "agent-push")
+        number = await desk.start_job(
+            "acme/api",
+            "push it",
+            agent_command=agent("write:s.txt=s", "commit:s", f"hold:{push}", "say:held"),
+        )
+        approvals = ApprovalsClient(env.client)
+        owner = Principal(id=settings.owner)
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        report = await desk.wait(number)
+        [shipped] = report.ship_requests
+        print(number, report.outcome, shipped.status)
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        ship = env.client.get_workflow_handle(shipped.push_workflow_id)
+        print(await ship.result())
+        keep(out / "coding_job_ship_requested.json", await desk.job(number).fetch_history())
+        keep(out / "ship_agent_request.json", await ship.fetch_history())
+    await env.shutdown()
+
+
 def _commit(clone: Path, name: str) -> None:
     (clone / name).write_text(name)
     git(clone, "add", name)
@@ -581,6 +608,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "push-memo": record_push_memo,
     "policy": record_host_policy,
     "results": record_result_hooks,
+    "agent-push": record_agent_push,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -23,9 +23,14 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.ship_requests import ShipRequestStatus
+from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
+from surfaces.render.approval import approval_card
+from surfaces.render.text import plain
 from tests.helpers.repos import git, make_origin
+from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import (
     FakeAnthropic,
@@ -36,6 +41,7 @@ from tests.real_agents.fake_anthropic import (
     serving,
 )
 from tests.real_agents.install import agent_cache, npm_cli
+from workflows.ship import Ship
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1"
@@ -204,10 +210,62 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
     assert '"type"' not in log, log
 
 
-@pytest.mark.unconfined(
-    "issue 33: an approved push runs inside the agent's sandbox, which has no route to the origin"
-)
-async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_approved_one_runs(
+async def test_an_approved_push_to_main_is_shipped_by_codedesk_and_a_forced_one_stays_held(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    fake = claude_env(
+        [
+            ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+            COMMIT,
+            bash("git push origin HEAD:main"),
+            bash("git push --force origin HEAD:main"),
+            Say("Left the push to codedesk."),
+        ]
+    )
+    await desk.add_repo(REPO, str(origin))
+    before = git(origin, "rev-parse", "main")
+
+    def decide(state: ApprovalState) -> Decision:
+        return Decision.APPROVE if state.request.ships_to else Decision.DECLINE
+
+    report, answered = await run_job(desk, settings, "Push the notes", decide)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.confinement == "bwrap", report
+    plain, forced = answered.approvals
+    assert plain.request.ships_to == "main", plain
+    assert "codedesk will ask to push the job's commits to main" in card_text(plain)
+    assert forced.request.ships_to == "" and forced.request.confined, forced
+    assert "runs inside the agent's sandbox" in card_text(forced)
+    assert "cannot reach the origin" in card_text(forced)
+    shipped_answer, forced_answer = fake.tool_results()[2:4]
+    assert "codedesk will ask to push your commits to main" in shipped_answer, shipped_answer
+    assert "declined" in forced_answer and "Leave shipping to codedesk" in forced_answer
+    assert git(origin, "rev-parse", "main") == before
+
+    [shipped] = report.ship_requests
+    assert shipped.status == ShipRequestStatus.REQUESTED and shipped.sha == report.head, shipped
+    approvals = ApprovalsClient(desk.client)
+    [push] = await eventually(
+        approvals.open_approvals,
+        lambda states: [s for s in states if s.approval_id == shipped.push_approval_id],
+        "the push of the integrated SHA to ask for an owner",
+    )
+    assert push.request.input["sha"] == report.head, push
+    assert push.request.agent_ship and push.request.agent_ship.approval_id == plain.approval_id
+    owner = Principal(id=settings.owner)
+    answer, _ = await approvals.answer(push.approval_id, Decision.APPROVE, owner)
+    assert answer.counted, answer
+    ship = desk.client.get_workflow_handle_for(Ship.run, shipped.push_workflow_id)
+    pushed = await ship.result()
+    assert pushed.status == PushStatus.PUSHED and not pushed.already, pushed
+    assert git(origin, "rev-parse", "main") == report.head
+    assert git(origin, "rev-list", "--count", f"{before}..main") == "1"
+
+
+async def test_a_declined_push_to_main_moves_nothing(
     claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
     settings: DeskSettings,
@@ -218,28 +276,24 @@ async def test_a_declined_push_keeps_the_origin_and_the_model_reads_why_an_appro
             ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
             COMMIT,
             bash("git push origin HEAD:refs/heads/main"),
-            bash("git push origin HEAD:refs/heads/agent-branch"),
-            Say("Pushed to agent-branch."),
+            Say("Not pushed."),
         ]
     )
     await desk.add_repo(REPO, str(origin))
     before = origin_branches(origin)
-
-    def decide(state: ApprovalState) -> Decision:
-        declined = asks_about(state, "refs/heads/main")
-        return Decision.DECLINE if declined else Decision.APPROVE
-
-    report, answered = await run_job(desk, settings, "Push the notes", decide)
-    assert len(answered.approvals) == 2, answered
+    report, answered = await run_job(desk, settings, "Push", lambda state: Decision.DECLINE)
+    assert [state.request.ships_to for state in answered.approvals] == ["main"], answered
     assert report.outcome == JobOutcome.INTEGRATED, report
-    after = origin_branches(origin)
-    main_line = next(line for line in before.splitlines() if line.startswith("refs/heads/main "))
-    assert main_line in after.splitlines(), after
-    assert "refs/heads/agent-branch " in after, after
-    declined, approved = fake.tool_results()[2:4]
-    assert "declined" in declined.lower(), declined
-    assert "agent-branch" in approved, approved
+    assert "declined" in fake.tool_results()[2].lower(), fake.tool_results()
+    assert report.ship_requests == []
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
+    approvals = ApprovalsClient(desk.client)
+    assert not [s for s in await approvals.open_approvals() if s.request.agent_ship], "a push card"
+    assert origin_branches(origin) == before
+
+
+def card_text(state: ApprovalState) -> str:
+    return " ".join(" ".join(plain(approval_card(state, value_chars=200))).split())
 
 
 async def test_a_write_outside_the_worktree_is_held(

@@ -49,6 +49,7 @@ from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
 from workflows.job.reasons import reason_of
 from workflows.job.report import build_report
+from workflows.job.ship_requests import push_branches, request_ships
 from workflows.job.slot import HoldsDeskSlot
 from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
@@ -93,6 +94,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         try:
             report = await self._admitted_work()
             await self.close_open_approvals()
+            if self.state.ship_asks:
+                report.branch_pushes = await push_branches(self.state, report)
+                report.ship_requests = await request_ships(self.state, report)
         except FailureError:
             await self.tell_desk()
             raise

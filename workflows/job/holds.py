@@ -12,6 +12,7 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.holds.classify import classify_call_activity
     from desk.holds.approvals import (
+        AgentShipAsk,
         AgentWorked,
         ApprovalOutcome,
         ApprovalRequest,
@@ -105,7 +106,17 @@ class HoldsCalls(FollowsModes):
             ident = approval_id(scope, request.tool, request.input)
         if not classes:
             return HoldAnswer(verdict=HoldVerdict.ALLOWED, why=HoldWhy.ALLOWED)
-        if self.yolo_allows(classes):
+        # A plain push of the job's work is codedesk's to carry out once approved; yolo never
+        # stands in for that approval (a push to the default branch then has a card of its own,
+        # for the exact SHA, and one to another branch pushes the commit its card named).
+        plain = summary if summary is not None and classes == ["push"] else None
+        ships_to = plain.ships_to if plain is not None else ""
+        pushes_to = plain.pushes_to if plain is not None and plain.push_head else ""
+        carried = bool(ships_to or pushes_to)
+        shipping = self.state.ship_asks.get(ident)
+        if shipping is not None:  # approved already: this identical call joins that request
+            return _ship_answer(shipping, classes)
+        if not carried and self.yolo_allows(classes):
             return self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))
         late = self.state.late_approvals.get(ident)
@@ -131,6 +142,10 @@ class HoldsCalls(FollowsModes):
                 classes=classes,
                 input_digest=summary.digest if summary else "",
                 input_bytes=summary.input_bytes if summary else 0,
+                ships_to=ships_to,
+                pushes_to=pushes_to,
+                push_head=plain.push_head if plain is not None and pushes_to else "",
+                confined=summary.confined if summary else False,
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.state.approvals[ident] = pending
@@ -138,7 +153,7 @@ class HoldsCalls(FollowsModes):
         self.state.hold_waiters[ident] = self.state.hold_waiters.get(ident, 0) + 1
         try:
             await workflow.wait_condition(
-                lambda: pending.done() or self.yolo_allows(classes),
+                lambda: pending.done() or (not carried and self.yolo_allows(classes)),
                 timeout=timedelta(seconds=max(request.wait_seconds, 0)),
             )
         except TimeoutError:
@@ -169,12 +184,29 @@ class HoldsCalls(FollowsModes):
             return ApprovalOutcome(
                 kind=OutcomeKind.CANCELLED, approval_id=ident, note=f"No answer: {reason_of(error)}"
             )
-        if outcome.kind == OutcomeKind.APPROVED and not self.state.hold_waiters.get(ident):
+        if outcome.kind == OutcomeKind.APPROVED and (ask.ships_to or ask.pushes_to):
+            self._ship_approved(ident, ask, outcome)
+        elif outcome.kind == OutcomeKind.APPROVED and not self.state.hold_waiters.get(ident):
             # Every hook waiting on it gave up: the next identical call may use it, once.
             self.state.late_approvals[ident] = outcome
             tool, action = self.state.held_actions.get(ident, (ask.tool, ask.action))
             self._record(tool, action, HoldVerdict.APPROVED, ident, kind=HeldNote.APPROVED_LATE)
         return outcome
+
+    def _ship_approved(self, ident: str, ask: ApprovalRequest, outcome: ApprovalOutcome) -> None:
+        """An owner approved the agent's plain push: codedesk asks for the push of the job's
+        integrated commit once it integrates, or pushes the HEAD the card named to another
+        branch once the agent's run ends (the report lists it, whether a hook waits or not)."""
+        by = outcome.by.name or outcome.by.id if outcome.by else ""
+        self.state.ship_asks[ident] = AgentShipAsk(
+            job=self.state.job.number,
+            approval_id=ident,
+            branch=ask.ships_to or ask.pushes_to,
+            approved_by=by,
+            sha=ask.push_head if ask.pushes_to else "",
+        )
+        tool, action = self.state.held_actions.get(ident, (ask.tool, ask.action))
+        self._record(tool, action, HoldVerdict.SHIP_REQUESTED, ident)
 
     def _verdict(
         self,
@@ -188,6 +220,9 @@ class HoldsCalls(FollowsModes):
         words them)."""
         verdict = VERDICTS[outcome.kind]
         by = outcome.by.name or outcome.by.id if outcome.by else ""
+        shipping = self.state.ship_asks.get(outcome.approval_id)
+        if verdict == HoldVerdict.APPROVED and shipping is not None:
+            return _ship_answer(shipping, classes)
         if verdict == HoldVerdict.APPROVED:
             return HoldAnswer(
                 verdict=verdict,
@@ -254,3 +289,17 @@ class HoldsCalls(FollowsModes):
         # Holds still waiting get their (withdrawn) answer before the job closes, so no hook is
         # left with an update the closed job can no longer answer.
         await workflow.wait_condition(workflow.all_handlers_finished)
+
+
+def _ship_answer(ask: AgentShipAsk, classes: list[str]) -> HoldAnswer:
+    """The call does not run: codedesk pushes instead (the hook words it as a refusal that says
+    what will happen, so the agent neither retries it nor works around it)."""
+    return HoldAnswer(
+        verdict=HoldVerdict.SHIP_REQUESTED,
+        why=HoldWhy.BRANCH_PUSH_REQUESTED if ask.sha else HoldWhy.SHIP_REQUESTED,
+        classes=classes,
+        approval_id=ask.approval_id,
+        by=ask.approved_by,
+        branch=ask.branch,
+        sha=ask.sha,
+    )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.holds.approvals import ApprovalOutcome, HeldCall
+    from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
     from desk.policy.modes import JobModes
 
@@ -54,6 +54,9 @@ class JobState:
     """How many times each approval id was asked (a settled one is asked anew)."""
     held_entries: dict[tuple[str, int], int] = field(default_factory=dict)
     """Where each asked approval is listed in `held_calls`: one entry per call."""
+    ship_asks: dict[str, AgentShipAsk] = field(default_factory=dict)
+    """The agent's approved plain pushes to the default branch, by approval id: codedesk asks
+    for the push of the integrated commit once the job integrates."""
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:

@@ -15,6 +15,7 @@ from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind
 from surfaces.discord.markdown.blocks import markdown
 from surfaces.discord.markdown.cards import CardLimits, approval_card
 from surfaces.discord.markdown.text import code, cut, line, plain, sanitize
+from surfaces.render.approval_effect import approval_effect
 from surfaces.render.blocks import Block, Role
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
@@ -60,6 +61,9 @@ def card_embed(
         embed.add_field(name="Held because", value=cut(held, FIELD_CHARS), inline=True)
     if request.scope:
         embed.add_field(name="From", value=cut(code(request.scope), FIELD_CHARS), inline=True)
+    effect = approval_effect(request)
+    if effect:
+        embed.add_field(name="If approved", value=cut(plain(effect), FIELD_CHARS), inline=False)
     if request.expires_at is not None:
         expires = discord.utils.format_dt(request.expires_at, "R")
         embed.add_field(name="Expires", value=expires, inline=True)
