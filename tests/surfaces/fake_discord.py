@@ -35,6 +35,10 @@ GUILD_ID = 100
 OWNER_ID = 1001
 STRANGER_ID = 666
 OWNER_ROLE_ID = 4242
+ALL_PERMISSIONS = (1 << 50) - 1
+"""What the bot may do where an interaction came from (`app_permissions`): everything."""
+THREAD_TYPES = (10, 11, 12)
+"""Discord's channel types of threads: announcement, public and private."""
 
 
 @dataclass
@@ -107,6 +111,23 @@ class FakeDiscord:
             "topic": None,
             "last_message_id": None,
             "rate_limit_per_user": 0,
+        }
+        return ident
+
+    def forum(self, name: str = "ideas") -> int:
+        """A forum channel: its posts are threads (`thread(forum)`), it takes no messages."""
+        ident = self.text_channel(name)
+        self.channels[ident].update(type=15, available_tags=[], default_reaction_emoji=None)
+        return ident
+
+    def dm(self, user: int) -> int:
+        """The direct-message channel between the bot and `user`."""
+        ident = self.next_id()
+        self.channels[ident] = {
+            "id": str(ident),
+            "type": 1,
+            "recipients": [_user(user, f"user{user}")],
+            "last_message_id": None,
         }
         return ident
 
@@ -201,20 +222,41 @@ class FakeDiscord:
     # Interactions, as the gateway delivers them
 
     def _interaction(
-        self, kind: int, user: int, channel: int, data: dict[str, Any], roles: Iterable[int]
+        self,
+        kind: int,
+        user: int,
+        channel: int,
+        data: dict[str, Any],
+        roles: Iterable[int],
+        permissions: int = ALL_PERMISSIONS,
     ) -> dict[str, Any]:
         ident = self.next_id()
         token = f"token-{ident}"
         self.tokens[token] = {"channel": channel, "message": None, "id": ident}
-        return {
+        payload: dict[str, Any] = {
             "id": str(ident),
             "application_id": str(BOT_ID),
             "type": kind,
             "data": data,
-            "guild_id": str(GUILD_ID),
             "channel_id": str(channel),
             "channel": self.channels[channel],
-            "member": {
+            "token": token,
+            "version": 1,
+            "app_permissions": str(permissions),
+            "locale": "en-US",
+            "entitlements": [],
+            "attachment_size_limit": 8_388_608,
+        }
+        if self.channels[channel]["type"] == 1:  # a DM: a user, no guild, no member
+            payload.update(user=_user(user, f"user{user}"), context=1)
+            payload["authorizing_integration_owners"] = {"0": str(GUILD_ID)}
+            return payload
+        payload.update(
+            guild_id=str(GUILD_ID),
+            guild_locale="en-US",
+            context=0,
+            authorizing_integration_owners={"0": str(GUILD_ID)},
+            member={
                 "user": _user(user, f"user{user}"),
                 "roles": [str(role) for role in roles],
                 "joined_at": _now(),
@@ -223,16 +265,8 @@ class FakeDiscord:
                 "flags": 0,
                 "permissions": "2147483647",
             },
-            "token": token,
-            "version": 1,
-            "app_permissions": "2147483647",
-            "locale": "en-US",
-            "guild_locale": "en-US",
-            "entitlements": [],
-            "authorizing_integration_owners": {"0": str(GUILD_ID)},
-            "context": 0,
-            "attachment_size_limit": 8_388_608,
-        }
+        )
+        return payload
 
     def press(
         self, message_id: int, custom_id: str, user: int, *, roles: Iterable[int] = ()
@@ -254,6 +288,7 @@ class FakeDiscord:
         *,
         roles: Iterable[int] = (),
         autocomplete: bool = False,
+        permissions: int = ALL_PERMISSIONS,
         **options: Any,
     ) -> dict[str, Any]:
         listed = []
@@ -262,8 +297,11 @@ class FakeDiscord:
             listed.append({"name": key, "type": kind, "value": value})
         if autocomplete and listed:
             listed[0]["focused"] = True
-        data = {"id": "1", "name": name, "type": 1, "options": listed, "guild_id": str(GUILD_ID)}
-        return self._interaction(4 if autocomplete else 2, user, channel, data, roles)
+        data: dict[str, Any] = {"id": "1", "name": name, "type": 1, "options": listed}
+        if self.channels[channel]["type"] != 1:  # a guild's command; a DM's is global
+            data["guild_id"] = str(GUILD_ID)
+        kind = 4 if autocomplete else 2
+        return self._interaction(kind, user, channel, data, roles, permissions)
 
     # The REST API
 
@@ -471,6 +509,40 @@ def _http_error(error: DiscordError) -> discord.HTTPException:
 
 def _public(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
+
+
+def guild_payload(channels: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The guild as the gateway's GUILD_CREATE carries it: its roles, channels and threads."""
+    placed = list(channels)
+    return {
+        "id": str(GUILD_ID),
+        "name": "guild",
+        "owner_id": str(OWNER_ID),
+        "unavailable": False,
+        "roles": [_role(GUILD_ID, "@everyone"), _role(OWNER_ROLE_ID, "owners")],
+        "channels": [c for c in placed if c["type"] not in THREAD_TYPES],
+        "threads": [c for c in placed if c["type"] in THREAD_TYPES],
+        "members": [],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "member_count": 2,
+        "large": False,
+    }
+
+
+def _role(ident: int, name: str) -> dict[str, Any]:
+    return {
+        "id": str(ident),
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 0,
+        "permissions": "0",
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
 
 
 def _application() -> dict[str, Any]:
