@@ -28,7 +28,7 @@ from desk.payloads.surfaces import (
 )
 from desk.surface import Surface
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
+from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce, reopened
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.markdown.embeds import card_embed
@@ -146,8 +146,10 @@ class DiscordSurface(Surface):
                         allowed_mentions=NO_MENTIONS,
                     )
             thread = await self._thread(channel_id)
-            if thread is not None and not thread.archived:
-                await thread.edit(archived=True)
+            me = self.client.user
+            if thread is not None and me is not None and thread.owner_id == me.id:
+                if not thread.archived:  # its job is over: the thread the bot opened rests
+                    await thread.edit(archived=True)
         except discord.HTTPException as error:
             give_up(error, f"post the report of job {report.report.number}")
 
@@ -180,21 +182,8 @@ class DiscordSurface(Surface):
         return channel if isinstance(channel, discord.Thread) else None
 
     async def _in_open_thread(self, channel_id: int, edit: Callable[[], Awaitable[None]]) -> None:
-        """Run an edit; in an archived thread, unarchive it, edit, and archive it again."""
-        try:
-            await edit()
-            return
-        except discord.HTTPException as error:
-            if error.code != ARCHIVED_THREAD:
-                raise
-        thread = await self._thread(channel_id)
-        if thread is None:
-            return
-        await thread.edit(archived=False)
-        try:
-            await edit()
-        finally:
-            await thread.edit(archived=True)
+        """Run an edit; in an archived thread, reopen it and edit again (see `reopened`)."""
+        await reopened(self.client, channel_id, edit)
 
 
 def _channel_id(channel: str) -> int | None:

@@ -26,7 +26,9 @@ ROOT = Path(__file__).parents[2]
 
 
 def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
-    """The environment of a bot of this desk, the stand-in's token and the guild's owners."""
+    """The environment of a bot of this desk, the stand-in's token and the guild's owners;
+    its jobs run the desk's agent unless `extra` says otherwise."""
+    extra = {"CODEDESK_AGENT_COMMAND": settings.agent_command, **extra}
     return settings_env(
         settings,
         CODEDESK_DISCORD_TOKEN=TOKEN,

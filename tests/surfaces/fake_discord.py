@@ -132,15 +132,22 @@ class FakeDiscord:
         return ident
 
     def thread(
-        self, parent: int, *, name: str = "thread", archived: bool = False, ident: int = 0
+        self,
+        parent: int,
+        *,
+        name: str = "thread",
+        archived: bool = False,
+        ident: int = 0,
+        owner: int = BOT_ID,
     ) -> int:
+        """A thread under `parent` (a forum's thread is a post), opened by `owner`."""
         ident = ident or self.next_id()
         self.channels[ident] = {
             "id": str(ident),
             "type": 11,
             "guild_id": str(GUILD_ID),
             "parent_id": str(parent),
-            "owner_id": str(BOT_ID),
+            "owner_id": str(owner),
             "name": name,
             "last_message_id": None,
             "rate_limit_per_user": 0,
@@ -574,6 +581,21 @@ def custom_ids(message: dict[str, Any]) -> list[str]:
         for child in row.get("components", [])
         if "custom_id" in child
     ]
+
+
+def progress_of(fake: FakeDiscord, thread: int) -> dict[str, Any] | None:
+    """The job's progress message in `thread` (found by its footer), if it was posted."""
+    for message in fake.in_channel(thread):
+        embeds = message["embeds"]
+        if embeds and embeds[0].get("footer", {}).get("text") == "codedesk · progress":
+            return message
+    return None
+
+
+def description(fake: FakeDiscord, thread: int) -> str:
+    """What the progress message in `thread` shows now ("" before it is posted)."""
+    message = progress_of(fake, thread)
+    return str(message["embeds"][0]["description"]) if message else ""
 
 
 def enabled(message: dict[str, Any]) -> bool:

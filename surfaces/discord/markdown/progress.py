@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import discord
 
-from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce
+from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce, reopened
 from surfaces.discord.markdown.embeds import is_progress, progress_embed
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,11 @@ class ProgressBoards:
         board.edited_at = self.clock()  # a failed edit counts too: Discord saw the request
         try:
             embed = progress_embed(wanted.narration, wanted.lines)
-            await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
+
+            async def edit() -> None:
+                await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
+
+            await reopened(self.client, channel_id, edit)
         except discord.NotFound:
             board.message = None  # deleted: the next narration posts a new one
             await self._post(channel_id, board)
