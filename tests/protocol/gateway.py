@@ -145,4 +145,4 @@ class Gateway:
     def guild(self) -> dict[str, Any]:
         """The guild as GUILD_CREATE carries it: the model's channels and active threads."""
         placed = [c for c in self.fake.channels.values() if c.get("guild_id") == str(GUILD_ID)]
-        return guild_payload(placed)
+        return guild_payload(placed, self.fake.bot_permissions)

@@ -35,6 +35,7 @@ GUILD_ID = 100
 OWNER_ID = 1001
 STRANGER_ID = 666
 OWNER_ROLE_ID = 4242
+BOT_ROLE_ID = 4343
 ALL_PERMISSIONS = (1 << 50) - 1
 """What the bot may do where an interaction came from (`app_permissions`): everything."""
 THREAD_TYPES = (10, 11, 12)
@@ -91,6 +92,8 @@ class FakeDiscord:
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(10_000))
     nonces: dict[tuple[int, str], int] = field(default_factory=dict)
+    bot_permissions: int = ALL_PERMISSIONS
+    """The guild-wide permissions of the bot's role."""
 
     def next_id(self) -> int:
         return next(self.ids)
@@ -332,6 +335,8 @@ class FakeDiscord:
         return [
             (r"GET /users/@me", lambda b, p: BOT_USER),
             (r"GET /oauth2/applications/@me", lambda b, p: _application()),
+            (r"GET /guilds/(\d+)", self._get_guild),
+            (r"GET /guilds/(\d+)/members/(\d+)", self._get_member),
             (r"POST /channels/(\d+)/messages", self._create),
             (r"GET /channels/(\d+)/messages", self._history),
             (r"GET /channels/(\d+)/messages/(\d+)", self._get_message),
@@ -344,6 +349,17 @@ class FakeDiscord:
             (r"(?:GET|PATCH) /webhooks/(\d+)/([^/]+)/messages/@original", self._original),
             (r"POST /webhooks/(\d+)/([^/]+)", self._followup),
         ]
+
+    def _get_guild(self, body: Any, params: Any, guild: int) -> dict[str, Any]:
+        if guild != GUILD_ID:
+            raise DiscordError(403, 50001, "Missing Access")
+        placed = [c for c in self.channels.values() if c.get("guild_id") == str(GUILD_ID)]
+        return guild_payload(placed, self.bot_permissions)
+
+    def _get_member(self, body: Any, params: Any, guild: int, user: int) -> dict[str, Any]:
+        self._get_guild(body, params, guild)
+        roles = [str(BOT_ROLE_ID)] if user == BOT_ID else []
+        return {"user": _user(user, f"user{user}"), "roles": roles, "joined_at": _now()}
 
     def _channel(self, channel: int) -> dict[str, Any]:
         if channel not in self.channels:
@@ -518,15 +534,19 @@ def _public(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
-def guild_payload(channels: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    """The guild as the gateway's GUILD_CREATE carries it: its roles, channels and threads."""
+def guild_payload(
+    channels: Iterable[dict[str, Any]] = (), bot_permissions: int = ALL_PERMISSIONS
+) -> dict[str, Any]:
+    """The guild as the gateway's GUILD_CREATE carries it: its roles (the bot's own with
+    `bot_permissions`), channels and threads."""
     placed = list(channels)
+    bot_role = {**_role(BOT_ROLE_ID, "codedesk"), "permissions": str(bot_permissions)}
     return {
         "id": str(GUILD_ID),
         "name": "guild",
         "owner_id": str(OWNER_ID),
         "unavailable": False,
-        "roles": [_role(GUILD_ID, "@everyone"), _role(OWNER_ROLE_ID, "owners")],
+        "roles": [_role(GUILD_ID, "@everyone"), _role(OWNER_ROLE_ID, "owners"), bot_role],
         "channels": [c for c in placed if c["type"] not in THREAD_TYPES],
         "threads": [c for c in placed if c["type"] in THREAD_TYPES],
         "members": [],
