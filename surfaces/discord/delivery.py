@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable
 import discord
 from temporalio import activity
 
+from surfaces.discord.closed_threads import ClosedThreads
+
 log = logging.getLogger("surfaces.discord")
 
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -31,6 +33,12 @@ def retryable(error: discord.HTTPException) -> bool:
     return error.status >= 500 or error.status == 429
 
 
+def closed_to_me(error: discord.HTTPException) -> bool:
+    """Whether Discord refused a post because the channel is closed to the bot (a locked
+    archived thread, or one it may not post in)."""
+    return error.code == ARCHIVED_THREAD or isinstance(error, discord.Forbidden)
+
+
 def give_up(error: discord.HTTPException, what: str) -> None:
     """Re-raise a failure worth retrying; log any other and carry on."""
     if retryable(error):
@@ -39,14 +47,18 @@ def give_up(error: discord.HTTPException, what: str) -> None:
 
 
 async def reopened(
-    client: discord.Client, channel_id: int, edit: Callable[[], Awaitable[None]]
+    client: discord.Client,
+    channel_id: int,
+    edit: Callable[[], Awaitable[None]],
+    closed: ClosedThreads | None = None,
 ) -> None:
     """Run an edit; if its thread is archived, unarchive the thread and run it again.
 
     Edits are not activity to Discord, so a thread archives under a long job; posting a
     message reopens it by itself, an edit is refused (50083) until someone reopens it. The
     thread stays open: the job goes on, and its report archives it. A bot that may not
-    reopen it (a locked thread needs Manage Threads) gets 403, given up as `give_up` says.
+    reopen it (a locked thread needs Manage Threads) gets 403, given up as `give_up` says,
+    and the thread is noted in `closed` for the job's report to say so.
     """
     try:
         await edit()
@@ -55,7 +67,12 @@ async def reopened(
         if error.code != ARCHIVED_THREAD:
             raise
     log.info("Thread %s is archived: reopening it to edit in it.", channel_id)
-    await client.http.edit_channel(channel_id, archived=False)
+    try:
+        await client.http.edit_channel(channel_id, archived=False)
+    except discord.Forbidden:
+        if closed is not None:
+            closed.note(channel_id)
+        raise
     await edit()
 
 

@@ -17,7 +17,9 @@ from tests.helpers.waiting import eventually, until
 from tests.protocol.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in import DiscordStandIn
 from tests.surfaces.fake_discord import (
+    ADMINISTRATOR,
     ALL_PERMISSIONS,
+    MANAGE_THREADS,
     OWNER_ID,
     FakeDiscord,
     description,
@@ -124,3 +126,37 @@ async def test_a_task_where_the_bot_may_not_post_is_refused_before_a_job_starts(
         assert "Send Messages in Threads" in told, told
         assert await desk.jobs() == []
         assert fake.in_channel(thread) == []
+
+
+async def test_a_thread_locked_against_the_bot_gets_its_report_beside_it_saying_why(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    go_on, finish = gates / "go-on", gates / "finish"
+    command = agent_script(
+        gates, "say:first look", f"wait:{go_on}", "say:second look", f"wait:{finish}"
+    )
+    await desk.add_repo("acme/api", str(origin))
+    fake = FakeDiscord(bot_permissions=ALL_PERMISSIONS & ~(ADMINISTRATOR | MANAGE_THREADS))
+    channel = fake.text_channel()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=command)
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        asked = fake.command("task", OWNER_ID, channel, repo="acme/api", task="look twice")
+        token = await discord.interact(asked)
+        await until(lambda: "is running" in " ".join(fake.told(token)), "the job's answer")
+        number = job_number(fake.told(token))
+        thread = int(fake.in_channel(channel)[0]["id"])
+        await until(lambda: "first look" in description(fake, thread), "the first look shown")
+        fake.channels[thread]["thread_metadata"].update(archived=True, locked=True)  # a mod
+        go_on.touch()
+        await until(
+            lambda: any(r.code == 50013 for r in discord.rest.refused), "the reopening refused"
+        )
+        finish.touch()
+        await desk.wait(number)
+        await until(lambda: report_in(fake, channel, number), "the report beside the thread")
+        assert "it lacks Manage Threads" in " ".join(m["content"] for m in fake.in_channel(channel))
+        assert report_in(fake, thread, number) == []
+        assert "second look" not in description(fake, thread)  # Discord kept it closed

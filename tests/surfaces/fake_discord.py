@@ -38,6 +38,7 @@ OWNER_ROLE_ID = 4242
 BOT_ROLE_ID = 4343
 ALL_PERMISSIONS = (1 << 50) - 1
 """What the bot may do where an interaction came from (`app_permissions`): everything."""
+ADMINISTRATOR, MANAGE_THREADS = 1 << 3, 1 << 34
 THREAD_TYPES = (10, 11, 12)
 """Discord's channel types of threads: announcement, public and private."""
 
@@ -165,6 +166,10 @@ class FakeDiscord:
             },
         }
         return ident
+
+    def manages_threads(self) -> bool:
+        """Whether the bot's role has Manage Threads (or Administrator): it reopens locked ones."""
+        return bool(self.bot_permissions & (MANAGE_THREADS | ADMINISTRATOR))
 
     def archived(self, channel: int) -> bool:
         return bool(self.channels[channel]["thread_metadata"]["archived"])
@@ -372,6 +377,8 @@ class FakeDiscord:
         if nonce and body.get("enforce_nonce") and (channel, nonce) in self.nonces:
             return _public(self.messages[self.nonces[(channel, nonce)]])
         if data.get("thread_metadata", {}).get("archived"):
+            if data["thread_metadata"].get("locked") and not self.manages_threads():
+                raise DiscordError(400, 50083, "Thread is archived")
             data["thread_metadata"]["archived"] = False  # a post unarchives an open thread
         fields = {k: body[k] for k in ("content", "embeds", "components") if body.get(k)}
         ident = self.message(channel, **fields)
@@ -410,6 +417,9 @@ class FakeDiscord:
 
     def _edit_channel(self, body: dict[str, Any], params: Any, channel: int) -> dict[str, Any]:
         data = self._channel(channel)
+        locked = data.get("thread_metadata", {}).get("locked")
+        if body.get("archived") is False and locked and not self.manages_threads():
+            raise DiscordError(403, 50013, "Missing Permissions")
         if "archived" in body:
             data["thread_metadata"]["archived"] = body["archived"]
         if "name" in body:
