@@ -18,6 +18,15 @@ CLOSED_NOTE = (
 )
 
 
+def beside_note(thread_id: int) -> str:
+    """What a report posted beside its thread says: why it is not in <#thread>."""
+    return (
+        f"This is the report of the job followed in <#{thread_id}>, which refused it: the "
+        "thread is locked and the bot lacks Manage Threads, or it lacks Send Messages in "
+        "Threads there. Give the bot both (`codedesk doctor` checks its permissions)."
+    )
+
+
 @dataclass
 class ClosedThreads:
     """The threads this bot found closed to it, by channel id."""
@@ -27,9 +36,10 @@ class ClosedThreads:
     def note(self, channel_id: int) -> None:
         self.closed.add(channel_id)
 
-    def take(self, channel_id: int) -> str:
-        """What the job's report says of its thread: the note once, or nothing."""
-        if channel_id in self.closed:
-            self.closed.discard(channel_id)
-            return CLOSED_NOTE
-        return ""
+    def note_of(self, channel_id: int) -> str:
+        """What the job's report says of its thread: the note, or nothing."""
+        return CLOSED_NOTE if channel_id in self.closed else ""
+
+    def forget(self, channel_id: int) -> None:
+        """The report is posted: a retried report step must not lose the note before."""
+        self.closed.discard(channel_id)

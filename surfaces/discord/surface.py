@@ -28,7 +28,7 @@ from desk.payloads.surfaces import (
 )
 from desk.surface import Surface
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.closed_threads import CLOSED_NOTE, ClosedThreads
+from surfaces.discord.closed_threads import ClosedThreads, beside_note
 from surfaces.discord.delivery import NO_MENTIONS, closed_to_me, give_up, nonce, reopened
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
@@ -134,7 +134,7 @@ class DiscordSurface(Surface):
         await self.progress.settle(channel_id)
         number = report.report.number
         text = report_text(report.report, self.time_zone)
-        note = self.closed.take(channel_id)
+        note = self.closed.note_of(channel_id)
         try:
             try:
                 await self._report_in(channel_id, number, "\n\n".join(filter(None, [text, note])))
@@ -142,7 +142,9 @@ class DiscordSurface(Surface):
                 if not closed_to_me(error):
                     raise
                 await self._report_beside(channel_id, number, text)
+                self.closed.forget(channel_id)
                 return
+            self.closed.forget(channel_id)
             thread = await self._thread(channel_id)
             me = self.client.user
             if thread is not None and me is not None and thread.owner_id == me.id:
@@ -178,7 +180,7 @@ class DiscordSurface(Surface):
         log.warning(
             "Job %s's thread %s is closed to the bot: reporting in its parent.", number, channel_id
         )
-        await self._report_in(thread.parent_id, number, f"{text}\n\n{CLOSED_NOTE}")
+        await self._report_in(thread.parent_id, number, f"{text}\n\n{beside_note(channel_id)}")
 
     def close(self) -> None:
         """Stop following agents (the bot closes)."""

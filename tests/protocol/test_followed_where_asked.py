@@ -157,6 +157,8 @@ async def test_a_thread_locked_against_the_bot_gets_its_report_beside_it_saying_
         finish.touch()
         await desk.wait(number)
         await until(lambda: report_in(fake, channel, number), "the report beside the thread")
-        assert "it lacks Manage Threads" in " ".join(m["content"] for m in fake.in_channel(channel))
+        beside = " ".join(m["content"] for m in fake.in_channel(channel))
+        assert f"followed in <#{thread}>, which refused it" in beside
+        assert "the bot lacks Manage Threads" in beside
         assert report_in(fake, thread, number) == []
         assert "second look" not in description(fake, thread)  # Discord kept it closed
