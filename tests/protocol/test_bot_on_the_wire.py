@@ -10,9 +10,9 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk import DeskClient
 from tests.helpers.waiting import awaited, until
-from tests.protocol.bot import bot_env, codedesk_discord
-from tests.protocol.rest import INTERACTION_DEADLINE, UNKNOWN_INTERACTION, Refusal
-from tests.protocol.stand_in import DiscordStandIn
+from tests.protocol.stand_in.bot import bot_env, codedesk_discord
+from tests.protocol.stand_in.rest import INTERACTION_DEADLINE, UNKNOWN_INTERACTION, Refusal
+from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import BOT_ID, GUILD_ID, OWNER_ID, FakeDiscord
 
 

@@ -12,8 +12,8 @@ import discord
 
 from desk.config.settings import DeskSettings
 from tests.helpers.waiting import awaited
-from tests.protocol.bot import ROOT, bot_env
-from tests.protocol.stand_in import DiscordStandIn
+from tests.protocol.stand_in.bot import ROOT, bot_env
+from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import ALL_PERMISSIONS, GUILD_ID, FakeDiscord
 
 
@@ -21,7 +21,7 @@ async def doctor_says(env: dict[str, str], discord_: DiscordStandIn) -> dict[str
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "tests.protocol.launch",
+        "tests.protocol.stand_in.launch",
         discord_.api_base,
         discord_.gateway.url,
         "doctor",

@@ -14,8 +14,8 @@ from desk.config.settings import DeskSettings
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.waiting import eventually, until
-from tests.protocol.bot import bot_env, codedesk_discord
-from tests.protocol.stand_in import DiscordStandIn
+from tests.protocol.stand_in.bot import bot_env, codedesk_discord
+from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import (
     ADMINISTRATOR,
     ALL_PERMISSIONS,

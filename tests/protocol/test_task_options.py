@@ -13,8 +13,8 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobInput
 from surfaces.clients.desk import DeskClient
 from tests.helpers.waiting import until
-from tests.protocol.bot import bot_env, codedesk_discord
-from tests.protocol.stand_in import DiscordStandIn
+from tests.protocol.stand_in.bot import bot_env, codedesk_discord
+from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import OWNER_ID, FakeDiscord
 
 

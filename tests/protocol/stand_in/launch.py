@@ -1,6 +1,6 @@
 """The real console script, pointed at a Discord stand-in (test code; users run `codedesk`).
 
-    python -m tests.protocol.launch API_BASE GATEWAY_URL discord [--sync]
+    python -m tests.protocol.stand_in.launch API_BASE GATEWAY_URL discord [--sync]
 
 Sets the two places discord.py reaches Discord from, `discord.http.Route.BASE` (REST and the
 webhook adapter of interaction responses) and `DiscordWebSocket.DEFAULT_GATEWAY`, and runs

@@ -1,7 +1,7 @@
 """`codedesk discord`, the real bot process, logged in to a `DiscordStandIn`.
 
-The process is the console script's own (tests/protocol/launch.py points discord.py at the
-stand-in and runs `codedesk discord --sync`), with this desk's settings, the stand-in's
+The process is the console script's own (launch.py points discord.py at the stand-in and
+runs `codedesk discord --sync`), with this desk's settings, the stand-in's
 token and the fake guild's owners. It is stopped as a person stops it (SIGINT, as Ctrl-C)
 and must exit 0; one the test left running is SIGKILLed.
 """
@@ -19,10 +19,10 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from tests.helpers.cli_helpers import settings_env
 from tests.helpers.waiting import awaited
-from tests.protocol.stand_in import TOKEN, DiscordStandIn
+from tests.protocol.stand_in.server import TOKEN, DiscordStandIn
 from tests.surfaces.fake_discord import GUILD_ID, OWNER_ID, OWNER_ROLE_ID
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
@@ -49,7 +49,7 @@ async def codedesk_discord(
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tests.protocol.launch",
+            "tests.protocol.stand_in.launch",
             discord.api_base,
             discord.gateway.url,
             "discord",

@@ -3,8 +3,8 @@
 It serves `FakeDiscord`'s model of a guild (its channels, threads, forum posts and DMs, and
 the messages in them) through `rest.RestApi` and `gateway.Gateway`, so a bot process that
 runs discord.py unchanged (only `Route.BASE` and `DiscordWebSocket.DEFAULT_GATEWAY` pointed
-here, tests/protocol/launch.py) logs in, syncs its commands, receives interactions over the
-websocket and answers them over HTTP as it would against Discord.
+here, launch.py) logs in, syncs its commands, receives interactions over the websocket and
+answers them over HTTP as it would against Discord.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.protocol.gateway import Gateway
-from tests.protocol.rest import API, RestApi
+from tests.protocol.stand_in.gateway import Gateway
+from tests.protocol.stand_in.rest import API, RestApi
 from tests.surfaces.fake_discord import FakeDiscord
 
 TOKEN = "stand-in-token"

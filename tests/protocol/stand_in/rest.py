@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.protocol import limits
+from tests.protocol.stand_in import limits
 from tests.surfaces.fake_discord import DiscordError, FakeDiscord
 
 API = "/api/v10"
