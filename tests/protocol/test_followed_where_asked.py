@@ -52,9 +52,10 @@ async def test_a_job_asked_in_a_thread_a_forum_post_or_a_dm_is_followed_there(
         "forum post": lambda: fake.thread(fake.forum(), name="an idea", owner=OWNER_ID),
         "DM": lambda: fake.dm(OWNER_ID),
     }[where]()
+    sync = "--sync-global" if where == "DM" else "--sync"  # Discord offers DMs global commands
     async with (
         DiscordStandIn(fake) as discord,
-        codedesk_discord(bot_env(settings), discord, tmp_path / "bot.log"),
+        codedesk_discord(bot_env(settings), discord, tmp_path / "bot.log", sync),
     ):
         asked = fake.command("task", OWNER_ID, place, repo="acme/api", task="say hello")
         token = await discord.interact(asked)

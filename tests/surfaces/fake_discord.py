@@ -90,6 +90,7 @@ class FakeDiscord:
     failures: list[tuple[str, str, int, int]] = field(default_factory=list)
     """(method, path regex, status, code): the next request that matches fails so, once."""
     synced: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """The commands registered per guild id; the global ones under 0."""
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(10_000))
     nonces: dict[tuple[int, str], int] = field(default_factory=dict)
@@ -350,6 +351,7 @@ class FakeDiscord:
             (r"PATCH /channels/(\d+)", self._edit_channel),
             (r"POST /channels/(\d+)/messages/(\d+)/threads", self._start_thread),
             (r"PUT /applications/(\d+)/guilds/(\d+)/commands", self._sync),
+            (r"PUT /applications/(\d+)/commands", lambda b, p, app: self._sync(b, p, app, 0)),
             (r"POST /interactions/(\d+)/([^/]+)/callback", self._callback),
             (r"(?:GET|PATCH) /webhooks/(\d+)/([^/]+)/messages/@original", self._original),
             (r"POST /webhooks/(\d+)/([^/]+)", self._followup),

@@ -42,9 +42,10 @@ def bot_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def codedesk_discord(
-    env: dict[str, str], discord: DiscordStandIn, log: Path
+    env: dict[str, str], discord: DiscordStandIn, log: Path, sync: str = "--sync"
 ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """The bot process, once its gateway session is live and its commands are synced."""
+    """The bot process, once its gateway session is live; `sync` is how it registers its
+    commands (`--sync` in the guild, `--sync-global`)."""
     with log.open("wb") as output:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -53,7 +54,7 @@ async def codedesk_discord(
             discord.api_base,
             discord.gateway.url,
             "discord",
-            "--sync",
+            sync,
             env=env,
             cwd=ROOT,
             stdin=asyncio.subprocess.DEVNULL,

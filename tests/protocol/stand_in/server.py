@@ -51,8 +51,15 @@ class DiscordStandIn:
     async def interact(self, payload: dict[str, Any]) -> str:
         """Deliver an interaction (`fake.command`, `fake.press`) as Discord does; its token.
 
-        Its 3 s start now: the bot must acknowledge it by then, or Discord refuses it.
+        Its 3 s start now: the bot must acknowledge it by then, or Discord refuses it. A command
+        comes only from where Discord offers it: in a guild if the bot registered it there or
+        globally, in a DM only if globally.
         """
+        if payload["type"] in (2, 4):
+            name = payload["data"]["name"]
+            offered = [0] if "guild_id" not in payload else [0, int(payload["guild_id"])]
+            registered = {c["name"] for where in offered for c in self.fake.synced.get(where, [])}
+            assert name in registered, f"Discord offers no /{name} there: it was not registered"
         self.rest.interaction_created(payload["token"])
         await self.gateway.dispatch("INTERACTION_CREATE", payload)
         return str(payload["token"])
