@@ -35,6 +35,7 @@ DeskError
 │                           (read also as "RepoBusy", its name from a repository entity)
 ├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
 ├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
+├── ChatPlaceError          a chat command came from where codedesk cannot post; no job    ~
 └── ModeError               a mode, value or scope that does not exist; nothing was switched
     ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
     └── JobFinishedError    the switch names a job that has finished
@@ -219,6 +220,10 @@ class HostError(DeskError):
 
 class PolicyError(DeskError, benign=True):
     """A request asks for something looser than the host's policy allows; nothing was done."""
+
+
+class ChatPlaceError(DeskError, benign=True):
+    """A chat command came from a place codedesk cannot post in: no job was started."""
 
 
 class ModeError(DeskError):

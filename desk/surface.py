@@ -37,9 +37,11 @@ class Surface(Protocol):
         ...
 
     async def set_progress(self, progress: ThreadProgress) -> None:
-        """Edit the thread's progress message in place (creating it the first time)."""
+        """Edit the thread's progress message in place (creating it the first time), reopening
+        the thread if it was archived meanwhile: only the report archives it."""
         ...
 
     async def post_report(self, report: ThreadReport) -> None:
-        """Post the job's report once, then archive the thread."""
+        """Post the job's report once, then archive the thread if the surface opened it for
+        the job (a place someone else opened, a DM, is left as it was)."""
         ...

@@ -50,7 +50,8 @@ class Check:
 
 async def run_checks(settings: DeskSettings) -> list[Check]:
     """Every check, in the order a person fixes things: server, worker, then the host's tools."""
-    checks = [_local_imports(), _discord_token(settings), _setting_names()]
+    checks = [_local_imports(), _discord_token(settings), *await _discord_permissions(settings)]
+    checks.append(_setting_names())
     try:
         address = resolve_address(settings)
         client = await connect(settings, address)
@@ -156,6 +157,27 @@ def _discord_token(settings: DeskSettings) -> Check:
     if settings.discord_token.get_secret_value():
         return Check("discord token", "ok", "set (its value is never shown)")
     return Check("discord token", "skip", "not set: the Discord bot does not run")
+
+
+async def _discord_permissions(settings: DeskSettings) -> list[Check]:
+    """The bot's permissions in each configured guild (only with a token and guilds)."""
+    token = settings.discord_token.get_secret_value()
+    if not token or not settings.discord_guild_ids:
+        return []
+    from surfaces.discord.permission_check import guild_permissions
+
+    checks = []
+    for verdict in await guild_permissions(token, list(settings.discord_guild_ids)):
+        name = f"discord guild {verdict.guild}"
+        if verdict.problem:
+            checks.append(Check(name, "warn", verdict.problem))
+        elif verdict.missing:
+            lacks = ", ".join(verdict.missing)
+            fix = "give the bot's role these, or a job's thread may fall silent"
+            checks.append(Check(name, "warn", f"the bot lacks {lacks}: {fix}"))
+        else:
+            checks.append(Check(name, "ok", "the bot may post, open, reopen and archive threads"))
+    return checks
 
 
 async def _search_attributes(client: Client) -> Check:

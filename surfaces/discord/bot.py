@@ -5,7 +5,9 @@ the bot's task queue (`codedesk-discord`) hosting `SurfaceActivities(DiscordSurf
 The worker starts once the client has logged in (Discord's HTTP API is usable), so an
 activity never runs against a client without a token; a card requested while the bot was
 down waits in its outbox and is posted when the worker polls again. Commands are synced to
-the configured guilds only when asked (`codedesk discord --sync`), never at every start.
+the configured guilds only when asked (`codedesk discord --sync`), never at every start, or
+globally (`--sync-global`): Discord offers guild commands in their guild only, global ones
+also in a DM with the bot (where a job is followed in the DM), after up to an hour.
 """
 
 from __future__ import annotations
@@ -41,7 +43,12 @@ class CodedeskBot(discord.Client):
     """The codedesk bot: slash commands, approval buttons, and the surface's worker."""
 
     def __init__(
-        self, services: Services, *, sync: bool = False, host_activities: bool = True
+        self,
+        services: Services,
+        *,
+        sync: bool = False,
+        sync_global: bool = False,
+        host_activities: bool = True,
     ) -> None:
         super().__init__(intents=INTENTS, allowed_mentions=discord.AllowedMentions.none())
         self.codedesk = services
@@ -56,6 +63,7 @@ class CodedeskBot(discord.Client):
             time_zone=config.time_zone,
         )
         self.sync_on_start = sync
+        self.sync_global = sync_global
         self.host_activities = host_activities
         self.worker: Worker | None = None
         self.worker_task: asyncio.Task[None] | None = None
@@ -66,6 +74,11 @@ class CodedeskBot(discord.Client):
         self.add_dynamic_items(AnswerButton)
         if self.sync_on_start:
             await self.sync_commands()
+        if self.sync_global:
+            synced = await self.tree.sync()
+            log.info(
+                "Synced %d commands globally (Discord shows them within an hour).", len(synced)
+            )
         if self.host_activities:
             self.worker = Worker(
                 self.codedesk.temporal,
@@ -106,13 +119,18 @@ class CodedeskBot(discord.Client):
 
 
 async def serve_bot(
-    temporal: Client, settings: DeskSettings, stop: asyncio.Event, *, sync: bool = False
+    temporal: Client,
+    settings: DeskSettings,
+    stop: asyncio.Event,
+    *,
+    sync: bool = False,
+    sync_global: bool = False,
 ) -> None:
     """Run the bot until `stop` is set; a refused token or a dead worker is a DeskError."""
     token = settings.discord_token.get_secret_value()
     if not token:
         raise SettingsError(NO_TOKEN)
-    bot = CodedeskBot(Services(settings, temporal), sync=sync)
+    bot = CodedeskBot(Services(settings, temporal), sync=sync, sync_global=sync_global)
     async with bot:
         running = asyncio.create_task(bot.start(token), name="codedesk-discord")
         stopping = asyncio.create_task(stop.wait())

@@ -12,7 +12,7 @@ Every send and edit turns mentions off.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import discord
 from temporalio.client import Client
@@ -28,7 +28,8 @@ from desk.payloads.surfaces import (
 )
 from desk.surface import Surface
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.delivery import ARCHIVED_THREAD, NO_MENTIONS, give_up, nonce
+from surfaces.discord.closed_threads import ClosedThreads, beside_note
+from surfaces.discord.delivery import NO_MENTIONS, closed_to_me, give_up, nonce, reopened
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.markdown.embeds import card_embed
@@ -56,8 +57,9 @@ class DiscordSurface(Surface):
         self.client = client
         self.time_zone = time_zone
         self.history_limit = history_limit
+        self.closed = ClosedThreads()
         self.progress = ProgressBoards(
-            client, interval=progress_interval, history_limit=history_limit
+            client, interval=progress_interval, history_limit=history_limit, closed=self.closed
         )
         self.agents = AgentWatch(
             temporal, self.progress, interval=progress_interval, limits=agent_lines
@@ -100,7 +102,7 @@ class DiscordSurface(Surface):
             await message.edit(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
 
         try:
-            await self._in_open_thread(channel_id, edit)
+            await reopened(self.client, channel_id, edit, self.closed)
         except discord.HTTPException as error:
             give_up(error, f"close the card of {close.approval_id}")
 
@@ -130,26 +132,55 @@ class DiscordSurface(Surface):
             return
         self.agents.stop(channel_id)
         await self.progress.settle(channel_id)
-        channel = self.client.get_partial_messageable(channel_id)
-        heading = f"## Job {report.report.number} on "
+        number = report.report.number
+        text = report_text(report.report, self.time_zone)
+        note = self.closed.note_of(channel_id)
         try:
-            posted = await self._find(
-                channel, lambda message: (message.content or "").startswith(heading)
-            )
-            if posted is None:
-                number = str(report.report.number)
-                text = report_text(report.report, self.time_zone)
-                for index, chunk in enumerate(split_message(text)):
-                    await channel.send(
-                        chunk,
-                        nonce=nonce("report", report.channel, number, str(index)),
-                        allowed_mentions=NO_MENTIONS,
-                    )
+            try:
+                await self._report_in(channel_id, number, "\n\n".join(filter(None, [text, note])))
+            except discord.HTTPException as error:
+                if not closed_to_me(error):
+                    raise
+                await self._report_beside(channel_id, number, text)
+                self.closed.forget(channel_id)
+                return
+            self.closed.forget(channel_id)
             thread = await self._thread(channel_id)
-            if thread is not None and not thread.archived:
-                await thread.edit(archived=True)
+            me = self.client.user
+            if thread is not None and me is not None and thread.owner_id == me.id:
+                if not thread.archived:  # its job is over: the thread the bot opened rests
+                    await thread.edit(archived=True)
         except discord.HTTPException as error:
-            give_up(error, f"post the report of job {report.report.number}")
+            give_up(error, f"post the report of job {number}")
+
+    async def _report_in(self, channel_id: int, number: int, text: str) -> None:
+        """Post the report in the channel, unless it is among its last messages already."""
+        channel = self.client.get_partial_messageable(channel_id)
+        heading = f"## Job {number} on "
+        posted = await self._find(
+            channel, lambda message: (message.content or "").startswith(heading)
+        )
+        if posted is not None:
+            return
+        for index, chunk in enumerate(split_message(text)):
+            await channel.send(
+                chunk,
+                nonce=nonce("report", str(channel_id), str(number), str(index)),
+                allowed_mentions=NO_MENTIONS,
+            )
+
+    async def _report_beside(self, channel_id: int, number: int, text: str) -> None:
+        """The report of a thread closed to the bot, in the thread's parent, saying why."""
+        thread = await self._thread(channel_id)
+        if thread is None or thread.parent_id is None:
+            log.warning(
+                "Job %s's thread %s is closed to the bot: no report shown.", number, channel_id
+            )
+            return
+        log.warning(
+            "Job %s's thread %s is closed to the bot: reporting in its parent.", number, channel_id
+        )
+        await self._report_in(thread.parent_id, number, f"{text}\n\n{beside_note(channel_id)}")
 
     def close(self) -> None:
         """Stop following agents (the bot closes)."""
@@ -178,23 +209,6 @@ class DiscordSurface(Surface):
         except discord.NotFound:
             return None
         return channel if isinstance(channel, discord.Thread) else None
-
-    async def _in_open_thread(self, channel_id: int, edit: Callable[[], Awaitable[None]]) -> None:
-        """Run an edit; in an archived thread, unarchive it, edit, and archive it again."""
-        try:
-            await edit()
-            return
-        except discord.HTTPException as error:
-            if error.code != ARCHIVED_THREAD:
-                raise
-        thread = await self._thread(channel_id)
-        if thread is None:
-            return
-        await thread.edit(archived=False)
-        try:
-            await edit()
-        finally:
-            await thread.edit(archived=True)
 
 
 def _channel_id(channel: str) -> int | None:

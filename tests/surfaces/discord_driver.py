@@ -33,6 +33,7 @@ from tests.surfaces.fake_discord import (
     Sent,
     custom_ids,
     enabled,
+    guild_payload,
     install,
 )
 
@@ -78,17 +79,7 @@ async def start_bot(
     await bot._async_setup_hook()
     install(bot, fake)
     await bot.login("fake-token")
-    guild = {
-        "id": str(GUILD_ID),
-        "name": "guild",
-        "owner_id": str(OWNER_ID),
-        "roles": [_role(GUILD_ID, "@everyone"), _role(OWNER_ROLE_ID, "owners")],
-        "channels": [],
-        "members": [],
-        "emojis": [],
-        "features": [],
-        "member_count": 2,
-    }
+    guild = guild_payload()
     bot._connection._add_guild_from_data(guild)  # type: ignore[arg-type]
     return bot
 
@@ -114,20 +105,6 @@ def allowed_mentions_everywhere(fake: FakeDiscord) -> None:
         assert body.get("allowed_mentions", {}).get("parse") == [], body
         assert not body["allowed_mentions"].get("users")
         assert not body["allowed_mentions"].get("roles")
-
-
-def _role(ident: int, name: str) -> dict[str, Any]:
-    return {
-        "id": str(ident),
-        "name": name,
-        "color": 0,
-        "hoist": False,
-        "position": 0,
-        "permissions": "0",
-        "managed": False,
-        "mentionable": False,
-        "flags": 0,
-    }
 
 
 class DiscordDriver:

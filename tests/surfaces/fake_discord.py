@@ -35,6 +35,12 @@ GUILD_ID = 100
 OWNER_ID = 1001
 STRANGER_ID = 666
 OWNER_ROLE_ID = 4242
+BOT_ROLE_ID = 4343
+ALL_PERMISSIONS = (1 << 50) - 1
+"""What the bot may do where an interaction came from (`app_permissions`): everything."""
+ADMINISTRATOR, MANAGE_THREADS = 1 << 3, 1 << 34
+THREAD_TYPES = (10, 11, 12)
+"""Discord's channel types of threads: announcement, public and private."""
 
 
 @dataclass
@@ -84,9 +90,12 @@ class FakeDiscord:
     failures: list[tuple[str, str, int, int]] = field(default_factory=list)
     """(method, path regex, status, code): the next request that matches fails so, once."""
     synced: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """The commands registered per guild id; the global ones under 0."""
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(10_000))
     nonces: dict[tuple[int, str], int] = field(default_factory=dict)
+    bot_permissions: int = ALL_PERMISSIONS
+    """The guild-wide permissions of the bot's role."""
 
     def next_id(self) -> int:
         return next(self.ids)
@@ -110,16 +119,40 @@ class FakeDiscord:
         }
         return ident
 
+    def forum(self, name: str = "ideas") -> int:
+        """A forum channel: its posts are threads (`thread(forum)`), it takes no messages."""
+        ident = self.text_channel(name)
+        self.channels[ident].update(type=15, available_tags=[], default_reaction_emoji=None)
+        return ident
+
+    def dm(self, user: int) -> int:
+        """The direct-message channel between the bot and `user`."""
+        ident = self.next_id()
+        self.channels[ident] = {
+            "id": str(ident),
+            "type": 1,
+            "recipients": [_user(user, f"user{user}")],
+            "last_message_id": None,
+        }
+        return ident
+
     def thread(
-        self, parent: int, *, name: str = "thread", archived: bool = False, ident: int = 0
+        self,
+        parent: int,
+        *,
+        name: str = "thread",
+        archived: bool = False,
+        ident: int = 0,
+        owner: int = BOT_ID,
     ) -> int:
+        """A thread under `parent` (a forum's thread is a post), opened by `owner`."""
         ident = ident or self.next_id()
         self.channels[ident] = {
             "id": str(ident),
             "type": 11,
             "guild_id": str(GUILD_ID),
             "parent_id": str(parent),
-            "owner_id": str(BOT_ID),
+            "owner_id": str(owner),
             "name": name,
             "last_message_id": None,
             "rate_limit_per_user": 0,
@@ -134,6 +167,10 @@ class FakeDiscord:
             },
         }
         return ident
+
+    def manages_threads(self) -> bool:
+        """Whether the bot's role has Manage Threads (or Administrator): it reopens locked ones."""
+        return bool(self.bot_permissions & (MANAGE_THREADS | ADMINISTRATOR))
 
     def archived(self, channel: int) -> bool:
         return bool(self.channels[channel]["thread_metadata"]["archived"])
@@ -201,20 +238,41 @@ class FakeDiscord:
     # Interactions, as the gateway delivers them
 
     def _interaction(
-        self, kind: int, user: int, channel: int, data: dict[str, Any], roles: Iterable[int]
+        self,
+        kind: int,
+        user: int,
+        channel: int,
+        data: dict[str, Any],
+        roles: Iterable[int],
+        permissions: int = ALL_PERMISSIONS,
     ) -> dict[str, Any]:
         ident = self.next_id()
         token = f"token-{ident}"
         self.tokens[token] = {"channel": channel, "message": None, "id": ident}
-        return {
+        payload: dict[str, Any] = {
             "id": str(ident),
             "application_id": str(BOT_ID),
             "type": kind,
             "data": data,
-            "guild_id": str(GUILD_ID),
             "channel_id": str(channel),
             "channel": self.channels[channel],
-            "member": {
+            "token": token,
+            "version": 1,
+            "app_permissions": str(permissions),
+            "locale": "en-US",
+            "entitlements": [],
+            "attachment_size_limit": 8_388_608,
+        }
+        if self.channels[channel]["type"] == 1:  # a DM: a user, no guild, no member
+            payload.update(user=_user(user, f"user{user}"), context=1)
+            payload["authorizing_integration_owners"] = {"0": str(GUILD_ID)}
+            return payload
+        payload.update(
+            guild_id=str(GUILD_ID),
+            guild_locale="en-US",
+            context=0,
+            authorizing_integration_owners={"0": str(GUILD_ID)},
+            member={
                 "user": _user(user, f"user{user}"),
                 "roles": [str(role) for role in roles],
                 "joined_at": _now(),
@@ -223,16 +281,8 @@ class FakeDiscord:
                 "flags": 0,
                 "permissions": "2147483647",
             },
-            "token": token,
-            "version": 1,
-            "app_permissions": "2147483647",
-            "locale": "en-US",
-            "guild_locale": "en-US",
-            "entitlements": [],
-            "authorizing_integration_owners": {"0": str(GUILD_ID)},
-            "context": 0,
-            "attachment_size_limit": 8_388_608,
-        }
+        )
+        return payload
 
     def press(
         self, message_id: int, custom_id: str, user: int, *, roles: Iterable[int] = ()
@@ -254,6 +304,7 @@ class FakeDiscord:
         *,
         roles: Iterable[int] = (),
         autocomplete: bool = False,
+        permissions: int = ALL_PERMISSIONS,
         **options: Any,
     ) -> dict[str, Any]:
         listed = []
@@ -262,8 +313,11 @@ class FakeDiscord:
             listed.append({"name": key, "type": kind, "value": value})
         if autocomplete and listed:
             listed[0]["focused"] = True
-        data = {"id": "1", "name": name, "type": 1, "options": listed, "guild_id": str(GUILD_ID)}
-        return self._interaction(4 if autocomplete else 2, user, channel, data, roles)
+        data: dict[str, Any] = {"id": "1", "name": name, "type": 1, "options": listed}
+        if self.channels[channel]["type"] != 1:  # a guild's command; a DM's is global
+            data["guild_id"] = str(GUILD_ID)
+        kind = 4 if autocomplete else 2
+        return self._interaction(kind, user, channel, data, roles, permissions)
 
     # The REST API
 
@@ -287,6 +341,8 @@ class FakeDiscord:
         return [
             (r"GET /users/@me", lambda b, p: BOT_USER),
             (r"GET /oauth2/applications/@me", lambda b, p: _application()),
+            (r"GET /guilds/(\d+)", self._get_guild),
+            (r"GET /guilds/(\d+)/members/(\d+)", self._get_member),
             (r"POST /channels/(\d+)/messages", self._create),
             (r"GET /channels/(\d+)/messages", self._history),
             (r"GET /channels/(\d+)/messages/(\d+)", self._get_message),
@@ -295,10 +351,22 @@ class FakeDiscord:
             (r"PATCH /channels/(\d+)", self._edit_channel),
             (r"POST /channels/(\d+)/messages/(\d+)/threads", self._start_thread),
             (r"PUT /applications/(\d+)/guilds/(\d+)/commands", self._sync),
+            (r"PUT /applications/(\d+)/commands", lambda b, p, app: self._sync(b, p, app, 0)),
             (r"POST /interactions/(\d+)/([^/]+)/callback", self._callback),
             (r"(?:GET|PATCH) /webhooks/(\d+)/([^/]+)/messages/@original", self._original),
             (r"POST /webhooks/(\d+)/([^/]+)", self._followup),
         ]
+
+    def _get_guild(self, body: Any, params: Any, guild: int) -> dict[str, Any]:
+        if guild != GUILD_ID:
+            raise DiscordError(403, 50001, "Missing Access")
+        placed = [c for c in self.channels.values() if c.get("guild_id") == str(GUILD_ID)]
+        return guild_payload(placed, self.bot_permissions)
+
+    def _get_member(self, body: Any, params: Any, guild: int, user: int) -> dict[str, Any]:
+        self._get_guild(body, params, guild)
+        roles = [str(BOT_ROLE_ID)] if user == BOT_ID else []
+        return {"user": _user(user, f"user{user}"), "roles": roles, "joined_at": _now()}
 
     def _channel(self, channel: int) -> dict[str, Any]:
         if channel not in self.channels:
@@ -311,6 +379,8 @@ class FakeDiscord:
         if nonce and body.get("enforce_nonce") and (channel, nonce) in self.nonces:
             return _public(self.messages[self.nonces[(channel, nonce)]])
         if data.get("thread_metadata", {}).get("archived"):
+            if data["thread_metadata"].get("locked") and not self.manages_threads():
+                raise DiscordError(400, 50083, "Thread is archived")
             data["thread_metadata"]["archived"] = False  # a post unarchives an open thread
         fields = {k: body[k] for k in ("content", "embeds", "components") if body.get(k)}
         ident = self.message(channel, **fields)
@@ -349,6 +419,9 @@ class FakeDiscord:
 
     def _edit_channel(self, body: dict[str, Any], params: Any, channel: int) -> dict[str, Any]:
         data = self._channel(channel)
+        locked = data.get("thread_metadata", {}).get("locked")
+        if body.get("archived") is False and locked and not self.manages_threads():
+            raise DiscordError(403, 50013, "Missing Permissions")
         if "archived" in body:
             data["thread_metadata"]["archived"] = body["archived"]
         if "name" in body:
@@ -473,6 +546,44 @@ def _public(message: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in message.items() if not k.startswith("_")}
 
 
+def guild_payload(
+    channels: Iterable[dict[str, Any]] = (), bot_permissions: int = ALL_PERMISSIONS
+) -> dict[str, Any]:
+    """The guild as the gateway's GUILD_CREATE carries it: its roles (the bot's own with
+    `bot_permissions`), channels and threads."""
+    placed = list(channels)
+    bot_role = {**_role(BOT_ROLE_ID, "codedesk"), "permissions": str(bot_permissions)}
+    return {
+        "id": str(GUILD_ID),
+        "name": "guild",
+        "owner_id": str(OWNER_ID),
+        "unavailable": False,
+        "roles": [_role(GUILD_ID, "@everyone"), _role(OWNER_ROLE_ID, "owners"), bot_role],
+        "channels": [c for c in placed if c["type"] not in THREAD_TYPES],
+        "threads": [c for c in placed if c["type"] in THREAD_TYPES],
+        "members": [],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "member_count": 2,
+        "large": False,
+    }
+
+
+def _role(ident: int, name: str) -> dict[str, Any]:
+    return {
+        "id": str(ident),
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 0,
+        "permissions": "0",
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+
+
 def _application() -> dict[str, Any]:
     return {
         "id": str(BOT_ID),
@@ -502,6 +613,21 @@ def custom_ids(message: dict[str, Any]) -> list[str]:
         for child in row.get("components", [])
         if "custom_id" in child
     ]
+
+
+def progress_of(fake: FakeDiscord, thread: int) -> dict[str, Any] | None:
+    """The job's progress message in `thread` (found by its footer), if it was posted."""
+    for message in fake.in_channel(thread):
+        embeds = message["embeds"]
+        if embeds and embeds[0].get("footer", {}).get("text") == "codedesk · progress":
+            return message
+    return None
+
+
+def description(fake: FakeDiscord, thread: int) -> str:
+    """What the progress message in `thread` shows now ("" before it is posted)."""
+    message = progress_of(fake, thread)
+    return str(message["embeds"][0]["description"]) if message else ""
 
 
 def enabled(message: dict[str, Any]) -> bool:

@@ -25,6 +25,7 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
+from tests.surfaces.fake_discord import description, progress_of
 
 TOKEN_BODY = "Zq8vR2mK7pL4nW9xT3bY6cJ1hF5dG0sA2eU4"
 HOSTILE = "ping @everyone **loud** [click](https://evil.example) <@123> ``` closed?"
@@ -37,19 +38,6 @@ async def until(check: Any, what: str, within: float = 60) -> Any:
             return found
         await asyncio.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-def progress_of(fake: FakeDiscord, thread: int) -> dict[str, Any] | None:
-    for message in fake.in_channel(thread):
-        embeds = message["embeds"]
-        if embeds and embeds[0].get("footer", {}).get("text") == "codedesk · progress":
-            return message
-    return None
-
-
-def description(fake: FakeDiscord, thread: int) -> str:
-    message = progress_of(fake, thread)
-    return str(message["embeds"][0]["description"]) if message else ""
 
 
 async def test_the_thread_shows_the_agents_lines_scrubbed_and_neutralised_until_it_ends(

@@ -22,6 +22,11 @@ def discord_bot(
     sync: bool = typer.Option(
         False, "--sync", help="First register the slash commands in CODEDESK_DISCORD_GUILD_IDS."
     ),
+    sync_global: bool = typer.Option(
+        False,
+        "--sync-global",
+        help="First register the slash commands globally: in every server and in DMs with the bot.",
+    ),
 ) -> None:
     """Run the Discord bot and its surface worker; the token comes from CODEDESK_DISCORD_TOKEN."""
     import logging
@@ -43,7 +48,7 @@ def discord_bot(
         client = await connect(config)
         stop = stop_on_signals()
         out.print("Discord bot starting. Press Ctrl-C to stop.")
-        await serve_bot(client, config, stop, sync=sync)
+        await serve_bot(client, config, stop, sync=sync, sync_global=sync_global)
 
     run(body())
 

@@ -3,9 +3,11 @@
 Only the bot's owners may use them: the tree's `interaction_check` refuses anyone else with
 an ephemeral message before any command runs (and answers their autocomplete with nothing).
 Every command defers first (Discord wants an answer within 3 seconds; the desk may take
-longer) and answers with follow-ups, split under the message limit. `/task` answers in the
-channel and opens a thread under its answer; the thread is the job's place, where its
-progress, its approval cards and its report are shown.
+longer) and answers with follow-ups, split under the message limit. `/task` answers where it
+was asked and the job is followed there (`job_place`): in a thread of its own under the
+answer in a text channel, in the thread, forum post or DM it was asked in; its progress, its
+approval cards and its report are shown there. Where the bot cannot post, /task refuses
+before a job starts.
 """
 
 from __future__ import annotations
@@ -18,11 +20,14 @@ import discord
 from discord import app_commands
 from temporalio.service import RPCError
 
+from desk.agents import PRESETS, preset_command
 from desk.errors import DeskError
 from desk.holds.approvals import SurfacePlace
+from desk.policy.host import asked_budget
 from surfaces.discord.delivery import NO_MENTIONS
 from surfaces.discord.interactions.access import REFUSAL
 from surfaces.discord.interactions.buttons import card_view
+from surfaces.discord.interactions.job_place import Follow, job_place
 from surfaces.discord.interactions.mode_command import mode_command
 from surfaces.discord.markdown.embeds import card_embed
 from surfaces.discord.markdown.replies import (
@@ -46,7 +51,6 @@ JOBS_SHOWN = 25
 CARDS_SHOWN = 5
 PUSH_WAIT = 3600.0
 """How long the bot waits, best effort, to tell the channel how a requested push ended."""
-THREADED = (discord.ChannelType.text, discord.ChannelType.news)
 
 
 class CodedeskTree(app_commands.CommandTree[Any]):
@@ -102,14 +106,39 @@ async def repo_choices(
     return [app_commands.Choice(name=name, value=name) for name in found[:CHOICES]]
 
 
-@app_commands.command(name="task", description="Start a coding job; follow it in its thread.")
-@app_commands.describe(repo="A repository on the shelf (owner/repo)", task="What the agent does")
-@app_commands.autocomplete(repo=repo_choices)
+async def preset_choices(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """The agent presets whose name starts with what was typed."""
+    typed = current.strip().lower()
+    found = [name for name in sorted(PRESETS) if name.startswith(typed)]
+    return [app_commands.Choice(name=name, value=name) for name in found[:CHOICES]]
+
+
+@app_commands.command(name="task", description="Start a coding job; follow it where you ask.")
+@app_commands.describe(
+    repo="A repository on the shelf (owner/repo)",
+    task="What the agent does",
+    agent="A preset agent (default: the host's agent)",
+    budget="Work-time budget such as 10m or 1h, up to the host's (default: the host's)",
+)
+@app_commands.autocomplete(repo=repo_choices, agent=preset_choices)
 async def task_command(
     interaction: discord.Interaction[Any],
     repo: app_commands.Range[str, 3, 201],
     task: app_commands.Range[str, 1, 4000],
+    agent: app_commands.Range[str, 1, 32] | None = None,
+    budget: app_commands.Range[str, 1, 32] | None = None,
 ) -> None:
+    try:
+        follow = job_place(interaction)
+        command = preset_command(agent.strip()) if agent else None
+        asked = asked_budget(budget) if budget else None
+    except DeskError as refused:  # before any job: a bad ask, or nobody would hear of it
+        await interaction.response.send_message(
+            plain(str(refused)), ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+        return
     await interaction.response.defer(thinking=True)
     services = services_of(interaction.client)
     name = repo.strip()
@@ -117,14 +146,20 @@ async def task_command(
         await reply(interaction, f"{code(name)} is not on the shelf: `/repos` lists what is.")
         return
     who = plain(interaction.user.display_name)
-    asked = f"{who} asked for a job on {code(name)}: {plain(cut(task, 300))}"
-    message = await interaction.edit_original_response(content=asked, allowed_mentions=NO_MENTIONS)
-    thread = await _open_thread(interaction, message, f"{name}: {task}")
-    place = SurfacePlace(queue=services.queue, channel=str(thread.id)) if thread else None
+    said = f"{who} asked for a job on {code(name)}: {plain(cut(task, 300))}"
+    message = await interaction.edit_original_response(content=said, allowed_mentions=NO_MENTIONS)
+    thread = None
+    if follow is Follow.NEW_THREAD:
+        thread = await _open_thread(message, f"{name}: {task}")
+    followed = thread.id if thread is not None else interaction.channel_id
+    place = SurfacePlace(queue=services.queue, channel=str(followed)) if followed else None
     try:
+        # The desk judges the budget by the host's policy: a looser one is a PolicyError.
         admission = await services.desk.submit_job(
             name,
             task,
+            agent_command=command,
+            budget=asked,
             requester=f"discord:{interaction.user.id}",
             place=place,
             starter=f"discord:{interaction.user.id}",
@@ -132,27 +167,23 @@ async def task_command(
         )
     except DeskError as error:
         await interaction.edit_original_response(
-            content=f"{asked}\nRefused: {plain(str(error))}", allowed_mentions=NO_MENTIONS
+            content=f"{said}\nRefused: {plain(str(error))}", allowed_mentions=NO_MENTIONS
         )
         if thread is not None:
             await _quietly(thread.edit(archived=True), "archive the thread of a refused job")
         return
     number = admission.number
-    where = f"; follow it in {thread.mention}" if thread else f"; follow it with `/job {number}`"
+    where = f"; follow it in {thread.mention}" if thread else "; follow it here"
     state = f"queued at #{admission.position}" if admission.position else "running"
     await interaction.edit_original_response(
-        content=f"{asked}\nJob **{number}** is {state}{where}.",
+        content=f"{said}\nJob **{number}** is {state}{where}.",
         allowed_mentions=NO_MENTIONS,
     )
 
 
-async def _open_thread(
-    interaction: discord.Interaction[Any], message: discord.Message, name: str
-) -> discord.Thread | None:
-    """A thread under the command's answer, where the channel has threads (else None)."""
-    channel = interaction.channel
-    if channel is None or channel.type not in THREADED:
-        return None
+async def _open_thread(message: discord.Message, name: str) -> discord.Thread | None:
+    """A thread under the command's answer; None (the job is followed in the channel) when
+    Discord refuses it."""
     try:
         return await message.create_thread(name=cut(" ".join(name.split()), THREAD_NAME_CHARS))
     except discord.HTTPException as error:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 import discord
 
-from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce
+from surfaces.discord.closed_threads import ClosedThreads
+from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce, reopened
 from surfaces.discord.markdown.embeds import is_progress, progress_embed
 
 log = logging.getLogger(__name__)
@@ -53,8 +54,10 @@ class ProgressBoards:
         history_limit: int = 50,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        closed: ClosedThreads | None = None,
     ) -> None:
         self.client = client
+        self.closed = closed
         self.interval = interval
         self.history_limit = history_limit
         self.clock = clock
@@ -116,7 +119,11 @@ class ProgressBoards:
         board.edited_at = self.clock()  # a failed edit counts too: Discord saw the request
         try:
             embed = progress_embed(wanted.narration, wanted.lines)
-            await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
+
+            async def edit() -> None:
+                await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
+
+            await reopened(self.client, channel_id, edit, self.closed)
         except discord.NotFound:
             board.message = None  # deleted: the next narration posts a new one
             await self._post(channel_id, board)
