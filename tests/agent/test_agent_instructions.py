@@ -65,7 +65,8 @@ def test_each_preset_hands_the_instructions_over_its_own_way(tmp_path: Path) -> 
     }
     assert f"--append-system-prompt={text}" in given["claude"].argv
     codex = given["codex"].argv
-    option = codex[codex.index("-c") + 1]
+    options = [codex[at + 1] for at, part in enumerate(codex) if part == "-c"]
+    [option] = [part for part in options if part.startswith("developer_instructions=")]
     assert tomllib.loads(option)["developer_instructions"] == text
     aider_file = next(p for p in given["aider"].argv if p.startswith("--read="))
     assert Path(aider_file.removeprefix("--read=")).read_text() == text

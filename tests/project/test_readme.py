@@ -46,3 +46,13 @@ def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must
         assert f" | {preset.instructions_in} |" in row, preset.name
     for part in REQUIRED_PARTS:
         assert f"| {part.name} | {part.sentence} | {part.why} |" in guide, part.name
+
+
+def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instructions() -> None:
+    from desk.agents import AGENT_PRESETS
+
+    for preset in AGENT_PRESETS.values():
+        row = next(line for line in README.splitlines() if line.startswith(f"| `{preset.name}` |"))
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[1] == (preset.proven_version or "untested"), row
+        assert len(cells) == 4 and all(cells), row

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents import preset_command
 from desk.config.settings import DeskSettings
 from desk.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
@@ -36,9 +37,9 @@ TOLD_TO_COMMIT = REQUIRED_PARTS[1].sentence
 
 pytestmark = [
     pytest.mark.timeout(600),
-    pytest.mark.unconfined(
-        "issue 27: these presets are not yet proven in the sandbox (their fake model on "
-        "127.0.0.1 is refused by the egress proxy, codex's own sandbox is off)"
+    # The suite's sandbox, the product's default: bubblewrap, where it works (CI installs it).
+    pytest.mark.skipif(
+        choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
     ),
 ]
 
@@ -47,7 +48,8 @@ pytestmark = [
 def settings(settings: DeskSettings) -> DeskSettings:
     return settings.model_copy(
         update={
-            "unconfined_guards_off": True,
+            # Each test's fake model on the worker's loopback, through the egress proxy.
+            "sandbox_egress": ["*", "127.0.0.1"],
             "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "agent_env": [*settings.agent_env, "CODEX_HOME", "AIDER_*", "OPENCODE_*", "XDG_*"],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
@@ -92,6 +94,7 @@ def assert_told_and_integrated(report: JobReport, settings: DeskSettings, seen: 
     for line in BUILT_IN.text.splitlines():
         assert line in seen, (line, seen[-3000:])
     assert report.outcome == JobOutcome.INTEGRATED, (report, log)
+    assert report.confinement == BWRAP, report
     assert [commit.subject for commit in report.commits] == ["Add notes"], report
     assert report.instructions is not None and report.instructions.name == BUILT_IN_NAME
     assert report.instructions.digest == BUILT_IN.digest

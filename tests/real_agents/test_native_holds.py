@@ -3,8 +3,10 @@
 For codex (its PreToolUse hook) and opencode (codedesk's plugin), the scripted model asks for
 `git push origin HEAD:main` and for `rm -rf` of a file outside the worktree: each call opens a
 card (an `Approval` workflow); a decline leaves the origin and the file as they were and the
-model reads the refusal as the tool's result; an approval runs the call once. aider has no hook:
-its test proves that with `--yes-always` it runs neither call (README: how holds work for it).
+model reads the refusal as the tool's result; an approval runs the `rm` once in the sandbox and
+hands the push to codedesk, which ships the integrated SHA once an owner approves it. aider has
+no hook: its test proves that with `--yes-always` it runs neither call (the guide's preset table:
+how holds work for it).
 """
 
 from __future__ import annotations
@@ -26,28 +28,22 @@ from desk.agents import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobReport
+from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
+from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
+from workflows.ship import Ship
 
 REPO = "acme/api"
 PUSH = "git push origin HEAD:main"
 COMMIT = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes'"
 
 pytestmark = pytest.mark.timeout(600)
-
-ISSUE_33 = (
-    "issue 33: an approved call runs inside the agent's sandbox, which has no route to the "
-    "origin and no view of the file outside the worktree (its /tmp is private)"
-)
-CODEX_HOME = (
-    "issue 27, part 3: codex cannot start in the sandbox yet (it writes into a read-only "
-    "CODEX_HOME, and its connection through the egress proxy's CONNECT fails)"
-)
 
 
 @pytest.fixture
@@ -56,8 +52,6 @@ def settings(settings: DeskSettings) -> DeskSettings:
         update={
             # Long enough to answer on a busy machine; nobody waits it out here.
             "hold_wait": timedelta(seconds=60),
-            # codex's preset turns its own guards off; these tests are about the holds.
-            "unconfined_guards_off": True,
             "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "agent_env": [*settings.agent_env, "CODEX_HOME", "AIDER_*", "OPENCODE_*", "XDG_*"],
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
@@ -243,6 +237,11 @@ async def _approved(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """In the sandbox, as users run it: the approved `rm -rf` runs once, where the sandbox
+    shows the agent no file outside its worktree; the approved push to main is not run in the
+    sandbox (it cannot reach the origin) but shipped by codedesk (issue 33): the model is told
+    so, and once the job integrates, the push of its integrated SHA waits for an owner."""
+    before = main_of(origin)
     steps: list[Step] = [
         cli.shell(COMMIT),
         cli.shell(PUSH),
@@ -252,17 +251,32 @@ async def _approved(
     ran = await run_job(
         cli, steps, desk, settings, origin, tmp_path, monkeypatch, lambda _: Decision.APPROVE
     )
-    assert [asks_about(s, PUSH) for s in ran.approvals] == [True, False], (ran, log_of(ran))
-    assert git(origin, "log", "-1", "--format=%s", "refs/heads/main") == "Add notes"
-    assert not outside.exists()
+    report = ran.report
+    assert report.confinement == "bwrap", report
+    assert [asks_about(s, PUSH) for s in ran.approvals][:2] == [True, False], (ran, log_of(ran))
+    assert outside.read_text() == "keep me\n", "the sandbox hides the host's file"
     results = ran.fake.tool_results()
     assert len(results) == 3, results
-    assert not any("declined" in r.lower() for r in results), results
-    # Each approved call ran once: one tool result each, and the model's script went on.
-    assert ran.report.output.strip().endswith("Pushed and tidied."), ran.report.output
+    assert "codedesk will ask to push your commits to main" in results[1], results
+    assert "declined" not in results[2].lower(), results
+    # Each approved call was answered once, and the model's script went on.
+    assert report.output.strip().endswith("Pushed and tidied."), report.output
+    [shipped] = report.ship_requests
+    assert shipped.sha == report.head, shipped
+    approvals = ApprovalsClient(desk.client)
+    [push] = await eventually(
+        approvals.open_approvals,
+        lambda states: [s for s in states if s.approval_id == shipped.push_approval_id],
+        "the push of the integrated SHA to ask for an owner",
+    )
+    assert push.request.input["sha"] == report.head, push
+    await approvals.answer(push.approval_id, Decision.APPROVE, Principal(id=settings.owner))
+    ship = desk.client.get_workflow_handle_for(Ship.run, shipped.push_workflow_id)
+    assert (await ship.result()).status == PushStatus.PUSHED
+    assert main_of(origin) == report.head
+    assert git(origin, "rev-list", "--count", f"{before}..main") == "1"
 
 
-@pytest.mark.unconfined(CODEX_HOME)
 async def test_codex_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps_both(
     desk: DeskClient,
     settings: DeskSettings,
@@ -275,8 +289,7 @@ async def test_codex_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps_bo
     await _declined(CODEX, desk, settings, origin, outside, tmp_path, monkeypatch)
 
 
-@pytest.mark.unconfined(ISSUE_33)
-async def test_codex_runs_an_approved_push_and_rm_once(
+async def test_codex_ships_an_approved_push_and_runs_an_approved_rm_once(
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -300,8 +313,7 @@ async def test_opencode_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps
     await _declined(OPENCODE, desk, settings, origin, outside, tmp_path, monkeypatch)
 
 
-@pytest.mark.unconfined(ISSUE_33)
-async def test_opencode_runs_an_approved_push_and_rm_once(
+async def test_opencode_ships_an_approved_push_and_runs_an_approved_rm_once(
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
