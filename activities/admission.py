@@ -19,8 +19,8 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent.instructions import load_instructions
 from activities.agent.run import agent_argv
+from activities.agent.setup.instructions import load_instructions
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError

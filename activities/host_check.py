@@ -14,7 +14,7 @@ from temporalio import activity
 from activities.agent.preset_checks import preset_checks
 from activities.agent.sandbox_probe import sandbox_problem
 from activities.sandbox.bubblewrap import UNCONFINED, choose_sandbox, describe
-from desk.agents import PRESETS
+from desk.agents.presets import PRESETS
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.payloads.jobs import HostReport, HostReportInput

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desk.agents import all_own_files
+from desk.agents.presets import all_own_files
 
 MARK = "# codedesk: files agent CLIs write for themselves"
 

@@ -3,7 +3,7 @@
 The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDESK_REPO`,
 `CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `PWD`), the variables `agent_env` names (locale,
 terminal, model APIs), a home of the job's own seeded from the owner's configuration of its CLI
-(activities/agent/cli_home.py) and git that has no credential helper. It never gets
+(activities/agent/setup/cli_home.py) and git that has no credential helper. It never gets
 the Temporal address or namespace, codedesk's settings, `SSH_AUTH_SOCK` or the owner's tokens.
 """
 
@@ -15,8 +15,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from activities.agent.cli_home import seed_cli_home
 from activities.agent.git import AgentGit
+from activities.agent.setup.cli_home import seed_cli_home
 from activities.sandbox.bubblewrap import (
     BWRAP,
     SandboxLayout,
@@ -29,7 +29,7 @@ from activities.sandbox.bubblewrap import (
     reaper_argv,
     tool_paths,
 )
-from desk.cli_homes import home_variables
+from desk.agents.homes import home_variables
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import RunAgentInput
 
@@ -68,7 +68,7 @@ class JobPaths:
     instructions: tuple[Path, ...] = ()
     """The job's copy of the standing instructions and its config, for the agent to read."""
     preset_env: dict[str, str] = field(default_factory=dict)
-    """Variables the agent's preset sets for its CLI (desk/agents.py `Preset.env`)."""
+    """Variables the agent's preset sets for its CLI (desk/agents/presets.py `Preset.env`)."""
 
 
 def passed_environment(names: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, replace
 
-from desk.agents import AGENT_PRESETS, Preset
+from desk.agents.presets import AGENT_PRESETS, Preset
 
 VERSION = re.compile(r"\d+(?:\.\d+)+")
 VERSION_TIMEOUT = 30.0

@@ -20,10 +20,10 @@ from temporalio.client import Client
 
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
-from activities.agent.hold_wiring import wire_holds
-from activities.agent.instructions import instructions_for, load_instructions
 from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
 from activities.agent.log import AGENT_LOG
+from activities.agent.setup.hold_wiring import wire_holds
+from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
@@ -33,7 +33,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
-from desk.agents import TASK, guards_off_refusal, preset_named_by
+from desk.agents.presets import TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures

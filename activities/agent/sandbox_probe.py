@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from activities.agent.cli_home import seed_cli_home
 from activities.agent.launch import passed_environment
+from activities.agent.setup.cli_home import seed_cli_home
 from activities.sandbox.bubblewrap import (
     SandboxLayout,
     bwrap_argv,
@@ -24,7 +24,7 @@ from activities.sandbox.bubblewrap import (
     read_paths,
     tool_paths,
 )
-from desk.cli_homes import home_variables
+from desk.agents.homes import home_variables
 from desk.config.settings import DeskSettings
 
 PROBE_TIMEOUT = 30.0

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
-from desk.agents import Preset, preset_for
+from desk.agents.presets import Preset, preset_for
 from desk.config.durations import format_duration
 from desk.scrub import scrub
 

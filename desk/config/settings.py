@@ -20,7 +20,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from desk.agents import PRESETS
+from desk.agents.presets import PRESETS
 from desk.config.dates import zone_of
 from desk.config.defaults import (
     CARD_VALUE_CHARS_MIN,

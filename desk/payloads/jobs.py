@@ -196,7 +196,7 @@ class InstructionsUsed(Payload):
 
     name: str
     digest: str
-    """`sha256:<hex>` of the text (desk/instructions.py)."""
+    """`sha256:<hex>` of the text (desk/agents/instructions.py)."""
 
 
 class AgentResult(Payload):

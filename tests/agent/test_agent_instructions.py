@@ -12,13 +12,10 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.agent.instructions import give_instructions, load_instructions, toml_string
 from activities.agent.run import AgentActivities
+from activities.agent.setup.instructions import give_instructions, load_instructions, toml_string
 from activities.paths import clone_path
-from desk.agents import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
-from desk.config.settings import DeskSettings
-from desk.errors import InstructionsError
-from desk.instructions import (
+from desk.agents.instructions import (
     BUILT_IN,
     BUILT_IN_NAME,
     MAX_INSTRUCTIONS_BYTES,
@@ -26,6 +23,9 @@ from desk.instructions import (
     missing_parts,
     owner_instructions,
 )
+from desk.agents.presets import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
+from desk.config.settings import DeskSettings
+from desk.errors import InstructionsError
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from surfaces.render.reports import job_report

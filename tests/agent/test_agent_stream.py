@@ -14,7 +14,7 @@ from activities.agent.stream import (
     final_output,
     translator_for,
 )
-from desk.agents import AGENT_PRESETS
+from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.scrub import scrub

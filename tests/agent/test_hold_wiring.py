@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.hold_wiring import wire_holds
-from activities.agent.opencode_plugin import PLUGIN_FILE
-from desk.agents import PRESETS
+from activities.agent.setup.hold_wiring import wire_holds
+from activities.agent.setup.opencode_plugin import PLUGIN_FILE
+from desk.agents.presets import PRESETS
 from desk.config.settings import DeskSettings, load_settings
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from desk.agents import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
+from desk.agents.presets import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
 from desk.payloads.jobs import JobOutcome

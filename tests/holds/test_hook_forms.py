@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from activities.agent.hook_settings import codex_hooks, write_claude_hook_settings
-from activities.agent.opencode_plugin import (
+from activities.agent.setup.hook_settings import codex_hooks, write_claude_hook_settings
+from activities.agent.setup.opencode_plugin import (
     config_content,
     held_rules,
     owner_config,

@@ -29,7 +29,7 @@ def test_quick_start_has_the_two_commands_and_ci_runs_the_test_one() -> None:
 
 
 def test_every_agent_preset_is_in_the_guide() -> None:
-    from desk.agents import PRESETS
+    from desk.agents.presets import PRESETS
 
     guide = (TOP / "docs" / "guide.md").read_text()
     for name, command in PRESETS.items():
@@ -37,8 +37,8 @@ def test_every_agent_preset_is_in_the_guide() -> None:
 
 
 def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must_keep() -> None:
-    from desk.agents import AGENT_PRESETS
-    from desk.instructions import REQUIRED_PARTS
+    from desk.agents.instructions import REQUIRED_PARTS
+    from desk.agents.presets import AGENT_PRESETS
 
     guide = (TOP / "docs" / "guide.md").read_text()
     for preset in AGENT_PRESETS.values():
@@ -49,7 +49,7 @@ def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must
 
 
 def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instructions() -> None:
-    from desk.agents import AGENT_PRESETS
+    from desk.agents.presets import AGENT_PRESETS
 
     for preset in AGENT_PRESETS.values():
         row = next(line for line in README.splitlines() if line.startswith(f"| `{preset.name}` |"))

@@ -8,7 +8,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from desk.agents import PRESETS
+from desk.agents.presets import PRESETS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobInput
 from surfaces.clients.desk import DeskClient

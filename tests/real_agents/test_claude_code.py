@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from desk.agents import preset_command
+from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
-from desk.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.ship_requests import ShipRequestStatus
 from desk.payloads.shipping import PushStatus

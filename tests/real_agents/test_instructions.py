@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents import preset_command
+from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
-from desk.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from activities.agent.opencode_plugin import config_content, owner_config
-from desk.agents import preset_command
+from activities.agent.setup.opencode_plugin import config_content, owner_config
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobReport

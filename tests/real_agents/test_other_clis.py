@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents import AGENT_PRESETS, preset_command
+from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient

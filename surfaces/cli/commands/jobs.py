@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from desk.agents import PRESETS, preset_command
+from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
 from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_desk
 

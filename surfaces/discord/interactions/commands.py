@@ -20,7 +20,7 @@ import discord
 from discord import app_commands
 from temporalio.service import RPCError
 
-from desk.agents import PRESETS, preset_command
+from desk.agents.presets import PRESETS, preset_command
 from desk.errors import DeskError
 from desk.holds.approvals import SurfacePlace
 from desk.policy.host import asked_budget

@@ -1,6 +1,6 @@
 """The agent's own home in the job's folder, seeded from the owner's configuration of its CLI.
 
-What is seeded and what is a credential is desk/cli_homes.py's. The home is kept across the
+What is seeded and what is a credential is desk/agents/homes.py's. The home is kept across the
 job's attempts (a CLI's sessions live there); each attempt seeds it again from the owner's files
 as they are then. The agent may have written anything into it, links included, so the worker
 never writes through a link: a path whose folder leads out of the home, or that is a link
@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from desk.cli_homes import CLI_HOMES, CliHome, owner_folder, without_credentials
+from desk.agents.homes import CLI_HOMES, CliHome, owner_folder, without_credentials
 
 SEED_LIMIT = 1 << 20
 """A configuration file larger than this (1 MiB) is no configuration: it is not seeded."""

@@ -1,8 +1,8 @@
 """The agent's standing instructions: the job's contract, and the parts codedesk's guards need.
 
 Every preset hands the agent these instructions the way its CLI takes a system or developer
-prompt (desk/agents.py says how, per preset), never by writing into the repository. The owner
-may replace the text (`CODEDESK_AGENT_INSTRUCTIONS`, a file), but a replacement must still say
+prompt (desk/agents/presets.py says how, per preset), never by writing into the repository. The
+owner may replace the text (`CODEDESK_AGENT_INSTRUCTIONS`, a file), but a replacement must still say
 what codedesk's guards rely on: the agent commits (integration takes commits only), it never
 ships (the push waits for an owner), it keeps to its worktree, and it neither retries nor works
 around a refused call (a hold is only a hold if the agent accepts its answer). A replacement

@@ -12,11 +12,11 @@ codex. opencode needs no placeholder: any command that runs it gets codedesk's p
 `Preset.holds_by_plugin`). Every preset passes the task where the CLI cannot read it as an
 option (after `--`, or glued to its option as `--message=TEXT`).
 
-Every preset hands the agent the job's standing instructions (desk/instructions.py) the way its
-CLI takes a system or developer prompt, never through the repository's files, and says which
-way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the text),
-`{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a TOML
-string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
+Every preset hands the agent the job's standing instructions (desk/agents/instructions.py) the
+way its CLI takes a system or developer prompt, never through the repository's files, and says
+which way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the
+text), `{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a
+TOML string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
 JSON config whose `instructions` list names that file, opencode's form). A preset may also set
 variables for its CLI (`env`), with the same placeholders in their values; a custom command
 sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).

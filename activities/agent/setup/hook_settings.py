@@ -1,8 +1,8 @@
 """How each agent CLI is told to run codedesk's hold hook before a tool runs, per job.
 
 Claude Code gets a settings file (`{hook_settings}`), codex a `-c` config override
-(`{codex_hooks}`); opencode's plugin is activities/agent/opencode_plugin.py. Each runs the hook
-by absolute interpreter path, isolated (`-I`: no working directory, no user site, no PYTHON*
+(`{codex_hooks}`); opencode's plugin is activities/agent/setup/opencode_plugin.py. Each runs the
+hook by absolute interpreter path, isolated (`-I`: no working directory, no user site, no PYTHON*
 variables), so a worktree's own `desk/` or `workflows/` package is never imported. `|| exit 2`
 turns an interpreter that cannot even start into a refusal, and the hook's `timeout` is longer
 than the hold wait, so the CLI never times the hook out (a timed-out hook does not block in
@@ -20,7 +20,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from desk.agents import claude_hook_settings, codex_hooks_override
+from desk.agents.presets import claude_hook_settings, codex_hooks_override
 from desk.config.durations import format_duration
 from desk.errors import AgentCommandError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS

@@ -2,7 +2,7 @@
 
 The job's copy sits in its folder beside the hook settings: outside the worktree (nothing is
 written into the repository) and given to the sandbox to read. The placeholders of the agent's
-command and of its preset's variables (desk/agents.py) are filled from it.
+command and of its preset's variables (desk/agents/presets.py) are filled from it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from activities.agent.launch import passed_environment
-from desk.agents import (
+from desk.agents.instructions import (
+    BUILT_IN,
+    INSTRUCTIONS_SETTING,
+    Instructions,
+    owner_instructions,
+)
+from desk.agents.presets import (
     INSTRUCTIONS,
     INSTRUCTIONS_CONFIG,
     INSTRUCTIONS_FILE,
@@ -25,7 +31,6 @@ from desk.agents import (
 )
 from desk.config.settings import DeskSettings
 from desk.errors import InstructionsError
-from desk.instructions import BUILT_IN, INSTRUCTIONS_SETTING, Instructions, owner_instructions
 from desk.payloads.jobs import InstructionsUsed
 
 INSTRUCTIONS_FILE_NAME = "instructions.md"
