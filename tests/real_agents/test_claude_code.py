@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
-from desk.agents.presets import preset_command
+from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
@@ -40,11 +40,11 @@ from tests.real_agents.fake_anthropic import (
     ToolCall,
     serving,
 )
-from tests.real_agents.install import agent_cache, npm_cli
+from tests.real_agents.install import agent_cache, newest_npm, npm_cli
 from workflows.ship import Ship
 
 REPO = "acme/api"
-CLAUDE_PACKAGE = "@anthropic-ai/claude-code@2.1"
+CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
 
 pytestmark = pytest.mark.timeout(240)
 HOLD_WAIT = timedelta(seconds=20)
@@ -77,7 +77,7 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
             "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "sandbox": sandbox,
             "agent_env": [*settings.agent_env, *AGENT_ENV],
-            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache() / "claude")],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
             # In bubblewrap the fake model on the worker's loopback is reached through the
             # egress proxy, which refuses loopback unless a setting names the host.
             "sandbox_egress": ["*", "127.0.0.1"],
@@ -85,9 +85,14 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
     )
 
 
-@pytest.fixture(scope="session")
-def claude_binary() -> Path:
-    return npm_cli("claude", CLAUDE_PACKAGE, "claude")
+@pytest.fixture(scope="session", params=["pinned", "newest"])
+def claude_binary(request: pytest.FixtureRequest) -> Path:
+    """The preset's proven Claude Code, and the registry's newest release: every test runs on
+    both (a newest release that fails names what changed)."""
+    if request.param == "newest":
+        return npm_cli("claude-newest", f"{CLAUDE_PACKAGE}@{newest_npm(CLAUDE_PACKAGE)}", "claude")
+    proven = AGENT_PRESETS["claude"].proven_version
+    return npm_cli("claude", f"{CLAUDE_PACKAGE}@{proven}", "claude")
 
 
 @pytest.fixture
