@@ -9,8 +9,7 @@ chat (`--read`), so its model finds them in the conversation; aider commits its 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
 from tests.real_agents import HEARTBEAT_TIMEOUT
+from tests.real_agents.agent_env import give_agent_home, on_path
 from tests.real_agents.fake_anthropic import IfInstructed, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
@@ -58,28 +58,10 @@ def settings(settings: DeskSettings) -> DeskSettings:
 
 
 @pytest.fixture(autouse=True)
-def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def agent_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home and git identity of the agent's own (the worker runs in this process)."""
-    home = tmp_path / "agent-home"
-    home.mkdir()
-    values = {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "XDG_STATE_HOME": str(home / "state"),
-        "GIT_AUTHOR_NAME": "Agent",
-        "GIT_AUTHOR_EMAIL": "agent@codedesk.invalid",
-        "GIT_COMMITTER_NAME": "Agent",
-        "GIT_COMMITTER_EMAIL": "agent@codedesk.invalid",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
-    yield home
-
-
-def on_path(monkeypatch: pytest.MonkeyPatch, program: Path) -> None:
-    monkeypatch.setenv("PATH", f"{program.parent}{os.pathsep}{os.environ['PATH']}")
+    give_agent_home(monkeypatch, tmp_path / "agent-home")
+    return tmp_path / "agent-home"
 
 
 async def run_preset(desk: DeskClient, origin: Path, preset: str) -> JobReport:

@@ -34,6 +34,7 @@ from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
+from tests.real_agents.agent_env import give_agent_home
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
@@ -64,23 +65,10 @@ def settings(settings: DeskSettings) -> DeskSettings:
 @pytest.fixture
 def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The agent's own home and git identity (the worker runs in this process)."""
-    home = tmp_path / "agent-home"
-    home.mkdir()
-    for name, value in {
-        # The installed CLIs stay where they are, whatever HOME says from now on.
-        "CODEDESK_AGENT_CACHE": str(agent_cache()),
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "XDG_STATE_HOME": str(home / "state"),
-        "GIT_AUTHOR_NAME": "Agent",
-        "GIT_AUTHOR_EMAIL": "agent@codedesk.invalid",
-        "GIT_COMMITTER_NAME": "Agent",
-        "GIT_COMMITTER_EMAIL": "agent@codedesk.invalid",
-        "OPENAI_API_KEY": "sk-test-not-a-key",
-    }.items():
-        monkeypatch.setenv(name, value)
+    # The installed CLIs stay where they are, whatever HOME says from now on.
+    monkeypatch.setenv("CODEDESK_AGENT_CACHE", str(agent_cache()))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    give_agent_home(monkeypatch, tmp_path / "agent-home")
 
 
 @pytest.fixture
@@ -277,7 +265,9 @@ async def _approved(
     assert git(origin, "rev-list", "--count", f"{before}..main") == "1"
 
 
-async def test_codex_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps_both(
+@pytest.mark.parametrize("cli", [CODEX, OPENCODE], ids=["codex", "opencode"])
+async def test_a_push_and_an_rm_outside_wait_for_a_card_and_a_decline_keeps_both(
+    cli: Cli,
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -286,10 +276,12 @@ async def test_codex_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps_bo
     agent_env: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    await _declined(CODEX, desk, settings, origin, outside, tmp_path, monkeypatch)
+    await _declined(cli, desk, settings, origin, outside, tmp_path, monkeypatch)
 
 
-async def test_codex_ships_an_approved_push_and_runs_an_approved_rm_once(
+@pytest.mark.parametrize("cli", [CODEX, OPENCODE], ids=["codex", "opencode"])
+async def test_an_approved_push_is_shipped_and_an_approved_rm_runs_once(
+    cli: Cli,
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
@@ -298,31 +290,7 @@ async def test_codex_ships_an_approved_push_and_runs_an_approved_rm_once(
     agent_env: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    await _approved(CODEX, desk, settings, origin, outside, tmp_path, monkeypatch)
-
-
-async def test_opencode_asks_before_a_push_and_an_rm_outside_and_a_decline_keeps_both(
-    desk: DeskClient,
-    settings: DeskSettings,
-    origin: Path,
-    outside: Path,
-    tmp_path: Path,
-    agent_env: None,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    await _declined(OPENCODE, desk, settings, origin, outside, tmp_path, monkeypatch)
-
-
-async def test_opencode_ships_an_approved_push_and_runs_an_approved_rm_once(
-    desk: DeskClient,
-    settings: DeskSettings,
-    origin: Path,
-    outside: Path,
-    tmp_path: Path,
-    agent_env: None,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    await _approved(OPENCODE, desk, settings, origin, outside, tmp_path, monkeypatch)
+    await _approved(cli, desk, settings, origin, outside, tmp_path, monkeypatch)
 
 
 def _aider_main(body: dict[str, Any]) -> bool:

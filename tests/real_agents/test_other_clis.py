@@ -12,7 +12,6 @@ the registry's newest (`-k newest`): a newest release that fails names what chan
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
+from tests.real_agents.agent_env import give_agent_home, on_path
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, newest_npm, newest_pypi, npm_cli, pip_cli
@@ -84,28 +84,9 @@ def assert_proven(release: str, name: str, report: JobReport) -> None:
 
 
 @pytest.fixture
-def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Set variables of the agent's environment (the worker runs in this process)."""
-    home = tmp_path / "agent-home"
-    home.mkdir()
-    values = {
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "XDG_STATE_HOME": str(home / "state"),
-        "GIT_AUTHOR_NAME": "Agent",
-        "GIT_AUTHOR_EMAIL": "agent@codedesk.invalid",
-        "GIT_COMMITTER_NAME": "Agent",
-        "GIT_COMMITTER_EMAIL": "agent@codedesk.invalid",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
-    yield values
-
-
-def on_path(monkeypatch: pytest.MonkeyPatch, program: Path) -> None:
-    monkeypatch.setenv("PATH", f"{program.parent}{os.pathsep}{os.environ['PATH']}")
+    return give_agent_home(monkeypatch, tmp_path / "agent-home")
 
 
 async def run_preset(desk: DeskClient, origin: Path, preset: str, fake: FakeOpenAI) -> JobReport:
