@@ -30,3 +30,22 @@ def give_agent_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> dict[str, st
 
 def on_path(monkeypatch: pytest.MonkeyPatch, program: Path) -> None:
     monkeypatch.setenv("PATH", f"{program.parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def opencode_config(base_url: str, **more: object) -> dict[str, object]:
+    """The owner's opencode configuration of these tests: one OpenAI-compatible provider, the
+    fake model at `base_url`, no update checks, no sharing; `more` adds top-level keys."""
+    provider = {
+        "npm": "@ai-sdk/openai-compatible",
+        "name": "Fake",
+        "options": {"baseURL": base_url, "apiKey": "sk-test-not-a-key"},
+        "models": {"gpt-fake": {"name": "gpt-fake", "tool_call": True}},
+    }
+    return {
+        "provider": {"fake": provider},
+        "model": "fake/gpt-fake",
+        "small_model": "fake/gpt-fake",
+        "autoupdate": False,
+        "share": "disabled",
+        **more,
+    }

@@ -23,7 +23,7 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.agent_env import give_agent_home, on_path
+from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfInstructed, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
@@ -156,20 +156,7 @@ async def test_opencode_gets_them_in_its_system_prompt(
     steps = commits_when_told(lambda cmd: ToolCall("bash", {"command": cmd, "description": "run"}))
     fake = FakeOpenAI(steps=steps, task=TASK)
     with serving(fake):
-        model = {"name": "gpt-fake", "tool_call": True}
-        provider = {
-            "npm": "@ai-sdk/openai-compatible",
-            "name": "Fake",
-            "options": {"baseURL": fake.url, "apiKey": "sk-test-not-a-key"},
-            "models": {"gpt-fake": model},
-        }
-        config = {
-            "provider": {"fake": provider},
-            "model": "fake/gpt-fake",
-            "small_model": "fake/gpt-fake",
-            "autoupdate": False,
-            "share": "disabled",
-        }
+        config = opencode_config(fake.url)
         # The owner's own configuration, which opencode merges with the preset's.
         monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(config))
         report = await run_preset(desk, origin, "opencode")

@@ -34,7 +34,7 @@ from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.agent_env import give_agent_home
+from tests.real_agents.agent_env import give_agent_home, opencode_config
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
@@ -111,23 +111,11 @@ def _codex_binary() -> Path:
 def _opencode(fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     binary = npm_cli("opencode", "opencode-ai@1.18", "opencode")
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
-    provider = {
-        "npm": "@ai-sdk/openai-compatible",
-        "name": "Fake",
-        "options": {"baseURL": fake.url, "apiKey": "sk-test-not-a-key"},
-        "models": {"gpt-fake": {"name": "gpt-fake", "tool_call": True}},
-    }
-    config = {
-        "provider": {"fake": provider},
-        "model": "fake/gpt-fake",
-        "small_model": "fake/gpt-fake",
-        "autoupdate": False,
-        "share": "disabled",
-        # The owner's own rules let every command run, anywhere (opencode's `run` refuses a
-        # path outside the project by itself otherwise): only codedesk's hold stands between
-        # the model and the origin or the file.
-        "permission": {"bash": "allow", "external_directory": "allow"},
-    }
+    # The owner's own rules let every command run, anywhere (opencode's `run` refuses a path
+    # outside the project by itself otherwise): only codedesk's hold stands between the model
+    # and the origin or the file.
+    permission = {"bash": "allow", "external_directory": "allow"}
+    config = opencode_config(fake.url, permission=permission)
     monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(config))
 
 

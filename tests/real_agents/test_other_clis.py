@@ -25,7 +25,7 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git, make_origin
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.agent_env import give_agent_home, on_path
+from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, newest_npm, newest_pypi, npm_cli, pip_cli
@@ -194,20 +194,7 @@ async def test_opencode(
     monkeypatch.setenv("PWD", str(decoy))
     steps = [ToolCall("bash", {"command": COMMIT, "description": "commit"}), Say("Committed it.")]
     fake.steps, fake.task = steps, TASK
-    model = {"name": "gpt-fake", "tool_call": True}
-    provider = {
-        "npm": "@ai-sdk/openai-compatible",
-        "name": "Fake",
-        "options": {"baseURL": fake.url, "apiKey": "sk-test-not-a-key"},
-        "models": {"gpt-fake": model},
-    }
-    config = {
-        "provider": {"fake": provider},
-        "model": "fake/gpt-fake",
-        "small_model": "fake/gpt-fake",
-        "autoupdate": False,
-        "share": "disabled",
-    }
+    config = opencode_config(fake.url)
     monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(config))
     report = await run_preset(desk, origin, "opencode", fake)
     assert_proven(release, "opencode", report)
