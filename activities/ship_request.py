@@ -12,11 +12,11 @@ from __future__ import annotations
 from temporalio import activity
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from desk.config.settings import DeskSettings
-from desk.errors import DeskError, RepoBusyError
-from desk.failures import error_of
+from desk.errors import DeskError, RepoBusyError, RepoBusyWaitError
+from desk.failures import error_of, failure_of
 from desk.holds.approvals import approval_id
 from desk.names import (
     REPO_CHANGE_REPORT_UPDATE,
@@ -49,6 +49,8 @@ class ShipRequestActivities:
         ident = push_workflow_id(request.repo, request.sha)
         try:
             receipt = await self._report(request)
+        except RepoBusyWaitError as busy:
+            raise failure_of(busy) from None  # Temporal asks again (retryable)
         except DeskError as refused:
             return result.model_copy(update={"reason": str(refused)})
         if receipt.head != request.sha:
@@ -108,7 +110,7 @@ class ShipRequestActivities:
             refused = error_of(error.cause)
             if isinstance(refused, RepoBusyError):
                 # Not a refusal: another job's integration or a push runs; ask again shortly.
-                raise ApplicationError(str(refused), type="RepoBusyWait") from None
+                raise RepoBusyWaitError(str(refused)) from None
             if refused is not None:
                 raise refused from None
             raise DeskError(f"The change report failed: {error.cause or error}") from None

@@ -33,6 +33,7 @@ DeskError
 ├── ResultHookError         a result hook did not take a result; tried again for a while   R
 ├── RepoBusyError           the repository is integrating, reporting or pushing now        ~
 │                           (read also as "RepoBusy", its name from a repository entity)
+├── RepoBusyWaitError       "RepoBusyWait": the same, while a job's ship request waits     R
 ├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
 ├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
 ├── ChatPlaceError          a chat command came from where codedesk cannot post; no job    ~
@@ -208,6 +209,11 @@ class ResultHookError(DeskError, retryable=True):
 
 class ShipFailedError(DeskError, wire="ShipFailed"):
     """A report's or push's git step failed (it did not refuse): its reason says why."""
+
+
+class RepoBusyWaitError(DeskError, retryable=True, wire="RepoBusyWait"):
+    """The repository is integrating or pushing another job's work: a job's request to ship
+    asks for its change report again shortly."""
 
 
 class RepoBusyError(DeskError, benign=True, also=("RepoBusy",)):

@@ -35,7 +35,7 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("codedesk")
 
-NAMESPACES = 400
+NAMESPACES = 600
 _namespace_numbers = itertools.count(1)
 
 

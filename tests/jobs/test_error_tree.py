@@ -37,6 +37,7 @@ WIRE_NAMES_BEFORE = {
     "AdmissionCheckFailed": "AdmissionCheckFailedError",
     "ShipFailed": "ShipFailedError",
     "RepoBusy": "RepoBusyError",
+    "RepoBusyWait": "RepoBusyWaitError",
     "StaleAgentAttempt": "StaleAgentAttemptError",
     "HostError": "HostError",
     "PolicyError": "PolicyError",
@@ -55,6 +56,7 @@ WIRE_NAMES_BEFORE = {
 RETRYABLE = {
     "GitBusyError",
     "ResultHookError",
+    "RepoBusyWaitError",
     "StaleAgentAttemptError",
     "ServerError",
     "NoWorkerError",
