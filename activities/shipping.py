@@ -10,6 +10,7 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.forge.pull_request import open_pull_request
 from activities.git.commands import commit_log, head_sha, lines, porcelain_files, run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone
@@ -95,6 +96,12 @@ class ShipActivities:
                 raise ShipRefusal(
                     f"The push destination changed from {receipt.destination} to "
                     f"{destination}. Nothing was pushed."
+                )
+            if request.pull_request is not None:
+                with push_lock(clone):
+                    url, already = open_pull_request(clone, receipt, request.pull_request)
+                return _pushed(receipt, already=already).model_copy(
+                    update={"branch": request.pull_request.branch, "pull_request_url": url}
                 )
             ref = f"refs/heads/{receipt.default_branch}"
             with push_lock(clone):

@@ -30,6 +30,8 @@ DeskError
 ├── ShaError                not a full commit SHA
 ├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed ~
 ├── ShipFailedError         "ShipFailed": a report's or push's git step failed, not refused
+├── ForgeError              the forge CLI (gh) is missing or not logged in; nothing pushed ~
+├── ForgeCallError          "ForgeCall": a gh call failed or gave no answer; tried again   R
 ├── ResultHookError         a result hook did not take a result; tried again for a while   R
 ├── RepoBusyError           the repository is integrating, reporting or pushing now        ~
 │                           (read also as "RepoBusy", its name from a repository entity)
@@ -209,6 +211,15 @@ class ResultHookError(DeskError, retryable=True):
 
 class ShipFailedError(DeskError, wire="ShipFailed"):
     """A report's or push's git step failed (it did not refuse): its reason says why."""
+
+
+class ForgeError(DeskError, benign=True):
+    """The forge's CLI (gh) is missing on the clone's host or not logged in: no pull request
+    can be opened, and nothing was pushed."""
+
+
+class ForgeCallError(DeskError, retryable=True, wire="ForgeCall"):
+    """A gh call failed or gave no answer: the step is tried again (it finds what it did)."""
 
 
 class RepoBusyWaitError(DeskError, retryable=True, wire="RepoBusyWait"):

@@ -8,6 +8,7 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
+    from desk.forge import pull_request_plan
     from desk.holds.approvals import (
         ApprovalOutcome,
         ApprovalRequest,
@@ -19,12 +20,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import HostPolicyQuery
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
-        PUSH_TOOL,
+        PullRequestPlan,
         PushRequest,
         PushResult,
         PushStatus,
         ShipInput,
         push_call,
+        ship_tool,
     )
     from desk.policy.host import HostPolicy
 
@@ -48,6 +50,10 @@ class Ship(AwaitsPush):
     def __init__(self, request: ShipInput) -> None:
         self.request = request
         self.policy: HostPolicy | None = None
+        job = request.agent_ship.job if request.agent_ship else None
+        self.pull_request: PullRequestPlan | None = (
+            pull_request_plan(request.receipt, job) if request.pull_request else None
+        )
 
     @workflow.run
     async def run(self, request: ShipInput) -> PushResult:
@@ -70,7 +76,10 @@ class Ship(AwaitsPush):
             exempt = policy.exempt(receipt.repo) and not request.hold
             owners = policy.owners
         if not exempt:
-            ident = approval_id(push_approval_scope(receipt.repo), PUSH_TOOL, push_call(receipt))
+            plan = self.pull_request
+            ident = approval_id(
+                push_approval_scope(receipt.repo), ship_tool(plan), push_call(receipt, plan)
+            )
             try:
                 outcome = await self._approved(ident, owners)
             except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:
@@ -91,7 +100,8 @@ class Ship(AwaitsPush):
         entity = await repo_entity(receipt.repo)
         me = workflow.info().workflow_id
         await entity.signal(
-            RepoEntity.request_push, PushRequest(ship_workflow_id=me, receipt=receipt)
+            RepoEntity.request_push,
+            PushRequest(ship_workflow_id=me, receipt=receipt, pull_request=self.pull_request),
         )
         await workflow.wait_condition(lambda: self.push_result is not None)
         assert self.push_result is not None
@@ -102,13 +112,21 @@ class Ship(AwaitsPush):
     async def _approved(self, ident: str, owners: list[str]) -> ApprovalOutcome:
         """An owner's answer; withdrawn for everyone if the clone moves on past the SHA first,
         since approving it then could only be refused."""
-        receipt = self.request.receipt
+        receipt, plan = self.request.receipt, self.pull_request
+        title = f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}"
+        action = f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}"
+        if plan is not None:
+            title = f"Pull request of {receipt.repo} {receipt.head[:12]} onto {plan.base}"
+            action = (
+                f"Push {receipt.head} to the new branch {plan.branch} at {receipt.destination} "
+                f"and open a pull request onto {plan.base}: {plan.title}"
+            )
         ask = ApprovalRequest(
-            tool=PUSH_TOOL,
-            input=push_call(receipt),
+            tool=ship_tool(plan),
+            input=push_call(receipt, plan),
             parameters=PUSH_PARAMETERS,
-            title=f"Push {receipt.repo} {receipt.head[:12]} to {receipt.default_branch}",
-            action=f"Push {receipt.head} to {receipt.default_branch} at {receipt.destination}",
+            title=title,
+            action=action,
             scope=push_approval_scope(receipt.repo),
             owners=owners,
             origin="discord" if self.request.place else "cli",
@@ -142,7 +160,7 @@ class Ship(AwaitsPush):
             status=status,
             repo=receipt.repo,
             sha=receipt.head,
-            branch=receipt.default_branch,
+            branch=self.pull_request.branch if self.pull_request else receipt.default_branch,
             destination=receipt.destination,
             reason=reason,
             approval_id=ident,

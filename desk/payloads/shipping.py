@@ -59,8 +59,21 @@ class ReportInput(Payload):
     """The host that holds the clone, for a `Repo` entity that does not know it yet."""
 
 
+class PullRequestPlan(Payload):
+    """What an owner approves when a push ships as a pull request (made by `desk.forge`)."""
+
+    branch: str
+    """The new branch on origin, at exactly the reported SHA."""
+    base: str
+    """The branch the pull request asks to merge into: origin's default branch."""
+    title: ScrubbedText
+    body: ScrubbedText
+
+
 class PushInput(Payload):
     receipt: ChangeReport
+    pull_request: PullRequestPlan | None = None
+    """Ship as a pull request: push the SHA to the plan's new branch and open it there."""
 
 
 class PushStatus(StrEnum):
@@ -84,6 +97,8 @@ class PushResult(Payload):
     """The remote was at the SHA already (a retried push after a crash)."""
     approval_id: str = ""
     approved_by: str = ""
+    pull_request_url: str = ""
+    """The pull request opened (or found, after a retry) for a push shipped as one."""
 
 
 class ShipInput(Payload):
@@ -104,6 +119,9 @@ class ShipInput(Payload):
     """Where a surface shows the push's approval card (a `/push` from Discord)."""
     agent_ship: AgentShipAsk | None = None
     """The agent's approved push call this push carries out (its card links it)."""
+    pull_request: bool = False
+    """Ship as a pull request (`codedesk push --pr`): the SHA on a new branch, a pull request
+    of it onto the default branch, behind the same approval."""
 
 
 class PushSuperseded(Payload):
@@ -119,10 +137,14 @@ class PushRequest(Payload):
 
     ship_workflow_id: str
     receipt: ChangeReport
+    pull_request: PullRequestPlan | None = None
 
 
 PUSH_TOOL = "git push"
 """The tool name a push approval's card shows."""
+
+PULL_REQUEST_TOOL = "pull request"
+"""The tool name the card of a push shipped as a pull request shows."""
 
 PUSH_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -132,17 +154,33 @@ PUSH_PARAMETERS: dict[str, Any] = {
         "destination": {"type": "string", "title": "Push destination"},
         "commits": {"type": "integer", "title": "Commits"},
         "repo": {"type": "string", "title": "Repository"},
+        "pull_request_branch": {"type": "string", "title": "New branch"},
+        "base": {"type": "string", "title": "Pull request onto"},
+        "title": {"type": "string", "title": "Pull request title"},
     },
 }
 """The push card's schema: it names the full SHA, the branch and the destination first."""
 
 
-def push_call(receipt: ChangeReport) -> dict[str, Any]:
-    """The push as an approval's input: what a person approves, field by field."""
-    return {
+def push_call(receipt: ChangeReport, pull_request: PullRequestPlan | None = None) -> dict[str, Any]:
+    """The push as an approval's input: what a person approves, field by field; a pull
+    request's card names its new branch, its base and its title too."""
+    call: dict[str, Any] = {
         "sha": receipt.head,
         "branch": receipt.default_branch,
         "destination": receipt.destination,
         "commits": len(receipt.commits) + receipt.commits_omitted,
         "repo": receipt.repo,
     }
+    if pull_request is not None:
+        call |= {
+            "pull_request_branch": pull_request.branch,
+            "base": pull_request.base,
+            "title": pull_request.title,
+        }
+    return call
+
+
+def ship_tool(pull_request: PullRequestPlan | None) -> str:
+    """The tool name of a ship's approval (and of its id)."""
+    return PULL_REQUEST_TOOL if pull_request is not None else PUSH_TOOL

@@ -19,6 +19,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, RepoBusyError, ServerError, ShipRefusal
 from desk.failures import error_of
+from desk.forge import pull_request_plan
 from desk.holds.approvals import SurfacePlace, approval_id
 from desk.host_slots import repo_host
 from desk.names import (
@@ -31,7 +32,6 @@ from desk.names import (
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
 from desk.payloads.shipping import (
-    PUSH_TOOL,
     ChangeReport,
     PushResult,
     PushStatus,
@@ -39,6 +39,7 @@ from desk.payloads.shipping import (
     ShipInput,
     full_sha,
     push_call,
+    ship_tool,
 )
 from desk.repo_names import parse_repo_name
 from surfaces.clients.worker_check import require_worker
@@ -99,13 +100,20 @@ class ShippingClient:
         return repo_host(desk, repo) if desk is not None else ""
 
     async def request_push(
-        self, repo: str, sha: str, place: SurfacePlace | None = None, *, hold: bool = False
+        self,
+        repo: str,
+        sha: str,
+        place: SurfacePlace | None = None,
+        *,
+        hold: bool = False,
+        pull_request: bool = False,
     ) -> tuple[WorkflowHandle[Ship, PushResult], str]:
         """Start the push of exactly `sha`; returns its handle and the approval id it waits on.
 
         Whether it waits for an owner is the desk's host policy, which the `Ship` reads itself;
         the id returned here is read from the same policy, to tell the person. `hold` asks to
-        wait for an owner even where the host exempts the repository.
+        wait for an owner even where the host exempts the repository; `pull_request` ships the
+        SHA as a pull request (a new branch and a pull request onto the default branch).
         """
         name = str(parse_repo_name(repo))
         sha = full_sha(sha)
@@ -118,7 +126,13 @@ class ShippingClient:
         try:
             handle = await self.client.start_workflow(
                 Ship.run,
-                ShipInput(receipt=receipt, hold=hold, requester=self.settings.owner, place=place),
+                ShipInput(
+                    receipt=receipt,
+                    hold=hold,
+                    requester=self.settings.owner,
+                    place=place,
+                    pull_request=pull_request,
+                ),
                 id=ident,
                 task_queue=self.settings.task_queue,
                 id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE,
@@ -128,9 +142,9 @@ class ShippingClient:
                 f"A push of {sha} to {name} was already requested and has not finished "
                 f"(workflow {ident}): answer its approval (`codedesk approvals`) or wait for it."
             ) from None
-        waits_on = (
-            "" if exempt else approval_id(push_approval_scope(name), PUSH_TOOL, push_call(receipt))
-        )
+        plan = pull_request_plan(receipt) if pull_request else None
+        scope = push_approval_scope(name)
+        waits_on = "" if exempt else approval_id(scope, ship_tool(plan), push_call(receipt, plan))
         return handle, waits_on
 
     async def finished_push(self, repo: str, sha: str) -> PushResult | None:

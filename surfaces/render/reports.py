@@ -200,6 +200,8 @@ def push_result(result: PushResult) -> list[Block]:
             parts.append(ours(" (the remote already had it)"))
         if result.approved_by:
             parts += [ours(", approved by "), text(result.approved_by)]
+        if result.pull_request_url:
+            parts += [ours("; pull request "), name(result.pull_request_url)]
         return [line(*parts, ours("."))]
     return [line(ours(f"Not pushed ({result.status.value}): ", Tone.BAD), text(result.reason))]
 

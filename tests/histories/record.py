@@ -52,6 +52,7 @@ from surfaces.clients.desk import DeskClient
 from surfaces.clients.modes import ModesClient
 from surfaces.clients.shipping import ShippingClient
 from tests.helpers.agents import agent
+from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
@@ -596,6 +597,26 @@ async def _first_open(approvals: ApprovalsClient) -> str:
     raise RuntimeError("no approval opened")
 
 
+async def record_pull_request(tmp: Path, out: Path) -> None:
+    """An exempt repository's push shipped as a pull request, through the fake `gh` on PATH."""
+    bin_dir, _ = fake_gh(tmp / "forge")
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    env = await local_server()
+    settings = _settings_for(env, tmp, "pr")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "pr")
+        _commit(settings.shelf_dir / "acme" / "api", "r.txt")
+        await configure_desk(env.client, settings.model_copy(update={"owner_repos": ["acme/api"]}))
+        shipping = ShippingClient(desk.client, settings)
+        report = await shipping.change_report("acme/api")
+        ship, _ = await shipping.request_push("acme/api", report.head, pull_request=True)
+        print((await ship.result()).pull_request_url)
+        keep(out / "ship_pull_request.json", await ship.fetch_history())
+        entity = env.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        keep(out / "repo_entity_pull_request.json", await entity.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -609,6 +630,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "policy": record_host_policy,
     "results": record_result_hooks,
     "agent-push": record_agent_push,
+    "pull-request": record_pull_request,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -222,7 +222,7 @@ class RepoEntity:
             result = await on_host(
                 lambda route: workflow.execute_activity_method(
                     ShipActivities.push,
-                    PushInput(receipt=request.receipt),
+                    PushInput(receipt=request.receipt, pull_request=request.pull_request),
                     **(GIT_STEP | route),
                 ),
                 self.state.host,
@@ -283,7 +283,7 @@ def _result(request: PushRequest, status: PushStatus, reason: str) -> PushResult
         status=status,
         repo=receipt.repo,
         sha=receipt.head,
-        branch=receipt.default_branch,
+        branch=request.pull_request.branch if request.pull_request else receipt.default_branch,
         destination=receipt.destination,
         reason=reason,
     )

@@ -40,8 +40,15 @@ def push(
     hold: bool = typer.Option(
         False, "--hold", help="Wait for an owner's approval even if the host exempts the repo."
     ),
+    pull_request: bool = typer.Option(
+        False,
+        "--pr",
+        help="Ship as a pull request: SHA on a new branch, a pull request onto the default "
+        "branch (through the host's gh).",
+    ),
 ) -> None:
-    """Ask to push exactly SHA to the default branch; an owner approves it first."""
+    """Ask to push exactly SHA to the default branch (or as a pull request); an owner approves
+    it first."""
     refuse_inside_a_job("push")
     from desk.payloads.shipping import PushStatus
     from surfaces.cli.render import print_blocks
@@ -61,7 +68,9 @@ def push(
                 out.print(f"The push of {sha} to {repo} is done already:", markup=False)
                 print_blocks(push_result(finished))
             return 0
-        handle, approval = await client.request_push(repo, sha, hold=hold)
+        handle, approval = await client.request_push(
+            repo, sha, hold=hold, pull_request=pull_request
+        )
         if approval:
             out.print(
                 f"The push of {sha} waits for an owner's approval: {approval}\n"
