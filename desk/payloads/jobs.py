@@ -321,6 +321,10 @@ class JobReport(Payload):
     log_path: str = ""
     git_state: ScrubbedText = ""
     agent_attempts: int = 0
+    agent_resumed: int = 0
+    """Agent attempts after a crash that resumed the CLI's session."""
+    agent_started_over: int = 0
+    """Agent attempts after a crash that had no session to resume and ran the task afresh."""
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
     confinement: str = ""
