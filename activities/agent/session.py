@@ -7,17 +7,20 @@ stream-json output says the id in its first event (`{"type": "system", "subtype"
 last heartbeat's details to the next attempt (`activity.info().heartbeat_details`), which then
 runs `claude -p --resume <id>` with a short prompt instead of the task, when the session's file
 is still in the home. Anything else (no id heard, no file, another CLI) starts over as before.
+Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from activities.agent.launch import PRIVATE_HOME, SANDBOX_HOME
 from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
 
@@ -112,3 +115,11 @@ def session_kept(home: Path, session_id: str) -> bool:
 def _is_claude(argv: Sequence[str]) -> bool:
     """Whether `argv` runs Claude Code in print mode, the only CLI resumed here so far."""
     return bool(argv) and argv[0].rsplit("/", 1)[-1] == CLAUDE and "-p" in argv
+
+
+def forget_sessions(folder: Path) -> None:
+    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them:
+    once the job's worktree is gone there is nothing left to resume. Links in a home (the
+    unconfined one links to the owner's paths) are removed, never followed."""
+    for name in (SANDBOX_HOME, PRIVATE_HOME):
+        shutil.rmtree(folder / name, ignore_errors=True)

@@ -9,6 +9,7 @@ from activities.agent.session import (
     RESUME_PROMPT,
     SessionWatch,
     earlier_attempts,
+    forget_sessions,
     resume_argv,
 )
 from desk.agents.presets import preset_command
@@ -87,3 +88,16 @@ def test_the_earlier_attempts_are_read_from_the_last_heartbeat() -> None:
     assert earlier_attempts([]).session_id == ""
     assert earlier_attempts(["junk"]).session_id == ""
     assert earlier_attempts([{"pgid": "not a number"}]).session_id == ""
+
+
+def test_the_agents_homes_go_and_what_they_link_to_stays(tmp_path: Path) -> None:
+    folder, owner = tmp_path / "jobs" / "3", tmp_path / "owner"
+    (owner / ".ssh").mkdir(parents=True)
+    (owner / ".ssh" / "config").write_text("kept\n")
+    kept_session(folder / "agent-home")
+    (folder / "home").mkdir()
+    (folder / "home" / ".ssh").symlink_to(owner / ".ssh")
+    (folder / "agent.log").write_text("log\n")
+    forget_sessions(folder)
+    assert sorted(path.name for path in folder.iterdir()) == ["agent.log"]
+    assert (owner / ".ssh" / "config").read_text() == "kept\n"

@@ -140,3 +140,6 @@ async def test_a_worker_killed_between_two_tool_calls_resumes_the_session(
     assert f"codedesk: resuming session {session}\n" in log, log
     clone = settings.shelf_dir / "acme" / "api"
     assert git(clone, "log", "--format=%s").splitlines().count("Add notes") == 1
+    # The worktree is gone with the integration, and the CLI's sessions with the agent's home.
+    assert not (settings.home / "jobs" / str(number) / "agent-home").exists()
+    assert Path(report.log_path).is_file()
