@@ -20,8 +20,16 @@ from temporalio.client import Client
 
 from activities.agent.claim import AgentClaim
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
-from activities.agent.launch import JobPaths, Launch, plan_launch, program_found
+from activities.agent.launch import (
+    PRIVATE_HOME,
+    SANDBOX_HOME,
+    JobPaths,
+    Launch,
+    plan_launch,
+    program_found,
+)
 from activities.agent.log import AGENT_LOG
+from activities.agent.session import SessionWatch, earlier_attempts, resume_argv
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
@@ -94,11 +102,21 @@ class AgentActivities:
             killed = await kill_stale_agents(request.worktree) if claim.run > 1 else 0
             confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
+            earlier = earlier_attempts(info.heartbeat_details)
+            home = folder / (SANDBOX_HOME if confined else PRIVATE_HOME)
+            resumed = resume_argv(argv, earlier.session_id, home) if claim.run > 1 else None
+            session = SessionWatch(
+                earlier.session_id if resumed else "",
+                earlier.resumed + (resumed is not None),
+                earlier.started_over + (claim.run > 1 and resumed is None),
+            )
+            argv = resumed or argv
             translator = translator_for(argv)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
+                log.write(f"codedesk: resuming session {session.session_id}\n" if resumed else "")
                 if refusal is not None:
                     log.write(f"codedesk: {refusal}\n")
                     return AgentResult(
@@ -141,7 +159,7 @@ class AgentActivities:
                         with desk_failures():
                             wiring.complete(launch.env)
                         end, process, tail = await self._run(
-                            launch, request, log, info, claim, translator, channel
+                            launch, request, log, info, claim, (translator, session), channel
                         )
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
@@ -158,6 +176,8 @@ class AgentActivities:
             output_cut=cut,
             log_path=str(log_path),
             attempts=claim.run,
+            resumed=session.resumed,
+            started_over=session.started_over,
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
             instructions=given.used,
@@ -183,7 +203,7 @@ class AgentActivities:
         log: TextIO,
         info: activity.Info,
         claim: AgentClaim,
-        translator: OutputTranslator,
+        readers: tuple[OutputTranslator, SessionWatch],
         channel: HoldChannel,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
@@ -218,7 +238,7 @@ class AgentActivities:
                 raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
-        end = await _supervise(process, log, tail, every, translator, channel, confined)
+        end = await _supervise(process, log, tail, every, readers, channel, confined)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -323,7 +343,7 @@ async def _supervise(
     log: TextIO,
     tail: _Tail,
     every: float,
-    translator: OutputTranslator,
+    readers: tuple[OutputTranslator, SessionWatch],
     channel: HoldChannel,
     confined: bool,
 ) -> AgentEnd:
@@ -338,6 +358,18 @@ async def _supervise(
     # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
     # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
     scrubber = StreamScrubber()
+    translator, session = readers
+
+    def details() -> AgentHeartbeat:
+        return AgentHeartbeat(
+            pgid=process.pid,
+            last_lines=[scrub(x) for x in tail.lines],
+            tool_calls=channel.calls,
+            lines_total=tail.lines_total,
+            session_id=session.session_id,
+            resumed=session.resumed,
+            started_over=session.started_over,
+        )
 
     def show(text: str) -> None:
         if text:
@@ -346,6 +378,8 @@ async def _supervise(
             tail.add(text)
 
     def emit(text: str, end: bool = False) -> None:
+        if session.feed(text):
+            activity.heartbeat(details())  # at once: a crash from now on resumes the session
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
         if end:
@@ -381,14 +415,7 @@ async def _supervise(
         # start (the job's git prepared, bwrap bound to the worker) can take most of a short
         # one on a loaded machine; the agent ran again beside a stale attempt when it did.
         while True:
-            activity.heartbeat(
-                AgentHeartbeat(
-                    pgid=process.pid,
-                    last_lines=[scrub(x) for x in tail.lines],
-                    tool_calls=channel.calls,
-                    lines_total=tail.lines_total,
-                )
-            )
+            activity.heartbeat(details())
             await asyncio.sleep(every)
 
     pumping = asyncio.create_task(pump())

@@ -13,6 +13,7 @@ from temporalio import activity
 from activities.agent.files import exclude_agent_files
 from activities.agent.git import settle
 from activities.agent.log import log_tail
+from activities.agent.session import forget_sessions
 from activities.git.branches import CUT_RECORD, cut_worktree, undo_cut
 from activities.git.commands import (
     checkout_status,
@@ -122,6 +123,7 @@ class WorktreeActivities:
                 _delete_branch_if_empty(clone, worktree)
             else:
                 undo_cut(clone, path, cut)
+            forget_sessions(folder)
             return True
 
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
@@ -136,6 +138,7 @@ class WorktreeActivities:
                 clone = existing_clone(self.settings, request.repo)
                 remove_worktree(clone, Path(request.worktree.path))
                 _delete_branch(clone, request.worktree.branch)
+                forget_sessions(job_dir(self.settings, request.number))
             return result
 
     def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:

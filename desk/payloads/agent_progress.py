@@ -28,6 +28,12 @@ class AgentHeartbeat(Payload):
     """Tool calls the agent's hook reported so far (the hold channel counts them)."""
     lines_total: int = 0
     """Lines this attempt has printed so far: a follower prints only the ones it has not seen."""
+    session_id: str = ""
+    """The agent CLI's session, read from its output: the next attempt resumes it."""
+    resumed: int = 0
+    """Attempts of this job's agent so far that resumed an earlier attempt's session."""
+    started_over: int = 0
+    """Attempts after the first that had no session to resume and ran the task afresh."""
 
 
 def shown_lines(lines: Sequence[str], count: int, chars: int) -> list[str]:

@@ -208,6 +208,10 @@ class AgentResult(Payload):
     output_cut: int = 0
     log_path: str = ""
     attempts: int = 1
+    resumed: int = 0
+    """Attempts after a crash that resumed the agent CLI's session (activities/agent/session.py)."""
+    started_over: int = 0
+    """Attempts after a crash that had no session to resume and ran the task afresh."""
     reason: ScrubbedText = ""
     tool_calls: int = 0
     """Tool calls the agent's hook reported (held or not), counted by the hold channel."""
@@ -317,6 +321,10 @@ class JobReport(Payload):
     log_path: str = ""
     git_state: ScrubbedText = ""
     agent_attempts: int = 0
+    agent_resumed: int = 0
+    """Agent attempts after a crash that resumed the CLI's session."""
+    agent_started_over: int = 0
+    """Agent attempts after a crash that had no session to resume and ran the task afresh."""
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
     confinement: str = ""

@@ -50,6 +50,7 @@ def build_report(
         report.output, report.output_cut = agent.output, agent.output_cut
         report.log_path, report.agent_attempts = agent.log_path, agent.attempts
         report.tool_calls = agent.tool_calls
+        report.agent_resumed, report.agent_started_over = agent.resumed, agent.started_over
         report.confinement = agent.confinement
         report.instructions = agent.instructions
     if integration is not None:

@@ -1,0 +1,125 @@
+"""The agent CLI's own session: its id read from the CLI's output, and the command that resumes it.
+
+Claude Code keeps each conversation in its configuration folder (`CLAUDE_CONFIG_DIR`, in the
+job's own home, which is kept across the job's attempts) as `projects/<cwd>/<id>.jsonl`, and its
+stream-json output says the id in its first event (`{"type": "system", "subtype": "init",
+"session_id": ...}`). `run_agent` heartbeats the id as soon as it is read; Temporal gives the
+last heartbeat's details to the next attempt (`activity.info().heartbeat_details`), which then
+runs `claude -p --resume <id>` with a short prompt instead of the task, when the session's file
+is still in the home. Anything else (no id heard, no file, another CLI) starts over as before.
+Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from activities.agent.launch import PRIVATE_HOME, SANDBOX_HOME
+from desk.agents.homes import CLI_HOMES
+from desk.payloads.agent_progress import AgentHeartbeat
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+"""What a session id may be before it goes into the agent's command."""
+RESUME_PROMPT = (
+    "You were interrupted: the worker that ran you stopped before you finished. Go on with the"
+    " task from where you were; look at the worktree first, as what you last did may not have"
+    " completed."
+)
+CLAUDE = "claude"
+
+
+class SessionWatch:
+    """Reads the session id from Claude Code's stream-json lines as they stream, and counts the
+    job's attempts that resumed a session and that started over (for the heartbeat)."""
+
+    def __init__(self, known: str = "", resumed: int = 0, started_over: int = 0) -> None:
+        self.session_id = known
+        self.resumed = resumed
+        self.started_over = started_over
+
+    def feed(self, line: str) -> bool:
+        """Take one output line; True when it told a session id not known before."""
+        stripped = line.strip()
+        if '"session_id"' not in stripped or not stripped.startswith("{"):
+            return False
+        try:
+            event: Any = json.loads(stripped)
+        except ValueError:
+            return False
+        if not isinstance(event, dict) or event.get("type") != "system":
+            return False
+        found = event.get("session_id")
+        if not isinstance(found, str) or not SESSION_ID.fullmatch(found):
+            return False
+        if found == self.session_id:
+            return False
+        self.session_id = found
+        return True
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """What the job's earlier attempts of `run_agent` left in their last heartbeat."""
+
+    session_id: str = ""
+    resumed: int = 0
+    started_over: int = 0
+
+
+def earlier_attempts(details: Sequence[Any]) -> Earlier:
+    """The session and counts in the last heartbeat details of an earlier attempt, if any."""
+    if not details:
+        return Earlier()
+    last = details[-1]
+    beat = last if isinstance(last, AgentHeartbeat) else _heartbeat(last)
+    if beat is None:
+        return Earlier()
+    return Earlier(beat.session_id, beat.resumed, beat.started_over)
+
+
+def _heartbeat(value: Any) -> AgentHeartbeat | None:
+    if not isinstance(value, dict):
+        return None
+    try:
+        return AgentHeartbeat.model_validate(value)
+    except ValueError:
+        return None
+
+
+def resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
+    """`argv` made to resume Claude Code's session `session_id` with a short prompt instead of
+    the task; None when it cannot (not Claude Code, no task after `--`, no such session in the
+    job's home `home`), and the attempt starts over."""
+    if not SESSION_ID.fullmatch(session_id) or not _is_claude(argv):
+        return None
+    if "--" not in argv or argv.index("--") != len(argv) - 2:
+        return None
+    if not session_kept(home, session_id):
+        return None
+    cut = argv.index("--")
+    return [*argv[:cut], "--resume", session_id, "--", RESUME_PROMPT]
+
+
+def session_kept(home: Path, session_id: str) -> bool:
+    """Whether Claude Code's conversation `session_id` is kept in the job's home `home`."""
+    projects = home / CLI_HOMES[CLAUDE].folder / "projects"
+    return projects.is_dir() and any(projects.glob(f"*/{session_id}.jsonl"))
+
+
+def _is_claude(argv: Sequence[str]) -> bool:
+    """Whether `argv` runs Claude Code in print mode, the only CLI resumed here so far."""
+    return bool(argv) and argv[0].rsplit("/", 1)[-1] == CLAUDE and "-p" in argv
+
+
+def forget_sessions(folder: Path) -> None:
+    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them:
+    once the job's worktree is gone there is nothing left to resume. Links in a home (the
+    unconfined one links to the owner's paths) are removed, never followed."""
+    for name in (SANDBOX_HOME, PRIVATE_HOME):
+        shutil.rmtree(folder / name, ignore_errors=True)

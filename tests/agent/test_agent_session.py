@@ -1,0 +1,103 @@
+"""The agent CLI's session: its id read from Claude Code's stream, the command that resumes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from activities.agent.session import (
+    RESUME_PROMPT,
+    SessionWatch,
+    earlier_attempts,
+    forget_sessions,
+    resume_argv,
+)
+from desk.agents.presets import preset_command
+from desk.payloads.agent_progress import AgentHeartbeat
+
+SESSION = "0b7c2f4e-9a1d-4c3b-8e6f-5d2a1b0c9e8f"
+ARGV = ["claude", "-p", "--output-format", "stream-json", "--verbose", "--", "add notes"]
+
+
+def init_line(session_id: object, kind: str = "system") -> str:
+    return json.dumps({"type": kind, "subtype": "init", "session_id": session_id}) + "\n"
+
+
+def kept_session(home: Path, session_id: str = SESSION) -> Path:
+    project = home / ".claude" / "projects" / "-shelf-worktree"
+    project.mkdir(parents=True)
+    (project / f"{session_id}.jsonl").write_text("{}\n")
+    return home
+
+
+def test_the_session_id_is_read_from_the_init_event_once() -> None:
+    watch = SessionWatch()
+    assert not watch.feed('{"type": "assistant", "message": {"content": "hi"}}\n')
+    assert watch.feed(init_line(SESSION))
+    assert watch.session_id == SESSION
+    assert not watch.feed(init_line(SESSION))  # told again: nothing new to heartbeat
+
+
+def test_a_session_id_that_is_no_plain_id_is_not_taken() -> None:
+    watch = SessionWatch()
+    for line in (
+        init_line("--dangerously-skip-permissions"),
+        init_line("a b"),
+        init_line(7),
+        init_line(SESSION, kind="user"),
+        "not json session_id\n",
+        '{"session_id": "' + SESSION,
+    ):
+        assert not watch.feed(line), line
+    assert watch.session_id == ""
+
+
+def test_the_next_attempt_resumes_a_session_kept_in_the_jobs_home(tmp_path: Path) -> None:
+    home = kept_session(tmp_path)
+    assert resume_argv(ARGV, SESSION, home) == [
+        *ARGV[:-2],
+        "--resume",
+        SESSION,
+        "--",
+        RESUME_PROMPT,
+    ]
+
+
+def test_the_presets_command_has_the_shape_that_is_resumed(tmp_path: Path) -> None:
+    argv = preset_command("claude").replace("{task}", "TASK").split()
+    assert argv[-2:] == ["--", "TASK"]
+    resumed = resume_argv(argv, SESSION, kept_session(tmp_path))
+    assert resumed is not None and resumed[-1] == RESUME_PROMPT and "TASK" not in resumed
+
+
+def test_without_a_kept_session_or_a_known_shape_the_attempt_starts_over(tmp_path: Path) -> None:
+    assert resume_argv(ARGV, SESSION, tmp_path) is None  # the CLI died before it wrote one
+    home = kept_session(tmp_path)
+    assert resume_argv(ARGV, "", home) is None
+    assert resume_argv(ARGV, "../x", home) is None
+    assert resume_argv(["codex", "exec", "--", "add notes"], SESSION, home) is None
+    assert resume_argv(["claude", "--", "add notes"], SESSION, home) is None  # not print mode
+    assert resume_argv(["claude", "-p", "add notes"], SESSION, home) is None
+
+
+def test_the_earlier_attempts_are_read_from_the_last_heartbeat() -> None:
+    beat = AgentHeartbeat(pgid=4, session_id=SESSION, resumed=1, started_over=2)
+    found = earlier_attempts([beat.model_dump(mode="json")])
+    assert (found.session_id, found.resumed, found.started_over) == (SESSION, 1, 2)
+    assert earlier_attempts([beat]).session_id == SESSION
+    assert earlier_attempts([]).session_id == ""
+    assert earlier_attempts(["junk"]).session_id == ""
+    assert earlier_attempts([{"pgid": "not a number"}]).session_id == ""
+
+
+def test_the_agents_homes_go_and_what_they_link_to_stays(tmp_path: Path) -> None:
+    folder, owner = tmp_path / "jobs" / "3", tmp_path / "owner"
+    (owner / ".ssh").mkdir(parents=True)
+    (owner / ".ssh" / "config").write_text("kept\n")
+    kept_session(folder / "agent-home")
+    (folder / "home").mkdir()
+    (folder / "home" / ".ssh").symlink_to(owner / ".ssh")
+    (folder / "agent.log").write_text("log\n")
+    forget_sessions(folder)
+    assert sorted(path.name for path in folder.iterdir()) == ["agent.log"]
+    assert (owner / ".ssh" / "config").read_text() == "kept\n"

@@ -1,0 +1,145 @@
+"""A worker SIGKILLed between two tool calls of the real Claude Code, sandboxed in bubblewrap:
+the next attempt resumes the CLI's session (`claude -p --resume`) instead of sending the task
+afresh, and the job integrates once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from activities.agent.session import RESUME_PROMPT
+from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.config.settings import DeskSettings
+from desk.names import job_workflow_id
+from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+from desk.payloads.jobs import JobOutcome
+from surfaces.clients.desk import DeskClient
+from tests.crash.crashes import REPO, kill
+from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.processes import StartWorker
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, eventually
+from tests.real_agents import HEARTBEAT_TIMEOUT
+from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
+from tests.real_agents.install import agent_cache, npm_cli
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+]
+TASK = "add a notes file and commit it"
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("Bash", {"command": command, "description": "run a command"})
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeAnthropic]:
+    script = [
+        ToolCall("Write", {"file_path": "NOTES.md", "content": "notes\n"}),
+        bash("sleep 100"),  # the worker is killed while the agent waits in this call
+        bash("git add -A && git commit -q -m 'Add notes'"),
+        Say("I added NOTES.md and committed it."),
+    ]
+    with serving(FakeAnthropic(steps=script)) as running:
+        yield running
+
+
+def worker_env(settings: DeskSettings, fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
+    proven = AGENT_PRESETS["claude"].proven_version
+    claude = npm_cli("claude", f"@anthropic-ai/claude-code@{proven}", "claude")
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    env = settings_env(
+        settings,
+        CODEDESK_SANDBOX="bwrap",
+        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(HEARTBEAT_TIMEOUT.total_seconds())}s",
+        CODEDESK_SANDBOX_READ_PATHS=",".join([*settings.sandbox_read_paths, str(agent_cache())]),
+        CODEDESK_SANDBOX_EGRESS="*,127.0.0.1",
+        CODEDESK_AGENT_ENV="PATH,ANTHROPIC_*,CLAUDE_CODE_*,DISABLE_*,GIT_*",
+        ANTHROPIC_BASE_URL=fake.url,
+        ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
+        CLAUDE_CONFIG_DIR=str(config),
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_ERROR_REPORTING="1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        GIT_AUTHOR_NAME="Claude",
+        GIT_AUTHOR_EMAIL="claude@codedesk.invalid",
+        GIT_COMMITTER_NAME="Claude",
+        GIT_COMMITTER_EMAIL="claude@codedesk.invalid",
+    )
+    env["PATH"] = f"{claude.parent}:{env['PATH']}"
+    return env
+
+
+async def heartbeat_session(client: Client, number: int) -> str:
+    """The session id the job's pending agent attempt heartbeated ("" while none)."""
+    described = await client.get_workflow_handle(job_workflow_id(number)).describe()
+    for pending in described.raw_description.pending_activities:
+        payloads = list(pending.heartbeat_details.payloads)
+        if pending.activity_type.name == RUN_AGENT and payloads:
+            [beat] = await client.data_converter.decode(payloads, [AgentHeartbeat])
+            assert isinstance(beat, AgentHeartbeat)
+            return beat.session_id
+    return ""
+
+
+def fresh_tasks(fake: FakeAnthropic) -> list[dict[str, object]]:
+    """The conversation's requests that send the task as a new conversation."""
+    return [
+        body
+        for body in fake.conversation()
+        if not any(message.get("role") == "assistant" for message in body.get("messages", []))
+    ]
+
+
+async def test_a_worker_killed_between_two_tool_calls_resumes_the_session(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    fake: FakeAnthropic,
+) -> None:
+    env = worker_env(settings, fake, tmp_path)
+    first: subprocess.Popen[bytes] = start_worker(env)
+    added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
+    assert added.returncode == 0, shown(added)
+    started = await run_cli(
+        env, "task", REPO, TASK, "--agent-command", preset_command("claude"), cwd=tmp_path
+    )
+    assert started.returncode == 0, shown(started)
+    number = started_number(started)
+
+    # The model asked for the second tool call, and the session id is durable in Temporal.
+    await eventually(fake.conversation, lambda asked: len(asked) >= 2, "the second tool call")
+    session = await eventually(
+        lambda: heartbeat_session(client, number), bool, "the session id in the heartbeat"
+    )
+    await kill(first)
+    start_worker(env)
+
+    report = await awaited(DeskClient(client, settings).wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (report.agent_attempts, report.agent_resumed, report.agent_started_over) == (2, 1, 0)
+    assert len(fresh_tasks(fake)) == 1, fake.conversation()  # the task was sent once
+    resumed = next(
+        body for body in fake.conversation() if RESUME_PROMPT in json.dumps(body["messages"])
+    )
+    earlier = json.dumps(resumed["messages"])
+    assert TASK in earlier and "toolu_0000" in earlier and "NOTES.md" in earlier, earlier
+    log = Path(report.log_path).read_text()
+    assert f"codedesk: resuming session {session}\n" in log, log
+    clone = settings.shelf_dir / "acme" / "api"
+    assert git(clone, "log", "--format=%s").splitlines().count("Add notes") == 1
+    # The worktree is gone with the integration, and the CLI's sessions with the agent's home.
+    assert not (settings.home / "jobs" / str(number) / "agent-home").exists()
+    assert Path(report.log_path).is_file()
