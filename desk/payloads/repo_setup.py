@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import PurePosixPath
 
 from pydantic import Field
 
 from desk.errors import SetupError
-from desk.payloads.base import Payload
+from desk.payloads.base import Payload, ScrubbedText
 
 
 class RepoSetup(Payload):
@@ -58,3 +59,55 @@ def copy_path(path: str) -> str:
             "its top, without '..' and outside .git (for example `--copy .env`)."
         )
     return str(pure)
+
+
+class CheckStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+
+
+class WorktreeStepInput(Payload):
+    """One set-up or check step of a job's worktree."""
+
+    number: int
+    repo: str
+    worktree: str
+    clone: str = ""
+    output_chars: int = 2000
+
+
+class CommandRun(Payload):
+    """A set-up or check command's end in the sandbox: its tail, scrubbed and capped."""
+
+    command: str
+    status: CheckStatus
+    exit_code: int | None = None
+    output: ScrubbedText = ""
+    output_cut: int = 0
+    blocks: bool = True
+    """A check's: whether its failure keeps the work from being integrated (owner's setting)."""
+
+    def blocking(self) -> bool:
+        """Whether this check's end keeps the work from being integrated."""
+        return self.blocks and self.status != CheckStatus.PASSED
+
+
+class WorktreeSetUp(Payload):
+    """What the set-up step did: the set-up in force, the files copied, the command's end."""
+
+    setup: RepoSetup = Field(default_factory=RepoSetup)
+    copied: list[str] = Field(default_factory=list)
+    ran: CommandRun | None = None
+    refusal: ScrubbedText = ""
+    """Why nothing more was done (a file that cannot be copied); empty when all was done."""
+
+    def failed(self) -> str:
+        """Why the job cannot go on, or empty."""
+        if self.refusal:
+            return self.refusal
+        if self.ran is not None and self.ran.status != CheckStatus.PASSED:
+            how = "timed out" if self.ran.status == CheckStatus.TIMED_OUT else "failed"
+            code = f" (exit {self.ran.exit_code})" if self.ran.exit_code is not None else ""
+            return f"The worktree set-up `{self.ran.command}` {how}{code}: {self.ran.output}"
+        return ""
