@@ -29,3 +29,16 @@ def check_blocks(check: CommandRun | None) -> list[Block]:
             code(check.output.rstrip()),
         ]
     return blocks
+
+
+def check_said(check: CommandRun | None) -> str:
+    """The check in one sentence for a push's card (leading space), or "" when there was none."""
+    if check is None:
+        return ""
+    words, _ = CHECK_WORDS[check.status]
+    code_of = f" (exit code {check.exit_code})" if check.exit_code is not None else ""
+    said = f" The repository's check `{check.command}` {words}{code_of} on this work"
+    if check.status == CheckStatus.PASSED:
+        return said + "."
+    tail = check.output.strip().splitlines()[-1:] or [""]
+    return said + (f"; its last line: {tail[0]}" if tail[0] else "") + "."

@@ -41,3 +41,19 @@ def test_a_passed_check_shows_no_output_and_a_timed_out_one_says_so() -> None:
 
 def test_a_report_without_a_check_has_no_check_line() -> None:
     assert not any("check" in line for line in plain(job_report(report_with(None))))
+
+
+def test_the_card_of_the_push_of_the_work_names_a_failed_check() -> None:
+    from desk.holds.approvals import AgentShipAsk, ApprovalRequest
+    from surfaces.render.approval_effect import approval_effect
+
+    check = CommandRun(
+        command="npm test", status=CheckStatus.FAILED, exit_code=1, output="x\n2 failing\n"
+    )
+    ask = AgentShipAsk(job=7, approval_id="approval-job-7-a", branch="main", check=check)
+    card = ApprovalRequest(tool="push", scope="push-acme/api", agent_ship=ask)
+    assert "check `npm test` failed (exit code 1) on this work; its last line: 2 failing" in (
+        approval_effect(card)
+    )
+    unchecked = card.model_copy(update={"agent_ship": ask.model_copy(update={"check": None})})
+    assert "check" not in approval_effect(unchecked)
