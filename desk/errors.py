@@ -9,6 +9,7 @@ DeskError
 │   ├── CloneMissingError   no clone of that repository on the shelf                       ~
 │   ├── AdoptionError       a folder cannot be taken onto the shelf as is: nothing moved   ~
 │   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more    ~
+│   ├── SetupError          a worktree set-up file escapes the clone, is a symlink or missing ~
 │   └── GitError            git failed; its message is scrubbed of credentials
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
 │                           a dropped connection)
@@ -123,6 +124,10 @@ class AdoptionError(ShelfError, benign=True):
 
 class WorktreeDiscardedError(ShelfError, benign=True):
     """The job was cancelled while its worktree was being cut: no worktree is cut for it now."""
+
+
+class SetupError(ShelfError, benign=True):
+    """A repository's worktree set-up names a file that cannot be copied: nothing was copied."""
 
 
 class GitError(ShelfError):

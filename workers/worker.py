@@ -20,6 +20,7 @@ from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
 from activities.results import ResultActivities
+from activities.setup.steps import SetupActivities
 from activities.shelf.clones import ShelfActivities
 from activities.ship_request import ShipRequestActivities
 from activities.shipping import ShipActivities
@@ -56,6 +57,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
     ship = ShipActivities(settings)
     trees = WorktreeActivities(settings)
     agent = AgentActivities(settings, client)
+    setup = SetupActivities(settings, client, agent.sandbox.mode)
     return [
         shelf.add_repo,
         shelf.list_repos,
@@ -64,6 +66,8 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         trees.integrate,
         trees.release_worktree,
         agent.run_agent,
+        setup.set_up_worktree,
+        setup.check_worktree,
         ship.change_report,
         ship.push,
         BranchPushActivities(settings).push_branch,

@@ -142,6 +142,16 @@ SURFACE_STEP = ActivityConfig(
 """One post, edit or card on a surface's own queue (the place's queue is added per call)."""
 
 
+SETUP_STEP = ActivityConfig(
+    start_to_close_timeout=timedelta(hours=2),
+    heartbeat_timeout=timedelta(seconds=30),
+    retry_policy=GIT_RETRY,
+    cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+)
+"""A worktree's set-up or check in the sandbox: the host's own setup_timeout/check_timeout end
+the command; this bounds the step, and the heartbeat lets a killed worker's step run again."""
+
+
 def agent_step(time_limit: timedelta, heartbeat_timeout: timedelta) -> ActivityConfig:
     """The agent's run: its work clock's longest allowance plus the hold backstop.
 

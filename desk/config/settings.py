@@ -183,6 +183,14 @@ class DeskSettings(BaseSettings):
         default_factory=list,
         description="Exact owner/repo names whose pushes need no owner's approval (comma list).",
     )
+    setup_timeout: timedelta = Field(
+        default=timedelta(minutes=15),
+        description="How long a repository's worktree set-up command may run before the job fails.",
+    )
+    check_timeout: timedelta = Field(
+        default=timedelta(minutes=15),
+        description="How long a repository's check may run before it counts as timed out.",
+    )
     hold_wait: timedelta = Field(
         default=timedelta(minutes=10),
         description="How long `codedesk hold` waits for an answer before refusing the call.",
@@ -395,6 +403,8 @@ class DeskSettings(BaseSettings):
         "heartbeat_timeout",
         "desk_reclaim_interval",
         "hold_wait",
+        "setup_timeout",
+        "check_timeout",
         "hook_timeout",
         "host_wait",
         "admit_wait",

@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from desk.holds.calls import call_digest
 from desk.payloads.base import Payload, ScrubbedData, ScrubbedText
 from desk.payloads.job_states import JobPhase
+from desk.payloads.repo_setup import CommandRun
 from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"
@@ -55,6 +56,8 @@ class AgentShipAsk(Payload):
     sha: str = ""
     """For a branch other than the default: the job's HEAD when the agent asked, which codedesk
     pushes (empty: the default branch, pushed as the integrated SHA through a `Ship`)."""
+    check: CommandRun | None = None
+    """The repository's check of the job's work, for the push's card (None: it has none)."""
 
 
 class ApprovalRequest(Payload):

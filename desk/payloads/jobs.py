@@ -16,6 +16,7 @@ from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
+from desk.payloads.repo_setup import CommandRun
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
@@ -307,6 +308,8 @@ class JobReport(Payload):
     """The ceiling long-running mode may extend the budget to, when it extended it."""
     integration_wait: timedelta | None = None
     """How long the job waited for the repository, when it gave up waiting."""
+    check: CommandRun | None = None
+    """The repository's check after the agent (passed, failed with its tail, timed out)."""
     branch: str = ""
     worktree: str = ""
     branch_kept: bool = False

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from desk.payloads.base import Payload
 from desk.payloads.jobs import IntegrationRequest
+from desk.payloads.repo_setup import RepoSetup
 from desk.payloads.shipping import ChangeReport, PushRequest
 
 RECEIPTS_KEPT = 20
@@ -25,6 +26,8 @@ class RepoState(Payload):
     pushes: int = 0
     superseded: list[str] = Field(default_factory=list)
     """Receipts whose pushes were told the clone moved on past them (each is told once)."""
+    setup: RepoSetup = Field(default_factory=RepoSetup)
+    """The owner's worktree set-up and check of this repository (`codedesk repo set`)."""
 
     def stale_receipts(self, head: str) -> list[str]:
         """Receipts of SHAs other than `head` not yet told so, now marked told; the marks of

@@ -9,6 +9,7 @@ before anyone answers, so no button promises what cannot happen.
 from __future__ import annotations
 
 from desk.holds.approvals import ApprovalRequest
+from surfaces.render.checks import check_said
 
 
 def approval_effect(request: ApprovalRequest) -> str:
@@ -32,6 +33,7 @@ def approval_effect(request: ApprovalRequest) -> str:
         return (
             f"This push carries out job {asked.job}'s agent's request to push to "
             f"{asked.branch} ({asked.approval_id}{by}): approve only this exact commit."
+            + check_said(asked.check)
         )
     if request.confined and "push" in request.classes:
         return (

@@ -22,6 +22,7 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
+from surfaces.render.checks import check_blocks
 from surfaces.render.report_reasons import report_reason
 from surfaces.render.ship_requests import ship_requests
 
@@ -82,6 +83,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
         )
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
+    blocks += check_blocks(report.check)
     if report.head:
         blocks.append(field("clone HEAD", name(report.head)))
     if report.commits:

@@ -46,10 +46,12 @@ from desk.names import (
     result_delivery_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
+from desk.payloads.repo_setup import SetRepoSetup
 from desk.policy.modes import ScopeKind
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.modes import ModesClient
+from surfaces.clients.repo_setup import RepoSetupClient
 from surfaces.clients.shipping import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
@@ -582,6 +584,29 @@ async def record_agent_push(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_worktree_setup(tmp: Path, out: Path) -> None:
+    """A repository with a set-up (a copied file and a command) and a check: the job sets its
+    worktree up before the agent and checks it after, then integrates."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "setup")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "setup")
+        clone = settings.shelf_dir / "acme" / "api"
+        (clone / ".env").write_text("A=1\n")
+        change = SetRepoSetup(
+            repo="acme/api", setup="echo set up", copy_files=[".env"], check="echo checked"
+        )
+        await RepoSetupClient(desk.client, settings).configure(change)
+        number = await desk.start_job(
+            "acme/api",
+            "set up",
+            agent_command=agent("require:.env=A=1\\n", "write:s.txt=s", "commit:s"),
+        )
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_worktree_setup.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 def _commit(clone: Path, name: str) -> None:
     (clone / name).write_text(name)
     git(clone, "add", name)
@@ -631,6 +656,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "results": record_result_hooks,
     "agent-push": record_agent_push,
     "pull-request": record_pull_request,
+    "setup": record_worktree_setup,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

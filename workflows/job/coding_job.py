@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.desk.admission import AwaitsAdmission
 from workflows.hosts import Route, on_host
+from workflows.job.checks import check_failure, check_worktree, set_up_worktree
 from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
 from workflows.job.reasons import reason_of
@@ -154,6 +155,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             assert isinstance(error, ActivityError)
             return build_report(self.state.job, JobOutcome.REFUSED, reason=reason_of(error))
         self.state.status.branch, self.state.status.worktree = worktree.branch, worktree.path
+        if refused := await set_up_worktree(self.state.job, worktree, self._on_host):
+            return await self._left_behind(worktree, JobOutcome.FAILED, refused)
 
         self._set_phase(JobPhase.WORKING)
         await self._narrate(Narration.WORKING, branch=worktree.branch)
@@ -204,6 +207,13 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
 
+        check = await check_worktree(self.state.job, worktree, self._on_host)
+        if check is not None and check.blocking():
+            report = await self._left_behind(
+                worktree, JobOutcome.FAILED, check_failure(check), agent=agent
+            )
+            report.check = check
+            return report
         self._set_phase(JobPhase.INTEGRATING)
         await self._narrate(Narration.INTEGRATING)
         self.give_slot_back_early()
@@ -223,6 +233,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         )
         if result.reason_kind == ReasonKind.INTEGRATION_WAITED:
             report.integration_wait = self.state.job.integration_wait
+        report.check = check
         return report
 
     async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:

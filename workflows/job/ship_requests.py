@@ -40,7 +40,9 @@ async def request_ships(state: JobState, report: JobReport) -> list[ShipRequestR
             by_branch.setdefault(ask.branch, []).append(ident)
     results = []
     for branch, idents in by_branch.items():
-        asks = [state.ship_asks[ident] for ident in idents]
+        asks = [
+            state.ship_asks[ident].model_copy(update={"check": report.check}) for ident in idents
+        ]
         if report.outcome != JobOutcome.INTEGRATED or not report.head:
             results.append(
                 ShipRequestResult(

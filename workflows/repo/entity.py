@@ -40,6 +40,7 @@ from workflows.hosts import host_missing, host_route, on_host
 from workflows.job.reasons import reason_of
 from workflows.repo.integration_reply import AwaitsIntegration
 from workflows.repo.push_reply import AwaitsPush
+from workflows.repo.setup_config import KeepsSetup
 
 PUSH_MEMO = "push-memo"
 """Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
@@ -48,7 +49,7 @@ SUPERSEDE_PUSHES = "supersede-stale-pushes"
 
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
-class RepoEntity:
+class RepoEntity(KeepsSetup):
     """Id `repo-<owner>/<repo>`: nothing changes the clone while something else does.
 
     Integrations queue and run in order. A change report or a push is refused while an

@@ -1,14 +1,16 @@
-"""`codedesk repo add|list`: the shelf of clones."""
+"""`codedesk repo add|list|set|show`: the shelf of clones and their worktree set-up."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from desk.host_slots import repo_host
 from surfaces.cli.runner import err, out, with_desk
+from surfaces.render.repo_setup import setup_lines
 
 if TYPE_CHECKING:
     from surfaces.clients.desk import DeskClient
@@ -75,5 +77,76 @@ def list_(
                 "there now; their clones are not listed).",
                 markup=False,
             )
+
+    with_desk(body)
+
+
+@repo_app.command("set")
+def set_(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
+    setup: str | None = typer.Option(
+        None, "--setup", help="Run this in each new worktree, in the sandbox, before the agent."
+    ),
+    copy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--copy",
+            metavar="PATH",
+            help="Copy this file of the clone into each new worktree, kept out of git (repeat "
+            "it; an empty PATH copies none).",
+        ),
+    ] = None,
+    check: str | None = typer.Option(
+        None, "--check", help="Run this in the worktree, in the sandbox, after the agent."
+    ),
+    check_blocks: bool | None = typer.Option(
+        None,
+        "--check-blocks/--no-check-blocks",
+        help="Whether a failed check keeps the work from being integrated (default: it does).",
+    ),
+    clear: bool = typer.Option(
+        False, "--clear", help="Forget the set-up and check first (alone: clear them all)."
+    ),
+) -> None:
+    """Set a repository's worktree set-up and check (the owner's, never the repository's)."""
+    from desk.payloads.repo_setup import SetRepoSetup
+    from surfaces.cli.runner import refuse_inside_a_job
+    from surfaces.clients.repo_setup import RepoSetupClient
+
+    refuse_inside_a_job("repo set")
+    change = SetRepoSetup(
+        repo=repo,
+        setup=setup,
+        copy_files=None if copy is None else [path for path in copy if path],
+        check=check,
+        check_blocks=check_blocks,
+        clear=clear,
+    )
+
+    async def body(desk: DeskClient) -> None:
+        state = await desk.desk_state()
+        host = repo_host(state, repo) if state is not None else ""
+        done = await RepoSetupClient(desk.client, desk.settings).configure(change, host)
+        for line in setup_lines(repo, done):
+            out.print(line, markup=False)
+
+    with_desk(body)
+
+
+@repo_app.command("show")
+def show(
+    repo: str = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
+) -> None:
+    """Show a repository's worktree set-up and check."""
+    from surfaces.clients.repo_setup import RepoSetupClient
+
+    async def body(desk: DeskClient) -> None:
+        found = await RepoSetupClient(desk.client, desk.settings).setup_of(repo)
+        if as_json:
+            typer.echo(json.dumps(found.model_dump(mode="json"), indent=2))
+        else:
+            for line in setup_lines(repo, found):
+                out.print(line, markup=False)
 
     with_desk(body)

@@ -20,6 +20,7 @@ Steps:
     escape:SECONDS             start a child in a session of its own that starts a grandchild;
                                both sleep (they left the agent's process group on purpose)
     background:SECONDS         start a sleeper in a session of its own that keeps our stdout
+    require:PATH=TEXT          exit 4 unless PATH holds exactly TEXT (``\\n`` escapes)
     write-pwd:NAME=TEXT        write TEXT to NAME in the directory $PWD names
     write-home:NAME=TEXT       write TEXT to NAME in the directory $HOME names
     env-all                    print the names of every environment variable, and HOME and PWD
@@ -102,6 +103,16 @@ def write_text(arg: str, step: str, mode: str) -> None:
     with target.open(mode, encoding="utf-8", newline="") as handle:
         handle.write(unescape(text))
     say(f"scripted agent: {'append' if mode == 'a' else 'write'} {path}")
+
+
+def require_text(arg: str, step: str) -> None:
+    path, text = split_assignment(arg, step)
+    target = Path(path)
+    found = target.read_text(encoding="utf-8") if target.is_file() else None
+    if found != unescape(text):
+        print(f"scripted agent: {path} holds {found!r}, not {unescape(text)!r}", file=sys.stderr)
+        sys.exit(4)
+    say(f"scripted agent: {path} is as required")
 
 
 def git(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -288,6 +299,8 @@ def run_step(step: str) -> bool:
         write_text(arg, step, "w")
     elif name == "append":
         write_text(arg, step, "a")
+    elif name == "require":
+        require_text(arg, step)
     elif name == "commit":
         commit(arg)
     elif name == "sleep":

@@ -1,0 +1,104 @@
+"""The worktree set-up and check steps: the owner's files and commands for a job's worktree.
+
+Both are safe to run again (a worker killed during one runs it on the next attempt): the files
+are copied again over the same paths, and the commands are the owner's to make idempotent
+(`npm ci` is). The set-up in force is read from the repository's `Repo` entity, the host's
+policy, never from the repository's own files.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.client import Client
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.agent.log import AGENT_LOG
+from activities.off_loop import off_the_loop
+from activities.paths import existing_clone, job_dir
+from activities.setup.copy_files import copy_setup_files
+from activities.setup.sandboxed import Confined, run_confined
+from desk.config.settings import DeskSettings
+from desk.errors import ServerError, SetupError
+from desk.failures import desk_failures
+from desk.names import REPO_STATE_QUERY, repo_workflow_id
+from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeSetUp, WorktreeStepInput
+from desk.payloads.repo_state import RepoState
+
+QUERY_TIMEOUT = timedelta(seconds=10)
+
+
+class SetupActivities:
+    """Runs on the clone's host, confined as the agent is there."""
+
+    def __init__(self, settings: DeskSettings, client: Client, sandbox: str) -> None:
+        self.settings = settings
+        self.client = client
+        self.sandbox = sandbox
+        """The sandbox mode the agents of this worker run in (`AgentActivities.sandbox`)."""
+
+    @activity.defn
+    async def set_up_worktree(self, request: WorktreeStepInput) -> WorktreeSetUp:
+        """Copy the owner's files into the worktree, then run the set-up command there."""
+        with desk_failures():
+            setup = await self._setup_of(request.repo)
+            if setup.empty():
+                return WorktreeSetUp(setup=setup)
+            clone = existing_clone(self.settings, request.repo)
+            try:
+                worktree = Path(request.worktree)
+                copied = await off_the_loop(
+                    lambda paths: copy_setup_files(clone, worktree, paths), setup.copy_files
+                )
+            except SetupError as refused:
+                return WorktreeSetUp(setup=setup, refusal=str(refused))
+            ran = None
+            if setup.setup:
+                ran = await self._run(request, setup.setup, "set-up", self.settings.setup_timeout)
+            return WorktreeSetUp(setup=setup, copied=copied, ran=ran)
+
+    @activity.defn
+    async def check_worktree(self, request: WorktreeStepInput) -> CommandRun | None:
+        """Run the owner's check in the worktree after the agent; None when there is none."""
+        with desk_failures():
+            setup = await self._setup_of(request.repo)
+            if not setup.check:
+                return None
+            ran = await self._run(request, setup.check, "check", self.settings.check_timeout)
+            return ran.model_copy(update={"blocks": setup.check_blocks})
+
+    async def _run(
+        self, request: WorktreeStepInput, command: str, step: str, timeout: timedelta
+    ) -> CommandRun:
+        folder = job_dir(self.settings, request.number)
+        folder.mkdir(parents=True, exist_ok=True)
+        where = Confined(
+            self.settings,
+            self.sandbox,
+            request.number,
+            request.repo,
+            Path(request.worktree),
+            folder,
+        )
+        attempt = activity.info().attempt
+        with (folder / AGENT_LOG).open("a", encoding="utf-8") as log:
+            log.write(f"=== codedesk: {step} `{command}`, attempt {attempt} ===\n")
+            log.flush()
+            ran = await run_confined(where, command, timeout, log, request.output_chars)
+            log.write(f"=== codedesk: {step} {ran.status.value}, exit {ran.exit_code} ===\n")
+        return ran
+
+    async def _setup_of(self, repo: str) -> RepoSetup:
+        """The set-up in the repository's entity; empty when the entity never ran."""
+        handle = self.client.get_workflow_handle(repo_workflow_id(repo))
+        try:
+            state: RepoState = await handle.query(
+                REPO_STATE_QUERY, result_type=RepoState, rpc_timeout=QUERY_TIMEOUT
+            )
+        except RPCError as error:
+            if error.status == RPCStatusCode.NOT_FOUND:
+                return RepoSetup()
+            raise ServerError(f"The set-up of {repo} could not be read: {error}.") from None
+        return state.setup

@@ -1,0 +1,113 @@
+"""A repository's worktree set-up and check, set by the owner and kept in its `Repo` entity."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import PurePosixPath
+
+from pydantic import Field
+
+from desk.errors import SetupError
+from desk.payloads.base import Payload, ScrubbedText
+
+
+class RepoSetup(Payload):
+    """Host policy: never read from the repository's own files.
+
+    `copy` names files of the clone (relative to its top) copied into each new worktree and
+    kept out of git; `setup` runs in the worktree before the agent, `check` after it.
+    """
+
+    setup: str = ""
+    copy_files: list[str] = Field(default_factory=list)
+    check: str = ""
+    check_blocks: bool = True
+    """Whether a failed or timed-out check keeps the work from being integrated."""
+
+    def empty(self) -> bool:
+        return not (self.setup or self.copy_files or self.check)
+
+
+class SetRepoSetup(Payload):
+    """The owner's change: fields left None keep their value; `clear` empties all first."""
+
+    repo: str
+    setup: str | None = None
+    copy_files: list[str] | None = None
+    check: str | None = None
+    check_blocks: bool | None = None
+    clear: bool = False
+
+    def applied_to(self, current: RepoSetup) -> RepoSetup:
+        """The set-up after this change, its copied paths checked (`SetupError` if bad)."""
+        base = RepoSetup() if self.clear else current
+        copied = base.copy_files if self.copy_files is None else self.copy_files
+        return RepoSetup(
+            setup=base.setup if self.setup is None else self.setup.strip(),
+            copy_files=[copy_path(path) for path in copied],
+            check=base.check if self.check is None else self.check.strip(),
+            check_blocks=base.check_blocks if self.check_blocks is None else self.check_blocks,
+        )
+
+
+def copy_path(path: str) -> str:
+    """`path` as a clean path inside the clone, or `SetupError` when it could escape it."""
+    pure = PurePosixPath(path)
+    if not path or pure.is_absolute() or ".." in pure.parts or pure.parts[:1] == (".git",):
+        raise SetupError(
+            f"Cannot copy {path!r} into worktrees: name a file inside the clone, relative to "
+            "its top, without '..' and outside .git (for example `--copy .env`)."
+        )
+    return str(pure)
+
+
+class CheckStatus(StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    TIMED_OUT = "timed_out"
+
+
+class WorktreeStepInput(Payload):
+    """One set-up or check step of a job's worktree."""
+
+    number: int
+    repo: str
+    worktree: str
+    clone: str = ""
+    output_chars: int = 2000
+
+
+class CommandRun(Payload):
+    """A set-up or check command's end in the sandbox: its tail, scrubbed and capped."""
+
+    command: str
+    status: CheckStatus
+    exit_code: int | None = None
+    output: ScrubbedText = ""
+    output_cut: int = 0
+    blocks: bool = True
+    """A check's: whether its failure keeps the work from being integrated (owner's setting)."""
+
+    def blocking(self) -> bool:
+        """Whether this check's end keeps the work from being integrated."""
+        return self.blocks and self.status != CheckStatus.PASSED
+
+
+class WorktreeSetUp(Payload):
+    """What the set-up step did: the set-up in force, the files copied, the command's end."""
+
+    setup: RepoSetup = Field(default_factory=RepoSetup)
+    copied: list[str] = Field(default_factory=list)
+    ran: CommandRun | None = None
+    refusal: ScrubbedText = ""
+    """Why nothing more was done (a file that cannot be copied); empty when all was done."""
+
+    def failed(self) -> str:
+        """Why the job cannot go on, or empty."""
+        if self.refusal:
+            return self.refusal
+        if self.ran is not None and self.ran.status != CheckStatus.PASSED:
+            how = "timed out" if self.ran.status == CheckStatus.TIMED_OUT else "failed"
+            code = f" (exit {self.ran.exit_code})" if self.ran.exit_code is not None else ""
+            return f"The worktree set-up `{self.ran.command}` {how}{code}: {self.ran.output}"
+        return ""

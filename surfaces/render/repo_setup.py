@@ -1,0 +1,18 @@
+"""A repository's worktree set-up and check as plain lines."""
+
+from __future__ import annotations
+
+from desk.payloads.repo_setup import RepoSetup
+
+
+def setup_lines(repo: str, setup: RepoSetup) -> list[str]:
+    """What runs and what is copied in each of `repo`'s worktrees, one line each."""
+    if setup.empty():
+        return [f"{repo}: no worktree set-up or check (set them with `codedesk repo set`)."]
+    blocks = "blocks integration" if setup.check_blocks else "does not block integration"
+    return [
+        f"{repo}:",
+        f"  set-up: {setup.setup or '(none)'}",
+        f"  copied: {', '.join(setup.copy_files) or '(none)'}",
+        f"  check:  {setup.check or '(none)'}" + (f" (a failure {blocks})" if setup.check else ""),
+    ]

@@ -1,0 +1,50 @@
+"""`codedesk repo set` and `repo show`: the owner's worktree set-up, through the real script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desk.config.settings import DeskSettings
+from surfaces.clients.desk import DeskClient
+from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
+
+REPO = "acme/api"
+
+
+async def test_set_show_change_and_clear(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+) -> None:
+    env = settings_env(settings)
+
+    async def cli(*args: str) -> str:
+        result = await run_cli(env, *args, cwd=tmp_path)
+        assert result.returncode == 0, shown(result)
+        return result.stdout
+
+    said = await cli(
+        "repo", "set", REPO, "--setup", "npm ci", "--copy", ".env", "--copy",
+        "config/local.toml", "--check", "npm test", "--no-check-blocks",
+    )  # fmt: skip
+    assert "set-up: npm ci" in said and "copied: .env, config/local.toml" in said
+    assert "(a failure does not block integration)" in said
+    await cli("repo", "set", REPO, "--check-blocks")
+    shown_json = json.loads(await cli("repo", "show", REPO, "--json"))
+    assert shown_json == {
+        "setup": "npm ci",
+        "copy_files": [".env", "config/local.toml"],
+        "check": "npm test",
+        "check_blocks": True,
+    }
+    await cli("repo", "set", REPO, "--clear")
+    assert "no worktree set-up or check" in await cli("repo", "show", REPO)
+
+
+async def test_a_path_out_of_the_clone_is_refused(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+) -> None:
+    env = settings_env(settings)
+    result = await run_cli(env, "repo", "set", REPO, "--copy", "../.ssh/id_ed25519", cwd=tmp_path)
+    assert_refused(result, "Cannot copy '../.ssh/id_ed25519'", "inside the clone")
+    show = await run_cli(env, "repo", "show", REPO, "--json", cwd=tmp_path)
+    assert json.loads(show.stdout)["copy_files"] == [], shown(show)

@@ -1,0 +1,62 @@
+"""A job's worktree set-up (before the agent) and check (after it, before integration)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.setup.steps import SetupActivities
+    from desk.payloads.jobs import JobInput, Worktree
+    from desk.payloads.repo_setup import CommandRun, WorktreeStepInput
+    from workflows.policies import SETUP_STEP
+
+from workflows.hosts import Route
+
+T = TypeVar("T")
+OnHost = Callable[[Callable[[Route], Awaitable[T]]], Awaitable[T]]
+
+WORKTREE_SETUP = "worktree-setup-and-check"
+"""Patch: a job sets its worktree up before the agent and checks it after."""
+
+
+def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
+    return WorktreeStepInput(
+        number=job.number, repo=job.repo, worktree=worktree.path, output_chars=job.output_chars
+    )
+
+
+async def set_up_worktree(job: JobInput, worktree: Worktree, on_host: OnHost[str]) -> str:
+    """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
+    if not workflow.patched(WORKTREE_SETUP):
+        return ""
+
+    async def call(route: Route) -> str:
+        done = await workflow.execute_activity_method(
+            SetupActivities.set_up_worktree, _step(job, worktree), **(SETUP_STEP | route)
+        )
+        return done.failed()
+
+    return await on_host(call)
+
+
+async def check_worktree(
+    job: JobInput, worktree: Worktree, on_host: OnHost[CommandRun | None]
+) -> CommandRun | None:
+    """Run the owner's check after the agent; None when the repository has none."""
+    if not workflow.patched(WORKTREE_SETUP):
+        return None
+    return await on_host(
+        lambda route: workflow.execute_activity_method(
+            SetupActivities.check_worktree, _step(job, worktree), **(SETUP_STEP | route)
+        )
+    )
+
+
+def check_failure(check: CommandRun) -> str:
+    """The reason a blocking check gives for keeping the work out of the clone."""
+    how = "timed out" if check.status.value == "timed_out" else "failed"
+    code = f" (exit {check.exit_code})" if check.exit_code is not None else ""
+    return f"The check `{check.command}` {how}{code}; the work was not integrated."
