@@ -25,6 +25,7 @@ from activities.agent.log import AGENT_LOG
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
+from activities.agent.texts import AgentTexts
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
@@ -218,7 +219,8 @@ class AgentActivities:
                 raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
-        end = await _supervise(process, log, tail, every, translator, channel, confined)
+        texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
+        end = await _supervise(process, log, tail, every, translator, channel, confined, texts)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -326,6 +328,7 @@ async def _supervise(
     translator: OutputTranslator,
     channel: HoldChannel,
     confined: bool,
+    texts: AgentTexts,
 ) -> AgentEnd:
     """Copy output to the log and heartbeat until the agent's own process exits.
 
@@ -348,6 +351,7 @@ async def _supervise(
     def emit(text: str, end: bool = False) -> None:
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
+        texts.take(translator.texts)
         if end:
             show(scrubber.flush())
 
@@ -387,6 +391,8 @@ async def _supervise(
                     last_lines=[scrub(x) for x in tail.lines],
                     tool_calls=channel.calls,
                     lines_total=tail.lines_total,
+                    texts=list(texts.kept),
+                    texts_total=texts.total,
                 )
             )
             await asyncio.sleep(every)

@@ -28,6 +28,10 @@ class AgentHeartbeat(Payload):
     """Tool calls the agent's hook reported so far (the hold channel counts them)."""
     lines_total: int = 0
     """Lines this attempt has printed so far: a follower prints only the ones it has not seen."""
+    texts: list[str] = Field(default_factory=list)
+    """The agent's latest own texts worth reading (`activities.agent.texts`), whole, scrubbed."""
+    texts_total: int = 0
+    """Such texts this attempt wrote so far: a follower shows only the ones it has not seen."""
 
 
 def shown_lines(lines: Sequence[str], count: int, chars: int) -> list[str]:
