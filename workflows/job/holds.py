@@ -118,7 +118,7 @@ class HoldsCalls(FollowsModes):
         if shipping is not None:  # approved already: this identical call joins that request
             return _ship_answer(shipping, classes)
         if not carried and self.yolo_allows(classes):
-            return self.approve_by_yolo(request.tool, action, classes, ident)
+            return await self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))
         late = self.state.late_approvals.get(ident)
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
