@@ -33,6 +33,7 @@ from activities.agent.session import SessionWatch, earlier_attempts, resume_argv
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
+from activities.agent.texts import AgentTexts
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
@@ -238,7 +239,8 @@ class AgentActivities:
                 raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
-        end = await _supervise(process, log, tail, every, readers, channel, confined)
+        texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
+        end = await _supervise(process, log, tail, every, readers, channel, confined, texts)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -346,6 +348,7 @@ async def _supervise(
     readers: tuple[OutputTranslator, SessionWatch],
     channel: HoldChannel,
     confined: bool,
+    texts: AgentTexts,
 ) -> AgentEnd:
     """Copy output to the log and heartbeat until the agent's own process exits.
 
@@ -369,6 +372,8 @@ async def _supervise(
             session_id=session.session_id,
             resumed=session.resumed,
             started_over=session.started_over,
+            texts=list(texts.kept),
+            texts_total=texts.total,
         )
 
     def show(text: str) -> None:
@@ -382,6 +387,7 @@ async def _supervise(
             activity.heartbeat(details())  # at once: a crash from now on resumes the session
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
+        texts.take(translator.texts)
         if end:
             show(scrubber.flush())
 

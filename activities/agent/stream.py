@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
+from activities.agent.texts import Paragraphs
 from desk.agents.presets import Preset, preset_for
 from desk.config.durations import format_duration
 from desk.scrub import scrub
@@ -34,6 +35,8 @@ class OutputTranslator(Protocol):
     failure: str | None
     give_up: bool
     """The output says the agent waits forever without working: stop it."""
+    texts: list[str]
+    """The agent's own texts, whole, since `run_agent` last took them (`AgentTexts.take`)."""
 
     def feed(self, text: str) -> list[str]:
         """Readable lines (each ending in a newline, or a piece of one) for `text`."""
@@ -53,8 +56,11 @@ class PlainOutput:
         self.failure: str | None = None
         self.give_up = False
         self.preset = preset
+        self.texts: list[str] = []
+        self._paragraphs = Paragraphs()
 
     def feed(self, text: str) -> list[str]:
+        self.texts += self._paragraphs.feed(text)
         preset = self.preset
         if preset is None or self.give_up:
             return [text]
@@ -68,6 +74,7 @@ class PlainOutput:
         return [text]
 
     def finish(self) -> list[str]:
+        self.texts += self._paragraphs.finish()
         return []
 
 
@@ -81,6 +88,7 @@ class ClaudeStream:
         self.final_answer: str | None = None
         self.failure: str | None = None
         self.give_up = False
+        self.texts: list[str] = []
         self._pending: list[str] = []
         self._pending_size = 0
         self._too_long = False
@@ -135,7 +143,9 @@ class ClaudeStream:
         if kind == "system":
             return _system(event)
         if kind == "assistant":
-            return _assistant(_content(event))
+            blocks = _content(event)
+            self.texts += [b["text"] for b in blocks if b.get("type") == "text" and _is_str(b)]
+            return _assistant(blocks)
         if kind == "user":
             return _results(_content(event))
         if kind == "result":
@@ -241,6 +251,10 @@ def _text(content: Any) -> str:
         parts = [part.get("text") for part in content if isinstance(part, Mapping)]
         return "\n".join(part for part in parts if isinstance(part, str))
     return ""
+
+
+def _is_str(block: Mapping[str, Any]) -> bool:
+    return isinstance(block.get("text"), str)
 
 
 def _number(value: Any) -> float:

@@ -27,6 +27,7 @@ SETTING_NAMES = frozenset(
         "sandbox_network", "sandbox_read_paths", "sandbox_egress", "sandbox_egress_deny",
         "agent_env", "discord_progress_interval", "unconfined_guards_off", "list_limit",
         "agent_progress_interval", "progress_agent_lines", "progress_line_chars",
+        "progress_text_chars", "progress_text_max",
         "yolo_carded_classes", "yolo_allow", "long_running_check", "long_running_max",
         "diagnostic_chars", "time_zone",
     }

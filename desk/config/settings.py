@@ -327,6 +327,22 @@ class DeskSettings(BaseSettings):
         le=400,
         description="Characters of each agent line in a job's progress message.",
     )
+    progress_text_chars: int = Field(
+        default=400,
+        ge=0,
+        le=4000,
+        description=(
+            "An agent's own text this long, or with a heading, list, table or code fence, is "
+            "posted in the job's thread as a message of its own and printed by `codedesk "
+            "watch` (0: never)."
+        ),
+    )
+    progress_text_max: int = Field(
+        default=4000,
+        ge=200,
+        le=20000,
+        description="Characters of one such agent text shown; a longer one is cut.",
+    )
     yolo_carded_classes: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["push"],
         description="Hold classes that stop on a card even in yolo mode (comma-separated).",

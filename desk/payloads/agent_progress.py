@@ -34,6 +34,10 @@ class AgentHeartbeat(Payload):
     """Attempts of this job's agent so far that resumed an earlier attempt's session."""
     started_over: int = 0
     """Attempts after the first that had no session to resume and ran the task afresh."""
+    texts: list[str] = Field(default_factory=list)
+    """The agent's latest own texts worth reading (`activities.agent.texts`), whole, scrubbed."""
+    texts_total: int = 0
+    """Such texts this attempt wrote so far: a follower shows only the ones it has not seen."""
 
 
 def shown_lines(lines: Sequence[str], count: int, chars: int) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, SurfacePlace
+from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, HeldCall, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
 from desk.payloads.narration import Narration
@@ -54,6 +54,8 @@ class ThreadText(Payload):
     """The modes the job's scopes now say, when this tells of a switch."""
     following: list[str] = Field(default_factory=list)
     """Which of them the job follows (`JobStatus.following`)."""
+    yolo_approved: HeldCall | None = None
+    """A held call yolo mode approved without a card, when this announces one."""
 
 
 class ThreadProgress(Payload):

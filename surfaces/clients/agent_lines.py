@@ -32,6 +32,10 @@ class AgentLines:
     """How many lines the agent's current attempt printed so far."""
     attempt: int = 0
     """The agent activity's attempt those lines are of."""
+    texts: tuple[str, ...] = ()
+    """The agent's latest own texts worth a message of their own (scrubbed by the worker)."""
+    texts_total: int = 0
+    """How many such texts the agent's current attempt wrote so far."""
 
 
 ENDED = AgentLines(job_running=False, agent_working=False)
@@ -64,7 +68,13 @@ async def agent_lines(client: Client, workflow_id: str) -> AgentLines:
             return working
         if not isinstance(beat, AgentHeartbeat):
             return working
-        return replace(working, lines=tuple(beat.last_lines), total=beat.lines_total)
+        return replace(
+            working,
+            lines=tuple(beat.last_lines),
+            total=beat.lines_total,
+            texts=tuple(beat.texts),
+            texts_total=beat.texts_total,
+        )
     return AgentLines(job_running=True, agent_working=False)
 
 
@@ -77,13 +87,24 @@ class NewLines:
 
     def take(self, seen: AgentLines) -> tuple[int, list[str]]:
         """How many new lines the heartbeat no longer holds, and the new lines it holds."""
+        return self._unseen(seen, seen.lines, seen.total)
+
+    def _unseen(self, seen: AgentLines, held: tuple[str, ...], total: int) -> tuple[int, list[str]]:
         if not seen.agent_working:
             return 0, []
-        if seen.attempt != self.attempt or seen.total < self.printed:
+        if seen.attempt != self.attempt or total < self.printed:
             self.attempt, self.printed = seen.attempt, 0  # a new attempt counts from 0
-        new = seen.total - self.printed
-        self.printed = max(self.printed, seen.total)
+        new = total - self.printed
+        self.printed = max(self.printed, total)
         if new <= 0:
             return 0, []
-        shown = list(seen.lines[-new:])
+        shown = list(held[-new:])
         return new - len(shown), shown
+
+
+class NewTexts(NewLines):
+    """Which of the agent's own texts a follower (a thread, `codedesk watch`) has not shown."""
+
+    def take(self, seen: AgentLines) -> tuple[int, list[str]]:
+        """How many new texts the heartbeat no longer holds, and the new texts it holds."""
+        return self._unseen(seen, seen.texts, seen.texts_total)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from temporalio.client import Client
 
 from desk.payloads.agent_progress import shown_lines
-from surfaces.clients.agent_lines import agent_lines
+from surfaces.clients.agent_lines import NewTexts, agent_lines
+from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.markdown.progress import Progress, ProgressBoards
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,7 @@ class _Watch:
     narration: str
     lines: tuple[str, ...] = ()
     seen_agent: bool = False
+    texts: NewTexts = field(default_factory=NewTexts)
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
@@ -55,12 +57,14 @@ class AgentWatch:
         *,
         interval: float,
         limits: LineLimits = DEFAULT_LIMITS,
+        texts: AgentTexts | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.temporal = temporal
         self.boards = boards
         self.interval = interval
         self.limits = limits
+        self.texts = texts
         self.sleep = sleep
         self.watches: dict[int, _Watch] = {}
 
@@ -70,7 +74,8 @@ class AgentWatch:
         if watch is not None and watch.job != agent_of:
             self.stop(channel_id)
             watch = None
-        if agent_of and self.temporal is not None and self.limits.lines > 0:
+        watching = self.limits.lines > 0 or self.texts is not None
+        if agent_of and self.temporal is not None and watching:
             if watch is None:
                 watch = self._start(channel_id, agent_of, narration)
             watch.narration = narration
@@ -127,6 +132,9 @@ class AgentWatch:
         if not seen.job_running or (watch.seen_agent and not seen.agent_working):
             return False
         watch.seen_agent = watch.seen_agent or seen.agent_working
+        missed, texts = watch.texts.take(seen)
+        if self.texts is not None and (texts or missed):
+            await self.texts.post(channel_id, watch.job, texts, missed)
         lines = tuple(shown_lines(seen.lines, self.limits.lines, self.limits.chars))
         if lines and lines != watch.lines:
             watch.lines = lines

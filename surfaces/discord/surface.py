@@ -27,6 +27,7 @@ from desk.payloads.surfaces import (
     ThreadText,
 )
 from desk.surface import Surface
+from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.closed_threads import ClosedThreads, beside_note
 from surfaces.discord.delivery import NO_MENTIONS, closed_to_me, give_up, nonce, reopened
@@ -62,7 +63,11 @@ class DiscordSurface(Surface):
             client, interval=progress_interval, history_limit=history_limit, closed=self.closed
         )
         self.agents = AgentWatch(
-            temporal, self.progress, interval=progress_interval, limits=agent_lines
+            temporal,
+            self.progress,
+            interval=progress_interval,
+            limits=agent_lines,
+            texts=AgentTexts(client, history_limit=history_limit),
         )
 
     async def post_card(self, card: PostCard) -> CardRef:

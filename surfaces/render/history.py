@@ -12,6 +12,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from desk.config.dates import shown_date
 from desk.config.durations import format_duration
 from desk.scrub import scrub
+from surfaces.render.history_noise import without_noise
 
 E = EventType
 
@@ -49,7 +50,7 @@ class HistoryReader:
             name = event.activity_task_scheduled_event_attributes.activity_type.name
             self.activities[event.event_id] = name
             self.started[event.event_id] = at
-            return f"activity {name} scheduled"
+            return f"activity {name} scheduled{_summary(event)}"
         if kind == E.EVENT_TYPE_ACTIVITY_TASK_STARTED:
             began = event.activity_task_started_event_attributes
             name = self.activities.get(began.scheduled_event_id, "?")
@@ -109,7 +110,7 @@ class HistoryReader:
         if kind == E.EVENT_TYPE_MARKER_RECORDED:
             return _local_activity(event)
         if kind == E.EVENT_TYPE_TIMER_STARTED:
-            return "timer started"
+            return f"timer started{_summary(event)}"
         if kind == E.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
             return "cancellation requested"
         return self._closing(event)
@@ -160,11 +161,24 @@ def _local_activity(event: HistoryEvent) -> str:
     return f"local activity {name} completed{tries}{took}"
 
 
+def _summary(event: HistoryEvent) -> str:
+    """`: claude, attempt 2`: the summary the workflow gave the step (Temporal's user metadata)."""
+    if not event.user_metadata.HasField("summary"):
+        return ""
+    try:
+        said = json.loads(event.user_metadata.summary.data)
+    except ValueError:
+        return ""
+    return f": {said}" if isinstance(said, str) and said else ""
+
+
 def _instant(stamp: dict[str, int]) -> datetime:
     seconds = stamp.get("seconds", 0) + stamp.get("nanos", 0) / 1e9
     return datetime.fromtimestamp(seconds, UTC)
 
 
 def history_lines(events: list[HistoryEvent]) -> list[HistoryLine]:
+    """The lines of a whole history, without its noise (`without_noise`), in time order."""
     reader = HistoryReader()
-    return [line for event in events if (line := reader.read(event)) is not None]
+    lines = [line for event in without_noise(events) if (line := reader.read(event)) is not None]
+    return sorted(lines, key=lambda line: line.at)

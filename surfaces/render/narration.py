@@ -33,8 +33,12 @@ def narration_text(progress: ThreadProgress) -> str:
 
 
 def thread_text(told: ThreadText) -> str:
-    """`Job 4: modes now yolo on (desk, by alice); long-running off.` for a switch, else the
+    """`Job 4: modes now yolo on (desk, by alice); long-running off.` for a switch, `Job 4: approved
+    by yolo mode, switched on by alice: Run: rm -rf build` for a call yolo approved, else the
     text as it was sent."""
+    if told.yolo_approved is not None:
+        call = told.yolo_approved
+        return f"Job {told.job}: approved by {call.note}: {call.summary or call.tool}"
     if told.modes is None:
         return told.text
     return f"Job {told.job}: modes now {modes_said(told.modes, told.following)}."

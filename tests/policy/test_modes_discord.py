@@ -67,6 +67,8 @@ async def test_mode_in_a_jobs_thread_releases_its_hold_and_the_thread_says_so(
         await bot.close()
     texts = [(m.get("content") or "").replace("\\", "") for m in fake.in_channel(thread)]
     assert any(t.startswith(f"Job {number}: modes now yolo on (channel {thread}") for t in texts)
+    told = f"Job {number}: approved by yolo mode, switched on by user{OWNER_ID}: Run: git"
+    assert [t for t in texts if t.startswith(told)] == [f"{told} update-ref -d refs/heads/main"]
     [report_text] = [t for t in texts if t.startswith(f"## Job {number}")]
     assert "Approved by yolo mode (1)" in report_text
     view = await ModesClient(desk.client, desk.settings).view()

@@ -60,3 +60,35 @@ def test_patches_are_not_shown_and_a_refused_signal_is() -> None:
         ]
     )
     assert [line.text for line in lines] == ["repo-acme/api does not run: the signal was not sent"]
+
+
+def test_a_signal_resent_after_its_entity_was_started_is_read_once_in_time_order() -> None:
+    from pathlib import Path
+
+    from temporalio.client import WorkflowHistory
+
+    path = Path(__file__).parents[1] / "histories" / "coding_job_host_policy.json"
+    history = WorkflowHistory.from_json("job", path.read_text())
+    failed = EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_FAILED
+    assert any(e.event_type == failed for e in history.events)  # the history has the noise
+    lines = history_lines(list(history.events))
+    texts = [line.text for line in lines]
+    assert not any("the signal was not sent" in text for text in texts), texts
+    assert [line.at for line in lines] == sorted(line.at for line in lines)
+    for index, text in enumerate(texts):
+        if text.startswith("starting "):
+            target = text.split()[-1]
+            before = [t for t in texts[:index] if t.endswith(f"sent to {target}")]
+            assert before == [], (target, texts)
+
+
+def test_a_step_s_summary_is_in_its_line() -> None:
+    scheduled = HistoryEvent().activity_task_scheduled_event_attributes
+    scheduled.activity_type.name = "run_agent"
+    made = event(
+        EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
+        activity_task_scheduled_event_attributes=scheduled,
+    )
+    made.user_metadata.summary.CopyFrom(Payload(data=b'"claude, attempt 2"'))
+    [line] = history_lines([made])
+    assert line.text == "activity run_agent scheduled: claude, attempt 2"

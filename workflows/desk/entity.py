@@ -62,6 +62,7 @@ from workflows.desk.modes import KeepsModes
 from workflows.desk.requests import RemembersAdmissions, admission_of
 from workflows.job.coding_job import CodingJob
 from workflows.job.reasons import reason_of
+from workflows.summaries import job_details, job_summary
 
 ADMISSION_CHECK = "admission-check"
 """Patch: a job is checked on the worker's host before it gets a number."""
@@ -302,6 +303,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 ]
             ),
             memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
+            static_summary=job_summary(job),
+            static_details=job_details(job),
         )
 
     async def _settle(self) -> None:

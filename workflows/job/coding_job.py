@@ -10,6 +10,7 @@ from typing import TypeVar
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
 from temporalio.exceptions import ActivityError, CancelledError, FailureError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.agent.run import AgentActivities
@@ -57,6 +58,7 @@ from workflows.outbox_calls import send_to_outbox
 from workflows.repo.calls import queue_integration, withdraw_integration
 from workflows.repo.integration_reply import AwaitsIntegration
 from workflows.result_calls import deliver_result
+from workflows.summaries import agent_summary, phase_details
 
 T = TypeVar("T")
 
@@ -143,7 +145,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 lambda route: workflow.execute_activity_method(
                     WorktreeActivities.prepare_worktree,
                     PrepareWorktreeInput(number=self.state.job.number, repo=self.state.job.repo),
-                    **(GIT_STEP | route),
+                    **(GIT_STEP | route | ActivityConfig(summary=self._cutting())),
                 )
             )
         except (ActivityError, asyncio.CancelledError) as error:
@@ -294,7 +296,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 hold_tools=self.state.job.hold_tools,
                 execution=execution,
             ),
-            **(agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout) | route),
+            **(
+                agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout)
+                | route
+                | ActivityConfig(summary=agent_summary(self.state.job.agent_command, execution))
+            ),
         )
         state, clock = self.state, self.state.clock
         clock.restart()
@@ -394,7 +400,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                     report_files=self.state.job.report_files,
                     output_chars=self.state.job.output_chars,
                 ),
-                **(GIT_STEP | route),
+                **(GIT_STEP | route | ActivityConfig(summary=f"releasing {self._branch()}")),
             )
         )
         if agent is None and left.log_path:
@@ -437,8 +443,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             )
             await send_to_outbox(place, progress)
 
+    def _cutting(self) -> str:
+        return f"cutting worker/{self.state.job.number} of {self.state.job.repo}"
+
+    def _branch(self) -> str:
+        return self.state.status.branch or f"worker/{self.state.job.number}"
+
     def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
         self.state.status.phase = phase
+        workflow.set_current_details(phase_details(self.state.job, phase.value))
         updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
         if outcome is not None:
             updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))

@@ -39,6 +39,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.job.modes import FollowsModes
 from workflows.job.reasons import reason_of
+from workflows.summaries import approval_summary
 
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
 VERDICTS = {
@@ -117,7 +118,7 @@ class HoldsCalls(FollowsModes):
         if shipping is not None:  # approved already: this identical call joins that request
             return _ship_answer(shipping, classes)
         if not carried and self.yolo_allows(classes):
-            return self.approve_by_yolo(request.tool, action, classes, ident)
+            return await self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))
         late = self.state.late_approvals.get(ident)
         if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
@@ -155,6 +156,7 @@ class HoldsCalls(FollowsModes):
             await workflow.wait_condition(
                 lambda: pending.done() or (not carried and self.yolo_allows(classes)),
                 timeout=timedelta(seconds=max(request.wait_seconds, 0)),
+                timeout_summary=approval_summary(action, request.tool),
             )
         except TimeoutError:
             return HoldAnswer(
@@ -177,6 +179,7 @@ class HoldsCalls(FollowsModes):
                 id=ident,
                 parent_close_policy=ParentClosePolicy.REQUEST_CANCEL,
                 result_type=ApprovalOutcome,
+                static_summary=approval_summary(ask.action, ask.tool),
             )
             outcome: ApprovalOutcome = await handle
         except (ChildWorkflowError, WorkflowAlreadyStartedError) as error:

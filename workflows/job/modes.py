@@ -15,6 +15,7 @@ from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
 
 YOLO_BY = "yolo mode"
+YOLO_TOLD_PATCH = "yolo-approvals-told"
 
 
 class FollowsModes:
@@ -59,9 +60,11 @@ class FollowsModes:
             classes, self.state.job.yolo_carded_classes, self.state.job.yolo_allow
         )
 
-    def approve_by_yolo(self, tool: str, action: str, classes: list[str], ident: str) -> HoldAnswer:
-        """Approve a held call by yolo mode: the answer (in the job's history) and the report say
-        whose switch approved it."""
+    async def approve_by_yolo(
+        self, tool: str, action: str, classes: list[str], ident: str
+    ) -> HoldAnswer:
+        """Approve a held call by yolo mode: the answer (in the job's history), the job's thread
+        and the report say whose switch approved it."""
         switch = self.state.modes.yolo
         who = (switch.by.name or switch.by.id) if switch and switch.by else "an owner"
         by = f"{YOLO_BY}, switched on by {who}"
@@ -71,6 +74,12 @@ class FollowsModes:
         )
         if all(seen.approval_id != ident for seen in self.state.yolo_approved):
             self.state.yolo_approved.append(call)
+            place = self.state.job.place
+            if place is not None and workflow.patched(YOLO_TOLD_PATCH):
+                told = ThreadText(
+                    channel=place.channel, job=self.state.job.number, yolo_approved=call
+                )
+                await send_to_outbox(place, told)
         return HoldAnswer(
             verdict=HoldVerdict.APPROVED,
             why=HoldWhy.APPROVED_BY_YOLO,
@@ -83,7 +92,7 @@ class FollowsModes:
         self, tool: str, action: str, classes: list[str], ident: str
     ) -> HoldAnswer:
         """Yolo was switched on while the call waited: its card closes, and yolo approves it."""
-        answer = self.approve_by_yolo(tool, action, classes, ident)
+        answer = await self.approve_by_yolo(tool, action, classes, ident)
         child = workflow.get_external_workflow_handle(ident)
         try:
             await child.signal(

@@ -321,10 +321,10 @@ async def _follow_agent(desk: DeskClient, number: int) -> None:
 
     from desk.names import job_workflow_id
     from desk.scrub import scrub
-    from surfaces.clients.agent_lines import NewLines, agent_lines
+    from surfaces.clients.agent_lines import NewLines, NewTexts, agent_lines
     from surfaces.render.text import visible
 
-    follower = NewLines()
+    follower, texts = NewLines(), NewTexts()
     while True:
         try:
             seen = await agent_lines(desk.client, job_workflow_id(number))
@@ -338,6 +338,13 @@ async def _follow_agent(desk: DeskClient, number: int) -> None:
                 out.print(f"  agent │ … {skipped} lines (codedesk logs {number})", markup=False)
             for line in new:
                 out.print(f"  agent │ {visible(scrub(line))}", markup=False)
+            missed, written = texts.take(seen)
+            if missed:
+                out.print(f"  agent ┃ … {missed} more texts (codedesk logs {number})", markup=False)
+            for text in written:
+                out.print("  agent wrote:", markup=False)
+                for line in scrub(text).splitlines():
+                    out.print(f"  agent ┃ {visible(line)}", markup=False)
         await asyncio.sleep(desk.settings.agent_progress_interval.total_seconds())
 
 
