@@ -25,6 +25,7 @@ from activities.agent.log import AGENT_LOG
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
+from activities.agent.usage import UsageWatch
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
@@ -95,6 +96,7 @@ class AgentActivities:
             confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
             translator = translator_for(argv)
+            usage = UsageWatch.of(argv, self.settings)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
@@ -141,7 +143,7 @@ class AgentActivities:
                         with desk_failures():
                             wiring.complete(launch.env)
                         end, process, tail = await self._run(
-                            launch, request, log, info, claim, translator, channel
+                            launch, request, log, info, claim, translator, channel, usage
                         )
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
@@ -161,6 +163,7 @@ class AgentActivities:
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
             instructions=given.used,
+            usage=usage.total(channel.usage),
         )
 
     def _rules(self, request: RunAgentInput, git: AgentGit | None = None) -> ChannelRules:
@@ -185,6 +188,7 @@ class AgentActivities:
         claim: AgentClaim,
         translator: OutputTranslator,
         channel: HoldChannel,
+        usage: UsageWatch,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
@@ -218,7 +222,7 @@ class AgentActivities:
                 raise
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
-        end = await _supervise(process, log, tail, every, translator, channel, confined)
+        end = await _supervise(process, log, tail, every, translator, channel, usage, confined)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -325,6 +329,7 @@ async def _supervise(
     every: float,
     translator: OutputTranslator,
     channel: HoldChannel,
+    usage: UsageWatch,
     confined: bool,
 ) -> AgentEnd:
     """Copy output to the log and heartbeat until the agent's own process exits.
@@ -346,6 +351,7 @@ async def _supervise(
             tail.add(text)
 
     def emit(text: str, end: bool = False) -> None:
+        usage.feed(text)
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
         if end:
@@ -387,6 +393,7 @@ async def _supervise(
                     last_lines=[scrub(x) for x in tail.lines],
                     tool_calls=channel.calls,
                     lines_total=tail.lines_total,
+                    usage=usage.total(channel.usage),
                 )
             )
             await asyncio.sleep(every)

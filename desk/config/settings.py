@@ -46,6 +46,7 @@ from desk.policy.egress import parse_patterns
 from desk.policy.host import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
 from desk.policy.results import ResultHook, webhook_url_problem
 from desk.scrub import DIAGNOSTIC_CHARS, scrub
+from desk.usage.prices import parse_prices
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
@@ -129,6 +130,14 @@ class DeskSettings(BaseSettings):
     work_budget_max: timedelta = Field(
         default=timedelta(days=1),
         description="The longest work budget a job may ask for (`task --timeout`); host policy.",
+    )
+    prices: str = Field(
+        default="",
+        description=(
+            "Dollars per million tokens for agent CLIs that report tokens but no money, as"
+            " `model=input/output[/cached]`, comma-separated (e.g. `gpt-5=1.25/10/0.125`);"
+            " a model not named: cost unknown."
+        ),
     )
     heartbeat_timeout: timedelta = Field(
         default=timedelta(seconds=30),
@@ -425,6 +434,12 @@ class DeskSettings(BaseSettings):
     @classmethod
     def _egress_patterns(cls, value: list[str]) -> list[str]:
         parse_patterns(value)
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _price_table(cls, value: str) -> str:
+        parse_prices(value)
         return value
 
     @field_validator("result_webhook")

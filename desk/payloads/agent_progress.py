@@ -8,6 +8,7 @@ from pydantic import Field
 
 from desk.payloads.base import Payload
 from desk.scrub import scrub
+from desk.usage.tally import Usage
 
 RUN_AGENT = "run_agent"
 """The agent activity's name: a surface finds the agent's heartbeat among a job's pending
@@ -28,6 +29,8 @@ class AgentHeartbeat(Payload):
     """Tool calls the agent's hook reported so far (the hold channel counts them)."""
     lines_total: int = 0
     """Lines this attempt has printed so far: a follower prints only the ones it has not seen."""
+    usage: Usage | None = None
+    """What the agent used so far, this activity's earlier attempts included."""
 
 
 def shown_lines(lines: Sequence[str], count: int, chars: int) -> list[str]:

@@ -3,11 +3,12 @@
 A custom agent (any `--agent-command`) connects to `$CODEDESK_HOLD_SOCKET` and sends, on one
 connection, one line and no answer is awaited:
 
-    {"kind": "usage", "input_tokens": 1200, "output_tokens": 300, "cached_tokens": 0,
+    {"kind": "usage", "job": 12, "input_tokens": 1200, "output_tokens": 300, "cached_tokens": 0,
      "cost": "0.0123", "currency": "USD", "model": "my-model"}
 
-Each message is what was used since the last one (it is added to the job's total). Every field
-but `kind` may be left out; a cost left out is priced by the owner's table, or unknown.
+`job` is `$CODEDESK_JOB`. Each message is what was used since the last one (it is added to the
+job's total). Every field but `kind` and `job` may be left out; a cost left out is priced by
+the owner's table, or unknown.
 """
 
 from __future__ import annotations

@@ -52,6 +52,7 @@ def build_report(
         report.tool_calls = agent.tool_calls
         report.confinement = agent.confinement
         report.instructions = agent.instructions
+        report.usage = agent.usage
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (
