@@ -151,10 +151,11 @@ class AgentActivities:
                         told = await _hand_back(folder, git, info.attempt, request.execution)
                         log.write(scrub(f"{told}\n") if told else "")
         output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
-        failed = end == AgentEnd.EXITED and translator.failure
+        failure = usage.stop_reason(channel.usage) or translator.failure
+        failed = end == AgentEnd.EXITED and failure
         return AgentResult(
             end=AgentEnd.FAILED if failed else end,
-            reason=scrub(translator.failure or ""),
+            reason=scrub(failure or ""),
             exit_code=_exit_code(process.returncode, confined),
             output=scrub(output),
             output_cut=cut,
@@ -369,7 +370,7 @@ async def _supervise(
             *complete, pending = pending.split("\n")
             for line in complete:
                 emit(line + "\n")
-            if translator.give_up:
+            if translator.give_up or usage.stop_reason(channel.usage):
                 await kill_group(process.pid, grace=0.2)
             if len(pending) >= READ_CHUNK:
                 # A very long line goes out in pieces, cut at whitespace where it can be so a
@@ -387,6 +388,8 @@ async def _supervise(
         # start (the job's git prepared, bwrap bound to the worker) can take most of a short
         # one on a loaded machine; the agent ran again beside a stale attempt when it did.
         while True:
+            if usage.stop_reason(channel.usage):  # a report on the hold channel reached it
+                await kill_group(process.pid, grace=0.2)
             activity.heartbeat(
                 AgentHeartbeat(
                     pgid=process.pid,

@@ -10,6 +10,7 @@ that died mid-run loses none of what the agent had spent.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 
 from temporalio import activity
 
@@ -18,7 +19,7 @@ from desk.config.settings import DeskSettings
 from desk.payloads.agent_progress import AgentHeartbeat
 from desk.usage.prices import Price, parse_prices, priced
 from desk.usage.readers import UsageReader, reader_for
-from desk.usage.tally import Usage
+from desk.usage.tally import USD, Usage
 
 MAX_LINE_CHARS = 16 << 20
 """A line longer than this is not kept to be read for usage (the CLI's total comes later)."""
@@ -28,10 +29,17 @@ MODEL_OPTIONS = ("--model", "-m")
 class UsageWatch:
     """The usage of one attempt of the agent, and of the attempts before it."""
 
-    def __init__(self, reader: UsageReader, prices: dict[str, Price], before: Usage) -> None:
+    def __init__(
+        self,
+        reader: UsageReader,
+        prices: dict[str, Price],
+        before: Usage,
+        limit: Decimal | None = None,
+    ) -> None:
         self.reader = reader
         self.prices = prices
         self.before = before
+        self.limit = limit
         self._pending: list[str] = []
         self._pending_chars = 0
 
@@ -40,7 +48,8 @@ class UsageWatch:
         """The watch for the agent started with `argv`, after this activity's earlier attempts."""
         preset = preset_for(argv)
         reader = reader_for(preset.name if preset else None, model_of(argv))
-        return cls(reader, parse_prices(settings.prices), earlier_usage())
+        prices = parse_prices(settings.prices)
+        return cls(reader, prices, earlier_usage(), settings.job_spend_limit)
 
     def feed(self, text: str) -> None:
         """Read the agent's output: a whole line, or a piece of one (kept until it ends)."""
@@ -60,6 +69,24 @@ class UsageWatch:
         """Every attempt's usage so far, this one's (its output's and what it `reported` on the
         hold channel) priced and included."""
         return self.before.plus(priced(self.reader.usage.plus(reported), self.prices))
+
+    def stop_reason(self, reported: Usage) -> str | None:
+        """Why the agent must stop now: its total reached the job's spend limit, or it used
+        tokens at a cost nobody knows under a limit (the guard fails closed); None: go on."""
+        if self.limit is None:
+            return None
+        total = self.total(reported)
+        limit = f"the job's spend limit ${self.limit} (CODEDESK_JOB_SPEND_LIMIT)"
+        if total.cost is None and total.tokens:
+            return (
+                f"codedesk stopped the agent: it used {total.tokens:,} tokens at a cost nobody"
+                f" knows, under {limit}: name its model in CODEDESK_PRICES."
+            )
+        if total.cost is not None and (total.currency != USD or total.cost >= self.limit):
+            return (
+                f"codedesk stopped the agent: it spent {total.cost} {total.currency}, at {limit}."
+            )
+        return None
 
 
 def model_of(argv: Sequence[str]) -> str | None:

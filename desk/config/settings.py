@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import getpass
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -137,6 +138,15 @@ class DeskSettings(BaseSettings):
             "Dollars per million tokens for agent CLIs that report tokens but no money, as"
             " `model=input/output[/cached]`, comma-separated (e.g. `gpt-5=1.25/10/0.125`);"
             " a model not named: cost unknown."
+        ),
+    )
+    job_spend_limit: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "The most a job's agent may spend, in US dollars, before it is stopped (its usage"
+            " priced by the CLI or by `prices`; tokens at an unknown cost stop it too). Empty:"
+            " no limit."
         ),
     )
     heartbeat_timeout: timedelta = Field(
@@ -479,10 +489,10 @@ class DeskSettings(BaseSettings):
         except HostError as error:
             raise ValueError(str(error)) from None
 
-    @field_validator("agent_instructions", mode="before")
+    @field_validator("agent_instructions", "job_spend_limit", mode="before")
     @classmethod
     def _blank_is_built_in(cls, value: Any) -> Any:
-        # An empty variable means codedesk's own instructions, not a file named ".".
+        # An empty variable means codedesk's own instructions, not a file named "."; no limit.
         return None if isinstance(value, str) and blank(value) else value
 
     @field_validator("home", "shelf", mode="before")
