@@ -34,6 +34,7 @@ from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.stream import OutputTranslator, final_output, translator_for
 from activities.agent.texts import AgentTexts
+from activities.agent.usage import UsageWatch
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
@@ -113,6 +114,7 @@ class AgentActivities:
             )
             argv = resumed or argv
             translator = translator_for(argv)
+            usage = UsageWatch.of(argv, self.settings)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
@@ -160,7 +162,14 @@ class AgentActivities:
                         with desk_failures():
                             wiring.complete(launch.env)
                         end, process, tail = await self._run(
-                            launch, request, log, info, claim, (translator, session), channel
+                            launch,
+                            request,
+                            log,
+                            info,
+                            claim,
+                            (translator, session),
+                            channel,
+                            usage,
                         )
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
@@ -168,10 +177,11 @@ class AgentActivities:
                         told = await _hand_back(folder, git, info.attempt, request.execution)
                         log.write(scrub(f"{told}\n") if told else "")
         output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
-        failed = end == AgentEnd.EXITED and translator.failure
+        failure = usage.stop_reason(channel.usage) or translator.failure
+        failed = end == AgentEnd.EXITED and failure
         return AgentResult(
             end=AgentEnd.FAILED if failed else end,
-            reason=scrub(translator.failure or ""),
+            reason=scrub(failure or ""),
             exit_code=_exit_code(process.returncode, confined),
             output=scrub(output),
             output_cut=cut,
@@ -182,6 +192,7 @@ class AgentActivities:
             confinement=self.sandbox.mode,
             tool_calls=channel.calls,
             instructions=given.used,
+            usage=usage.total(channel.usage),
         )
 
     def _rules(self, request: RunAgentInput, git: AgentGit | None = None) -> ChannelRules:
@@ -206,6 +217,7 @@ class AgentActivities:
         claim: AgentClaim,
         readers: tuple[OutputTranslator, SessionWatch],
         channel: HoldChannel,
+        usage: UsageWatch,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
@@ -240,7 +252,7 @@ class AgentActivities:
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
-        end = await _supervise(process, log, tail, every, readers, channel, confined, texts)
+        end = await _supervise(process, log, tail, every, readers, channel, usage, confined, texts)
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -347,6 +359,7 @@ async def _supervise(
     every: float,
     readers: tuple[OutputTranslator, SessionWatch],
     channel: HoldChannel,
+    usage: UsageWatch,
     confined: bool,
     texts: AgentTexts,
 ) -> AgentEnd:
@@ -374,6 +387,7 @@ async def _supervise(
             started_over=session.started_over,
             texts=list(texts.kept),
             texts_total=texts.total,
+            usage=usage.total(channel.usage),
         )
 
     def show(text: str) -> None:
@@ -383,6 +397,7 @@ async def _supervise(
             tail.add(text)
 
     def emit(text: str, end: bool = False) -> None:
+        usage.feed(text)
         if session.feed(text):
             activity.heartbeat(details())  # at once: a crash from now on resumes the session
         for line in translator.finish() if end else translator.feed(text):
@@ -403,7 +418,7 @@ async def _supervise(
             *complete, pending = pending.split("\n")
             for line in complete:
                 emit(line + "\n")
-            if translator.give_up:
+            if translator.give_up or usage.stop_reason(channel.usage):
                 await kill_group(process.pid, grace=0.2)
             if len(pending) >= READ_CHUNK:
                 # A very long line goes out in pieces, cut at whitespace where it can be so a
@@ -421,6 +436,8 @@ async def _supervise(
         # start (the job's git prepared, bwrap bound to the worker) can take most of a short
         # one on a loaded machine; the agent ran again beside a stale attempt when it did.
         while True:
+            if usage.stop_reason(channel.usage):  # a report on the hold channel reached it
+                await kill_group(process.pid, grace=0.2)
             activity.heartbeat(details())
             await asyncio.sleep(every)
 

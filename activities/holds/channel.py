@@ -44,6 +44,8 @@ from desk.holds.protocol import (
     Reachable,
 )
 from desk.names import JOB_AGENT_WORKED_SIGNAL, JOB_HOLD_UPDATE, job_workflow_id
+from desk.usage.reported import MAX_USAGE_BYTES, USAGE, reported_usage
+from desk.usage.tally import Usage
 
 MAX_TALLY_BYTES = 4096
 REPORT_EVERY_SECONDS = 5.0
@@ -76,6 +78,8 @@ class HoldChannel:
         self.client = client
         self.rules = rules
         self.calls = 0
+        self.usage = Usage()
+        """Usage the agent reported itself (`{"kind": "usage", ...}` lines), added."""
         self.waiting = 0
         self.clock = BesideHolds()
         self.busy_seconds = 0.0
@@ -127,6 +131,9 @@ class HoldChannel:
             message = await asyncio.to_thread(self._read, line)
         except ValueError as error:
             return _refusal(f"{error}; the call may not run.")
+        if isinstance(message, Usage):  # the agent's own usage report (desk/usage/reported.py)
+            self.usage = self.usage.plus(message)
+            return None
         self.calls += 1
         if message is None:  # a tally: the hook answered the call itself
             return None
@@ -150,7 +157,7 @@ class HoldChannel:
 
     def _read(
         self, line: bytes
-    ) -> tuple[str, dict[str, Any], dict[str, Any] | None, CallSummary] | None:
+    ) -> tuple[str, dict[str, Any], dict[str, Any] | None, CallSummary] | Usage | None:
         """Parse and classify one message (off the loop: the rule reads the file system)."""
         try:
             message = json.loads(line.decode("utf-8"))
@@ -163,6 +170,8 @@ class HoldChannel:
             raise ValueError(f"This channel answers holds of job {self.number} only")
         if message.get("kind") == TALLY and len(line) <= MAX_TALLY_BYTES:
             return None
+        if message.get("kind") == USAGE and len(line) <= MAX_USAGE_BYTES:
+            return reported_usage({k: v for k, v in message.items() if k != "job"})
         if message.get("kind") != HOLD:
             raise ValueError("This channel answers hold requests only")
         tool, call = message.get("tool"), message.get("input", {})

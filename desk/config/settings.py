@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import getpass
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -46,6 +47,7 @@ from desk.policy.egress import parse_patterns
 from desk.policy.host import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
 from desk.policy.results import ResultHook, webhook_url_problem
 from desk.scrub import DIAGNOSTIC_CHARS, scrub
+from desk.usage.prices import parse_prices
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
@@ -129,6 +131,23 @@ class DeskSettings(BaseSettings):
     work_budget_max: timedelta = Field(
         default=timedelta(days=1),
         description="The longest work budget a job may ask for (`task --timeout`); host policy.",
+    )
+    prices: str = Field(
+        default="",
+        description=(
+            "Dollars per million tokens for agent CLIs that report tokens but no money, as"
+            " `model=input/output[/cached]`, comma-separated (e.g. `gpt-5=1.25/10/0.125`);"
+            " a model not named: cost unknown."
+        ),
+    )
+    job_spend_limit: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "The most a job's agent may spend, in US dollars, before it is stopped (its usage"
+            " priced by the CLI or by `prices`; tokens at an unknown cost stop it too). Empty:"
+            " no limit."
+        ),
     )
     heartbeat_timeout: timedelta = Field(
         default=timedelta(seconds=30),
@@ -453,6 +472,12 @@ class DeskSettings(BaseSettings):
         parse_patterns(value)
         return value
 
+    @field_validator("prices")
+    @classmethod
+    def _price_table(cls, value: str) -> str:
+        parse_prices(value)
+        return value
+
     @field_validator("result_webhook")
     @classmethod
     def _webhook_url(cls, value: str) -> str:
@@ -490,10 +515,10 @@ class DeskSettings(BaseSettings):
         except HostError as error:
             raise ValueError(str(error)) from None
 
-    @field_validator("agent_instructions", mode="before")
+    @field_validator("agent_instructions", "job_spend_limit", mode="before")
     @classmethod
     def _blank_is_built_in(cls, value: Any) -> Any:
-        # An empty variable means codedesk's own instructions, not a file named ".".
+        # An empty variable means codedesk's own instructions, not a file named "."; no limit.
         return None if isinstance(value, str) and blank(value) else value
 
     @field_validator("home", "shelf", mode="before")

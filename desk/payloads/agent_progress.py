@@ -8,6 +8,7 @@ from pydantic import Field
 
 from desk.payloads.base import Payload
 from desk.scrub import scrub
+from desk.usage.tally import Usage
 
 RUN_AGENT = "run_agent"
 """The agent activity's name: a surface finds the agent's heartbeat among a job's pending
@@ -38,6 +39,8 @@ class AgentHeartbeat(Payload):
     """The agent's latest own texts worth reading (`activities.agent.texts`), whole, scrubbed."""
     texts_total: int = 0
     """Such texts this attempt wrote so far: a follower shows only the ones it has not seen."""
+    usage: Usage | None = None
+    """What the agent used so far, this activity's earlier attempts included."""
 
 
 def shown_lines(lines: Sequence[str], count: int, chars: int) -> list[str]:

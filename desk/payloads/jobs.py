@@ -21,6 +21,7 @@ from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 from desk.policy.results import ResultHooks
+from desk.usage.tally import Usage
 
 
 class FailureKind(StrEnum):
@@ -220,6 +221,8 @@ class AgentResult(Payload):
     """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
     instructions: InstructionsUsed | None = None
     """The standing instructions its command was given; None: none (or an older worker)."""
+    usage: Usage | None = None
+    """Tokens and money the agent used, its earlier attempts included; None: an older worker."""
 
 
 class IntegrationStatus(StrEnum):
@@ -334,6 +337,8 @@ class JobReport(Payload):
     """"bwrap" when the agent ran sandboxed, "none" when it ran unconfined."""
     instructions: InstructionsUsed | None = None
     """The standing instructions the agent had; None when its command took none."""
+    usage: Usage | None = None
+    """Tokens and money the agent used, every attempt added; None: not known."""
     held_calls: list[HeldCall] = Field(default_factory=list)
     """Calls a person declined or withdrew, or that nobody answered."""
     held_calls_omitted: int = 0

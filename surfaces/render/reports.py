@@ -25,6 +25,7 @@ from surfaces.render.blocks import (
 from surfaces.render.checks import check_blocks
 from surfaces.render.report_reasons import report_reason
 from surfaces.render.ship_requests import ship_requests
+from surfaces.render.usage import usage_words
 
 OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,
@@ -76,6 +77,8 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     if report.confinement:
         unconfined = " (the agent ran unconfined)" if report.confinement == "none" else ""
         blocks.append(field("sandbox", name(report.confinement), ours(unconfined, Tone.WARN)))
+    if report.usage is not None and not report.usage.empty:
+        blocks.append(field("usage", ours(usage_words(report.usage))))
     if report.instructions is not None:
         digest = report.instructions.digest.removeprefix("sha256:")[:DIGEST_CHARS]
         blocks.append(

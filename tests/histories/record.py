@@ -476,6 +476,20 @@ async def record_push_memo(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_usage(tmp: Path, out: Path) -> None:
+    """A job whose agent reports its usage on the hold channel: its report carries the total."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "usage")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "usage")
+        usage = 'usage:{"input_tokens": 10, "output_tokens": 2, "cost": "0.001"}'
+        steps = (usage, usage, "write:u.txt=u", "commit:u")
+        number = await desk.start_job("acme/api", "spent", agent_command=agent(*steps))
+        print(number, (await desk.wait(number)).usage)
+        keep(out / "coding_job_usage.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 async def record_host_policy(tmp: Path, out: Path) -> None:
     """The desk judges jobs, mode switches and pushes by its host policy: a job admitted under
     it, a switch by an owner and one refused, an exempt repository's push, and a push that
@@ -652,6 +666,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "repeat": record_repeated_admission,
     "check": record_admission_activity,
     "push-memo": record_push_memo,
+    "usage": record_usage,
     "policy": record_host_policy,
     "results": record_result_hooks,
     "agent-push": record_agent_push,

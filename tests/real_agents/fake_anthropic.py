@@ -19,6 +19,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODEL = "claude-sonnet-4-5"
+USAGE_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
 _message_numbers = itertools.count(1)
 
 
@@ -60,6 +66,8 @@ class FakeAnthropic:
     """When set, every message request is refused with this message (HTTP 400, which Claude
     Code does not retry)."""
     requests: list[dict[str, Any]] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    """The usage the answers reported, added: what the job's report must say."""
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -89,23 +97,33 @@ class FakeAnthropic:
 
     def answer(self, body: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         """The server-sent events answering `body`."""
+        turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+        # Each answer's own usage, as the API reports it: the input grows with the conversation.
+        usage = {
+            "input_tokens": 7 + turn,
+            "cache_creation_input_tokens": 3,
+            "cache_read_input_tokens": 100 * turn,
+            "output_tokens": 11 + turn,
+        }
         with self.lock:
             self.requests.append(body)
+            for key in USAGE_KEYS:
+                self.used[key] += usage[key]
         if not body.get("tools"):
-            return _events([{"type": "text", "text": "Codedesk task"}], "end_turn", "side")
-        turn = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+            return _events([{"type": "text", "text": "Codedesk task"}], "end_turn", "side", usage)
         step = chosen(
             self.steps[turn] if turn < len(self.steps) else Say(self.final), system_text(body)
         )
         if isinstance(step, Say):
-            return _events([{"type": "text", "text": step.text}], "end_turn", f"turn{turn}")
+            text = [{"type": "text", "text": step.text}]
+            return _events(text, "end_turn", f"turn{turn}", usage)
         call = {
             "type": "tool_use",
             "id": f"toolu_{turn:04d}",
             "name": step.tool,
             "input": step.input,
         }
-        return _events([call], "tool_use", f"turn{turn}")
+        return _events([call], "tool_use", f"turn{turn}", usage)
 
 
 def chosen(step: Step, prompt: str) -> ToolCall | Say:
@@ -128,7 +146,9 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _events(blocks: list[dict[str, Any]], stop: str, name: str) -> list[tuple[str, dict[str, Any]]]:
+def _events(
+    blocks: list[dict[str, Any]], stop: str, name: str, usage: dict[str, int]
+) -> list[tuple[str, dict[str, Any]]]:
     # Claude Code merges streamed messages that share an id: each turn needs its own.
     message = {
         "id": f"msg_{name}_{next(_message_numbers)}",
@@ -138,7 +158,9 @@ def _events(blocks: list[dict[str, Any]], stop: str, name: str) -> list[tuple[st
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
+        # message_start carries the input and a first output count; message_delta the final
+        # (cumulative) output count, as the Messages API streams them.
+        "usage": {**usage, "output_tokens": 1},
     }
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": message})
@@ -167,7 +189,7 @@ def _events(blocks: list[dict[str, Any]], stop: str, name: str) -> list[tuple[st
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": stop, "stop_sequence": None},
-                "usage": {"output_tokens": 5},
+                "usage": {"output_tokens": usage["output_tokens"]},
             },
         ),
         ("message_stop", {"type": "message_stop"}),
@@ -251,6 +273,7 @@ def _whole_message(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
                 content[-1]["input"] = json.loads(delta["partial_json"])
         elif name == "message_delta":
             message["stop_reason"] = data["delta"]["stop_reason"]
+            message["usage"] = {**message["usage"], **data["usage"]}
     message["content"] = content
     return message
 

@@ -213,6 +213,12 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
     assert "→ Write: NOTES.md\n" in log, log
     assert "→ Bash: git add -A && git commit -q -m 'Add notes'\n" in log, log
     assert '"type"' not in log, log
+    used = fake.used
+    assert report.usage is not None, report
+    assert report.usage.input_tokens == used["input_tokens"] + used["cache_creation_input_tokens"]
+    assert report.usage.cached_tokens == used["cache_read_input_tokens"]
+    assert report.usage.output_tokens == used["output_tokens"]
+    assert report.usage.cost is not None and report.usage.cost > 0, report.usage
 
 
 async def test_an_approved_push_to_main_is_shipped_by_codedesk_and_a_forced_one_stays_held(

@@ -53,6 +53,7 @@ def build_report(
         report.agent_resumed, report.agent_started_over = agent.resumed, agent.started_over
         report.confinement = agent.confinement
         report.instructions = agent.instructions
+        report.usage = agent.usage
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (

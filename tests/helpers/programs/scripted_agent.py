@@ -41,6 +41,8 @@ Steps:
     hooks:N:JSON               ask the hook about the same call N times; print how many ran
     busy:SECONDS               use the CPU for SECONDS of CPU time (busy work)
     wait-file:PATH             wait until PATH exists (at most two minutes), then go on
+    usage:JSON                 report usage on the hold channel: the JSON object's fields, with
+                               "kind": "usage" and the job's number, one line (no answer)
     fetch:URL                  GET URL (through the proxy the environment names) and read
                                the body to its end without printing it; then print its size
 
@@ -266,6 +268,16 @@ def wait_for_file(arg: str, step: str) -> None:
     fail(f"{arg} never appeared", code=1)
 
 
+def report_usage(fields: str) -> None:
+    import socket
+
+    message = {**json.loads(fields), "kind": "usage", "job": int(os.environ["CODEDESK_JOB"])}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as channel:
+        channel.connect(os.environ["CODEDESK_HOLD_SOCKET"])
+        channel.sendall(json.dumps(message).encode() + b"\n")
+    say("scripted agent: usage reported")
+
+
 def fetch(url: str) -> None:
     import urllib.request
 
@@ -295,6 +307,8 @@ def run_step(step: str) -> bool:
         wait_for_file(arg, step)
     elif name == "fetch":
         fetch(arg)
+    elif name == "usage":
+        report_usage(arg)
     elif name == "write":
         write_text(arg, step, "w")
     elif name == "append":

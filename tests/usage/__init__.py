@@ -1,0 +1,1 @@
+"""Tests of usage: what each agent CLI says it used, the price table, the usage message."""

@@ -1,0 +1,147 @@
+"""Usage read from each CLI's own output lines, in the formats the CLIs print."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from desk.usage.prices import parse_prices, priced
+from desk.usage.readers import reader_for
+from desk.usage.tally import Usage
+
+
+def lines(*events: dict[str, object]) -> list[str]:
+    return [json.dumps(event) + "\n" for event in events]
+
+
+def read(preset: str, output: list[str], model: str | None = None) -> Usage:
+    reader = reader_for(preset, model)
+    for line in output:
+        reader.feed(line)
+    return reader.usage
+
+
+def assistant(message_id: str, text: str, **usage: int) -> dict[str, object]:
+    return {
+        "type": "assistant",
+        "message": {
+            "id": message_id,
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": text}],
+            "usage": usage,
+        },
+    }
+
+
+def test_claude_counts_each_message_once_as_it_streams() -> None:
+    # Claude Code sends one event per content block, each with its message's usage.
+    first = assistant("msg_1", "a", input_tokens=10, cache_read_input_tokens=100, output_tokens=5)
+    again = assistant("msg_1", "b", input_tokens=10, cache_read_input_tokens=100, output_tokens=7)
+    second = assistant("msg_2", "c", input_tokens=3, cache_creation_input_tokens=2, output_tokens=4)
+    usage = read("claude", [*lines(first, again, second), "a warning, not JSON\n"])
+    assert usage == Usage(
+        input_tokens=15, output_tokens=11, cached_tokens=100, model="claude-sonnet-4-5"
+    )
+    assert usage.cost is None
+
+
+def test_claude_result_is_the_total_with_its_money() -> None:
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "total_cost_usd": 0.0123456,
+        "usage": {"input_tokens": 20, "cache_read_input_tokens": 300, "output_tokens": 40},
+    }
+    usage = read("claude", lines(assistant("msg_1", "a", input_tokens=1), result))
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (20, 40, 300)
+    assert usage.cost == Decimal("0.0123456")
+
+
+def test_codex_adds_turns_and_counts_cached_input_once() -> None:
+    turn = {
+        "type": "turn.completed",
+        "usage": {"input_tokens": 1000, "cached_input_tokens": 800, "output_tokens": 50},
+    }
+    other = {"type": "item.completed", "item": {"type": "agent_message", "text": "done"}}
+    usage = read("codex", lines(turn, other, turn), model="gpt-5")
+    assert usage == Usage(input_tokens=400, output_tokens=100, cached_tokens=1600, model="gpt-5")
+
+
+def test_aider_reads_tokens_and_takes_the_session_cost() -> None:
+    output = [
+        "Applied edit to hello.py\n",
+        "Tokens: 2.3k sent, 1.1k cache hit, 120 received."
+        " Cost: $0.0012 message, $0.0012 session.\n",
+        "Tokens: 12k sent, 1,500 received. Cost: $0.05 message, $0.0512 session.\n",
+    ]
+    usage = read("aider", output, model="gpt-4o")
+    assert usage == Usage(
+        input_tokens=14300,
+        output_tokens=1620,
+        cached_tokens=1100,
+        cost=Decimal("0.0512"),
+        model="gpt-4o",
+    )
+
+
+def test_aider_without_money_leaves_the_cost_unknown() -> None:
+    usage = read("aider", ["Tokens: 900 sent, 30 received.\n"])
+    assert (usage.input_tokens, usage.output_tokens, usage.cost) == (900, 30, None)
+
+
+def test_opencode_adds_its_steps_tokens_and_cost() -> None:
+    step = {
+        "type": "step_finish",
+        "part": {
+            "type": "step-finish",
+            "tokens": {
+                "input": 100,
+                "output": 20,
+                "reasoning": 5,
+                "cache": {"read": 7, "write": 3},
+            },
+            "cost": 0.001,
+        },
+    }
+    usage = read("opencode", lines(step, {"type": "text", "part": {"text": "hi"}}, step))
+    assert usage == Usage(
+        input_tokens=206, output_tokens=50, cached_tokens=14, cost=Decimal("0.002")
+    )
+
+
+def test_a_custom_command_says_nothing() -> None:
+    assert read("custom", ["Tokens: 900 sent, 30 received.\n"]).empty
+
+
+def test_the_price_table_prices_tokens_per_million() -> None:
+    table = parse_prices("gpt-5=1.25/10/0.125, claude-sonnet-4-5=3/15")
+    usage = Usage(input_tokens=400, output_tokens=100, cached_tokens=1600, model="gpt-5")
+    assert priced(usage, table).cost == Decimal("0.0017")
+    assert table["claude-sonnet-4-5"].cached == Decimal(3)
+
+
+def test_an_unknown_model_is_cost_unknown_never_zero() -> None:
+    table = parse_prices("gpt-5=1.25/10")
+    assert priced(Usage(input_tokens=10, model="o3"), table).cost is None
+    assert priced(Usage(input_tokens=10), table).cost is None
+
+
+def test_a_reported_cost_is_not_repriced() -> None:
+    usage = Usage(input_tokens=10, cost=Decimal("0.5"), model="gpt-5")
+    assert priced(usage, parse_prices("gpt-5=1000/1000")).cost == Decimal("0.5")
+
+
+@pytest.mark.parametrize("entry", ["gpt-5", "gpt-5=1", "=1/2", "gpt-5=a/b", "m=1/2/3/4", "m=-1/2"])
+def test_a_malformed_price_says_how_to_write_it(entry: str) -> None:
+    with pytest.raises(ValueError, match="model=input/output"):
+        parse_prices(entry)
+
+
+def test_a_sum_with_an_unknown_part_is_unknown() -> None:
+    known = Usage(input_tokens=1, cost=Decimal("0.1"))
+    assert known.plus(known).cost == Decimal("0.2")
+    assert known.plus(Usage(input_tokens=1)).cost is None
+    assert known.plus(Usage()).cost == Decimal("0.1")
+    assert known.plus(Usage(input_tokens=1, cost=Decimal(1), currency="EUR")).cost is None
