@@ -14,9 +14,11 @@ from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 
+from activities.setup.steps import repo_setup_of
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, RepoBusyError, RepoBusyWaitError
 from desk.failures import error_of, failure_of
+from desk.forge import pull_request_plan
 from desk.holds.approvals import approval_id
 from desk.names import (
     REPO_CHANGE_REPORT_UPDATE,
@@ -26,7 +28,13 @@ from desk.names import (
     repo_workflow_id,
 )
 from desk.payloads.ship_requests import ShipRequestInput, ShipRequestResult, ShipRequestStatus
-from desk.payloads.shipping import PUSH_TOOL, ChangeReport, ReportInput, ShipInput, push_call
+from desk.payloads.shipping import (
+    ChangeReport,
+    ReportInput,
+    ShipInput,
+    push_call,
+    ship_tool,
+)
 
 
 class ShipRequestActivities:
@@ -66,13 +74,16 @@ class ShipRequestActivities:
                 "nothing was asked for."
             )
             return result.model_copy(update={"reason": why})
+        pull_request = (await repo_setup_of(self.client, request.repo)).pull_requests
         ship = ShipInput(
             receipt=receipt,
             hold=True,  # an owner approves the exact commit, whatever the repository's exemption
             requester=request.requester,
             place=request.place,
             agent_ship=ask,
+            pull_request=pull_request,
         )
+        plan = pull_request_plan(receipt, ask.job) if pull_request else None
         try:
             await self.client.start_workflow(
                 SHIP_WORKFLOW_TYPE,
@@ -88,7 +99,7 @@ class ShipRequestActivities:
             update={
                 "status": ShipRequestStatus.REQUESTED,
                 "push_workflow_id": ident,
-                "push_approval_id": approval_id(scope, PUSH_TOOL, push_call(receipt)),
+                "push_approval_id": approval_id(scope, ship_tool(plan), push_call(receipt, plan)),
             }
         )
 

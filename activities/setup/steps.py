@@ -43,7 +43,7 @@ class SetupActivities:
     async def set_up_worktree(self, request: WorktreeStepInput) -> WorktreeSetUp:
         """Copy the owner's files into the worktree, then run the set-up command there."""
         with desk_failures():
-            setup = await self._setup_of(request.repo)
+            setup = await repo_setup_of(self.client, request.repo)
             if setup.empty():
                 return WorktreeSetUp(setup=setup)
             clone = existing_clone(self.settings, request.repo)
@@ -63,7 +63,7 @@ class SetupActivities:
     async def check_worktree(self, request: WorktreeStepInput) -> CommandRun | None:
         """Run the owner's check in the worktree after the agent; None when there is none."""
         with desk_failures():
-            setup = await self._setup_of(request.repo)
+            setup = await repo_setup_of(self.client, request.repo)
             if not setup.check:
                 return None
             ran = await self._run(request, setup.check, "check", self.settings.check_timeout)
@@ -90,15 +90,16 @@ class SetupActivities:
             log.write(f"=== codedesk: {step} {ran.status.value}, exit {ran.exit_code} ===\n")
         return ran
 
-    async def _setup_of(self, repo: str) -> RepoSetup:
-        """The set-up in the repository's entity; empty when the entity never ran."""
-        handle = self.client.get_workflow_handle(repo_workflow_id(repo))
-        try:
-            state: RepoState = await handle.query(
-                REPO_STATE_QUERY, result_type=RepoState, rpc_timeout=QUERY_TIMEOUT
-            )
-        except RPCError as error:
-            if error.status == RPCStatusCode.NOT_FOUND:
-                return RepoSetup()
-            raise ServerError(f"The set-up of {repo} could not be read: {error}.") from None
-        return state.setup
+
+async def repo_setup_of(client: Client, repo: str) -> RepoSetup:
+    """The owner's set-up in the repository's entity; empty when the entity never ran."""
+    handle = client.get_workflow_handle(repo_workflow_id(repo))
+    try:
+        state: RepoState = await handle.query(
+            REPO_STATE_QUERY, result_type=RepoState, rpc_timeout=QUERY_TIMEOUT
+        )
+    except RPCError as error:
+        if error.status == RPCStatusCode.NOT_FOUND:
+            return RepoSetup()
+        raise ServerError(f"The set-up of {repo} could not be read: {error}.") from None
+    return state.setup

@@ -23,9 +23,11 @@ class RepoSetup(Payload):
     check: str = ""
     check_blocks: bool = True
     """Whether a failed or timed-out check keeps the work from being integrated."""
+    pull_requests: bool = False
+    """Ship every push of this repository as a pull request (`codedesk push --pr` for each)."""
 
     def empty(self) -> bool:
-        return not (self.setup or self.copy_files or self.check)
+        return not (self.setup or self.copy_files or self.check or self.pull_requests)
 
 
 class SetRepoSetup(Payload):
@@ -36,6 +38,7 @@ class SetRepoSetup(Payload):
     copy_files: list[str] | None = None
     check: str | None = None
     check_blocks: bool | None = None
+    pull_requests: bool | None = None
     clear: bool = False
 
     def applied_to(self, current: RepoSetup) -> RepoSetup:
@@ -47,6 +50,7 @@ class SetRepoSetup(Payload):
             copy_files=[copy_path(path) for path in copied],
             check=base.check if self.check is None else self.check.strip(),
             check_blocks=base.check_blocks if self.check_blocks is None else self.check_blocks,
+            pull_requests=base.pull_requests if self.pull_requests is None else self.pull_requests,
         )
 
 

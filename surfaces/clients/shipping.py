@@ -119,6 +119,7 @@ class ShippingClient:
         sha = full_sha(sha)
         await require_worker(self.client, self.settings.task_queue)
         receipt = await self.receipt(name, sha)
+        pull_request = pull_request or await self.ships_pull_requests(name)
         desk = await self._desk()
         exempt = desk is not None and desk.policy is not None and desk.policy.exempt(name)
         exempt = exempt and not hold
@@ -186,6 +187,19 @@ class ShippingClient:
                 "and push the SHA it names."
             )
         return found
+
+    async def ships_pull_requests(self, repo: str) -> bool:
+        """Whether the owner set `repo` to ship as pull requests (`codedesk repo set --pr`)."""
+        try:
+            state = await self.client.get_workflow_handle_for(
+                RepoEntity.run, repo_workflow_id(repo)
+            ).query(RepoEntity.current, rpc_timeout=QUERY_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError) as error:
+            raise ServerError(
+                f"The settings of {repo} could not be read ({error}); is a worker running "
+                "(`codedesk up`)? Nothing was pushed."
+            ) from None
+        return state.setup.pull_requests
 
     async def push_running(self, repo: str) -> str:
         """The SHA a push of `repo` is pushing now, or empty (also when nobody can tell)."""

@@ -15,4 +15,5 @@ def setup_lines(repo: str, setup: RepoSetup) -> list[str]:
         f"  set-up: {setup.setup or '(none)'}",
         f"  copied: {', '.join(setup.copy_files) or '(none)'}",
         f"  check:  {setup.check or '(none)'}" + (f" (a failure {blocks})" if setup.check else ""),
+        f"  ships:  {'as a pull request' if setup.pull_requests else 'onto the default branch'}",
     ]

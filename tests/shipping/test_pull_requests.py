@@ -11,10 +11,13 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
+from desk.payloads.repo_setup import SetRepoSetup
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.clients.repo_setup import RepoSetupClient
 from surfaces.clients.shipping import ShippingClient
+from surfaces.render.repo_setup import setup_lines
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git
 from tests.helpers.waiting import until
@@ -175,3 +178,21 @@ async def test_a_branch_of_that_name_at_another_commit_is_refused(
     assert f"at {base[:12]}, not at {head[:12]}" in result.reason
     assert git(origin, "rev-parse", f"codedesk/{head[:12]}") == base
     assert creates(gh_state) == []
+
+
+async def test_a_repository_set_to_ship_by_pull_request_ships_each_push_as_one(
+    desk: DeskClient, settings: DeskSettings, clone: Path, origin: Path, gh_state: Path
+) -> None:
+    shipping = await owner_client(desk, settings, REPO)
+    setups = RepoSetupClient(desk.client, settings)
+    done = await setups.configure(SetRepoSetup(repo=REPO, pull_requests=True))
+    assert done.pull_requests and "  ships:  as a pull request" in setup_lines(REPO, done)
+    head = commit(clone, "a.txt", "a\n", "a")
+    report = await shipping.change_report(REPO)
+    handle, _ = await shipping.request_push(REPO, head)  # no --pr: the repository's setting
+    result = await result_of(handle)
+    assert result.status == PushStatus.PUSHED and result.pull_request_url, result
+    assert git(origin, "rev-parse", "main") == report.remote_tip, "main is not pushed to"
+    assert git(origin, "rev-parse", f"codedesk/{head[:12]}") == head
+    undone = await setups.configure(SetRepoSetup(repo=REPO, pull_requests=False))
+    assert not undone.pull_requests

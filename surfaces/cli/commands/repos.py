@@ -104,6 +104,11 @@ def set_(
         "--check-blocks/--no-check-blocks",
         help="Whether a failed check keeps the work from being integrated (default: it does).",
     ),
+    pull_requests: bool | None = typer.Option(
+        None,
+        "--pr/--no-pr",
+        help="Ship this repository's pushes as pull requests (as `codedesk push --pr`), or not.",
+    ),
     clear: bool = typer.Option(
         False, "--clear", help="Forget the set-up and check first (alone: clear them all)."
     ),
@@ -120,6 +125,7 @@ def set_(
         copy_files=None if copy is None else [path for path in copy if path],
         check=check,
         check_blocks=check_blocks,
+        pull_requests=pull_requests,
         clear=clear,
     )
 
