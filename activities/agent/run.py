@@ -8,7 +8,6 @@ import contextlib
 import os
 import shlex
 import shutil
-import subprocess
 import tempfile
 from collections import deque
 from datetime import UTC, datetime, timedelta
@@ -32,6 +31,7 @@ from activities.agent.log import AGENT_LOG
 from activities.agent.session import SessionWatch, earlier_attempts, resume_argv
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
+from activities.agent.spawn import open_gate, spawn
 from activities.agent.stream import OutputTranslator, final_output, translator_for
 from activities.agent.texts import AgentTexts
 from activities.agent.usage import UsageWatch
@@ -41,7 +41,6 @@ from activities.off_loop import off_the_loop
 from activities.paths import job_dir
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
-from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group, kill_stale_agents
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
@@ -222,33 +221,12 @@ class AgentActivities:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
         confined = launch.confinement == BWRAP
-        gate = LaunchGate.create() if confined else None
         try:
-            process = await asyncio.create_subprocess_exec(
-                *(gate.gated(launch.argv, launch.command_at) if gate else launch.argv),
-                cwd=request.worktree,
-                env=launch.env,
-                stdin=gate.gate_read if gate else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=gate.inherited if gate else (),
-            )
-        except BaseException:
-            if gate:
-                gate.close()
-            raise
+            process, gate = await spawn(launch, request.worktree)
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
         channel.watch(process.pid, launch.argv[launch.command_at :], confined=confined)
-        if gate:
-            gate.started()
-            try:
-                await gate.open_when_bound()
-            except asyncio.CancelledError:
-                await kill_group(process.pid)
-                await process.wait()
-                raise
+        await open_gate(process, gate)
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,8 +20,7 @@ from typing import TextIO
 from temporalio import activity
 
 from activities.agent.launch import JobPaths, plan_launch
-from activities.sandbox.bubblewrap import BWRAP
-from activities.sandbox.launch_gate import LaunchGate
+from activities.agent.spawn import open_gate, spawn
 from activities.sandbox.processes import kill_group
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import RunAgentInput
@@ -63,30 +61,8 @@ async def run_confined(
         launch = plan_launch(
             where.settings, where.mode, request, [SHELL, "-c", command], paths, 1, None
         )
-        gate = LaunchGate.create() if launch.confinement == BWRAP else None
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *(gate.gated(launch.argv, launch.command_at) if gate else launch.argv),
-                cwd=str(where.worktree),
-                env=launch.env,
-                stdin=gate.gate_read if gate else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                pass_fds=gate.inherited if gate else (),
-            )
-        except BaseException:
-            if gate:
-                gate.close()
-            raise
-        if gate:
-            gate.started()
-            try:
-                await gate.open_when_bound()
-            except asyncio.CancelledError:
-                await kill_group(process.pid)
-                await process.wait()
-                raise
+        process, gate = await spawn(launch, str(where.worktree))
+        await open_gate(process, gate)
         text, cut, timed_out = await _supervise(process, timeout, log, tail_chars)
     finally:
         shutil.rmtree(sockets, ignore_errors=True)

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 from temporalio.client import (
     Client,
-    WithStartWorkflowOperation,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
 )
-from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, ServerError
 from desk.failures import error_of
-from desk.names import pushing_memo, repo_workflow_id
+from desk.names import repo_workflow_id
 from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
-from desk.payloads.repo_state import RepoState
 from desk.repo_names import parse_repo_name
-from surfaces.clients.shipping import QUERY_TIMEOUT
+from surfaces.clients.shipping import QUERY_TIMEOUT, repo_entity_start
 from workflows.repo.entity import RepoEntity
 
 
@@ -30,14 +27,7 @@ class RepoSetupClient:
     async def configure(self, change: SetRepoSetup, host: str = "") -> RepoSetup:
         """Change the set-up in the repository's entity (started if it does not run yet)."""
         name = str(parse_repo_name(change.repo))
-        start = WithStartWorkflowOperation(
-            RepoEntity.run,
-            RepoState(repo=name, host=host),
-            id=repo_workflow_id(name),
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            task_queue=self.settings.task_queue,
-            memo=pushing_memo(),
-        )
+        start = repo_entity_start(name, host, self.settings.task_queue)
         try:
             return await self.client.execute_update_with_start_workflow(
                 RepoEntity.configure_setup,

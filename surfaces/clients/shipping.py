@@ -51,6 +51,20 @@ from workflows.ship import Ship
 QUERY_TIMEOUT = timedelta(seconds=5)
 
 
+def repo_entity_start(
+    name: str, host: str, task_queue: str
+) -> WithStartWorkflowOperation[RepoEntity, None]:
+    """Start `name`'s `Repo` entity with an update if it does not run yet (on `host`'s clone)."""
+    return WithStartWorkflowOperation(
+        RepoEntity.run,
+        RepoState(repo=name, host=host),
+        id=repo_workflow_id(name),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        task_queue=task_queue,
+        memo=pushing_memo(),
+    )
+
+
 class ShippingClient:
     def __init__(self, client: Client, settings: DeskSettings) -> None:
         self.client = client
@@ -61,14 +75,7 @@ class ShippingClient:
         name = str(parse_repo_name(repo))
         await require_worker(self.client, self.settings.task_queue)
         host = await self._host_of(name)
-        start = WithStartWorkflowOperation(
-            RepoEntity.run,
-            RepoState(repo=name, host=host),
-            id=repo_workflow_id(name),
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            task_queue=self.settings.task_queue,
-            memo=pushing_memo(),
-        )
+        start = repo_entity_start(name, host, self.settings.task_queue)
         request = ReportInput(
             repo=name,
             max_commits=self.settings.report_commits,

@@ -113,3 +113,38 @@ def read_pid(path: Path) -> int | None:
     except OSError:
         return None
     return int(text) if text else None
+
+
+async def watch_output(
+    number: int, env: dict[str, str], cwd: Path, seen_enough: Callable[[str], bool], then: Path
+) -> tuple[str, str]:
+    """Run `codedesk watch NUMBER` until a line it printed is `seen_enough`, then make the file
+    `then` (the agent's cue to finish) and read the rest; its output and errors. A watch that
+    ends early or fails fails the test."""
+    from tests.helpers.waiting import awaited
+
+    process = await asyncio.create_subprocess_exec(
+        CODEDESK,
+        "watch",
+        str(number),
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    seen: list[str] = []
+    try:
+        while not any(seen_enough(line) for line in seen):
+            line = await awaited(process.stdout.readline(), "process.stdout.readline()")
+            assert line, f"watch ended early: {seen}"
+            seen.append(line.decode())
+        then.touch()
+        rest, errors = await awaited(process.communicate(), "process.communicate()")
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    output = "".join(seen) + rest.decode()
+    assert process.returncode == 0, output + errors.decode()
+    return output, errors.decode()

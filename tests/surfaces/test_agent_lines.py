@@ -15,8 +15,7 @@ from desk.names import outbox_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent_script
-from tests.helpers.cli_helpers import CODEDESK, settings_env
-from tests.helpers.waiting import awaited
+from tests.helpers.cli_helpers import settings_env, watch_output
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     FakeDiscord,
@@ -135,30 +134,7 @@ async def test_watch_prints_the_agents_new_lines_while_it_works(
     )
     number = await desk.start_job("acme/api", "watch me", agent_command=command)
     env = settings_env(settings, CODEDESK_AGENT_PROGRESS_INTERVAL="0.2s")
-    process = await asyncio.create_subprocess_exec(
-        CODEDESK,
-        "watch",
-        str(number),
-        env=env,
-        cwd=tmp_path,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    seen: list[str] = []
-    try:
-        while not any("key ghp_***" in line for line in seen):
-            line = await awaited(process.stdout.readline(), "process.stdout.readline()")
-            assert line, f"watch ended early: {seen}"
-            seen.append(line.decode())
-        go_on.touch()
-        rest, errors = await awaited(process.communicate(), "process.communicate()")
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    output = "".join(seen) + rest.decode()
-    assert process.returncode == 0, output + errors.decode()
+    output, _ = await watch_output(number, env, tmp_path, lambda line: "key ghp_***" in line, go_on)
     agent_lines = [line.strip() for line in output.splitlines() if "agent │" in line]
     assert agent_lines[:2] == ["agent │ first line", "agent │ key ghp_***"]
     assert len(set(agent_lines)) == len(agent_lines)  # each line once
