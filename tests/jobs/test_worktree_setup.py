@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
+
+import pytest
 
 from activities.sandbox.bubblewrap import choose_sandbox
 from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_setup import CheckStatus, SetRepoSetup
+from desk.payloads.shipping import PushStatus
+from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.repo_setup import RepoSetupClient
+from surfaces.render.approval import approval_card
+from surfaces.render.text import plain
 from tests.helpers.agents import agent
+from tests.helpers.forge import fake_gh
+from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import git, make_origin
+from tests.helpers.waiting import eventually
 
 REPO = "acme/api"
 ENV_TEXT = "API_URL=http://localhost:8080\\n"
@@ -128,3 +140,51 @@ async def test_a_set_up_file_that_is_a_symlink_is_refused(
 
     assert report.outcome == JobOutcome.FAILED, report
     assert "secrets.env is a symlink" in report.reason
+
+
+async def test_a_failed_check_is_on_the_card_of_the_push_of_that_work_and_it_ships_as_a_pr(
+    desk: DeskClient,
+    settings: DeskSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """End to end: a check that fails without blocking, an agent's approved `git push origin
+    HEAD:main`, and a repository set to ship by pull request (`repo set --no-check-blocks
+    --pr`): the push codedesk asks for names the failed check on its card, and ships as a pull
+    request of exactly the integrated SHA through the host's gh (a fake on PATH)."""
+    bin_dir, gh_state = fake_gh(tmp_path / "forge")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    change = SetRepoSetup(
+        repo=REPO, check="echo lint says no && exit 3", check_blocks=False, pull_requests=True
+    )
+    await repo_with_setup(desk, settings, tmp_path, change)
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin HEAD:main"}})
+    number = await desk.start_job(
+        REPO,
+        "edit and push",
+        agent_command=agent("write:notes.txt=hi", "commit:notes", f"hold:{push}", "say:x"),
+    )
+    approvals = ApprovalsClient(desk.client)
+    owner = Principal(id=settings.owner)
+    [ident] = await open_ids(approvals)
+    assert (await approvals.answer(ident, Decision.APPROVE, owner))[0].counted
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.check is not None and report.check.status == CheckStatus.FAILED
+    [shipped] = report.ship_requests
+    [card_state] = await eventually(
+        approvals.open_approvals,
+        lambda states: [s for s in states if s.approval_id == shipped.push_approval_id],
+        f"the push approval {shipped.push_approval_id} to open",
+    )
+    assert card_state.request.tool == "pull request"
+    assert card_state.request.input["pull_request_branch"] == f"codedesk/job-{number}"
+    card = "\n".join(plain(approval_card(card_state, value_chars=200)))
+    assert "check `echo lint says no && exit 3` failed (exit code 3)" in card, card
+    assert (await approvals.answer(shipped.push_approval_id, Decision.APPROVE, owner))[0].counted
+    pushed = await desk.client.get_workflow_handle(shipped.push_workflow_id).result()
+    assert pushed["status"] == PushStatus.PUSHED.value, pushed
+    assert pushed["pull_request_url"].startswith("https://github.com/acme/api/pull/"), pushed
+    origin = tmp_path / "origins" / "api.git"
+    assert git(origin, "rev-parse", f"codedesk/job-{number}") == report.head
+    assert (gh_state / "prs.json").exists()
