@@ -73,8 +73,16 @@ REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
 OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")
 WAITING_HOST_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskWaitingHost")
+COST_ATTRIBUTE = SearchAttributeKey.for_float("CodedeskCostUsd")
+"""What a finished job cost in US dollars, where its agent said or the price table knew."""
 """Set while a job waits for its host's worker; `codedesk jobs` shows it."""
-SEARCH_ATTRIBUTES = (REPO_ATTRIBUTE, PHASE_ATTRIBUTE, OUTCOME_ATTRIBUTE, WAITING_HOST_ATTRIBUTE)
+SEARCH_ATTRIBUTES = (
+    REPO_ATTRIBUTE,
+    PHASE_ATTRIBUTE,
+    OUTCOME_ATTRIBUTE,
+    WAITING_HOST_ATTRIBUTE,
+    COST_ATTRIBUTE,
+)
 """Custom search attributes every server that runs codedesk registers (all Keyword)."""
 
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import Client
+from temporalio.common import SearchAttributeIndexedValueType
 
 from desk.config.durations import format_duration
 from desk.errors import ServerError
@@ -58,6 +59,12 @@ of the desk: past ten at once the server refused the rest, and each client backe
 again, so twenty submitted together went through at 76 jobs a minute against 365 for the same
 jobs started directly; at 100 in flight, 362 (`bench/queue_throughput.py`, issue 13)."""
 
+
+DEV_SERVER_TYPES = {
+    SearchAttributeIndexedValueType.KEYWORD: "Keyword",
+    SearchAttributeIndexedValueType.DOUBLE: "Double",
+}
+"""How `temporal server start-dev --search-attribute NAME=TYPE` names each type codedesk uses."""
 
 SEARCH_ATTRIBUTES_READ_AFRESH = "system.forceSearchAttributesCacheRefreshOnRead"
 """Set to false: the dev server reads its search attributes from the database on every read
@@ -138,7 +145,7 @@ class DevServer:
             args += ["--sqlite-pragma", pragma]
         args += tuning_arguments()
         for key in SEARCH_ATTRIBUTES:
-            args += ["--search-attribute", f"{key.name}=Keyword"]
+            args += ["--search-attribute", f"{key.name}={DEV_SERVER_TYPES[key.indexed_value_type]}"]
         return args
 
     async def start(self, ready_within: float = 30.0) -> None:

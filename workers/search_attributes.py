@@ -20,7 +20,7 @@ async def ensure_search_attributes(client: Client) -> list[str]:
         ListSearchAttributesRequest(namespace=client.namespace)
     )
     missing = {
-        key.name: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+        key.name: IndexedValueType.ValueType(key.indexed_value_type)
         for key in SEARCH_ATTRIBUTES
         if key.name not in listing.custom_attributes
     }

@@ -21,6 +21,7 @@ from surfaces.cli.commands import jobs as job_commands
 from surfaces.cli.commands import modes as mode_commands
 from surfaces.cli.commands import servers as server_commands
 from surfaces.cli.commands import shipping as ship_commands
+from surfaces.cli.commands import spend as spend_commands
 from surfaces.cli.commands.repos import repo_app
 from surfaces.cli.doctor import doctor
 from surfaces.cli.runner import err, run, settings
@@ -67,6 +68,7 @@ app.command()(host_commands.hosts)
 # A task is text: one that starts with '-' is not an option of `task` (unless it is exactly one).
 app.command(context_settings={"ignore_unknown_options": True})(job_commands.task)
 app.command()(job_commands.jobs)
+app.command()(spend_commands.spend)
 app.command()(job_commands.show)
 app.command()(job_commands.watch)
 app.command()(job_commands.logs)

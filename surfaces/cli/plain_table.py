@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from desk.config.dates import shown_date
 from surfaces.clients.job_listing import JobRow
 
-JOB_COLUMNS = ("job", "repo", "phase", "outcome", "requester", "started", "task")
+JOB_COLUMNS = ("job", "repo", "phase", "outcome", "cost", "requester", "started", "task")
 TASK_CHARS = 60
 """Characters of a job's task a table shows."""
 
@@ -20,7 +20,15 @@ def job_cells(row: JobRow, zone: str = "") -> tuple[str, ...]:
     if row.waiting_for_host:
         phase = f"{phase}, waiting for host {row.waiting_for_host}"
     task = row.task if len(row.task) <= TASK_CHARS else row.task[: TASK_CHARS - 1] + "…"
-    return (str(row.number), row.repo, phase, outcome, row.requester, started, task)
+    cost = shown_cost(row.cost)
+    return (str(row.number), row.repo, phase, outcome, cost, row.requester, started, task)
+
+
+def shown_cost(cost: float | None) -> str:
+    """Dollars as a table shows them: cents, or four places below a cent; empty when unknown."""
+    if cost is None:
+        return ""
+    return f"${cost:.2f}" if cost >= 0.01 or cost == 0 else f"${cost:.4f}"
 
 
 def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

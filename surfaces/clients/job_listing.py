@@ -29,6 +29,7 @@ from temporalio.api.workflowservice.v1 import (
 from desk.errors import ServerError
 from desk.host_slots import queue_position
 from desk.names import (
+    COST_ATTRIBUTE,
     DESK_STATE_QUERY,
     DESK_WORKFLOW_ID,
     JOB_WORKFLOW_TYPE,
@@ -71,6 +72,8 @@ class JobRow:
     """Place in the desk's queue while the job waits for a slot."""
     waiting_for_host: str = ""
     """The host whose worker the job waits for (empty while it has one)."""
+    cost: float | None = None
+    """What the finished job cost in US dollars; None while it runs, or when not known."""
 
     def as_json(self) -> dict[str, Any]:
         """The row as `codedesk jobs --json` prints it (times in UTC, ISO 8601, `Z`)."""
@@ -88,6 +91,7 @@ class JobRow:
             "started": started,
             "position": self.position,
             "waiting_for_host": self.waiting_for_host,
+            "cost_usd": self.cost,
         }
 
 
@@ -124,7 +128,7 @@ async def job_page(
         listed(service, namespace, JOBS_QUERY, limit),
         pollers_of(service, namespace, task_queue),
     )
-    rows = [_row(info) for info in infos]
+    rows = [job_row(info) for info in infos]
     if pollers and any(row.phase == JobPhase.QUEUED for row in rows):
         view = await _queue_view(service, namespace)
         if view is not None:
@@ -156,7 +160,8 @@ async def listed(
     return found[:limit]
 
 
-def _row(info: WorkflowExecutionInfo) -> JobRow:
+def job_row(info: WorkflowExecutionInfo) -> JobRow:
+    """One job as visibility lists it: its search attributes and memo, no query asked."""
     attributes = info.search_attributes.indexed_fields
     memo = info.memo.fields
     number = job_number(info.execution.workflow_id)
@@ -175,6 +180,9 @@ def _row(info: WorkflowExecutionInfo) -> JobRow:
         task=_text(memo[TASK_MEMO], number) if TASK_MEMO in memo else "",
         started=info.start_time.ToDatetime(tzinfo=UTC) if info.HasField("start_time") else None,
         waiting_for_host=attribute(WAITING_HOST_ATTRIBUTE.name),
+        cost=_amount(attributes[COST_ATTRIBUTE.name], number)
+        if COST_ATTRIBUTE.name in attributes
+        else None,
     )
 
 
@@ -214,6 +222,11 @@ def _text(payload: Payload, number: int) -> str:
     if isinstance(value, list):  # servers before 1.20 give a keyword as a list of one
         value = value[0] if value else ""
     return "" if value is None else str(value)
+
+
+def _amount(payload: Payload, number: int) -> float | None:
+    value = payload_json(payload, f"job {number}'s listing")
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def payload_json(payload: Payload, what: str) -> Any:

@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows.desk.admission import AwaitsAdmission
 from workflows.hosts import Route, on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
+from workflows.job.cost import say_cost
 from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
 from workflows.job.reasons import reason_of
@@ -114,6 +115,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         report.finished_at = workflow.now()
         self.state.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
+        say_cost(report)
         if self.state.job.place is not None:
             place = self.state.job.place
             await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))

@@ -126,8 +126,15 @@ def jobs(
         None, "--limit", min=1, help="How many jobs to show, newest first (default: the setting)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    sort: str = typer.Option(
+        "number",
+        "--sort",
+        help="number (newest first) or cost (the page's dearest first; unknown costs last).",
+    ),
 ) -> None:
-    """List jobs, newest first: number, repository, phase, outcome, requester, start time."""
+    """List jobs, newest first: number, repository, phase, outcome, cost, requester, start."""
+    if sort not in ("number", "cost"):
+        raise typer.BadParameter(f"--sort {sort!r}: choose number or cost.")
     from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, plain_table
     from surfaces.clients.job_listing import job_page
     from surfaces.clients.worker_check import no_worker
@@ -149,6 +156,8 @@ def jobs(
                 err=True,
             )
         rows = listing.page.items
+        if sort == "cost":
+            rows = sorted(rows, key=lambda row: (row.cost is None, -(row.cost or 0.0)))
         if as_json:
             typer.echo(json.dumps([row.as_json() for row in rows], indent=2))
         elif not rows:

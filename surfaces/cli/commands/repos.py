@@ -10,7 +10,6 @@ import typer
 
 from desk.host_slots import repo_host
 from surfaces.cli.runner import err, out, with_desk
-from surfaces.render.repo_setup import setup_lines
 
 if TYPE_CHECKING:
     from surfaces.clients.desk import DeskClient
@@ -117,6 +116,7 @@ def set_(
     from desk.payloads.repo_setup import SetRepoSetup
     from surfaces.cli.runner import refuse_inside_a_job
     from surfaces.clients.repo_setup import RepoSetupClient
+    from surfaces.render.repo_setup import setup_lines
 
     refuse_inside_a_job("repo set")
     change = SetRepoSetup(
@@ -146,6 +146,7 @@ def show(
 ) -> None:
     """Show a repository's worktree set-up and check."""
     from surfaces.clients.repo_setup import RepoSetupClient
+    from surfaces.render.repo_setup import setup_lines
 
     async def body(desk: DeskClient) -> None:
         found = await RepoSetupClient(desk.client, desk.settings).setup_of(repo)
