@@ -113,7 +113,7 @@ class AgentActivities:
             )
             argv = resumed or argv
             translator = translator_for(argv)
-            usage = UsageWatch.of(argv, self.settings)
+            usage = UsageWatch.of(argv, self.settings, request.spend_limit)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")

@@ -35,21 +35,32 @@ class UsageWatch:
         prices: dict[str, Price],
         before: Usage,
         limit: Decimal | None = None,
+        limit_from: str = "CODEDESK_JOB_SPEND_LIMIT",
     ) -> None:
         self.reader = reader
         self.prices = prices
         self.before = before
         self.limit = limit
+        self.limit_from = limit_from
         self._pending: list[str] = []
         self._pending_chars = 0
 
     @classmethod
-    def of(cls, argv: Sequence[str], settings: DeskSettings) -> UsageWatch:
-        """The watch for the agent started with `argv`, after this activity's earlier attempts."""
+    def of(
+        cls, argv: Sequence[str], settings: DeskSettings, job_limit: Decimal | None = None
+    ) -> UsageWatch:
+        """The watch for the agent started with `argv`, after this activity's earlier attempts;
+        its limit the stricter of this worker's setting and the job's (`job_limit`)."""
         preset = preset_for(argv)
         reader = reader_for(preset.name if preset else None, model_of(argv))
         prices = parse_prices(settings.prices)
-        return cls(reader, prices, earlier_usage(), settings.job_spend_limit)
+        own = settings.job_spend_limit
+        limit: Decimal | None
+        if job_limit is not None and (own is None or job_limit < own):
+            limit, limit_from = job_limit, "the desk's for this job: the host's or the task's ask"
+        else:
+            limit, limit_from = own, "CODEDESK_JOB_SPEND_LIMIT"
+        return cls(reader, prices, earlier_usage(), limit, limit_from)
 
     def feed(self, text: str) -> None:
         """Read the agent's output: a whole line, or a piece of one (kept until it ends)."""
@@ -76,7 +87,7 @@ class UsageWatch:
         if self.limit is None:
             return None
         total = self.total(reported)
-        limit = f"the job's spend limit ${self.limit} (CODEDESK_JOB_SPEND_LIMIT)"
+        limit = f"the job's spend limit ${self.limit} ({self.limit_from})"
         if total.cost is None and total.tokens:
             return (
                 f"codedesk stopped the agent: it used {total.tokens:,} tokens at a cost nobody"

@@ -7,6 +7,7 @@ older and a newer worker or surface can talk during an upgrade.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 from enum import StrEnum
 
 from pydantic import Field
@@ -112,6 +113,8 @@ class JobInput(Payload):
     agent_command: str
     requester: str = ""
     budget: timedelta = timedelta(hours=1)
+    spend_limit: Decimal | None = None
+    """What the job's agent may spend in US dollars: the host's limit, or a stricter ask."""
     heartbeat_timeout: timedelta = timedelta(seconds=30)
     output_chars: int = 20_000
     report_commits: int = 50
@@ -183,6 +186,8 @@ class RunAgentInput(Payload):
     output_chars: int = 20_000
     execution: int = 1
     """Which run of the agent's step: the job starts it again (2, 3, …) after its host was gone."""
+    spend_limit: Decimal | None = None
+    """The job's spend limit (the worker's own CODEDESK_JOB_SPEND_LIMIT applies as well)."""
 
 
 class AgentEnd(StrEnum):

@@ -12,6 +12,7 @@ looser ask is refused, naming the host's setting.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from pydantic import Field
 
@@ -44,6 +45,8 @@ class HostPolicy(Payload):
     """A job's work budget when its request names none."""
     work_budget_max: timedelta = timedelta(days=1)
     """The longest work budget a request may ask for."""
+    job_spend_limit: Decimal | None = None
+    """What one job's agent may spend in US dollars (None: no limit); a request may ask less."""
     long_running_check: timedelta = timedelta(seconds=60)
     long_running_max: timedelta = timedelta(hours=4)
     report_output_chars: int = 20_000
@@ -94,6 +97,7 @@ POLICY_SETTINGS = {
     "yolo_allow": "yolo_allow",
     "work_budget": "work_budget",
     "work_budget_max": "work_budget_max",
+    "job_spend_limit": "job_spend_limit",
     "long_running_check": "long_running_check",
     "long_running_max": "long_running_max",
     "report_output_chars": "report_output_chars",
@@ -115,6 +119,8 @@ class JobAsk(Payload):
     """A work budget (None: the host's default); above the host's bound it is refused."""
     hold_classes: list[str] = Field(default_factory=list)
     """Hold classes to hold in addition to the host's."""
+    spend_limit: Decimal | None = None
+    """A spend limit in US dollars (None: the host's); above the host's limit it is refused."""
 
 
 def asked_budget(text: str) -> timedelta:
@@ -159,6 +165,46 @@ def judged_budget(ask: JobAsk, policy: HostPolicy) -> timedelta:
             "started."
         )
     return ask.budget
+
+
+def asked_spend_limit(text: str) -> Decimal:
+    """A spend limit a person typed, in US dollars (`2.50`, `$2.50`).
+
+    Raises:
+        PolicyError: it is not a positive amount.
+    """
+    try:
+        amount = Decimal(text.strip().removeprefix("$"))
+    except ArithmeticError:
+        amount = Decimal(0)
+    if not amount.is_finite() or amount <= 0:
+        raise PolicyError(
+            f"A spend limit of {text!r} is not a positive amount of US dollars: give one like "
+            "2.50 (or leave it out for the host's limit). Nothing was started."
+        )
+    return amount
+
+
+def judged_spend_limit(ask: JobAsk, policy: HostPolicy) -> Decimal | None:
+    """The job's spend limit: the ask within the host's limit, else the host's (None: none).
+
+    Raises:
+        PolicyError: the ask is not positive or is above the host's limit.
+    """
+    if ask.spend_limit is None:
+        return policy.job_spend_limit
+    if ask.spend_limit <= 0:
+        raise PolicyError(
+            f"A spend limit of ${ask.spend_limit} is not positive: ask for an amount in US "
+            "dollars, like 2.50. Nothing was started."
+        )
+    if policy.job_spend_limit is not None and ask.spend_limit > policy.job_spend_limit:
+        raise PolicyError(
+            f"A spend limit of ${ask.spend_limit} is above the host's limit of "
+            f"${policy.job_spend_limit} (CODEDESK_JOB_SPEND_LIMIT on the desk's worker): ask "
+            "for less. Nothing was started."
+        )
+    return ask.spend_limit
 
 
 def judged_hold_classes(ask: JobAsk, policy: HostPolicy) -> list[str]:

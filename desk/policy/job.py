@@ -10,6 +10,7 @@ from desk.policy.host import (
     JobAsk,
     judged_budget,
     judged_hold_classes,
+    judged_spend_limit,
 )
 
 
@@ -28,6 +29,7 @@ def judge_job(job: JobInput, ask: JobAsk, policy: HostPolicy) -> JobInput:
     return job.model_copy(
         update={
             "budget": judged_budget(ask, policy),
+            "spend_limit": judged_spend_limit(ask, policy),
             "owners": list(policy.owners),
             "hold_classes": judged_hold_classes(ask, policy),
             "hold_tools": list(policy.hold_tools),

@@ -9,6 +9,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from datetime import timedelta
+from decimal import Decimal
 
 from pydantic import BaseModel, Field
 from temporalio.api.enums.v1 import EventType
@@ -234,12 +235,14 @@ class DeskClient:
         starter: str = "",
         origin_channel: str = "",
         hold_classes: Sequence[str] = (),
+        spend_limit: Decimal | None = None,
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
         The desk judges it by its host's policy, never by this process's settings: `budget`
-        (default: the host's) and `hold_classes` (held on top of the host's) may only ask for
-        something stricter, and a looser ask is refused with a `PolicyError`.
+        (default: the host's), `spend_limit` (US dollars, default: the host's) and
+        `hold_classes` (held on top of the host's) may only ask for something stricter, and a
+        looser ask is refused with a `PolicyError`.
         `place` is a chat thread that follows the job (its progress, cards and report).
         `starter` is the principal id of who starts it (default: the CLI's owner), and
         `origin_channel` the chat channel it was started from: both decide its modes.
@@ -267,7 +270,7 @@ class DeskClient:
             starter=starter or self.settings.owner,
             origin_channel=origin_channel,
         )
-        ask = JobAsk(budget=budget, hold_classes=list(hold_classes))
+        ask = JobAsk(budget=budget, hold_classes=list(hold_classes), spend_limit=spend_limit)
         try:
             return await self._admit(AdmitInput(job=job, ask=ask))
         except WorkflowUpdateFailedError as error:
@@ -334,10 +337,16 @@ class DeskClient:
         agent_command: str | None = None,
         budget: timedelta | None = None,
         requester: str = "",
+        spend_limit: Decimal | None = None,
     ) -> int:
         """Submit a job and return its number (running or queued)."""
         admission = await self.submit_job(
-            repo, task, agent_command=agent_command, budget=budget, requester=requester
+            repo,
+            task,
+            agent_command=agent_command,
+            budget=budget,
+            requester=requester,
+            spend_limit=spend_limit,
         )
         return admission.number
 

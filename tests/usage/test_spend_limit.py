@@ -12,7 +12,9 @@ import pytest
 from temporalio.client import Client
 
 from desk.config.settings import DeskSettings, load_settings
+from desk.errors import PolicyError
 from desk.payloads.jobs import JobOutcome
+from desk.policy.host import HostPolicy, JobAsk, asked_spend_limit, judged_spend_limit
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.waiting import awaited
@@ -75,3 +77,45 @@ async def test_under_the_limit_the_job_ends_as_its_agent_does(
     number = await limited.start_job(REPO, "spend", agent_command=agent(*steps))
     report = await awaited(limited.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
+
+
+async def test_a_task_may_ask_for_a_stricter_spend_limit(desk: DeskClient, origin: Path) -> None:
+    """No limit on the host; the task asks for $0.50 and is stopped by it."""
+    await desk.add_repo(REPO, str(origin))
+    steps = ("write:a.txt=a", "commit:a", step(output_tokens=10, cost="0.6"), "sleep:300")
+    number = await desk.start_job(
+        REPO, "spend", agent_command=agent(*steps), spend_limit=Decimal("0.50")
+    )
+    report = await awaited(desk.wait(number), f"job {number}'s report")
+    assert report.outcome == JobOutcome.FAILED, report
+    assert "at the job's spend limit $0.50" in report.reason, report
+
+
+async def test_a_task_may_not_ask_for_more_than_the_hosts_spend_limit(
+    limited: DeskClient, origin: Path
+) -> None:
+    await limited.add_repo(REPO, str(origin))
+    with pytest.raises(PolicyError, match=r"above the host's limit of \$1"):
+        await limited.start_job(REPO, "spend", agent_command=agent(), spend_limit=Decimal("5"))
+    number = await limited.start_job(
+        REPO,
+        "spend",
+        agent_command=agent(step(cost="0.6"), "sleep:300"),
+        spend_limit=Decimal("0.5"),
+    )
+    report = await awaited(limited.wait(number), f"job {number}'s report")
+    assert "at the job's spend limit $0.5" in report.reason, report
+
+
+@pytest.mark.parametrize("typed", ["0", "-1", "abc", "NaN", ""])
+def test_a_typed_spend_limit_must_be_a_positive_amount(typed: str) -> None:
+    with pytest.raises(PolicyError, match="not a positive amount of US dollars"):
+        asked_spend_limit(typed)
+
+
+def test_a_typed_spend_limit_reads_dollars() -> None:
+    assert asked_spend_limit("$2.50") == Decimal("2.50")
+    host = HostPolicy(job_spend_limit=Decimal("3"))
+    assert judged_spend_limit(JobAsk(), host) == Decimal("3")
+    assert judged_spend_limit(JobAsk(spend_limit=Decimal("1")), host) == Decimal("1")
+    assert judged_spend_limit(JobAsk(spend_limit=Decimal("1")), HostPolicy()) == Decimal("1")

@@ -297,6 +297,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 hold_classes=self.state.job.hold_classes,
                 hold_tools=self.state.job.hold_tools,
                 execution=execution,
+                spend_limit=self.state.job.spend_limit,
             ),
             **(
                 agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout)

@@ -47,6 +47,11 @@ def task(
         "--timeout",
         help="Work-time budget, e.g. 10m or 1h, up to the host's bound (default: the host's).",
     ),
+    spend_limit: str = typer.Option(
+        None,
+        "--spend-limit",
+        help="Stop the agent once it has spent this many US dollars, within the host's limit.",
+    ),
     hold: Annotated[
         list[str] | None,
         typer.Option("--hold", metavar="CLASS", help="Also hold this class of call (repeatable)."),
@@ -57,11 +62,12 @@ def task(
     text = _task_text(text, task_file)
     from desk.names import job_workflow_id
     from desk.payloads.jobs import JobOutcome
-    from desk.policy.host import asked_budget
+    from desk.policy.host import asked_budget, asked_spend_limit
     from workers.host_queues import host_polled
 
     async def body(desk: DeskClient) -> int:
         budget = asked_budget(timeout) if timeout is not None else None
+        limit = asked_spend_limit(spend_limit) if spend_limit is not None else None
         if agent_preset is not None and agent_command is not None:
             raise AgentCommandError("Give --agent or --agent-command, not both.")
         command = preset_command(agent_preset) if agent_preset is not None else agent_command
@@ -72,6 +78,7 @@ def task(
             budget=budget,
             requester=_requester(),
             hold_classes=hold or (),
+            spend_limit=limit,
         )
         number = admission.number
         host = admission.host
