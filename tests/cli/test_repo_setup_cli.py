@@ -28,13 +28,15 @@ async def test_set_show_change_and_clear(
     )  # fmt: skip
     assert "set-up: npm ci" in said and "copied: .env, config/local.toml" in said
     assert "(a failure does not block integration)" in said
-    await cli("repo", "set", REPO, "--check-blocks")
+    assert "ships:  onto the default branch" in said
+    assert "ships:  as a pull request" in await cli("repo", "set", REPO, "--check-blocks", "--pr")
     shown_json = json.loads(await cli("repo", "show", REPO, "--json"))
     assert shown_json == {
         "setup": "npm ci",
         "copy_files": [".env", "config/local.toml"],
         "check": "npm test",
         "check_blocks": True,
+        "pull_requests": True,
     }
     await cli("repo", "set", REPO, "--clear")
     assert "no worktree set-up or check" in await cli("repo", "show", REPO)
