@@ -55,6 +55,7 @@ WIRE_NAMES_BEFORE = {
 
 RETRYABLE = {
     "GitBusyError",
+    "ForgeCallError",
     "ResultHookError",
     "RepoBusyWaitError",
     "StaleAgentAttemptError",

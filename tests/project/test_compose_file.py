@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from desk.names import SEARCH_ATTRIBUTES
-from workers.devserver import tuning_arguments
+from workers.devserver import DEV_SERVER_TYPES, tuning_arguments
 
 TOP = Path(__file__).resolve().parents[2]
 COMPOSE = TOP / "docker-compose.yml"
@@ -180,9 +180,10 @@ def test_the_ui_and_the_frontend_are_published_on_this_machine_only(
 
 def test_codedesk_search_attributes_are_registered(text: str) -> None:
     assert "search-attribute create" in text
-    assert "--type Keyword" in text
+    assert '--type "$$type"' in text
     for attribute in SEARCH_ATTRIBUTES:
-        assert attribute.name in text, f"{attribute.name} is not registered"
+        kind = DEV_SERVER_TYPES[attribute.indexed_value_type]
+        assert f"{attribute.name}:{kind}" in text, f"{attribute.name} is not registered"
 
 
 def test_the_dockerfile_installs_the_package() -> None:
