@@ -57,7 +57,11 @@ class Approval:
             card = ThreadCard(approval_id=self.state.approval_id, request=request)
             await send_to_outbox(request.place, card)
         try:
-            await workflow.wait_condition(lambda: self.state.outcome is not None, timeout=timeout)
+            await workflow.wait_condition(
+                lambda: self.state.outcome is not None,
+                timeout=timeout,
+                timeout_summary="the approval expires",
+            )
         except TimeoutError:
             self._settle(OutcomeKind.EXPIRED, note="Nobody answered before the approval expired.")
         except asyncio.CancelledError:

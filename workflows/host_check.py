@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.host_check import HostActivities
@@ -19,5 +20,5 @@ class HostCheck:
         return await workflow.execute_activity_method(
             HostActivities.host_report,
             request,
-            **HOST_CHECK_STEP,
+            **(HOST_CHECK_STEP | ActivityConfig(summary="reading the host's report")),
         )

@@ -123,5 +123,10 @@ class Outbox:
         return await workflow.execute_activity_method(
             step,
             arg,
-            **(SURFACE_STEP | ActivityConfig(task_queue=self.state.place.queue)),
+            **(
+                SURFACE_STEP
+                | ActivityConfig(
+                    task_queue=self.state.place.queue, summary=step.__name__.replace("_", " ")
+                )
+            ),
         )

@@ -9,6 +9,7 @@ import asyncio
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.results import ResultActivities
@@ -57,7 +58,11 @@ class ResultDelivery:
             hook.hook.value, delivery.hooks.attempt_timeout, delivery.hooks.window
         )
         try:
-            await workflow.execute_activity_method(ResultActivities.deliver_result, request, **step)
+            await workflow.execute_activity_method(
+                ResultActivities.deliver_result,
+                request,
+                **(step | ActivityConfig(summary="delivering the result")),
+            )
         except ActivityError as error:
             hook.status = DeliveryStatus.GAVE_UP
             hook.error = str(getattr(error.cause, "message", None) or error)

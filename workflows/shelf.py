@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.shelf.clones import ShelfActivities
@@ -21,7 +22,11 @@ class AddRepo:
         return await workflow.execute_activity_method(
             ShelfActivities.add_repo,
             request,
-            **(CLONE_STEP | host_route(request.host, request.host_wait)),
+            **(
+                CLONE_STEP
+                | host_route(request.host, request.host_wait)
+                | ActivityConfig(summary=f"adding {request.repo} to the shelf")
+            ),
         )
 
 
@@ -34,5 +39,9 @@ class ListRepos:
         return await workflow.execute_activity_method(
             ShelfActivities.list_repos,
             request,
-            **(GIT_STEP | host_route(request.host, request.host_wait)),
+            **(
+                GIT_STEP
+                | host_route(request.host, request.host_wait)
+                | ActivityConfig(summary="listing the shelf")
+            ),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ChildWorkflowError, WorkflowAlreadyStartedError
-from temporalio.workflow import ParentClosePolicy
+from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
@@ -151,7 +151,7 @@ class Ship(AwaitsPush):
         return await workflow.execute_activity_method(
             DeskActivities.host_policy,
             HostPolicyQuery(purpose=f"push {self.request.receipt.repo}"),
-            **POLICY_READ_STEP,
+            **(POLICY_READ_STEP | ActivityConfig(summary="reading the host's policy")),
         )
 
     def _unpushed(self, status: PushStatus, reason: str, ident: str) -> PushResult:

@@ -8,7 +8,7 @@ from functools import partial
 from temporalio import workflow
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ActivityError, FailureError, WorkflowAlreadyStartedError
-from temporalio.workflow import ParentClosePolicy
+from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
@@ -93,7 +93,11 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         while not self._time_to_continue():
             wait = self._reclaim_wait()
             try:
-                await workflow.wait_condition(partial(self._wakes, wait is not None), timeout=wait)
+                await workflow.wait_condition(
+                    partial(self._wakes, wait is not None),
+                    timeout=wait,
+                    timeout_summary="looking for jobs whose worker is gone",
+                )
             except TimeoutError:
                 await self._reclaim()
             await self._settle()
@@ -216,7 +220,10 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 verdict = await workflow.execute_activity_method(
                     AdmissionActivities.check_admission,
                     check,
-                    **ADMISSION_CHECK_STEP,
+                    **(
+                        ADMISSION_CHECK_STEP
+                        | ActivityConfig(summary=f"checking the host for a job on {job.repo}")
+                    ),
                 )
             else:
                 verdict = await workflow.execute_local_activity_method(
@@ -356,7 +363,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             alive = await workflow.execute_activity_method(
                 DeskActivities.running_jobs,
                 RunningJobsInput(numbers=asked),
-                **RUNNING_JOBS_STEP,
+                **(RUNNING_JOBS_STEP | ActivityConfig(summary="asking which jobs still run")),
             )
         except ActivityError:
             return  # try again at the next interval

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from temporalio import workflow
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
@@ -35,7 +36,9 @@ async def set_up_worktree(job: JobInput, worktree: Worktree, on_host: OnHost[str
 
     async def call(route: Route) -> str:
         done = await workflow.execute_activity_method(
-            SetupActivities.set_up_worktree, _step(job, worktree), **(SETUP_STEP | route)
+            SetupActivities.set_up_worktree,
+            _step(job, worktree),
+            **(SETUP_STEP | route | ActivityConfig(summary=f"setting up {worktree.branch}")),
         )
         return done.failed()
 
@@ -50,7 +53,9 @@ async def check_worktree(
         return None
     return await on_host(
         lambda route: workflow.execute_activity_method(
-            SetupActivities.check_worktree, _step(job, worktree), **(SETUP_STEP | route)
+            SetupActivities.check_worktree,
+            _step(job, worktree),
+            **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
         )
     )
 

@@ -327,6 +327,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                             handle.done() or state.waiting_holds > 0 or bool(clock.beside_holds)
                         ),
                         timeout=max(left, timedelta(milliseconds=1)),
+                        timeout_summary="the work budget runs out",
                     )
                 except TimeoutError:
                     pass  # the clock is looked at again at the top: long-running may go on
@@ -357,13 +358,17 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         entity = await queue_integration(request)
         try:
             await workflow.wait_condition(
-                lambda: self.state.integration is not None, timeout=self.state.job.integration_wait
+                lambda: self.state.integration is not None,
+                timeout=self.state.job.integration_wait,
+                timeout_summary=f"waiting for {self.state.job.repo} to integrate",
             )
         except asyncio.CancelledError:
             await withdraw_integration(entity, me)
             try:
                 await workflow.wait_condition(
-                    lambda: self.state.integration is not None, timeout=WITHDRAW_WAIT
+                    lambda: self.state.integration is not None,
+                    timeout=WITHDRAW_WAIT,
+                    timeout_summary="withdrawing from the integration queue",
                 )
             except TimeoutError:
                 return IntegrationResult(

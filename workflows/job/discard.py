@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
@@ -30,7 +31,11 @@ async def discard_cancelled_worktree(job: JobInput) -> None:
         await workflow.execute_activity_method(
             WorktreeActivities.discard_worktree,
             DiscardWorktreeInput(number=job.number, repo=job.repo),
-            **(GIT_STEP | host_route(job.host, job.host_wait)),
+            **(
+                GIT_STEP
+                | host_route(job.host, job.host_wait)
+                | ActivityConfig(summary=f"discarding job {job.number}'s worktree")
+            ),
         )
     except ActivityError as error:
         workflow.logger.warning(

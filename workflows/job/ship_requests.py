@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.git.branch_push import BranchPushActivities
@@ -65,7 +66,12 @@ async def request_ships(state: JobState, report: JobReport) -> list[ShipRequestR
         step["activity_id"] = f"ship-{idents[0]}"
         try:
             result = await workflow.execute_activity_method(
-                ShipRequestActivities.request_ship, request, **step
+                ShipRequestActivities.request_ship,
+                request,
+                **(
+                    step
+                    | ActivityConfig(summary=f"asking to ship {request.sha[:12]} of {request.repo}")
+                ),
             )
         except ActivityError as error:
             result = ShipRequestResult(
@@ -116,7 +122,13 @@ async def _push_branch(request: BranchPushInput, host: str) -> BranchPushResult:
 
     async def push(route: Route) -> BranchPushResult:
         return await workflow.execute_activity_method(
-            BranchPushActivities.push_branch, request, **(step | route)
+            BranchPushActivities.push_branch,
+            request,
+            **(
+                step
+                | route
+                | ActivityConfig(summary=f"pushing {request.sha[:12]} to {request.branch}")
+            ),
         )
 
     return await on_host(push, host, HOST_WAIT)

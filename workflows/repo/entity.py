@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
@@ -116,7 +117,11 @@ class RepoEntity(KeepsSetup):
             report = await workflow.execute_activity_method(
                 ShipActivities.change_report,
                 request,
-                **(GIT_STEP | host_route(self.state.host, HOST_WAIT)),
+                **(
+                    GIT_STEP
+                    | host_route(self.state.host, HOST_WAIT)
+                    | ActivityConfig(summary=f"writing the change report of {request.repo}")
+                ),
             )
         except ActivityError as error:
             if host_missing(error):
@@ -196,7 +201,13 @@ class RepoEntity(KeepsSetup):
                 lambda route: workflow.execute_activity_method(
                     WorktreeActivities.integrate,
                     running,
-                    **(GIT_STEP | route),
+                    **(
+                        GIT_STEP
+                        | route
+                        | ActivityConfig(
+                            summary=f"integrating {running.worktree.branch} into {running.repo}"
+                        )
+                    ),
                 ),
                 self.state.host,
                 HOST_WAIT,
@@ -224,7 +235,13 @@ class RepoEntity(KeepsSetup):
                 lambda route: workflow.execute_activity_method(
                     ShipActivities.push,
                     PushInput(receipt=request.receipt, pull_request=request.pull_request),
-                    **(GIT_STEP | route),
+                    **(
+                        GIT_STEP
+                        | route
+                        | ActivityConfig(
+                            summary=f"pushing {request.receipt.head[:12]} of {request.receipt.repo}"
+                        )
+                    ),
                 ),
                 self.state.host,
                 HOST_WAIT,
