@@ -1,10 +1,12 @@
 """`/task`'s options (issue 30 part 4) on Discord's protocol, with the real bot process: an
-agent preset (autocompleted) and a work budget, which may only be stricter than the host's."""
+agent preset (autocompleted), a work budget and a spend limit, which may only be stricter than
+the host's."""
 
 from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ def choices(fake: FakeDiscord, token: str) -> list[dict[str, Any]] | None:
     return None
 
 
-async def test_task_takes_a_preset_and_a_stricter_budget_and_refuses_a_looser_one(
+async def test_task_takes_a_preset_a_stricter_budget_and_a_spend_limit_and_refuses_a_looser_one(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo("acme/api", str(origin))
@@ -59,8 +61,22 @@ async def test_task_takes_a_preset_and_a_stricter_budget_and_refuses_a_looser_on
         assert "above the host's bound" in " ".join(fake.told(token))
         assert await desk.jobs() == []
 
+        nonsense = fake.command(
+            "task", OWNER_ID, channel, repo="acme/api", task="x", spend_limit="lots"
+        )
+        token = await discord.interact(nonsense)
+        await until(lambda: fake.told(token), "the refusal of a spend limit that is no amount")
+        assert "is not a positive amount of US dollars" in fake.told(token)[0]
+        assert await desk.jobs() == []
+
         stricter = fake.command(
-            "task", OWNER_ID, channel, repo="acme/api", task="say hi", budget="5m"
+            "task",
+            OWNER_ID,
+            channel,
+            repo="acme/api",
+            task="say hi",
+            budget="5m",
+            spend_limit="$2.50",
         )
         token = await discord.interact(stricter)
         await until(lambda: "is running" in " ".join(fake.told(token)), "the job started")
@@ -69,4 +85,5 @@ async def test_task_takes_a_preset_and_a_stricter_budget_and_refuses_a_looser_on
         started = history.events[0].workflow_execution_started_event_attributes
         [job] = await desk.client.data_converter.decode(started.input.payloads, [JobInput])
         assert job.budget == timedelta(minutes=5)
+        assert job.spend_limit == Decimal("2.50")
         assert discord.rest.refused == []

@@ -23,7 +23,7 @@ from temporalio.service import RPCError
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import DeskError
 from desk.holds.approvals import SurfacePlace
-from desk.policy.host import asked_budget
+from desk.policy.host import asked_budget, asked_spend_limit
 from surfaces.discord.delivery import NO_MENTIONS
 from surfaces.discord.interactions.access import REFUSAL
 from surfaces.discord.interactions.buttons import card_view
@@ -121,6 +121,7 @@ async def preset_choices(
     task="What the agent does",
     agent="A preset agent (default: the host's agent)",
     budget="Work-time budget such as 10m or 1h, up to the host's (default: the host's)",
+    spend_limit="Most the agent may spend, in US dollars such as 2.50, up to the host's limit",
 )
 @app_commands.autocomplete(repo=repo_choices, agent=preset_choices)
 async def task_command(
@@ -129,11 +130,13 @@ async def task_command(
     task: app_commands.Range[str, 1, 4000],
     agent: app_commands.Range[str, 1, 32] | None = None,
     budget: app_commands.Range[str, 1, 32] | None = None,
+    spend_limit: app_commands.Range[str, 1, 32] | None = None,
 ) -> None:
     try:
         follow = job_place(interaction)
         command = preset_command(agent.strip()) if agent else None
         asked = asked_budget(budget) if budget else None
+        limit = asked_spend_limit(spend_limit) if spend_limit else None
     except DeskError as refused:  # before any job: a bad ask, or nobody would hear of it
         await interaction.response.send_message(
             plain(str(refused)), ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -154,12 +157,14 @@ async def task_command(
     followed = thread.id if thread is not None else interaction.channel_id
     place = SurfacePlace(queue=services.queue, channel=str(followed)) if followed else None
     try:
-        # The desk judges the budget by the host's policy: a looser one is a PolicyError.
+        # The desk judges the budget and the spend limit by the host's policy: a looser one is
+        # a PolicyError.
         admission = await services.desk.submit_job(
             name,
             task,
             agent_command=command,
             budget=asked,
+            spend_limit=limit,
             requester=f"discord:{interaction.user.id}",
             place=place,
             starter=f"discord:{interaction.user.id}",
