@@ -4,15 +4,19 @@ server as the UI reads them (describe, the metadata query, the history's user me
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.sdk.v1 import WorkflowMetadata
 
 from desk.config.settings import DeskSettings
+from desk.holds.approvals import Decision, Principal
 from desk.names import job_workflow_id
+from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
-from tests.helpers.agents import agent_script
+from tests.helpers.agents import agent, agent_script
+from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import eventually
 
 TASK = "fix the login bug ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n\nand say why"
@@ -50,3 +54,29 @@ async def test_a_job_shows_its_summary_details_and_steps_in_temporal(
                 said.setdefault(name, []).append(text)
     assert said["prepare_worktree"] == [f"cutting worker/{number} of acme/api"], said
     assert said["run_agent"] == [f"{Path(command.split()[-1]).name}, attempt 1"], said
+
+
+async def test_a_held_call_and_its_approval_say_what_waits(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    await desk.add_repo("acme/api", str(origin))
+    push = {"tool": "Bash", "input": {"command": "git push origin main"}}
+    number = await desk.start_job(
+        "acme/api", "push it", agent_command=agent("hold:" + json.dumps(push), "say:after")
+    )
+    approvals = ApprovalsClient(desk.client)
+    [ident] = await open_ids(approvals)
+    described = await desk.client.get_workflow_handle(ident).describe()
+    summary = await described.static_summary()
+    assert summary is not None and summary.startswith("waiting for approval of "), summary
+    assert "git push origin main" in summary, summary
+
+    await approvals.answer(ident, Decision.DECLINE, Principal(id=settings.owner))
+    await desk.wait(number)
+    converter = desk.client.data_converter.payload_converter
+    timers = []
+    handle = desk.client.get_workflow_handle(job_workflow_id(number))
+    async for event in handle.fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_TIMER_STARTED:
+            timers.append(str(converter.from_payload(event.user_metadata.summary, str)))
+    assert summary in timers, timers  # the job's wait for the answer says the same
