@@ -19,8 +19,13 @@ lint: $(BIN)/codedesk
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# Two pytest processes, each with its own dev server: the suite mostly waits (on Temporal, git,
+# subprocesses), so two share two cores well. A file's tests stay in one process (--dist
+# loadfile): its session fixtures (the big crash templates, the agent installs) are made once.
+TEST_WORKERS ?= 2
+
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Every bench script in bench/ (but its helpers, the floor program and the profiler) writes its JSON to bench/results/; then the
 # table of docs/performance.md is made from those files.

@@ -658,6 +658,34 @@ async def record_pull_request(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_yolo_told(tmp: Path, out: Path) -> None:
+    """A job from a (fake) chat thread under yolo: its held call is approved by the mode, and
+    the thread is told so (patch `yolo-approvals-told`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "yolo")
+    queue = "rec-yolo-surface"
+    # yolo still cards a push: a destructive call is what it approves itself.
+    update_ref = json.dumps({"tool": "Bash", "input": {"command": "git update-ref -d refs/x"}})
+    surface = SurfaceActivities(FakeSurface()).all()
+    async with (
+        build_worker(env.client, settings),
+        Worker(env.client, task_queue=queue, activities=surface),
+    ):
+        desk = await _desk_with_clone(env, settings, tmp / "yolo")
+        await ModesClient(env.client, settings).switch(
+            "yolo", "on", by=Principal(id=settings.owner, name="owner")
+        )
+        admission = await desk.submit_job(
+            "acme/api",
+            "yolo",
+            agent_command=agent(f"hold:{update_ref}", "write:y.txt=1", "commit:y"),
+            place=SurfacePlace(queue=queue, channel="thread-9"),
+        )
+        print(admission.number, (await desk.wait(admission.number)).outcome)
+        keep(out / "coding_job_yolo_told.json", await desk.job(admission.number).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -674,6 +702,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "agent-push": record_agent_push,
     "pull-request": record_pull_request,
     "setup": record_worktree_setup,
+    "yolo": record_yolo_told,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
