@@ -14,6 +14,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+from desk.usage.tally import Usage
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ class AgentLines:
     """The agent's latest own texts worth a message of their own (scrubbed by the worker)."""
     texts_total: int = 0
     """How many such texts the agent's current attempt wrote so far."""
+    usage: Usage | None = None
+    """What the agent used so far, every attempt of it (None until its usage is read)."""
 
 
 ENDED = AgentLines(job_running=False, agent_working=False)
@@ -74,6 +77,7 @@ async def agent_lines(client: Client, workflow_id: str) -> AgentLines:
             total=beat.lines_total,
             texts=tuple(beat.texts),
             texts_total=beat.texts_total,
+            usage=beat.usage,
         )
     return AgentLines(job_running=True, agent_working=False)
 

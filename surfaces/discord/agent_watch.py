@@ -22,6 +22,7 @@ from desk.payloads.agent_progress import shown_lines
 from surfaces.clients.agent_lines import NewTexts, agent_lines
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.markdown.progress import Progress, ProgressBoards
+from surfaces.render.usage import usage_words
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class _Watch:
     job: str
     narration: str
     lines: tuple[str, ...] = ()
+    spent: str = ""
     seen_agent: bool = False
     texts: NewTexts = field(default_factory=NewTexts)
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -79,7 +81,7 @@ class AgentWatch:
             if watch is None:
                 watch = self._start(channel_id, agent_of, narration)
             watch.narration = narration
-            await self.boards.set(channel_id, Progress(narration, watch.lines))
+            await self.boards.set(channel_id, Progress(narration, watch.lines, watch.spent))
         else:
             await self.boards.set(channel_id, Progress(narration))
 
@@ -136,10 +138,13 @@ class AgentWatch:
         if self.texts is not None and (texts or missed):
             await self.texts.post(channel_id, watch.job, texts, missed)
         lines = tuple(shown_lines(seen.lines, self.limits.lines, self.limits.chars))
-        if lines and lines != watch.lines:
-            watch.lines = lines
+        spent = usage_words(seen.usage) if seen.usage and not seen.usage.empty else watch.spent
+        if (lines and lines != watch.lines) or spent != watch.spent:
+            watch.lines, watch.spent = lines or watch.lines, spent
             try:
-                await self.boards.set(channel_id, Progress(watch.narration, lines))
+                await self.boards.set(
+                    channel_id, Progress(watch.narration, watch.lines, watch.spent)
+                )
             except Exception as error:  # nobody awaits this edit: log, the next one catches up
                 log.warning("Could not show the agent's lines in %s: %s", channel_id, error)
         return True

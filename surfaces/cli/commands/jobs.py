@@ -16,6 +16,7 @@ from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_
 
 if TYPE_CHECKING:
     from desk.payloads.jobs import JobReport
+    from desk.usage.tally import Usage
     from surfaces.clients.desk import DeskClient
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
@@ -180,6 +181,21 @@ def jobs(
     run(body())
 
 
+async def _spent_so_far(desk: DeskClient, number: int) -> Usage | None:
+    """What the running job's agent used so far, from its latest heartbeat (None: nothing yet,
+    or the server could not say)."""
+    from temporalio.service import RPCError
+
+    from desk.names import job_workflow_id
+    from surfaces.clients.agent_lines import agent_lines
+
+    try:
+        seen = await agent_lines(desk.client, job_workflow_id(number))
+    except RPCError:
+        return None
+    return seen.usage if seen.usage is not None and not seen.usage.empty else None
+
+
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
     """Show a job's status, report, history and Temporal UI link."""
     from temporalio.client import WorkflowExecutionStatus
@@ -193,8 +209,10 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
+        so_far = None
         if state == WorkflowExecutionStatus.RUNNING:
             await _note_when_no_worker(desk, "the phase shown is the last one recorded")
+            so_far = await _spent_so_far(desk, number)
         lines = history_lines(await desk.history(number))
         delivery = await job_delivery(desk.client, number)
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
@@ -206,6 +224,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "number": number,
                 "status": state.name.lower(),
                 "job": job,
+                "spent_so_far": so_far.model_dump(mode="json") if so_far else None,
                 "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
                 "ui_url": link,
                 "delivery": delivery.model_dump(mode="json") if delivery else None,
@@ -224,8 +243,11 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             )
         if current.report is None:
             from desk.policy.modes import modes_said
+            from surfaces.render.usage import usage_words
 
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
+            if so_far is not None:
+                out.print(f"spent so far: {usage_words(so_far)}", markup=False)
         else:
             _print_report(current.report, desk.settings.time_zone)
         for said in delivery_lines(delivery) if delivery else []:

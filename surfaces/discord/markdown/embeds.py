@@ -114,12 +114,15 @@ def outcome_text(outcome: ApprovalOutcome) -> str:
     return text
 
 
-def progress_embed(text: str, lines: Sequence[str] = ()) -> discord.Embed:
-    """The thread's one progress message: the latest narration (its end, when long), and
-    under it the agent's latest lines as a code block (as many of the last ones as fit)."""
+def progress_embed(text: str, lines: Sequence[str] = (), spent: str = "") -> discord.Embed:
+    """The thread's one progress message: the latest narration (its end, when long), what the
+    agent spent so far, and under it the agent's latest lines as a code block (as many of the
+    last ones as fit)."""
     shown = text.strip() or "…"
     if len(shown) > PROGRESS_CHARS:
         shown = "…" + shown[-(PROGRESS_CHARS - 1) :]
+    if spent:
+        shown += f"\nSo far: {spent}"
     description = cut(sanitize(shown), DESCRIPTION_CHARS)
     kept = list(lines)
     while kept:

@@ -27,10 +27,12 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Progress:
-    """What the progress message shows: the job's narration, and its agent's latest lines."""
+    """What the progress message shows: the job's narration, what its agent spent so far, and
+    its latest lines."""
 
     narration: str
     lines: tuple[str, ...] = ()
+    spent: str = ""
 
 
 @dataclass
@@ -103,7 +105,7 @@ class ProgressBoards:
         channel = self.client.get_partial_messageable(channel_id)
         try:
             message = await channel.send(
-                embed=progress_embed(wanted.narration, wanted.lines),
+                embed=progress_embed(wanted.narration, wanted.lines, wanted.spent),
                 nonce=nonce("progress", str(channel_id), wanted.narration),
                 allowed_mentions=NO_MENTIONS,
             )
@@ -118,7 +120,7 @@ class ProgressBoards:
         message = self.client.get_partial_messageable(channel_id).get_partial_message(board.message)
         board.edited_at = self.clock()  # a failed edit counts too: Discord saw the request
         try:
-            embed = progress_embed(wanted.narration, wanted.lines)
+            embed = progress_embed(wanted.narration, wanted.lines, wanted.spent)
 
             async def edit() -> None:
                 await message.edit(embed=embed, allowed_mentions=NO_MENTIONS)
