@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
     from desk.policy.modes import JobModes
+    from desk.usage.tally import Usage
 
 from workflows.job.clock import WorkClock
 
@@ -34,6 +35,8 @@ class JobState:
     """The `Repo` entity's answer to the job's integration request."""
     slot_given_back: asyncio.Task[None] | None = None
     """The `job_ended` signal to the desk, sent once."""
+    spent: Usage | None = None
+    """What the job's agent has spent in all its runs so far (None: no run has ended)."""
 
     # Holds
     waiting_holds: int = 0
