@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from activities.holds.work_clock import BesideHolds, peer_pid
 from activities.sandbox import tree as agent_tree
 from activities.sandbox.bubblewrap import perl_forwarder, python_forwarder
 from activities.sandbox.tree import look_at_tree
-from tests.helpers.waiting import eventually, until
+from tests.helpers.waiting import PATIENCE, eventually
 
 # The root starts a stand-in for a waiting hook, a sleeper beside it and a child it never
 # reaps (a zombie), prints their pids and waits to be killed.
@@ -42,6 +43,11 @@ def tree() -> Iterator[tuple[int, int, int, int]]:
     assert root.stdout is not None
     hook, beside, zombie = (int(pid) for pid in root.stdout.readline().split())
     try:
+        # Every test looks at a settled tree: `true` may not have exited yet on a busy machine.
+        deadline = time.monotonic() + PATIENCE
+        while state(zombie) != "Z":
+            assert time.monotonic() < deadline, "the unreaped child never became a zombie"
+            time.sleep(0.01)
         yield root.pid, hook, beside, zombie
     finally:
         os.killpg(root.pid, 9)
@@ -57,7 +63,6 @@ async def test_a_hook_and_its_ancestors_are_not_working_what_runs_beside_is(
     tree: tuple[int, int, int, int],
 ) -> None:
     root, hook, beside, zombie = tree
-    await until(lambda: state(zombie) == "Z", "the unreaped child to be a zombie")
     assert look_at_tree(root, [hook]).working == (beside,)
     # Without a waiting hook, every live process of the tree is there to work.
     assert look_at_tree(root, []).working == tuple(sorted((root, hook, beside)))
