@@ -13,7 +13,9 @@ import asyncio
 import base64
 import itertools
 import json
+import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -130,6 +132,9 @@ async def browser_page(
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Debian's program is a shell script that runs the browser as its child: only ending
+        # the whole group ends the browser too.
+        start_new_session=True,
     )
     try:
         port = await _debugging_port(profile / "DevToolsActivePort", process)
@@ -140,7 +145,7 @@ async def browser_page(
             async with session.ws_connect(page_url, max_msg_size=0) as socket:
                 yield Page(socket)
     finally:
-        process.kill()
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait()
 
 
