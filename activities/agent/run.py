@@ -421,13 +421,18 @@ async def _supervise(
 
     pumping = asyncio.create_task(pump())
     beating = asyncio.create_task(beat())
+    end = AgentEnd.EXITED
     try:
         await process.wait()
     except asyncio.CancelledError:
         await kill_group(process.pid)
         await process.wait()
-        pumping.cancel()
-        raise
+        if not _stopped_by_its_job():
+            pumping.cancel()
+            raise
+        # The job stopped it (its budget ran out, or the job was cancelled): the run ends with
+        # a result, so what the agent said and spent until then reaches the job's report.
+        end = AgentEnd.TIMED_OUT
     finally:
         beating.cancel()
     # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
@@ -440,4 +445,11 @@ async def _supervise(
         await asyncio.wait_for(pumping, timeout=5)
     except TimeoutError:
         pumping.cancel()
-    return AgentEnd.EXITED
+    return end
+
+
+def _stopped_by_its_job() -> bool:
+    """Whether this activity was cancelled because its job asked (not a worker shutting down,
+    a timeout or a lost activity: those must stay cancellations so the attempt is retried)."""
+    details = activity.cancellation_details()
+    return details is not None and details.cancel_requested and not details.worker_shutdown

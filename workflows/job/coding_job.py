@@ -113,6 +113,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         report.extended_by = self.state.clock.extended_by
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
+        report.usage = report.usage or self.state.spent
         self.state.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
@@ -335,13 +336,21 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         except asyncio.CancelledError:
             handle.cancel()
             await workflow.wait_condition(handle.done)
+            self._note_spent(handle)
             raise
         try:
-            return await handle
+            agent = await handle
         except ActivityError as error:
             if out_of_time and _cancelled(error):
                 return None
             raise
+        self.state.spent = agent.usage
+        return agent
+
+    def _note_spent(self, handle: asyncio.Task[AgentResult]) -> None:
+        """Keep what a cancelled job's agent spent: its run, stopped, still says so."""
+        if not handle.cancelled() and handle.exception() is None:
+            self.state.spent = handle.result().usage
 
     async def _integrate(self, worktree: Worktree) -> IntegrationResult:
         """Ask the repository's entity to integrate, and wait for its answer."""
