@@ -73,17 +73,21 @@ REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")
 OUTCOME_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskOutcome")
 WAITING_HOST_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskWaitingHost")
+"""Set while a job waits for its host's worker; `codedesk jobs` shows it."""
 COST_ATTRIBUTE = SearchAttributeKey.for_float("CodedeskCostUsd")
 """What a finished job cost in US dollars, where its agent said or the price table knew."""
-"""Set while a job waits for its host's worker; `codedesk jobs` shows it."""
+SUMMARY_ATTRIBUTE = SearchAttributeKey.for_text("CodedeskSummary")
+"""The job's one-line summary (its workflow's static summary): the Temporal UI's job list
+shows it as a column, which its list of summaries-less ids otherwise lacks."""
 SEARCH_ATTRIBUTES = (
     REPO_ATTRIBUTE,
     PHASE_ATTRIBUTE,
     OUTCOME_ATTRIBUTE,
     WAITING_HOST_ATTRIBUTE,
     COST_ATTRIBUTE,
+    SUMMARY_ATTRIBUTE,
 )
-"""Custom search attributes every server that runs codedesk registers (all Keyword)."""
+"""Custom search attributes every server that runs codedesk registers."""
 
 
 def pushing_memo(head: str = "") -> dict[str, str]:

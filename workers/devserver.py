@@ -63,6 +63,7 @@ jobs started directly; at 100 in flight, 362 (`bench/queue_throughput.py`, issue
 DEV_SERVER_TYPES = {
     SearchAttributeIndexedValueType.KEYWORD: "Keyword",
     SearchAttributeIndexedValueType.DOUBLE: "Double",
+    SearchAttributeIndexedValueType.TEXT: "Text",
 }
 """How `temporal server start-dev --search-attribute NAME=TYPE` names each type codedesk uses."""
 

@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         PHASE_ATTRIBUTE,
         REPO_ATTRIBUTE,
         REQUESTER_MEMO,
+        SUMMARY_ATTRIBUTE,
         TASK_MEMO,
         job_workflow_id,
     )
@@ -307,6 +308,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 [
                     SearchAttributePair(REPO_ATTRIBUTE, job.repo),
                     SearchAttributePair(PHASE_ATTRIBUTE, phase.value),
+                    SearchAttributePair(SUMMARY_ATTRIBUTE, job_summary(job)),
                 ]
             ),
             memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
