@@ -5,6 +5,7 @@ docs/images/ holds the ones the guide shows)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -15,7 +16,7 @@ from temporalio.client import Client
 
 from activities.sandbox.bubblewrap import UNCONFINED
 from desk.config.settings import DeskSettings, load_settings
-from desk.names import job_workflow_id
+from desk.names import SUMMARY_ATTRIBUTE, job_workflow_id
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.browser import browser_page, browser_program
@@ -30,6 +31,20 @@ pytestmark = pytest.mark.skipif(
     BROWSER is None and not os.environ.get("CI"),
     reason="no headless Chromium on PATH (apt-get install chromium-headless-shell)",
 )
+
+COLUMNS_KEY = "namespace-workflow-table-columns"
+COLUMNS = {
+    "default": [
+        {"label": "Status", "pinned": True},
+        {"label": "Workflow ID", "pinned": True},
+        {"label": SUMMARY_ATTRIBUTE.name, "pinned": False},
+        {"label": "Type", "pinned": False},
+        {"label": "Start", "pinned": False},
+        {"label": "End", "pinned": False},
+    ]
+}
+"""The UI's job list columns (UI 2.x keeps them in localStorage by namespace): the summary
+beside the id, as the guide tells an owner to set them."""
 
 TASK = "fix the login bug\n\nThe session cookie is dropped after a redirect; keep it."
 
@@ -92,9 +107,16 @@ async def test_the_temporal_ui_shows_a_jobs_summary_and_its_steps(
         f"{ui_server.ui_url}/namespaces/default/workflows/"
         f"{job_workflow_id(number)}/{described.run_id}/history"
     )
+    job_list = f"{ui_server.ui_url}/namespaces/default/workflows"
     async with browser_page(BROWSER, tmp_path / "browser", height=1500) as page:
-        await page.go(f"{ui_server.ui_url}/namespaces/default/workflows")
+        await page.go(job_list)
         await page.wait_for_text(job_workflow_id(number), "CodingJob")
+        # The columns a person picks with "Configure columns", kept by the UI in the browser.
+        await page.evaluate(f"localStorage.setItem({COLUMNS_KEY!r}, {json.dumps(COLUMNS)!r})")
+        await page.go(job_list)
+        await page.wait_for_text(
+            job_workflow_id(number), SUMMARY_ATTRIBUTE.name, f"Job {number} on acme/api: fix"
+        )
         keep(await page.screenshot(tmp_path / "temporal-ui-list.png"))
 
         await page.go(job_page)
