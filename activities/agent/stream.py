@@ -1,4 +1,5 @@
-"""Agent output as people read it: Claude Code's JSON event stream turned into readable lines.
+"""Agent output as people read it: Claude Code's JSON event stream (and codex's, in
+`activities.agent.codex_stream`) turned into readable lines.
 
 `run_agent` passes every piece of the agent's output through a translator: `feed` returns the
 lines to log (and to show in the heartbeat and `codedesk logs`), `finish` whatever is left at
@@ -14,17 +15,14 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
+from activities.agent.codex_stream import CodexStream, is_codex_json
+from activities.agent.json_events import Event, JsonLines, cut, output_lines
+from activities.agent.signs import Signs
 from activities.agent.texts import Paragraphs
 from desk.agents.presets import Preset, preset_for
 from desk.config.durations import format_duration
 from desk.scrub import scrub
 
-LINE_CHARS = 400
-"""A readable line about a tool call or result is cut to this many characters."""
-RESULT_LINES = 3
-"""A tool result shows this many of its lines in the log."""
-MAX_EVENT_BYTES = 16 << 20
-"""A stream event longer than this is not kept in memory to be parsed: it is skipped, said so."""
 STREAM_JSON = "stream-json"
 
 
@@ -55,22 +53,15 @@ class PlainOutput:
         self.final_answer: str | None = None
         self.failure: str | None = None
         self.give_up = False
-        self.preset = preset
         self.texts: list[str] = []
+        self.preset = preset
+        self._signs = Signs(preset)
         self._paragraphs = Paragraphs()
 
     def feed(self, text: str) -> list[str]:
         self.texts += self._paragraphs.feed(text)
-        preset = self.preset
-        if preset is None or self.give_up:
-            return [text]
-        gave_up = preset.cannot_work_reason(text, preset.gives_up)
-        if gave_up is not None:
-            self.failure, self.give_up = gave_up, True
-        elif preset.cannot_work_reason(text, preset.worked) is not None:
-            self.failure = None
-        else:
-            self.failure = preset.cannot_work_reason(text, preset.cannot_work) or self.failure
+        self._signs.read(text)
+        self.failure, self.give_up = self._signs.failure, self._signs.give_up
         return [text]
 
     def finish(self) -> list[str]:
@@ -89,54 +80,22 @@ class ClaudeStream:
         self.failure: str | None = None
         self.give_up = False
         self.texts: list[str] = []
-        self._pending: list[str] = []
-        self._pending_size = 0
-        self._too_long = False
+        self._lines = JsonLines("claude")
 
     def feed(self, text: str) -> list[str]:
-        # A very long line reaches us in pieces (the reader cuts lines over 64 KiB): keep the
-        # pieces until the line ends, so the event parses whole.
-        if not text.endswith("\n"):
-            self._keep(text)
-            return []
-        if self._pending or self._too_long:
-            self._keep(text)
-            return self._line(self._take())
-        return self._line(text)
+        return self._readable_lines(self._lines.feed(text))
 
     def finish(self) -> list[str]:
-        if self._pending or self._too_long:
-            return self._line(self._take())
-        return []
+        return self._readable_lines(self._lines.finish())
 
-    def _keep(self, text: str) -> None:
-        self._pending_size += len(text)
-        if self._pending_size > MAX_EVENT_BYTES:
-            self._pending.clear()
-            self._too_long = True
-        else:
-            self._pending.append(text)
-
-    def _take(self) -> str | None:
-        line = None if self._too_long else "".join(self._pending)
-        self._pending.clear()
-        self._pending_size = 0
-        self._too_long = False
-        return line
-
-    def _line(self, line: str | None) -> list[str]:
-        if line is None:
-            return [f"claude: an event longer than {MAX_EVENT_BYTES >> 20} MiB was skipped\n"]
-        stripped = line.strip()
-        if not stripped.startswith("{"):
-            return [line if line.endswith("\n") else line + "\n"] if stripped else []
-        try:
-            event = json.loads(stripped)
-        except ValueError:
-            return [line if line.endswith("\n") else line + "\n"]
-        if not isinstance(event, dict):
-            return [line if line.endswith("\n") else line + "\n"]
-        return [f"{readable}\n" for readable in self._readable(event)]
+    def _readable_lines(self, lines: list[Event | str]) -> list[str]:
+        readable: list[str] = []
+        for line in lines:
+            if isinstance(line, str):
+                readable.append(line)
+            else:
+                readable += [f"{text}\n" for text in self._readable(line)]
+        return readable
 
     def _readable(self, event: Mapping[str, Any]) -> list[str]:
         kind = event.get("type")
@@ -159,13 +118,16 @@ class ClaudeStream:
         turns = int(_number(event.get("num_turns")))
         if event.get("is_error") or event.get("subtype") != "success":
             why = self.final_answer or str(event.get("subtype") or "an error")
-            self.failure = f"Claude Code could not finish: {_cut(why)}"
-            return [f"claude: stopped after {turns} turns, {took}: {_cut(why)}"]
+            self.failure = f"Claude Code could not finish: {cut(why)}"
+            return [f"claude: stopped after {turns} turns, {took}: {cut(why)}"]
         return [f"claude: finished after {turns} turns, {took}"]
 
 
 def translator_for(argv: Sequence[str]) -> OutputTranslator:
-    """The translator for the agent started with `argv`: Claude Code's stream or plain text."""
+    """The translator for the agent started with `argv`: Claude Code's stream, codex's JSON
+    events or plain text."""
+    if is_codex_json(argv):
+        return CodexStream(preset_for(argv))
     for index, part in enumerate(argv):
         if part == f"--output-format={STREAM_JSON}":
             return ClaudeStream()
@@ -211,7 +173,7 @@ def _assistant(blocks: list[Mapping[str, Any]]) -> list[str]:
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             lines += block["text"].splitlines() or [""]
         elif block.get("type") == "tool_use":
-            lines.append(_cut(f"→ {block.get('name')}: {_tool_input(block.get('input'))}"))
+            lines.append(cut(f"→ {block.get('name')}: {_tool_input(block.get('input'))}"))
     return lines
 
 
@@ -228,19 +190,9 @@ def _tool_input(value: Any) -> str:
 def _results(blocks: list[Mapping[str, Any]]) -> list[str]:
     lines: list[str] = []
     for block in blocks:
-        if block.get("type") != "tool_result":
-            continue
-        text = _text(block.get("content"))
-        shown = [line for line in text.splitlines() if line.strip()]
-        mark = "← error: " if block.get("is_error") else "← "
-        if not shown:
-            lines.append(mark + "(no output)")
-            continue
-        lines += [_cut(("  " if index else mark) + line) for index, line in enumerate(shown)][
-            :RESULT_LINES
-        ]
-        if len(shown) > RESULT_LINES:
-            lines.append(f"  … {len(shown) - RESULT_LINES} more lines")
+        if block.get("type") == "tool_result":
+            mark = "← error: " if block.get("is_error") else "← "
+            lines += output_lines(_text(block.get("content")), mark)
     return lines
 
 
@@ -259,7 +211,3 @@ def _is_str(block: Mapping[str, Any]) -> bool:
 
 def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-def _cut(text: str) -> str:
-    return text if len(text) <= LINE_CHARS else text[: LINE_CHARS - 1] + "…"

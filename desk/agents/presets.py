@@ -118,7 +118,7 @@ AGENT_PRESETS: dict[str, Preset] = {
         Preset(
             name="codex",
             command=(
-                "codex exec --dangerously-bypass-approvals-and-sandbox"
+                "codex exec --json --dangerously-bypass-approvals-and-sandbox"
                 " --dangerously-bypass-hook-trust --enable hooks -c {codex_hooks}"
                 " -c developer_instructions={instructions_toml} -- {task}"
             ),

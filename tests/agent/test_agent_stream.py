@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from activities.agent.json_events import MAX_EVENT_BYTES
 from activities.agent.stream import (
-    MAX_EVENT_BYTES,
     ClaudeStream,
     PlainOutput,
     final_output,

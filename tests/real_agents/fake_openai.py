@@ -4,8 +4,9 @@
 The conversation's requests get the script's next step, counted from the tool calls (or the
 assistant turns) already in the request, so a retried request gets the same answer. Requests
 that are not the conversation (a title, a commit message: `is_main` says which) get `side`.
-Every request is recorded; `standing_prompts` reads the system and developer prompts the model
-was given, on which a step may depend (`IfInstructed`).
+Every request is recorded, and what the Responses answers said they used is added up (`used`);
+`standing_prompts` reads the system and developer prompts the model was given, on which a step
+may depend (`IfInstructed`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall, chosen
 
 MODEL = "gpt-fake"
+RESPONSES_USAGE = ("input_tokens", "cached_tokens", "output_tokens")
 _ids = itertools.count(1)
 
 
@@ -41,6 +43,9 @@ class FakeOpenAI:
     """Turns are counted after the first message that holds this text (a system prompt may
     carry example turns before it)."""
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RESPONSES_USAGE, 0))
+    """The usage the Responses answers reported, added (OpenAI's input count includes the
+    cached tokens): what a codex job's report must say."""
     url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -71,10 +76,15 @@ class FakeOpenAI:
 
     def responses(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The Responses API events answering `body`."""
-        with self.lock:
-            self.requests.append(("/responses", body))
         items = body.get("input") if isinstance(body.get("input"), list) else []
         turn = sum(1 for item in items if item.get("type") == "function_call")
+        # Each answer's own usage, as the API reports it: the input (and its cached part) grows
+        # with the conversation.
+        used = {"input_tokens": 10 + 7 * turn, "cached_tokens": 4 * turn, "output_tokens": 5 + turn}
+        with self.lock:
+            self.requests.append(("/responses", body))
+            for key in RESPONSES_USAGE:
+                self.used[key] += used[key]
         step = self.step(turn, body) if self.is_main(body) else Say(self.side)
         number = next(_ids)
         if isinstance(step, Say):
@@ -102,11 +112,11 @@ class FakeOpenAI:
             "output": [],
         }
         usage = {
-            "input_tokens": 10,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 5,
+            "input_tokens": used["input_tokens"],
+            "input_tokens_details": {"cached_tokens": used["cached_tokens"]},
+            "output_tokens": used["output_tokens"],
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": 15,
+            "total_tokens": used["input_tokens"] + used["output_tokens"],
         }
         events: list[dict[str, Any]] = [
             {"type": "response.created", "response": response},

@@ -140,7 +140,17 @@ async def test_codex(
     assert_integrated(report, settings, fake)
     assert sorted(p.name for p in codex_home.iterdir()) == ["auth.json", "config.toml"]
     assert "Process exited with code 0" in fake.tool_results()[0]
-    assert report.output.strip().endswith("Committed it."), report.output
+    # The report's output is codex's final message, and the log reads as words (`--json`).
+    assert report.output == "Committed it.", report.output
+    log = Path(report.log_path).read_text() if report.log_path else ""
+    assert f"$ {COMMIT}\n← exit 0: ok\n" in log, log
+    assert "codex: finished the turn" in log and '"type"' not in log, log
+    used = fake.used
+    assert report.usage is not None, report
+    assert report.usage.input_tokens == used["input_tokens"] - used["cached_tokens"], report
+    assert report.usage.cached_tokens == used["cached_tokens"] > 0, (report.usage, used)
+    assert report.usage.output_tokens == used["output_tokens"], (report.usage, used)
+    assert report.usage.model is None and report.usage.cost is None, report.usage
 
 
 def _aider_main(body: dict[str, Any]) -> bool:
