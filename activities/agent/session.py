@@ -3,11 +3,14 @@
 Claude Code keeps each conversation in its configuration folder (`CLAUDE_CONFIG_DIR`, in the
 job's own home, which is kept across the job's attempts) as `projects/<cwd>/<id>.jsonl`, and its
 stream-json output says the id in its first event (`{"type": "system", "subtype": "init",
-"session_id": ...}`). `run_agent` heartbeats the id as soon as it is read; Temporal gives the
-last heartbeat's details to the next attempt (`activity.info().heartbeat_details`), which then
-runs `claude -p --resume <id>` with a short prompt instead of the task, when the session's file
-is still in the home. Anything else (no id heard, no file, another CLI) starts over as before.
-Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
+"session_id": ...}`). codex keeps its threads in `CODEX_HOME` (in the job's home too) as
+`sessions/<yyyy>/<mm>/<dd>/rollout-<time>-<id>.jsonl`, and `exec --json` says the id first
+(`{"type": "thread.started", "thread_id": ...}`). `run_agent` heartbeats the id as soon as it is
+read; Temporal gives the last heartbeat's details to the next attempt
+(`activity.info().heartbeat_details`), which then runs `claude -p --resume <id>` or `codex exec
+resume <id>` with a short prompt instead of the task, when the session's file is still in the
+home. Anything else (no id heard, no file, another CLI or shape of command) starts over as
+before. Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -32,11 +35,25 @@ RESUME_PROMPT = (
     " completed."
 )
 CLAUDE = "claude"
+CODEX = "codex"
+SESSION_EVENTS = {"system": "session_id", "thread.started": "thread_id"}
+"""The event that says the session's id, by its type (Claude Code's, codex's), and its key."""
+CODEX_RESUMABLE = frozenset(
+    {
+        "--json",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "--dangerously-bypass-hook-trust",
+        "--skip-git-repo-check",
+    }
+)
+"""Options of `codex exec` that `codex exec resume` takes too (the preset's, and a few more)."""
+CODEX_RESUMABLE_WITH_VALUE = frozenset({"-c", "--config", "--enable", "--disable", "-m", "--model"})
 
 
 class SessionWatch:
-    """Reads the session id from Claude Code's stream-json lines as they stream, and counts the
-    job's attempts that resumed a session and that started over (for the heartbeat)."""
+    """Reads the session id from Claude Code's stream-json or codex's JSON lines as they stream,
+    and counts the job's attempts that resumed a session and that started over (for the
+    heartbeat)."""
 
     def __init__(self, known: str = "", resumed: int = 0, started_over: int = 0) -> None:
         self.session_id = known
@@ -46,15 +63,17 @@ class SessionWatch:
     def feed(self, line: str) -> bool:
         """Take one output line; True when it told a session id not known before."""
         stripped = line.strip()
-        if '"session_id"' not in stripped or not stripped.startswith("{"):
+        if not stripped.startswith("{") or not any(
+            f'"{key}"' in stripped for key in SESSION_EVENTS.values()
+        ):
             return False
         try:
             event: Any = json.loads(stripped)
         except ValueError:
             return False
-        if not isinstance(event, dict) or event.get("type") != "system":
+        if not isinstance(event, dict) or event.get("type") not in SESSION_EVENTS:
             return False
-        found = event.get("session_id")
+        found = event.get(SESSION_EVENTS[event["type"]])
         if not isinstance(found, str) or not SESSION_ID.fullmatch(found):
             return False
         if found == self.session_id:
@@ -93,17 +112,20 @@ def _heartbeat(value: Any) -> AgentHeartbeat | None:
 
 
 def resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
-    """`argv` made to resume Claude Code's session `session_id` with a short prompt instead of
-    the task; None when it cannot (not Claude Code, no task after `--`, no such session in the
-    job's home `home`), and the attempt starts over."""
-    if not SESSION_ID.fullmatch(session_id) or not _is_claude(argv):
-        return None
-    if "--" not in argv or argv.index("--") != len(argv) - 2:
-        return None
-    if not session_kept(home, session_id):
+    """`argv` made to resume the CLI's session `session_id` with a short prompt instead of the
+    task; None when it cannot (neither Claude Code in print mode nor `codex exec --json`, no
+    task after `--`, an option the resume does not take, no such session in the job's home
+    `home`), and the attempt starts over."""
+    if not SESSION_ID.fullmatch(session_id) or "--" not in argv:
         return None
     cut = argv.index("--")
-    return [*argv[:cut], "--resume", session_id, "--", RESUME_PROMPT]
+    if cut != len(argv) - 2:
+        return None
+    if _is_claude(argv) and session_kept(home, session_id):
+        return [*argv[:cut], "--resume", session_id, "--", RESUME_PROMPT]
+    if _is_resumable_codex(argv[:cut]) and codex_session_kept(home, session_id):
+        return [argv[0], "exec", "resume", *argv[2:cut], session_id, "--", RESUME_PROMPT]
+    return None
 
 
 def session_kept(home: Path, session_id: str) -> bool:
@@ -112,9 +134,30 @@ def session_kept(home: Path, session_id: str) -> bool:
     return projects.is_dir() and any(projects.glob(f"*/{session_id}.jsonl"))
 
 
+def codex_session_kept(home: Path, session_id: str) -> bool:
+    """Whether codex's thread `session_id` is kept in the job's home `home`."""
+    sessions = home / CLI_HOMES[CODEX].folder / "sessions"
+    return sessions.is_dir() and any(sessions.glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
+
+
 def _is_claude(argv: Sequence[str]) -> bool:
-    """Whether `argv` runs Claude Code in print mode, the only CLI resumed here so far."""
+    """Whether `argv` runs Claude Code in print mode."""
     return bool(argv) and argv[0].rsplit("/", 1)[-1] == CLAUDE and "-p" in argv
+
+
+def _is_resumable_codex(options: Sequence[str]) -> bool:
+    """Whether `options` (a command before its `--`) are `codex exec --json` with options that
+    `codex exec resume` takes too: another (`--cd`, `--sandbox`) would make the resume fail."""
+    if len(options) < 2 or options[0].rsplit("/", 1)[-1] != CODEX or options[1] != "exec":
+        return False
+    rest = list(options[2:])
+    while rest:
+        option = rest.pop(0)
+        if option in CODEX_RESUMABLE_WITH_VALUE and rest:
+            rest.pop(0)
+        elif option.split("=", 1)[0] not in CODEX_RESUMABLE | CODEX_RESUMABLE_WITH_VALUE:
+            return False
+    return "--json" in options
 
 
 def forget_sessions(folder: Path) -> None:

@@ -101,3 +101,40 @@ def test_the_agents_homes_go_and_what_they_link_to_stays(tmp_path: Path) -> None
     forget_sessions(folder)
     assert sorted(path.name for path in folder.iterdir()) == ["agent.log"]
     assert (owner / ".ssh" / "config").read_text() == "kept\n"
+
+
+def kept_thread(home: Path, session_id: str = SESSION) -> Path:
+    day = home / ".codex" / "sessions" / "2026" / "12" / "03"
+    day.mkdir(parents=True)
+    (day / f"rollout-2026-12-03T07-41-13-{session_id}.jsonl").write_text("{}\n")
+    return home
+
+
+def test_codexs_thread_id_is_read_from_its_first_event() -> None:
+    watch = SessionWatch()
+    assert not watch.feed('{"type": "turn.started"}\n')
+    assert not watch.feed(json.dumps({"type": "item.completed", "thread_id": SESSION}) + "\n")
+    assert watch.feed(json.dumps({"type": "thread.started", "thread_id": SESSION}) + "\n")
+    assert watch.session_id == SESSION
+
+
+def test_the_codex_presets_next_attempt_resumes_its_thread(tmp_path: Path) -> None:
+    argv = preset_command("codex").replace("{task}", "TASK").split()
+    home = kept_thread(tmp_path)
+    resumed = resume_argv(argv, SESSION, home)
+    cut = argv.index("--")
+    assert resumed == [
+        "codex",
+        "exec",
+        "resume",
+        *argv[2:cut],
+        SESSION,
+        "--",
+        RESUME_PROMPT,
+    ]
+    assert resume_argv(argv, SESSION, kept_session(tmp_path / "claude")) is None  # no thread
+    plain = ["codex", "exec", "--", "TASK"]  # no events to read the id from
+    assert resume_argv(plain, SESSION, home) is None
+    # An option `codex exec resume` does not take would fail the attempt: it starts over.
+    assert resume_argv(["codex", "exec", "--json", "-C", "/w", "--", "TASK"], SESSION, home) is None
+    assert resume_argv(["codex", "exec", "--json", "--", "a", "b"], SESSION, home) is None
