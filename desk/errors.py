@@ -39,6 +39,7 @@ DeskError
 ├── RepoBusyWaitError       "RepoBusyWait": the same, while a job's ship request waits     R
 ├── HostError               a host name is bad, unknown, has no worker, or is claimed twice
 ├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
+│   └── DailySpendLimitError  the desk's jobs spent the day's limit; new tasks refused     ~
 ├── ChatPlaceError          a chat command came from where codedesk cannot post; no job    ~
 └── ModeError               a mode, value or scope that does not exist; nothing was switched
     ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
@@ -242,6 +243,10 @@ class HostError(DeskError):
 
 class PolicyError(DeskError, benign=True):
     """A request asks for something looser than the host's policy allows; nothing was done."""
+
+
+class DailySpendLimitError(PolicyError):
+    """The desk's jobs have spent its daily limit; new tasks are refused until the UTC day ends."""
 
 
 class ChatPlaceError(DeskError, benign=True):

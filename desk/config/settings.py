@@ -43,6 +43,7 @@ from desk.errors import DeskError, HostError, SettingsError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
 from desk.payloads.jobs import DeskLimits
+from desk.policy.daily import DailyLimitAction
 from desk.policy.egress import parse_patterns
 from desk.policy.host import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
 from desk.policy.results import ResultHook, webhook_url_problem
@@ -147,6 +148,22 @@ class DeskSettings(BaseSettings):
             "The most a job's agent may spend, in US dollars, before it is stopped (its usage"
             " priced by the CLI or by `prices`; tokens at an unknown cost stop it too). Empty:"
             " no limit."
+        ),
+    )
+    daily_spend_limit: Decimal | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "The most the desk's jobs may spend in one UTC day, in US dollars: once today's"
+            " total reaches it, new tasks wait or are refused (`daily_limit_action`), and each"
+            " job's spend limit is at most what is left of the day. Empty: no limit."
+        ),
+    )
+    daily_limit_action: DailyLimitAction = Field(
+        default=DailyLimitAction.QUEUE,
+        description=(
+            "What a new task gets once today's total has reached `daily_spend_limit`: queue"
+            " (it waits in the desk's queue until the next UTC day) or refuse."
         ),
     )
     heartbeat_timeout: timedelta = Field(
@@ -515,7 +532,7 @@ class DeskSettings(BaseSettings):
         except HostError as error:
             raise ValueError(str(error)) from None
 
-    @field_validator("agent_instructions", "job_spend_limit", mode="before")
+    @field_validator("agent_instructions", "job_spend_limit", "daily_spend_limit", mode="before")
     @classmethod
     def _blank_is_built_in(cls, value: Any) -> Any:
         # An empty variable means codedesk's own instructions, not a file named "."; no limit.

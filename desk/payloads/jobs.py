@@ -19,6 +19,7 @@ from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
 from desk.payloads.repo_setup import CommandRun
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
+from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 from desk.policy.results import ResultHooks
@@ -429,6 +430,8 @@ class DeskState(Payload):
     a submission asked again, also after a continue-as-new, gets its first number back."""
     policy: HostPolicy | None = None
     """The host policy every job is judged by: the newest a worker sent (None: none yet)."""
+    day_spend: DaySpend = Field(default_factory=DaySpend)
+    """What the desk's finished jobs spent today (UTC), as each job's `job_ended` said."""
 
 
 class RepoPlacement(Payload):
@@ -459,6 +462,9 @@ class Admission(Payload):
     queued: int = 0
     host: str = ""
     """The host the job runs on (empty when the desk knows no hosts)."""
+    day_limit: DayLimitReached | None = None
+    """Why the job waits although a slot may be free: the desk's daily spend limit is reached,
+    and it starts on the next UTC day (None: it does not wait for that)."""
 
 
 class AdmissionCheck(Payload):
@@ -510,10 +516,16 @@ class HostReport(Payload):
 
 class JobEnded(Payload):
     number: int
+    cost: Decimal | None = None
+    """What the job's agent spent in US dollars, every run added (None: not known, or none ran);
+    the desk adds it to the day's total."""
 
 
 class JobAdmitted(Payload):
     number: int
+    day_left: Decimal | None = None
+    """What is left of the desk's daily spend limit: the job's own limit is at most this (None:
+    the desk has no daily limit)."""
 
 
 class RunningJobsInput(Payload):

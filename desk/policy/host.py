@@ -1,7 +1,8 @@
 """Host policy: what the desk's own workers decide for every job and push, never the requester.
 
 Who may answer and switch modes, what is held, which repositories' pushes skip the owner's
-approval, the work budget and its bound, the long-running ceiling and the report limits are read
+approval, the work budget and its bound, the spend limits (a job's, the desk's day's), the
+long-running ceiling and the report limits are read
 from the configuration of the workers that host the desk. Each worker sends its policy when it
 starts (with its `DeskLimits`); the `Desk` entity keeps the newest one, so one desk has one
 policy: that of the worker that started last. A request may ask for something stricter (a
@@ -19,6 +20,7 @@ from pydantic import Field
 from desk.config.durations import format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
 from desk.payloads.base import Payload
+from desk.policy.daily import DailyLimitAction
 from desk.policy.results import ResultHook, ResultHooks
 from desk.shell_rule.rule import HoldClass
 
@@ -47,6 +49,11 @@ class HostPolicy(Payload):
     """The longest work budget a request may ask for."""
     job_spend_limit: Decimal | None = None
     """What one job's agent may spend in US dollars (None: no limit); a request may ask less."""
+    daily_spend_limit: Decimal | None = None
+    """What the desk's jobs may spend in one UTC day in US dollars (None: no limit); each job's
+    limit is bounded by what is left of the day when it starts."""
+    daily_limit_action: DailyLimitAction = DailyLimitAction.QUEUE
+    """What a new task gets once the day's total has reached `daily_spend_limit`."""
     long_running_check: timedelta = timedelta(seconds=60)
     long_running_max: timedelta = timedelta(hours=4)
     report_output_chars: int = 20_000
@@ -98,6 +105,8 @@ POLICY_SETTINGS = {
     "work_budget": "work_budget",
     "work_budget_max": "work_budget_max",
     "job_spend_limit": "job_spend_limit",
+    "daily_spend_limit": "daily_spend_limit",
+    "daily_limit_action": "daily_limit_action",
     "long_running_check": "long_running_check",
     "long_running_max": "long_running_max",
     "report_output_chars": "report_output_chars",

@@ -13,6 +13,7 @@ import asyncio
 import json
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from temporalio.api.common.v1 import Payload
@@ -42,6 +43,7 @@ from desk.names import (
     job_number,
 )
 from desk.payloads.job_states import JobPhase
+from desk.policy.utc_days import next_utc_day, utc_day
 from surfaces.clients.listing import Page
 from surfaces.clients.worker_check import pollers_of
 
@@ -74,12 +76,11 @@ class JobRow:
     """The host whose worker the job waits for (empty while it has one)."""
     cost: float | None = None
     """What the finished job cost in US dollars; None while it runs, or when not known."""
+    waiting_for_day: datetime | None = None
+    """When the next UTC day begins, while the desk's daily spend limit holds its queue."""
 
     def as_json(self) -> dict[str, Any]:
         """The row as `codedesk jobs --json` prints it (times in UTC, ISO 8601, `Z`)."""
-        started = None
-        if self.started is not None:
-            started = self.started.astimezone(UTC).isoformat().replace("+00:00", "Z")
         return {
             "number": self.number,
             "repo": self.repo,
@@ -88,10 +89,11 @@ class JobRow:
             "status": self.status,
             "requester": self.requester,
             "task": self.task,
-            "started": started,
+            "started": utc_text(self.started),
             "position": self.position,
             "waiting_for_host": self.waiting_for_host,
             "cost_usd": self.cost,
+            "waiting_for_day": utc_text(self.waiting_for_day),
         }
 
 
@@ -104,11 +106,38 @@ class JobListing:
 
 
 @dataclass(frozen=True)
+class DayView:
+    """Today's total (UTC) of the desk's finished jobs against its daily spend limit."""
+
+    limit: Decimal
+    spent: Decimal
+    resets_at: datetime
+    action: str = "queue"
+    """What new tasks get once the limit is reached: queue or refuse."""
+
+    @property
+    def reached(self) -> bool:
+        """Whether the desk's queue waits for the next UTC day, and new tasks with it."""
+        return self.spent >= self.limit
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "limit_usd": float(self.limit),
+            "spent_today_usd": float(self.spent),
+            "reached": self.reached,
+            "action": self.action,
+            "resets_at": utc_text(self.resets_at),
+        }
+
+
+@dataclass(frozen=True)
 class QueueView:
     """The part of the desk's state a queue position is read from."""
 
     queue: list[int]
     job_hosts: dict[int, str]
+    day: DayView | None = None
+    """None when the desk has no daily spend limit."""
 
 
 async def job_page(
@@ -130,8 +159,9 @@ async def job_page(
     )
     rows = [job_row(info) for info in infos]
     if pollers and any(row.phase == JobPhase.QUEUED for row in rows):
-        view = await _queue_view(service, namespace)
-        if view is not None:
+        state = await desk_state_json(service, namespace)
+        if state is not None:
+            view = queue_view(state)
             rows = [_placed(row, view) for row in rows]
     rows.sort(key=lambda row: row.number, reverse=True)
     page = Page(items=rows, total=max(counted.count, len(rows)))
@@ -189,11 +219,12 @@ def job_row(info: WorkflowExecutionInfo) -> JobRow:
 def _placed(row: JobRow, view: QueueView) -> JobRow:
     if row.number not in view.queue:
         return row
-    return replace(row, position=queue_position(view, row.number))
+    held = view.day.resets_at if view.day is not None and view.day.reached else None
+    return replace(row, position=queue_position(view, row.number), waiting_for_day=held)
 
 
-async def _queue_view(service: WorkflowService, namespace: str) -> QueueView | None:
-    """The desk's queue, asked of its worker; None when it does not answer in time."""
+async def desk_state_json(service: WorkflowService, namespace: str) -> dict[str, Any] | None:
+    """The desk's state as JSON, asked of its worker; None when it does not answer in time."""
     from temporalio.service import RPCError
 
     request = QueryWorkflowRequest(
@@ -210,11 +241,46 @@ async def _queue_view(service: WorkflowService, namespace: str) -> QueueView | N
     state = payload_json(answer.query_result.payloads[0], "the desk's state")
     if not isinstance(state, dict):
         raise ServerError(f"The desk's state is not a JSON object: {str(state)[:100]}")
+    return state
+
+
+def queue_view(state: dict[str, Any]) -> QueueView:
+    """The desk's queue and day from its state's JSON."""
     hosts = state.get("job_hosts") or {}
     return QueueView(
         queue=[int(number) for number in state.get("queue") or []],
         job_hosts={int(number): str(host) for number, host in hosts.items()},
+        day=day_view(state, datetime.now(UTC)),
     )
+
+
+def day_view(state: dict[str, Any], now: datetime) -> DayView | None:
+    """How the UTC day of `now` stands against the desk's daily limit (None: it has none)."""
+    policy = state.get("policy") or {}
+    limit = _decimal(policy.get("daily_spend_limit"))
+    if limit is None:
+        return None
+    totals = (state.get("day_spend") or {}).get("totals") or {}
+    spent = _decimal(totals.get(utc_day(now).isoformat())) or Decimal(0)
+    action = str(policy.get("daily_limit_action") or "queue")
+    return DayView(limit=limit, spent=spent, resets_at=next_utc_day(now), action=action)
+
+
+def _decimal(value: object) -> Decimal | None:
+    """An amount as pydantic writes a Decimal to JSON (a string; a number from elsewhere)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    try:
+        return Decimal(str(value))
+    except ArithmeticError:
+        return None
+
+
+def utc_text(at: datetime | None) -> str | None:
+    """An instant as `--json` prints it: UTC, ISO 8601, `Z` (None stays None)."""
+    if at is None:
+        return None
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _text(payload: Payload, number: int) -> str:

@@ -1,19 +1,31 @@
 """What finished jobs cost, added up per day, repository and requester (`codedesk spend`).
 
-Read from visibility alone, as `codedesk jobs` is: each finished job with a known cost carries
-it as its `CodedeskCostUsd` search attribute. A job still running, or one whose cost is not
-known (a CLI that reports no money for a model the price table does not name), is counted apart
-and never as 0.
+Read from visibility, as `codedesk jobs` is: each finished job with a known cost carries it as
+its `CodedeskCostUsd` search attribute. A job still running, or one whose cost is not known (a
+CLI that reports no money for a model the price table does not name), is counted apart and
+never as 0. Today's total against the desk's daily spend limit is the desk's own, asked of its
+worker with the query `codedesk jobs` reads positions by (when a worker polls).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from desk.config.dates import zone_of
-from surfaces.clients.job_listing import JOBS_QUERY, JobRow, job_row, listed
+from surfaces.clients.job_listing import (
+    JOBS_QUERY,
+    DayView,
+    JobRow,
+    day_view,
+    desk_state_json,
+    job_row,
+    listed,
+)
+from surfaces.clients.worker_check import pollers_of
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService
@@ -34,6 +46,8 @@ class Spend:
     by_day: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     by_repo: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     by_requester: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    day: DayView | None = None
+    """Today's total against the desk's daily spend limit (None: no limit, or no answer)."""
 
     @classmethod
     def of(cls, rows: list[JobRow], zone: str = "") -> Spend:
@@ -67,10 +81,18 @@ class Spend:
             "by_day": rounded(self.by_day),
             "by_repo": rounded(self.by_repo),
             "by_requester": rounded(self.by_requester),
+            "daily_limit": self.day.as_json() if self.day is not None else None,
         }
 
 
-async def spend(service: WorkflowService, namespace: str, zone: str = "") -> Spend:
-    """The spend of the newest SPEND_LIMIT jobs."""
-    infos = await listed(service, namespace, JOBS_QUERY, SPEND_LIMIT)
-    return Spend.of([job_row(info) for info in infos], zone)
+async def spend(service: WorkflowService, namespace: str, task_queue: str, zone: str = "") -> Spend:
+    """The spend of the newest SPEND_LIMIT jobs, and today's against the desk's daily limit."""
+    infos, pollers = await asyncio.gather(
+        listed(service, namespace, JOBS_QUERY, SPEND_LIMIT),
+        pollers_of(service, namespace, task_queue),
+    )
+    found = Spend.of([job_row(info) for info in infos], zone)
+    state = await desk_state_json(service, namespace) if pollers else None
+    if state is not None:
+        found.day = day_view(state, datetime.now(UTC))
+    return found

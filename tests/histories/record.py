@@ -17,6 +17,7 @@ import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 from temporalio.client import Client, WorkflowHistory, WorkflowUpdateStage
@@ -686,6 +687,31 @@ async def record_yolo_told(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_daily_limit(tmp: Path, out: Path) -> None:
+    """A desk with a daily spend limit of $1: a job spends $1.20 (stopped at the day's $1), the
+    next task waits for the next UTC day (patch `daily-spend-limit`: the desk's timer), then the
+    host raises the limit to $2 and it runs, limited to the $0.80 left (`JobAdmitted.day_left`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "daily").model_copy(
+        update={"daily_spend_limit": Decimal("1")}
+    )
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "daily")
+        spent = agent('usage:{"output_tokens": 5, "cost": "1.2"}')
+        first = await desk.start_job("acme/api", "spend the day", agent_command=spent)
+        print(first, (await desk.wait(first)).reason)
+        steps = ('usage:{"cost": "0.6"}', 'usage:{"cost": "0.6"}', "sleep:300")
+        admission = await desk.submit_job("acme/api", "tomorrow", agent_command=agent(*steps))
+        print(admission.number, admission.day_limit)
+        raised = settings.model_copy(update={"daily_spend_limit": Decimal("2")})
+        await configure_desk(env.client, raised)
+        print(admission.number, (await desk.wait(admission.number)).reason)
+        keep(out / "coding_job_day_left.json", await desk.job(admission.number).fetch_history())
+        h = await env.client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+        keep(out / "desk_daily_limit.json", h)
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -703,6 +729,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "pull-request": record_pull_request,
     "setup": record_worktree_setup,
     "yolo": record_yolo_told,
+    "daily-limit": record_daily_limit,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

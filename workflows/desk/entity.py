@@ -1,4 +1,5 @@
-"""The `Desk` entity: job numbers, `max_workers` slots per host, a FIFO queue of `max_queued`."""
+"""The `Desk` entity: job numbers, `max_workers` slots per host, a FIFO queue of `max_queued`,
+the day's spend against the host's daily limit."""
 
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows.desk.admission import AwaitsAdmission, HearsJobEnds
+from workflows.desk.daily_limit import KeepsDailyLimit
 from workflows.desk.modes import KeepsModes
 from workflows.desk.requests import RemembersAdmissions, admission_of
 from workflows.job.coding_job import CodingJob
@@ -74,13 +76,14 @@ HOST_POLICY = "host-policy"
 
 
 @workflow.defn(name="Desk")
-class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
+class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
     """One long-lived workflow, id `desk`, that admits every job of the desk.
 
     A job is started (as an abandoned child, so it outlives the desk's continue-as-new) the
     moment it is admitted: running when a slot is free, else queued and waiting for `admit`.
     Each job signals `job_ended` whatever ends it; a slot whose job no longer runs (a
-    terminated workflow) is reclaimed by asking Temporal while others wait.
+    terminated workflow) is reclaimed by asking Temporal while others wait. Once its jobs have
+    spent the day's limit, its queue waits for the next UTC day (`KeepsDailyLimit`).
     """
 
     @workflow.init
@@ -92,15 +95,16 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
     @workflow.run
     async def run(self, state: DeskState) -> None:
         while not self._time_to_continue():
-            wait = self._reclaim_wait()
-            try:
-                await workflow.wait_condition(
-                    partial(self._wakes, wait is not None),
-                    timeout=wait,
-                    timeout_summary="looking for jobs whose worker is gone",
-                )
-            except TimeoutError:
-                await self._reclaim()
+            if not await self.wait_for_the_day(partial(self._wakes, True)):
+                wait = self._reclaim_wait()
+                try:
+                    await workflow.wait_condition(
+                        partial(self._wakes, wait is not None),
+                        timeout=wait,
+                        timeout_summary="looking for jobs whose worker is gone",
+                    )
+                except TimeoutError:
+                    await self._reclaim()
             await self._settle()
         # Drain before continuing: a job can end (job_ended) or ask (admit) while the last
         # admissions are signalled, and `ended` is not carried to the next run.
@@ -130,7 +134,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         self.state.last_number += 1
         number = self.state.last_number
         host = self._host_of(request.job.repo)
-        queued = must_wait(self.state, host)
+        day = self.day_reached()  # in `queue`: a `refuse` desk refused it above
+        queued = must_wait(self.state, host) or day is not None
         if host:
             self.state.job_hosts[number] = host
         (self.state.queue if queued else self.state.running).append(number)
@@ -143,6 +148,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
                 "host": host,
             }
         )
+        if not queued:  # a queued job hears what is left of the day when it is let run
+            job = self.within_the_day(job)
         try:
             await self._start(job, queued)
         except WorkflowAlreadyStartedError:
@@ -157,7 +164,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         finally:
             self.starting.discard(number)
         self.remember_admission(request, number)
-        return admission_of(self.state, number, host)
+        return admission_of(self.state, number, host).model_copy(update={"day_limit": day})
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:
@@ -177,6 +184,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         host = self._host_of(request.job.repo)
         running, waiting = running_on(self.state, host), len(self.state.queue)
         slots = slots_of(self.state, host)
+        if self.refuse_past_the_day(waiting, limits.max_queued) is not None:
+            return  # it waits for the next UTC day, and the queue has room
         if must_wait(self.state, host) and waiting >= limits.max_queued:
             where = f" on host {host}" if host else ""
             raise failure_of(
@@ -325,7 +334,9 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
             self.state.running.append(number)
             job = workflow.get_external_workflow_handle(job_workflow_id(number))
             try:
-                await job.signal(AwaitsAdmission.admit, JobAdmitted(number=number))
+                await job.signal(
+                    AwaitsAdmission.admit, JobAdmitted(number=number, day_left=self.day_left())
+                )
             except FailureError:  # the queued job is gone (terminated): its slot goes to the next
                 self._forget(number)
 
@@ -346,6 +357,9 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions):
         return repo_host(self.state, repo)
 
     def _admissible(self) -> int | None:
+        """The next queued job to let run; none while the day's spend limit is reached."""
+        if self.day_reached() is not None:
+            return None
         return next_admissible(self.state, self.starting)
 
     def _forget(self, number: int) -> None:

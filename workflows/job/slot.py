@@ -5,7 +5,8 @@ only waits for its repository's entity, which integrates one job at a time whate
 say, so the job gives its slot back then and the next queued job starts while it integrates.
 The `job_ended` signal goes out in the same workflow task as the integration request and is
 acknowledged while the repository works, so the job's last workflow task has nothing left to
-wait for: it completes in the task that hears the integration's answer (issue 13).
+wait for: it completes in the task that hears the integration's answer (issue 13). The signal
+carries what the job's agent spent, for the desk's daily total.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobEnded
+    from desk.usage.tally import USD
 
 from workflows.desk.admission import HearsJobEnds
 from workflows.job.state import JobState
@@ -45,8 +47,11 @@ class HoldsDeskSlot:
         if not self.state.job.desk_id:
             return
         desk = workflow.get_external_workflow_handle(self.state.job.desk_id)
+        spent = self.state.spent  # known by now: the slot goes back once the agent is done
+        cost = spent.cost if spent is not None and spent.currency == USD else None
+        ended = JobEnded(number=self.state.job.number, cost=cost)
         try:
-            await desk.signal(HearsJobEnds.job_ended, JobEnded(number=self.state.job.number))
+            await desk.signal(HearsJobEnds.job_ended, ended)
         except FailureError:  # the desk is gone; a new desk starts with no slots to leak
             workflow.logger.warning(
                 "The desk %s is gone; job %s ended.", self.state.job.desk_id, self.state.job.number

@@ -16,6 +16,7 @@ from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_
 
 if TYPE_CHECKING:
     from desk.payloads.jobs import JobReport
+    from desk.policy.daily import DayLimitReached
     from desk.usage.tally import Usage
     from surfaces.clients.desk import DeskClient
 
@@ -89,7 +90,16 @@ def task(
                 f"{number} waits for it (start `codedesk worker` there with CODEDESK_HOST={host}).",
                 markup=False,
             )
-        if admission.position:
+        if admission.day_limit is not None:
+            from surfaces.render.daily_limit import day_limit_reason
+
+            why = day_limit_reason(admission.day_limit, desk.settings.time_zone)
+            out.print(
+                f"job {number} queued at position {admission.position} on {repo}: {why} "
+                f"(workflow {job_workflow_id(number)})",
+                markup=False,
+            )
+        elif admission.position:
             out.print(
                 f"job {number} queued at position {admission.position} on {repo} "
                 f"({admission.running} running, {admission.queued} waiting; "
@@ -196,11 +206,23 @@ async def _spent_so_far(desk: DeskClient, number: int) -> Usage | None:
     return seen.usage if seen.usage is not None and not seen.usage.empty else None
 
 
+async def _waiting_for_day(desk: DeskClient, number: int) -> DayLimitReached | None:
+    """Why the queued job waits for the next UTC day: the desk's daily spend limit is reached
+    (None: it waits for a slot, or no worker answers for the desk)."""
+    from datetime import UTC, datetime
+
+    state = await desk.desk_state()
+    if state is None or state.policy is None or number not in state.queue:
+        return None
+    return state.day_spend.reached(state.policy.daily_spend_limit, datetime.now(UTC))
+
+
 def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) -> None:
     """Show a job's status, report, history and Temporal UI link."""
     from temporalio.client import WorkflowExecutionStatus
 
     from desk.names import job_workflow_id
+    from desk.payloads.jobs import JobPhase
     from surfaces.clients.results import job_delivery
     from surfaces.render.history import history_lines
     from surfaces.render.report_reasons import report_reason
@@ -209,10 +231,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
     async def body(desk: DeskClient) -> None:
         state, current = await desk.status(number)
-        so_far = None
+        so_far = day = None
         if state == WorkflowExecutionStatus.RUNNING:
             await _note_when_no_worker(desk, "the phase shown is the last one recorded")
             so_far = await _spent_so_far(desk, number)
+            if current.phase == JobPhase.QUEUED:
+                day = await _waiting_for_day(desk, number)
         lines = history_lines(await desk.history(number))
         delivery = await job_delivery(desk.client, number)
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
@@ -225,6 +249,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "status": state.name.lower(),
                 "job": job,
                 "spent_so_far": so_far.model_dump(mode="json") if so_far else None,
+                "waiting_for_day": day.model_dump(mode="json") if day else None,
                 "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
                 "ui_url": link,
                 "delivery": delivery.model_dump(mode="json") if delivery else None,
@@ -241,6 +266,11 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
                 markup=False,
             )
+        if day is not None:
+            from surfaces.render.daily_limit import day_limit_reason
+
+            why = day_limit_reason(day, desk.settings.time_zone)
+            out.print(f"waiting: {why}.", markup=False)
         if current.report is None:
             from desk.policy.modes import modes_said
             from surfaces.render.usage import usage_words

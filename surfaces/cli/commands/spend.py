@@ -10,7 +10,8 @@ from surfaces.cli.runner import reach, run
 
 
 def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """What finished jobs cost, added up per day, repository and requester (known costs only)."""
+    """What finished jobs cost, added up per day, repository and requester (known costs only);
+    today's total against the desk's daily spend limit when it has one."""
     from surfaces.cli.plain_table import plain_table, shown_cost
     from surfaces.clients.spend import spend as read_spend
     from workers.runtime import server_address
@@ -22,7 +23,7 @@ def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         service = await connect_service(
             server_address(where.home, where.temporal_address), where.settings
         )
-        found = await read_spend(service, where.namespace, where.time_zone)
+        found = await read_spend(service, where.namespace, where.task_queue, where.time_zone)
         if as_json:
             typer.echo(json.dumps(found.as_json(), indent=2))
             return
@@ -33,6 +34,10 @@ def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
             apart.append(f"{found.running} still running")
         said = f" ({', '.join(apart)}: not counted)" if apart else ""
         typer.echo(f"Spent {shown_cost(found.total)} on {found.jobs} jobs{said}.")
+        if found.day is not None:
+            from surfaces.render.daily_limit import day_total_line
+
+            typer.echo(day_total_line(found.day, found.day.action, where.time_zone))
         for title, values in (
             ("day", found.by_day),
             ("repository", found.by_repo),

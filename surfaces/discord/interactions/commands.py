@@ -40,6 +40,7 @@ from surfaces.discord.markdown.replies import (
 )
 from surfaces.discord.markdown.text import code, cut, plain, split_message
 from surfaces.discord.services import services_of
+from surfaces.render.daily_limit import day_limit_reason
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +181,8 @@ async def task_command(
     number = admission.number
     where = f"; follow it in {thread.mention}" if thread else "; follow it here"
     state = f"queued at #{admission.position}" if admission.position else "running"
+    if admission.day_limit is not None:
+        state += f": {plain(day_limit_reason(admission.day_limit, services.settings.time_zone))}"
     await interaction.edit_original_response(
         content=f"{said}\nJob **{number}** is {state}{where}.",
         allowed_mentions=NO_MENTIONS,

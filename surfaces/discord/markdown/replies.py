@@ -58,6 +58,8 @@ def jobs_text(rows: Sequence[JobRow]) -> str:
     for row in rows:
         outcome = row.outcome or ("" if row.status == "running" else row.status)
         phase = f"queued #{row.position}" if row.position else row.phase
+        if row.waiting_for_day:
+            phase += ", until the next UTC day (daily spend limit)"
         state = " · ".join(plain(part) for part in (phase, outcome) if part)
         by = f" · {plain(row.requester)}" if row.requester else ""
         lines.append(
