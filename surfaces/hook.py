@@ -7,8 +7,11 @@ request: surfaces/hook_forms.py translates each). A call the rules hold nothing 
 job's hold channel; a held call is sent over the channel and waits for a person. Anything it
 cannot decide (odd bytes, a bad config, no channel, no answer in time, a crash, a signal) is a
 refusal with its reason: exit 2 with the reason on stderr, and with `--format claude` also
-Claude Code's deny JSON on stdout. The exit code is only ever 0 or 2: every CLI's adapter
-blocks on 2 (Claude Code, codex, codedesk's opencode plugin).
+Claude Code's deny JSON on stdout. A held call nobody answered within the live window of a
+job that can suspend is deferred (`--format claude` only: Claude Code's `defer` decision, exit
+0, and the CLI ends without running it; `claude -p --resume` asks this hook again). The exit
+code is only ever 0 or 2: every CLI's adapter blocks on 2 (Claude Code, codex, codedesk's
+opencode plugin).
 
 Standard library and the pure rule modules only, imported lazily so that even a failing import
 is a refusal; `-I` keeps the worktree's own packages out of `sys.path`.
@@ -211,6 +214,14 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
     """The job answers with data (a verdict, why, who); its words are the surface's."""
     verdict = answer["verdict"]
     if verdict == "allowed":
+        return ALLOWED
+    if verdict == "deferred":
+        from surfaces.hook_forms import deferred_output
+
+        # Only Claude Code defers: in any other form the call is refused, never let through.
+        if form != CLAUDE:
+            raise Refusal(f"This agent cannot defer a held call; {NOT_RUN}.")
+        _write(sys.stdout.fileno(), deferred_output())
         return ALLOWED
     from surfaces.render.hold_answers import answer_words
 

@@ -114,6 +114,15 @@ def approved_output(form: str, said: str) -> str:
     return _claude_json("allow", said) if form == CLAUDE else ""
 
 
+def deferred_output() -> str:
+    """Claude Code's decision that defers the call: the CLI ends (`stop_reason:
+    "tool_deferred"`) without running it, and asks the hook again when it is resumed."""
+    import json
+
+    output = {"hookEventName": "PreToolUse", "permissionDecision": "defer"}
+    return json.dumps({"hookSpecificOutput": output}) + "\n"
+
+
 def refused_output(form: str, reason: str) -> str:
     """What stdout carries besides exit 2 and the reason on stderr ("" for nothing)."""
     return _claude_json("deny", reason) if form == CLAUDE else ""

@@ -48,6 +48,8 @@ class CodexStream:
         self.failure: str | None = None
         self.give_up = False
         self.texts: list[str] = []
+        self.defers = False
+        self.deferred = False
         self._lines = JsonLines(PROGRAM)
         self._signs = Signs(preset)
         self._turn_failed: str | None = None

@@ -28,11 +28,16 @@ from activities.agent.launch import (
     program_found,
 )
 from activities.agent.log import AGENT_LOG
-from activities.agent.session import SessionWatch, earlier_attempts, resume_argv
+from activities.agent.session import (
+    SessionWatch,
+    deferral_resume_argv,
+    earlier_attempts,
+    resume_argv,
+)
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.spawn import open_gate, spawn
-from activities.agent.stream import OutputTranslator, final_output, translator_for
+from activities.agent.stream import ClaudeStream, OutputTranslator, final_output, translator_for
 from activities.agent.texts import AgentTexts
 from activities.agent.usage import UsageWatch
 from activities.git.worktrees import WORKTREE_RECEIPT
@@ -105,20 +110,30 @@ class AgentActivities:
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
             earlier = earlier_attempts(info.heartbeat_details)
             home = folder / (SANDBOX_HOME if confined else PRIVATE_HOME)
-            resumed = resume_argv(argv, earlier.session_id, home) if claim.run > 1 else None
+            known = earlier.session_id or request.resume_session
+            if claim.run > 1:
+                resumed = resume_argv(argv, known, home)
+            elif request.resume_session:  # after a suspension: the hook decides the deferred call
+                resumed = deferral_resume_argv(argv, request.resume_session, home)
+            else:
+                resumed = None
             session = SessionWatch(
-                earlier.session_id if resumed else "",
-                earlier.resumed + (resumed is not None),
+                known if resumed else "",
+                earlier.resumed + (claim.run > 1 and resumed is not None),
                 earlier.started_over + (claim.run > 1 and resumed is None),
             )
             argv = resumed or argv
             translator = translator_for(argv)
-            usage = UsageWatch.of(argv, self.settings, request.spend_limit)
+            usage = UsageWatch.of(argv, self.settings, request.spend_limit, request.spent_before)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
                 log.write(f"codedesk: resuming session {session.session_id}\n" if resumed else "")
+                if request.resume_session and not resumed:
+                    log.write(
+                        f"codedesk: session {request.resume_session} is gone; starting over\n"
+                    )
                 if refusal is not None:
                     log.write(f"codedesk: {refusal}\n")
                     return AgentResult(
@@ -143,7 +158,7 @@ class AgentActivities:
                     folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
                 )
                 try:
-                    rules = self._rules(request, git)
+                    rules = self._rules(request, argv, git)
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
@@ -177,9 +192,18 @@ class AgentActivities:
                         log.write(scrub(f"{told}\n") if told else "")
         output, cut = final_output(translator, request.output_chars) or (tail.text(), tail.cut)
         failure = usage.stop_reason(channel.usage) or translator.failure
+        if end == AgentEnd.EXITED and translator.deferred and not channel.deferred:
+            failure = failure or (
+                "The agent's CLI deferred a call that codedesk did not defer (another hook of "
+                "its settings?); the job cannot resume it."
+            )
         failed = end == AgentEnd.EXITED and failure
+        suspended = end == AgentEnd.EXITED and translator.deferred and not failure
+        if suspended:
+            with log_path.open("a", encoding="utf-8") as log:
+                log.write(f"codedesk: suspended until approval {channel.deferred} settles\n")
         return AgentResult(
-            end=AgentEnd.FAILED if failed else end,
+            end=AgentEnd.FAILED if failed else AgentEnd.SUSPENDED if suspended else end,
             reason=scrub(failure or ""),
             exit_code=_exit_code(process.returncode, confined),
             output=scrub(output),
@@ -192,9 +216,13 @@ class AgentActivities:
             tool_calls=channel.calls,
             instructions=given.used,
             usage=usage.total(channel.usage),
+            deferred_approval=channel.deferred if suspended else "",
+            session_id=session.session_id if suspended else "",
         )
 
-    def _rules(self, request: RunAgentInput, git: AgentGit | None = None) -> ChannelRules:
+    def _rules(
+        self, request: RunAgentInput, argv: list[str], git: AgentGit | None = None
+    ) -> ChannelRules:
         # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
         # empty classes mean all of them, so no fallback to this worker's own may narrow them.
         return ChannelRules(
@@ -205,7 +233,17 @@ class AgentActivities:
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
             branch_ref=str(git.refs / git.leaf) if git else "",
+            live_wait=self._live_wait(request, argv),
         )
+
+    def _live_wait(self, request: RunAgentInput, argv: list[str]) -> timedelta | None:
+        """How long a held call waits before the agent is suspended: only a job that can
+        suspend, whose CLI is Claude Code in print mode with its JSON stream (which says whether
+        it can defer), and never longer than the hold wait; None: no suspension."""
+        live = self.settings.hold_live_wait
+        if not request.may_defer or not live or not isinstance(translator_for(argv), ClaudeStream):
+            return None
+        return min(live, self.settings.hold_wait)
 
     async def _run(
         self,
@@ -380,6 +418,7 @@ async def _supervise(
             activity.heartbeat(details())  # at once: a crash from now on resumes the session
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
+        channel.can_defer = translator.defers
         texts.take(translator.texts)
         if end:
             show(scrubber.flush())

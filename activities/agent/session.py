@@ -10,7 +10,9 @@ read; Temporal gives the last heartbeat's details to the next attempt
 (`activity.info().heartbeat_details`), which then runs `claude -p --resume <id>` or `codex exec
 resume <id>` with a short prompt instead of the task, when the session's file is still in the
 home. Anything else (no id heard, no file, another CLI or shape of command) starts over as
-before. Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
+before. After a suspension (a deferred held call) the job's next run resumes the session with
+no prompt at all: Claude Code asks its hook again for the deferred call. Once the job's
+worktree is removed, its agent's homes go too (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -126,6 +128,19 @@ def resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] |
     if _is_resumable_codex(argv[:cut]) and codex_session_kept(home, session_id):
         return [argv[0], "exec", "resume", *argv[2:cut], session_id, "--", RESUME_PROMPT]
     return None
+
+
+def deferral_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
+    """`argv` made to resume Claude Code's session `session_id` after a suspension: no prompt,
+    so the CLI runs its hook again for the call it deferred and goes on; None when it cannot
+    (not Claude Code in print mode with its task last, no such session in `home`), and the
+    run starts over with the task."""
+    if not SESSION_ID.fullmatch(session_id) or "--" not in argv:
+        return None
+    cut = argv.index("--")
+    if cut != len(argv) - 2 or not _is_claude(argv) or not session_kept(home, session_id):
+        return None
+    return [*argv[:cut], "--resume", session_id]
 
 
 def session_kept(home: Path, session_id: str) -> bool:

@@ -24,6 +24,9 @@ from desk.config.durations import format_duration
 from desk.scrub import scrub
 
 STREAM_JSON = "stream-json"
+DEFERRED = "tool_deferred"
+DEFERS_FROM = (2, 1, 89)
+"""The first Claude Code whose PreToolUse hook may answer `defer` in `-p` mode."""
 
 
 class OutputTranslator(Protocol):
@@ -33,6 +36,10 @@ class OutputTranslator(Protocol):
     failure: str | None
     give_up: bool
     """The output says the agent waits forever without working: stop it."""
+    defers: bool
+    """The CLI can defer a held call (its hook's `defer`): the job may suspend it."""
+    deferred: bool
+    """The CLI ended on a deferred call (`stop_reason: "tool_deferred"`)."""
     texts: list[str]
     """The agent's own texts, whole, since `run_agent` last took them (`AgentTexts.take`)."""
 
@@ -54,6 +61,8 @@ class PlainOutput:
         self.failure: str | None = None
         self.give_up = False
         self.texts: list[str] = []
+        self.defers = False
+        self.deferred = False
         self.preset = preset
         self._signs = Signs(preset)
         self._paragraphs = Paragraphs()
@@ -80,6 +89,8 @@ class ClaudeStream:
         self.failure: str | None = None
         self.give_up = False
         self.texts: list[str] = []
+        self.defers = False
+        self.deferred = False
         self._lines = JsonLines("claude")
 
     def feed(self, text: str) -> list[str]:
@@ -100,6 +111,8 @@ class ClaudeStream:
     def _readable(self, event: Mapping[str, Any]) -> list[str]:
         kind = event.get("type")
         if kind == "system":
+            if event.get("subtype") == "init":
+                self.defers = defers(event.get("claude_code_version"))
             return _system(event)
         if kind == "assistant":
             blocks = _content(event)
@@ -116,11 +129,27 @@ class ClaudeStream:
         self.final_answer = answer if isinstance(answer, str) else None
         took = format_duration(timedelta(milliseconds=_number(event.get("duration_ms"))))
         turns = int(_number(event.get("num_turns")))
+        if event.get("stop_reason") == DEFERRED and not event.get("is_error"):
+            self.deferred = True
+            return [f"claude: deferred a held call after {turns} turns, {took}"]
         if event.get("is_error") or event.get("subtype") != "success":
             why = self.final_answer or str(event.get("subtype") or "an error")
             self.failure = f"Claude Code could not finish: {cut(why)}"
             return [f"claude: stopped after {turns} turns, {took}: {cut(why)}"]
         return [f"claude: finished after {turns} turns, {took}"]
+
+
+def defers(version: object) -> bool:
+    """Whether Claude Code `version` (its init event's `claude_code_version`) can defer a call:
+    2.1.89 or later. An unreadable version cannot, so the hold waits live as for other CLIs
+    (an older CLI given `defer` might let the call run)."""
+    if not isinstance(version, str):
+        return False
+    try:
+        parts = tuple(int(part) for part in version.split(" ", 1)[0].split(".")[:3])
+    except ValueError:
+        return False
+    return len(parts) == 3 and parts >= DEFERS_FROM
 
 
 def translator_for(argv: Sequence[str]) -> OutputTranslator:

@@ -47,10 +47,15 @@ class UsageWatch:
 
     @classmethod
     def of(
-        cls, argv: Sequence[str], settings: DeskSettings, job_limit: Decimal | None = None
+        cls,
+        argv: Sequence[str],
+        settings: DeskSettings,
+        job_limit: Decimal | None = None,
+        spent_before: Usage | None = None,
     ) -> UsageWatch:
-        """The watch for the agent started with `argv`, after this activity's earlier attempts;
-        its limit the stricter of this worker's setting and the job's (`job_limit`)."""
+        """The watch for the agent started with `argv`, after this activity's earlier attempts
+        (or, on its first, the job's runs before a suspension: `spent_before`); its limit the
+        stricter of this worker's setting and the job's (`job_limit`)."""
         preset = preset_for(argv)
         reader = reader_for(preset.name if preset else None, model_of(argv))
         prices = parse_prices(settings.prices)
@@ -60,7 +65,9 @@ class UsageWatch:
             limit, limit_from = job_limit, "the desk's for this job: the host's or the task's ask"
         else:
             limit, limit_from = own, "CODEDESK_JOB_SPEND_LIMIT"
-        return cls(reader, prices, earlier_usage(), limit, limit_from)
+        earlier = earlier_usage()  # an earlier attempt's total has the runs before it in it
+        before = earlier if not earlier.empty else spent_before or Usage()
+        return cls(reader, prices, before, limit, limit_from)
 
     def feed(self, text: str) -> None:
         """Read the agent's output: a whole line, or a piece of one (kept until it ends)."""

@@ -68,6 +68,9 @@ class ChannelRules:
     branch_ref: str = ""
     """Where a sandboxed agent's branch ref lives on the host (its HEAD, for a push it asks
     codedesk to make); empty: the worktree's own HEAD says it."""
+    live_wait: timedelta | None = None
+    """How long a held call waits live before it is deferred and the agent suspended (None:
+    the job cannot suspend; it waits `wait` and is refused)."""
 
 
 class HoldChannel:
@@ -87,6 +90,10 @@ class HoldChannel:
         self.answering: set[asyncio.Task[HoldAnswer]] = set()
         self.watches = ApprovalWatches(client, number)
         self.confined = False
+        self.can_defer = False
+        """The agent's CLI said it can defer a call (run_agent reads its output)."""
+        self.deferred = ""
+        """The approval of the call the hook deferred (the agent then ends): one per run."""
 
     def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is
@@ -140,11 +147,13 @@ class HoldChannel:
         tool, call, parameters, summary = message
         if not summary.classes:
             return {"verdict": HoldVerdict.ALLOWED.value}
+        defers = self._defers()
+        wait = self.rules.live_wait if defers and self.rules.live_wait else self.rules.wait
         request = HoldRequest(
             tool=tool,
             input=preview(call, self.rules.preview_chars),
             parameters=parameters,
-            wait_seconds=self.rules.wait.total_seconds(),
+            wait_seconds=wait.total_seconds(),
             summary=summary,
         )
         self.waiting += 1
@@ -153,7 +162,15 @@ class HoldChannel:
                 answer = await self._ask_job(request)
         finally:
             self.waiting -= 1
+        if defers and answer.verdict == HoldVerdict.PENDING and not self.deferred:
+            self.deferred = answer.approval_id
+            answer = answer.model_copy(update={"verdict": HoldVerdict.DEFERRED})
         return answer.model_dump(mode="json")
+
+    def _defers(self) -> bool:
+        """Whether a held call nobody answers within the live window is deferred: the job can
+        suspend, the CLI said it can defer, and no call of this run was deferred yet."""
+        return self.rules.live_wait is not None and self.can_defer and not self.deferred
 
     def _read(
         self, line: bytes

@@ -19,6 +19,7 @@ SETTING_NAMES = frozenset(
         "report_output_chars", "report_commits", "report_files", "repo_list_commits",
         "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
         "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
+        "hold_live_wait",
         "setup_timeout", "check_timeout",
         "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",
         "report_held_chars", "card_value_chars", "port", "ui_url", "ui_port", "result_webhook",

@@ -231,6 +231,15 @@ class DeskSettings(BaseSettings):
         default=timedelta(minutes=10),
         description="How long `codedesk hold` waits for an answer before refusing the call.",
     )
+    hold_live_wait: timedelta = Field(
+        default=timedelta(seconds=60),
+        description=(
+            "How long a held call waits live before the agent is suspended (where its CLI can"
+            " defer a call: the `claude` preset): the agent ends, and the job waits for the"
+            " approval with no process, no slot and no deadline, then resumes the session."
+            " 0: never suspend; other CLIs wait `hold_wait` as before."
+        ),
+    )
     hook_timeout: timedelta = Field(
         default=timedelta(minutes=11),
         description="The agent's hook timeout (Claude Code's); must exceed hold_wait by 30s.",
@@ -455,6 +464,7 @@ class DeskSettings(BaseSettings):
         "heartbeat_timeout",
         "desk_reclaim_interval",
         "hold_wait",
+        "hold_live_wait",
         "setup_timeout",
         "check_timeout",
         "hook_timeout",

@@ -202,6 +202,9 @@ class HoldVerdict(StrEnum):
     """Nobody answered within the wait; the approval stays open."""
     SHIP_REQUESTED = "ship_requested"
     """Approved, and codedesk carries the push out itself: the call does not run."""
+    DEFERRED = "deferred"
+    """Nobody answered within the live window: the agent's CLI defers the call and ends, and
+    the job waits for the approval without it (the channel's answer; never the job's)."""
 
 
 class CallSummary(Payload):

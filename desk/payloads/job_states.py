@@ -28,6 +28,8 @@ class JobPhase(StrEnum):
     QUEUED = "queued"
     PREPARING = "preparing"
     WORKING = "working"
+    SUSPENDED = "suspended"
+    """The agent is suspended: no process, no slot, waiting for an approval of a held call."""
     INTEGRATING = "integrating"
     CLEANING = "cleaning"
     DONE = "done"

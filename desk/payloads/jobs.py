@@ -189,6 +189,14 @@ class RunAgentInput(Payload):
     """Which run of the agent's step: the job starts it again (2, 3, …) after its host was gone."""
     spend_limit: Decimal | None = None
     """The job's spend limit (the worker's own CODEDESK_JOB_SPEND_LIMIT applies as well)."""
+    may_defer: bool = False
+    """The job can suspend: a held call nobody answers within the live window is deferred
+    (where the CLI can), the agent ends, and the job waits for the approval without it."""
+    resume_session: str = ""
+    """Resume this session of the agent's CLI (after a suspension) instead of sending the task:
+    its hook is asked again for the deferred call."""
+    spent_before: Usage | None = None
+    """What the job's agent spent in its runs before this one (before a suspension)."""
 
 
 class AgentEnd(StrEnum):
@@ -197,6 +205,9 @@ class AgentEnd(StrEnum):
     NOT_STARTED = "not_started"
     FAILED = "failed"
     """It exited 0, but its output says it could not work (e.g. its model was unreachable)."""
+    SUSPENDED = "suspended"
+    """A held call nobody answered within the live window was deferred: the CLI ended, and its
+    session (`session_id`) resumes once approval `deferred_approval` settles."""
 
 
 class InstructionsUsed(Payload):
@@ -227,6 +238,10 @@ class AgentResult(Payload):
     """How the agent ran: "bwrap" (sandboxed) or "none" (unconfined); empty before it ran."""
     instructions: InstructionsUsed | None = None
     """The standing instructions its command was given; None: none (or an older worker)."""
+    deferred_approval: str = ""
+    """The approval its deferred call waits for (`end` SUSPENDED)."""
+    session_id: str = ""
+    """The CLI's session, to resume after a suspension (`end` SUSPENDED)."""
     usage: Usage | None = None
     """Tokens and money the agent used, its earlier attempts included; None: an older worker."""
 
@@ -337,6 +352,8 @@ class JobReport(Payload):
     """Agent attempts after a crash that resumed the CLI's session."""
     agent_started_over: int = 0
     """Agent attempts after a crash that had no session to resume and ran the task afresh."""
+    agent_suspended: int = 0
+    """Times the agent was suspended for an approval (a deferred held call) and resumed."""
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
     confinement: str = ""
@@ -379,6 +396,10 @@ class JobStatus(Payload):
     """What the job's scopes say now (its own switch, else its channel's, else the desk's)."""
     following: list[str] = Field(default_factory=list)
     """The modes the job follows now (yolo only when its starter is an owner)."""
+    suspended_for: ScrubbedText = ""
+    """While the job is suspended: the held call whose approval it waits for (one line)."""
+    suspensions: int = 0
+    """How many times the job's agent was suspended for an approval, and resumed."""
 
 
 # The desk
@@ -423,6 +444,9 @@ class DeskState(Payload):
     """Which host holds each repository's clone."""
     job_hosts: dict[int, str] = Field(default_factory=dict)
     """The host of each running or waiting job: slots are counted per host."""
+    suspended: list[int] = Field(default_factory=list)
+    """Jobs whose agent is suspended for an approval: they hold no slot until they resume, and
+    then go to the head of their host's queue."""
     modes: ModeBoard = Field(default_factory=ModeBoard)
     """Every scope's yolo and long-running switches, and who made them."""
     admitted: dict[str, int] = Field(default_factory=dict)
@@ -519,6 +543,18 @@ class JobEnded(Payload):
     cost: Decimal | None = None
     """What the job's agent spent in US dollars, every run added (None: not known, or none ran);
     the desk adds it to the day's total."""
+
+
+class JobSuspends(Payload):
+    """A job's agent is suspended for an approval: its slot is free until it resumes."""
+
+    number: int
+
+
+class JobResumes(Payload):
+    """A suspended job's approval settled: it wants a slot again, ahead of the queue."""
+
+    number: int
 
 
 class JobAdmitted(Payload):

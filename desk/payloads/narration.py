@@ -18,3 +18,8 @@ class Narration(StrEnum):
     """No worker of the clone's host (`host`) polls: the job waits for one."""
     HOST_BACK = "host_back"
     """The clone's host (`host`) has a worker again."""
+    SUSPENDED = "suspended"
+    """Nobody answered a held call (`held`) in its live window: the agent is suspended, with no
+    process and no slot, until the approval settles."""
+    RESUMED = "resumed"
+    """The approval settled: the agent's session resumes on branch `branch`."""

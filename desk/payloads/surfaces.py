@@ -73,6 +73,8 @@ class ThreadProgress(Payload):
     narration: Narration | None = None
     branch: str = ""
     host: str = ""
+    held: ScrubbedText = ""
+    """The held call a suspended job waits for (`Narration.SUSPENDED`)."""
     agent_of: str = ""
     """The workflow id of a job whose agent works (or is about to): the surface may show the
     agent's latest lines under the narration, read from Temporal. Empty: none."""

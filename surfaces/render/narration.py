@@ -28,6 +28,13 @@ def narration_text(progress: ThreadProgress) -> str:
             )
         case Narration.HOST_BACK:
             return f"Host {progress.host} is back; the job goes on."
+        case Narration.SUSPENDED:
+            return (
+                f"Waiting for approval, suspended: {progress.held or 'a held call'}. The agent "
+                "is stopped (no process, no slot) and resumes when the approval is answered."
+            )
+        case Narration.RESUMED:
+            return f"The approval is answered; the agent resumes on branch {progress.branch}…"
         case _:
             assert_never(said)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from activities.agent.session import (
     RESUME_PROMPT,
     SessionWatch,
+    deferral_resume_argv,
     earlier_attempts,
     forget_sessions,
     resume_argv,
@@ -138,3 +139,12 @@ def test_the_codex_presets_next_attempt_resumes_its_thread(tmp_path: Path) -> No
     # An option `codex exec resume` does not take would fail the attempt: it starts over.
     assert resume_argv(["codex", "exec", "--json", "-C", "/w", "--", "TASK"], SESSION, home) is None
     assert resume_argv(["codex", "exec", "--json", "--", "a", "b"], SESSION, home) is None
+
+
+def test_after_a_suspension_the_session_resumes_with_no_prompt(tmp_path: Path) -> None:
+    """Claude Code asks its hook again for the deferred call: no task, no prompt."""
+    assert deferral_resume_argv(ARGV, SESSION, tmp_path) is None  # no session kept: start over
+    home = kept_session(tmp_path)
+    assert deferral_resume_argv(ARGV, SESSION, home) == [*ARGV[:-2], "--resume", SESSION]
+    assert deferral_resume_argv(ARGV, "../x", home) is None
+    assert deferral_resume_argv(["codex", "exec", "--json", "--", "x"], SESSION, home) is None

@@ -11,6 +11,7 @@ from activities.agent.json_events import MAX_EVENT_BYTES
 from activities.agent.stream import (
     ClaudeStream,
     PlainOutput,
+    defers,
     final_output,
     translator_for,
 )
@@ -172,3 +173,26 @@ def test_a_retry_that_worked_is_no_failure_and_colours_are_no_disguise() -> None
         opencode.failure
         == "opencode could not work: Error: Cannot connect to API: Unable to connect."
     )
+
+
+def test_only_a_claude_code_that_can_defer_is_suspended() -> None:
+    assert defers("2.1.89") and defers("2.1.197") and defers("2.1.332") and defers("3.0.0")
+    assert not defers("2.1.88") and not defers("1.9.999") and not defers("2.1")
+    assert not defers(None) and not defers("") and not defers("next") and not defers(2.2)
+
+
+def test_a_deferred_call_ends_the_stream_as_deferred() -> None:
+    stream = ClaudeStream()
+    init = {"type": "system", "subtype": "init", "claude_code_version": "2.1.197", "model": "m"}
+    result = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "stop_reason": "tool_deferred",
+        "num_turns": 3,
+        "duration_ms": 1000,
+        "result": "",
+    }
+    lines = readable(stream, [json.dumps(init) + "\n", json.dumps(result) + "\n"])
+    assert stream.defers and stream.deferred and stream.failure is None
+    assert lines[-1] == "claude: deferred a held call after 3 turns, 1.0s", lines

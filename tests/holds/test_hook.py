@@ -348,3 +348,45 @@ def test_the_hook_starts_without_heavy_imports(job: dict[str, str]) -> None:
         [sys.executable, "-I", "-c", probe], env=job, capture_output=True, text=True
     )
     assert done.stdout.strip() == "[]", done
+
+
+# A deferred answer: Claude Code defers the call; any other CLI is refused, never let through.
+
+
+def answering(path: Path, answer: dict[str, Any]) -> tuple[socket.socket, Any]:
+    """A channel at `path` that answers one hold request with `answer`."""
+    import threading
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with Reachable(str(path)) as address:
+        server.bind(address)
+    server.listen()
+
+    def serve() -> None:
+        peer, _ = server.accept()
+        with peer:
+            peer.recv(1 << 20)
+            peer.sendall(json.dumps(answer).encode() + b"\n")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return server, thread
+
+
+@pytest.mark.parametrize("form", ["claude", "codex", "opencode", "plain"])
+def test_a_deferred_answer_defers_in_claude_code_only(job: dict[str, str], form: str) -> None:
+    deferred = {"verdict": "deferred", "why": "unanswered", "approval_id": "approval-1"}
+    server, thread = answering(Path(job["CODEDESK_HOLD_SOCKET"]), deferred)
+    try:
+        args = [] if form == "plain" else ["--format", form]
+        done = hook(job, PUSH, *args)
+        thread.join(timeout=30)
+    finally:
+        server.close()
+    if form == "claude":
+        assert done.returncode == 0, said(done)
+        decision = json.loads(done.stdout)["hookSpecificOutput"]
+        assert decision == {"hookEventName": "PreToolUse", "permissionDecision": "defer"}
+    else:
+        assert done.returncode == 2, said(done)
+        assert b"cannot defer a held call" in done.stderr, said(done)

@@ -363,7 +363,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
         return next_admissible(self.state, self.starting)
 
     def _forget(self, number: int) -> None:
-        for numbers in (self.state.running, self.state.queue):
+        for numbers in (self.state.running, self.state.queue, self.state.suspended):
             if number in numbers:
                 numbers.remove(number)
         self.state.job_hosts.pop(number, None)

@@ -63,6 +63,10 @@ from workflows.summaries import agent_summary, phase_details
 
 T = TypeVar("T")
 
+SUSPENSION_PATCH = "agent-suspends-for-approvals"
+"""Patch: the job's agent may defer a held call and end; the job then waits for the approval
+without it (jobs started before wait in the live hook, as they did)."""
+
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
 
@@ -114,6 +118,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
         report.usage = report.usage or self.state.spent
+        report.agent_suspended = self.state.status.suspensions
         self.state.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
@@ -167,6 +172,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         await self._narrate(Narration.WORKING, branch=worktree.branch)
         try:
             agent = await self._run_agent_on_host(worktree)
+            while agent is not None and agent.end == AgentEnd.SUSPENDED:
+                agent = await self._suspended(worktree, agent)
         except (ActivityError, asyncio.CancelledError) as error:
             if _cancelled(error):
                 return await self._left_behind(
@@ -241,16 +248,48 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         report.check = check
         return report
 
-    async def _run_agent_on_host(self, worktree: Worktree) -> AgentResult | None:
-        """Run the agent on the clone's host, starting it again whenever the host was gone."""
+    async def _run_agent_on_host(
+        self, worktree: Worktree, suspended: AgentResult | None = None
+    ) -> AgentResult | None:
+        """Run the agent on the clone's host, starting it again whenever the host was gone;
+        after a suspension (`suspended`), resume its session."""
         execution = 0
 
         async def run(route: Route) -> AgentResult | None:
             nonlocal execution
             execution += 1  # the agent is told which run of its step this is
-            return await self._run_agent(worktree, route, execution)
+            return await self._run_agent(worktree, route, execution, suspended)
 
         return await self._on_host(run)
+
+    async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
+        """The agent deferred a held call nobody answered in its live window and ended: wait for
+        the approval with no process and no slot (the work clock stands still), then take a
+        slot again and resume the agent's session, whose hook gets the approval's answer."""
+        ident = agent.deferred_approval
+        _, action = self.state.held_actions.get(ident, ("", ident))
+        self.state.status.suspended_for = action
+        self.state.status.suspensions += 1
+        self._set_phase(JobPhase.SUSPENDED)
+        said = f"waiting for approval, suspended: {action}"
+        workflow.set_current_details(phase_details(self.state.job, said))
+        await self._narrate(Narration.SUSPENDED, held=action)
+        await self.lend_slot()
+        pending = self.state.approvals.get(ident)
+        if pending is not None:
+            # The suspended agent waits on it: an approval now is not one "approved late".
+            self.state.hold_waiters[ident] = self.state.hold_waiters.get(ident, 0) + 1
+            try:
+                await workflow.wait_condition(pending.done)
+            finally:
+                self.state.hold_waiters[ident] -= 1
+            self.state.resuming_approval = ident
+        self.state.status.suspended_for = ""
+        self._set_phase(JobPhase.QUEUED)
+        await self.take_slot_again()
+        self._set_phase(JobPhase.WORKING)
+        await self._narrate(Narration.RESUMED, branch=worktree.branch)
+        return await self._run_agent_on_host(worktree, agent)
 
     async def _waiting_for_host(self, host: str) -> None:
         """Say (in the status, in visibility and in the job's thread) which host it waits for."""
@@ -277,7 +316,11 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         )
 
     async def _run_agent(
-        self, worktree: Worktree, route: Route, execution: int = 1
+        self,
+        worktree: Worktree,
+        route: Route,
+        execution: int = 1,
+        suspended: AgentResult | None = None,
     ) -> AgentResult | None:
         """Run the agent under the job's work clock; None when the budget ran out.
 
@@ -299,6 +342,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 hold_tools=self.state.job.hold_tools,
                 execution=execution,
                 spend_limit=self.state.job.spend_limit,
+                may_defer=workflow.patched(SUSPENSION_PATCH),
+                resume_session=suspended.session_id if suspended else "",
+                spent_before=self.state.spent if suspended else None,
             ),
             **(
                 agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout)
@@ -307,7 +353,8 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             ),
         )
         state, clock = self.state, self.state.clock
-        clock.restart()
+        if suspended is None:  # a resumed session goes on with the work it did before
+            clock.restart()
         out_of_time = False
         try:
             while not handle.done() and not out_of_time:
@@ -447,7 +494,9 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             category=category,
         )
 
-    async def _narrate(self, said: Narration, *, branch: str = "", host: str = "") -> None:
+    async def _narrate(
+        self, said: Narration, *, branch: str = "", host: str = "", held: str = ""
+    ) -> None:
         """Short narration for the job's chat thread (one progress message, edited in place);
         the surface words it."""
         if self.state.job.place is not None:
@@ -456,7 +505,12 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             working = self.state.status.phase == JobPhase.WORKING
             agent_of = workflow.info().workflow_id if working else ""
             progress = ThreadProgress(
-                channel=place.channel, narration=said, branch=branch, host=host, agent_of=agent_of
+                channel=place.channel,
+                narration=said,
+                branch=branch,
+                host=host,
+                held=held,
+                agent_of=agent_of,
             )
             await send_to_outbox(place, progress)
 

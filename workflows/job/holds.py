@@ -117,6 +117,11 @@ class HoldsCalls(FollowsModes):
         shipping = self.state.ship_asks.get(ident)
         if shipping is not None:  # approved already: this identical call joins that request
             return _ship_answer(shipping, classes)
+        resumed = self.state.approvals.get(ident)
+        if ident == self.state.resuming_approval and resumed is not None and resumed.done():
+            # The resumed agent asks again for the call it deferred: the settled answer, once.
+            self.state.resuming_approval = ""
+            return self._verdict(request.tool, action, classes, resumed.result())
         if not carried and self.yolo_allows(classes):
             return await self.approve_by_yolo(request.tool, action, classes, ident)
         self.state.held_actions.setdefault(ident, (request.tool, action))

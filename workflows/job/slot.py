@@ -12,12 +12,14 @@ carries what the job's agent spent, for the desk's daily total.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.payloads.jobs import JobEnded
+    from desk.payloads.base import Payload
+    from desk.payloads.jobs import JobEnded, JobResumes, JobSuspends
     from desk.usage.tally import USD
 
 from workflows.desk.admission import HearsJobEnds
@@ -42,6 +44,34 @@ class HoldsDeskSlot:
         if self.state.slot_given_back is None:
             self.state.slot_given_back = asyncio.create_task(self._signal_job_ended())
         await self.state.slot_given_back
+
+    async def lend_slot(self) -> None:
+        """The agent is suspended for an approval: the desk may give the slot to another job."""
+        if self.state.job.desk_id and self.state.slot_given_back is None:
+            await self._signal_desk(HearsJobEnds.job_suspends, JobSuspends(number=self._number))
+
+    async def take_slot_again(self) -> None:
+        """The suspended job wants a slot: it heads the desk's queue and waits for `admit`."""
+        if not self.state.job.desk_id or self.state.slot_given_back is not None:
+            return
+        self.state.admitted = False
+        if await self._signal_desk(HearsJobEnds.job_resumes, JobResumes(number=self._number)):
+            await workflow.wait_condition(lambda: self.state.admitted)
+
+    @property
+    def _number(self) -> int:
+        return self.state.job.number
+
+    async def _signal_desk(self, signal: Any, message: Payload) -> bool:
+        """Signal the job's desk; False when it is gone (a new desk has no slot to lend)."""
+        desk = workflow.get_external_workflow_handle(self.state.job.desk_id)
+        try:
+            await desk.signal(signal, message)
+        except FailureError:
+            workflow.logger.warning("The desk %s is gone.", self.state.job.desk_id)
+            self.state.admitted = True
+            return False
+        return True
 
     async def _signal_job_ended(self) -> None:
         if not self.state.job.desk_id:

@@ -57,6 +57,9 @@ class JobState:
     """How many times each approval id was asked (a settled one is asked anew)."""
     held_entries: dict[tuple[str, int], int] = field(default_factory=dict)
     """Where each asked approval is listed in `held_calls`: one entry per call."""
+    resuming_approval: str = ""
+    """The approval a suspended agent's deferred call waited for: the resumed hook's identical
+    call gets its settled answer, once."""
     ship_asks: dict[str, AgentShipAsk] = field(default_factory=dict)
     """The agent's approved plain pushes to the default branch, by approval id: codedesk asks
     for the push of the integrated commit once the job integrates."""

@@ -266,6 +266,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
                 markup=False,
             )
+        if current.phase == JobPhase.SUSPENDED:
+            out.print(
+                f"waiting for approval, suspended: {current.suspended_for} (no process, no "
+                "slot; the agent resumes its session once the approval is answered).",
+                markup=False,
+            )
         if day is not None:
             from surfaces.render.daily_limit import day_limit_reason
 
