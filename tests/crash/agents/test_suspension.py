@@ -5,17 +5,22 @@ whose hook gets it: approved, codedesk ships the push once; declined, the push n
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
 
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
+from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
@@ -28,6 +33,7 @@ from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
 from tests.real_agents.install import newest_npm, npm_cli
+from workers.worker import WORKFLOWS
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -158,6 +164,27 @@ async def test_an_approval_after_a_worker_restart_resumes_the_session_and_ships_
     await eventually(
         lambda: git(origin, "rev-parse", "main"), lambda head: head == report.head, "the push"
     )
+    await replays_and_is_kept(client, number)
+
+
+async def replays_and_is_kept(client: Client, number: int) -> None:
+    """The job's and the desk's histories, suspension and all, replay on today's workflows; with
+    CODEDESK_RECORD_HISTORIES set they are kept as recordings (tests/histories, never
+    overwritten), which every later change must replay too."""
+    job = await client.get_workflow_handle(job_workflow_id(number)).fetch_history()
+    desk = await client.get_workflow_handle(DESK_WORKFLOW_ID).fetch_history()
+    kinds = {event.event_type for event in desk.events}
+    assert EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED in kinds
+    replayer = Replayer(workflows=list(WORKFLOWS), data_converter=pydantic_data_converter)
+    for history in (job, desk):
+        result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+        assert result.replay_failure is None, f"{history.workflow_id}: {result.replay_failure}"
+    if os.environ.get("CODEDESK_RECORD_HISTORIES"):
+        from tests.histories.record import keep
+
+        folder = Path(__file__).parents[2] / "histories"
+        keep(folder / "coding_job_suspended.json", job)
+        keep(folder / "desk_suspended.json", desk)
 
 
 @pytest.mark.parametrize("release", ["pinned", "newest"])
