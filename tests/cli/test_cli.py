@@ -185,7 +185,12 @@ async def test_dates_are_shown_in_the_time_zone_setting(cli: Cli, clone: Path) -
             assert listing.returncode == 0, shown(listing)
             return listing.stdout
 
-        await eventually(listed, lambda stdout, date=date: date in stdout, f"listed at {date}")
+        # The listing's start is visibility's: the workflow's start event, not the report's.
+        await eventually(
+            listed,
+            lambda stdout, date=event_date: date in stdout,
+            f"listed at {event_date}",
+        )
 
 
 async def desk_report(cli: Cli, number: int) -> dict[str, Any]:

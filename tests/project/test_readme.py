@@ -55,4 +55,6 @@ def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instruc
         row = next(line for line in README.splitlines() if line.startswith(f"| `{preset.name}` |"))
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         assert cells[1] == (preset.proven_version or "untested"), row
-        assert len(cells) == 4 and all(cells), row
+        assert len(cells) == 6 and all(cells), row
+        # Only Claude Code can defer a held call, so only its agent is suspended.
+        assert ("suspends" in cells[3]) == (preset.name == "claude"), row
