@@ -218,3 +218,28 @@ async def test_a_decline_resumes_the_agent_with_the_refusal_and_frees_the_slot_m
     assert report.ship_requests == [], report
     assert git(origin, "rev-parse", "main") == before  # the push never ran
     assert len(fresh_tasks(fake)) == 1, fake.conversation()
+
+
+async def test_a_suspended_job_cancelled_ends_and_withdraws_its_approval(
+    settings: DeskSettings,
+    client: Client,
+    origin: Path,
+    tmp_path: Path,
+    start_worker: StartWorker,
+    fake: FakeAnthropic,
+) -> None:
+    env = suspending_env(settings, fake, tmp_path)
+    start_worker(env)
+    desk = DeskClient(client, settings)
+    before = git(origin, "rev-parse", "main")
+    number, held, _ = await suspended_job(desk, env, origin, tmp_path)
+    cancelled = await run_cli(env, "cancel", str(number), cwd=tmp_path)
+    assert cancelled.returncode == 0, shown(cancelled)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING], report
+    open_ids = [state.approval_id for state in await ApprovalsClient(client).open_approvals()]
+    assert held.approval_id not in open_ids, open_ids
+    state = await desk.desk_state()
+    assert state is not None and number not in state.suspended, state
+    assert git(origin, "rev-parse", "main") == before
