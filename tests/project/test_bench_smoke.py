@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -82,11 +83,21 @@ def load_figures(figures: dict[str, Any]) -> None:
     assert isinstance(figures["unanswered_tries"], int)
 
 
+def suspension_figures(figures: dict[str, Any]) -> None:
+    assert figures["rounds"] == 1 and len(figures["runs"]) == 1
+    assert figures["suspended_processes"] == 0 and figures["live_processes"] > 0
+    assert (figures["suspended_slots"], figures["live_slots"]) == (0, 1)
+    assert figures["listed_suspended"] is True
+    for key in ("approve_to_result_ms", "cli_start_ms", "resumed_bytes", "restarted_bytes"):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+
+
 SMALL = {
     "job_overhead.py": ["--jobs", "2"],
     "queue_throughput.py": ["--jobs", "2"],
     "hold_latency.py": ["--jobs", "2"],
     "cli_start.py": ["--jobs", "2", "--runs", "1"],
+    "suspension.py": ["--rounds", "1"],
     "load.py": [
         "--jobs",
         "2",
@@ -110,8 +121,13 @@ SMALL = {
         ("cli_start.py", cli_start_figures),
         ("load.py", load_figures),
         ("hold_latency.py", hold_latency_figures),
+        pytest.param(
+            "suspension.py",
+            suspension_figures,
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
     ],
-    ids=["job_overhead", "queue_throughput", "cli_start", "load", "hold_latency"],
+    ids=["job_overhead", "queue_throughput", "cli_start", "load", "hold_latency", "suspension"],
 )
 def test_bench_runs_and_reports_figures(
     script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path
@@ -126,12 +142,17 @@ def test_bench_runs_and_reports_figures(
     )
     assert done.returncode == 0, done.stdout + done.stderr
     figures = json.loads(done.stdout)
+    if "skipped" in figures:  # the real agent CLI cannot run here (suspension.py)
+        pytest.skip(figures["skipped"])
     assert json.loads(written.read_text()) == figures
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
-    assert figures["jobs"] == 2 or script == "load.py"
+    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py")
     assert figures["bench"] == script.removesuffix(".py")
     assert figures["cores"] >= 1 and len(figures["load"]) == 3
     for row in figures["comparisons"]:
+        if row["target"] == "0":  # a count that must be none (suspension.py's processes)
+            assert row["figure"] == 0 and row["baseline"] > 0, row
+            continue
         assert row["figure"] > 0 and row["baseline"] > 0 and row["ratio"] > 0, row
     check(figures)

@@ -71,9 +71,12 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
     # A test parametrized by `sandbox` runs its agent in that sandbox (else the suite's).
     given = getattr(request.node, "callspec", None)
     sandbox = given.params.get("sandbox", settings.sandbox) if given else settings.sandbox
+    live = request.node.get_closest_marker("live_holds") is not None
     return settings.model_copy(
         update={
             "hold_wait": HOLD_WAIT,
+            # A test marked live_holds waits the hold out live: no suspension.
+            "hold_live_wait": timedelta(0) if live else settings.hold_live_wait,
             "heartbeat_timeout": HEARTBEAT_TIMEOUT,
             "sandbox": sandbox,
             "agent_env": [*settings.agent_env, *AGENT_ENV],
@@ -362,6 +365,7 @@ async def test_a_repository_with_its_own_workflows_package_cannot_crash_the_hook
     assert report.outcome == JobOutcome.NOTHING, report
 
 
+@pytest.mark.live_holds
 async def test_an_unanswered_hold_is_refused_by_codedesk(
     claude_env: Callable[..., FakeAnthropic],
     desk: DeskClient,
