@@ -77,6 +77,7 @@ from desk.payloads.job_states import JobPhase  # noqa: E402
 from desk.payloads.jobs import JobOutcome, JobReport  # noqa: E402
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState  # noqa: E402
 from surfaces.clients.desk import DeskClient  # noqa: E402
+from tests.helpers.agent_pids import job_processes  # noqa: E402
 from tests.helpers.cli_helpers import CODEDESK  # noqa: E402
 from tests.real_agents.fake_anthropic import (  # noqa: E402
     FakeAnthropic,
@@ -166,21 +167,6 @@ async def until(probe: Any, what: str, timeout: float = PATIENCE) -> Any:
         if time.monotonic() > deadline:
             raise RuntimeError(f"waited {timeout:g} s for {what}")
         await asyncio.sleep(0.05)
-
-
-def job_processes(worktree: str) -> list[int]:
-    """Live processes whose environment holds the job's worktree (the agent and its tree)."""
-    mark = f"CODEDESK_WORKTREE={worktree}\0".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if mark in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 class Worker:

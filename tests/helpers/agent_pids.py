@@ -123,3 +123,18 @@ def codedesk_environment(pid: int) -> dict[str, str]:
     entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     pairs = (entry.decode(errors="replace").partition("=") for entry in entries if entry)
     return {name: value for name, _, value in pairs if name.startswith("CODEDESK_")}
+
+
+def job_processes(worktree: str) -> list[int]:
+    """Live processes whose environment holds the job's worktree (the agent and its tree)."""
+    mark = f"CODEDESK_WORKTREE={worktree}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if mark in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

@@ -26,6 +26,7 @@ from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
 from tests.crash.agents.test_session_resume import bash, fresh_tasks, worker_env
 from tests.crash.crashes import REPO, kill
+from tests.helpers.agent_pids import job_processes
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
@@ -69,21 +70,6 @@ def suspending_env(
         )
         env["PATH"] = f"{newest.parent}:{env['PATH']}"
     return env
-
-
-def job_processes(worktree: str) -> list[int]:
-    """Live processes that run in the job's worktree's environment (the agent and its tree)."""
-    mark = f"CODEDESK_WORKTREE={worktree}\0".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if mark in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 async def suspended_job(
