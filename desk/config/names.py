@@ -50,7 +50,7 @@ OUR_VARIABLES = frozenset(
         "CODEDESK_HOST_1", "CODEDESK_HOST_2",
         # The tests' own knobs and marks.
         "CODEDESK_TEST_PATIENCE", "CODEDESK_AGENT_CACHE", "CODEDESK_REAPER_TEST",
-        "CODEDESK_SCREENSHOTS",
+        "CODEDESK_SCREENSHOTS", "CODEDESK_RECORD_HISTORIES",
     }
 )  # fmt: skip
 """`CODEDESK_*` variables that are ours on purpose but no setting: never warned about."""
