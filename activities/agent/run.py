@@ -158,7 +158,7 @@ class AgentActivities:
                     folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
                 )
                 try:
-                    rules = self._rules(request, argv, git)
+                    rules = self._rules(request, translator, git)
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
@@ -221,7 +221,7 @@ class AgentActivities:
         )
 
     def _rules(
-        self, request: RunAgentInput, argv: list[str], git: AgentGit | None = None
+        self, request: RunAgentInput, translator: OutputTranslator, git: AgentGit | None = None
     ) -> ChannelRules:
         # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
         # empty classes mean all of them, so no fallback to this worker's own may narrow them.
@@ -233,15 +233,15 @@ class AgentActivities:
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
             branch_ref=str(git.refs / git.leaf) if git else "",
-            live_wait=self._live_wait(request, argv),
+            live_wait=self._live_wait(request, translator),
         )
 
-    def _live_wait(self, request: RunAgentInput, argv: list[str]) -> timedelta | None:
+    def _live_wait(self, request: RunAgentInput, translator: OutputTranslator) -> timedelta | None:
         """How long a held call waits before the agent is suspended: only a job that can
         suspend, whose CLI is Claude Code in print mode with its JSON stream (which says whether
         it can defer), and never longer than the hold wait; None: no suspension."""
         live = self.settings.hold_live_wait
-        if not request.may_defer or not live or not isinstance(translator_for(argv), ClaudeStream):
+        if not request.may_defer or not live or not isinstance(translator, ClaudeStream):
             return None
         return min(live, self.settings.hold_wait)
 

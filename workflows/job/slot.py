@@ -57,6 +57,8 @@ class HoldsDeskSlot:
         self.state.admitted = False
         if await self._signal_desk(HearsJobEnds.job_resumes, JobResumes(number=self._number)):
             await workflow.wait_condition(lambda: self.state.admitted)
+        else:  # no desk to admit it: it goes on at once
+            self.state.admitted = True
 
     @property
     def _number(self) -> int:
@@ -68,21 +70,16 @@ class HoldsDeskSlot:
         try:
             await desk.signal(signal, message)
         except FailureError:
-            workflow.logger.warning("The desk %s is gone.", self.state.job.desk_id)
-            self.state.admitted = True
+            workflow.logger.warning(
+                "The desk %s is gone; job %s goes on.", self.state.job.desk_id, self._number
+            )
             return False
         return True
 
     async def _signal_job_ended(self) -> None:
         if not self.state.job.desk_id:
             return
-        desk = workflow.get_external_workflow_handle(self.state.job.desk_id)
         spent = self.state.spent  # known by now: the slot goes back once the agent is done
         cost = spent.cost if spent is not None and spent.currency == USD else None
-        ended = JobEnded(number=self.state.job.number, cost=cost)
-        try:
-            await desk.signal(HearsJobEnds.job_ended, ended)
-        except FailureError:  # the desk is gone; a new desk starts with no slots to leak
-            workflow.logger.warning(
-                "The desk %s is gone; job %s ended.", self.state.job.desk_id, self.state.job.number
-            )
+        # A desk that is gone leaks no slot: a new desk starts with none.
+        await self._signal_desk(HearsJobEnds.job_ended, JobEnded(number=self._number, cost=cost))
