@@ -624,6 +624,26 @@ async def record_worktree_setup(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_cancel_in_setup(tmp: Path, out: Path) -> None:
+    """A job cancelled while its repository's set-up command runs: it ends with a report
+    (patch `job-cancel-reported-at-every-step`), its worktree released."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "cancel-setup")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "cancel-setup")
+        change = SetRepoSetup(repo="acme/api", setup="touch .started && sleep 600")
+        await RepoSetupClient(desk.client, settings).configure(change)
+        number = await desk.start_job("acme/api", "never", agent_command=agent("say:never"))
+        while not (worktree := (await desk.status(number))[1].worktree):
+            await asyncio.sleep(0.1)
+        while not (Path(worktree) / ".started").exists():
+            await asyncio.sleep(0.1)
+        await desk.cancel(number)
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_cancelled_in_setup.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 def _commit(clone: Path, name: str) -> None:
     (clone / name).write_text(name)
     git(clone, "add", name)
@@ -728,6 +748,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "agent-push": record_agent_push,
     "pull-request": record_pull_request,
     "setup": record_worktree_setup,
+    "cancel-in-setup": record_cancel_in_setup,
     "yolo": record_yolo_told,
     "daily-limit": record_daily_limit,
 }

@@ -18,6 +18,7 @@ from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.clients.repo_setup import RepoSetupClient
 from surfaces.render.approval import approval_card
+from surfaces.render.report_reasons import report_reason
 from surfaces.render.text import plain
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
@@ -188,3 +189,37 @@ async def test_a_failed_check_is_on_the_card_of_the_push_of_that_work_and_it_shi
     origin = tmp_path / "origins" / "api.git"
     assert git(origin, "rev-parse", f"codedesk/job-{number}") == report.head
     assert (gh_state / "prs.json").exists()
+
+
+async def worktree_of(desk: DeskClient, number: int) -> Path:
+    status = await eventually(
+        lambda: desk.status(number), lambda got: got[1].worktree, f"job {number}'s worktree"
+    )
+    return Path(status[1].worktree)
+
+
+@pytest.mark.parametrize("step", ["setup", "check"])
+async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_report(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, step: str
+) -> None:
+    """The cancel reaches the command (its process group is killed) and the job reports it."""
+    command = f"touch .{step}-started && sleep 600"
+    change = SetRepoSetup.model_validate({"repo": REPO, step: command})
+    clone = await repo_with_setup(desk, settings, tmp_path, change)
+    number = await desk.start_job(
+        REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes")
+    )
+    worktree = await worktree_of(desk, number)
+    await eventually(
+        lambda: (worktree / f".{step}-started").exists(), bool, f"the {step} command to start"
+    )
+    await desk.cancel(number)
+    report = await desk.wait(number)
+
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
+    if step == "setup":
+        assert report_reason(report) == "Cancelled before the agent ran."
+    else:
+        assert report.branch_kept, report
+        assert "add notes" in git(clone, "log", "--format=%s", report.branch)

@@ -48,9 +48,11 @@ def test_every_workflow_type_has_a_recorded_history() -> None:
     [
         ("coding_job_host_waited", "EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"),
         ("coding_job_sandboxed", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
+        ("coding_job_cancelled_in_setup", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"),
     ],
 )
 def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> None:
-    """The host-wait job timed out on its host's queue once; the sandboxed one answered holds."""
+    """The host-wait job timed out on its host's queue once; the sandboxed one answered holds;
+    the one cancelled during its set-up ended with a report, not as a cancelled workflow."""
     events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
     assert shape in {event["eventType"] for event in events}

@@ -67,6 +67,10 @@ SUSPENSION_PATCH = "agent-suspends-for-approvals"
 """Patch: the job's agent may defer a held call and end; the job then waits for the approval
 without it (jobs started before wait in the live hook, as they did)."""
 
+CANCEL_AT_EVERY_STEP_PATCH = "job-cancel-reported-at-every-step"
+"""Patch: a cancel that arrives during the set-up, the check or a narration ends the job with a
+report, as one during the cut or the agent does (before, it ended the workflow unreported)."""
+
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
 
@@ -84,6 +88,12 @@ def _cancelled(error: BaseException) -> bool:
     return isinstance(error, asyncio.CancelledError) or (
         isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
     )
+
+
+def _cancel_reported(error: BaseException) -> bool:
+    """Whether `error` is the job's cancel at a step where it once ended the workflow unreported
+    (jobs started before the patch still end so on replay)."""
+    return _cancelled(error) and workflow.patched(CANCEL_AT_EVERY_STEP_PATCH)
 
 
 @workflow.defn(name=JOB_WORKFLOW_TYPE)
@@ -147,7 +157,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
 
     async def _work(self) -> JobReport:
         self._set_phase(JobPhase.PREPARING)
-        await self._narrate(Narration.CUTTING)
+        try:
+            await self._narrate(Narration.CUTTING)
+        except asyncio.CancelledError as error:
+            if not _cancel_reported(error):
+                raise
+            return build_report(
+                self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
+            )
         try:
             worktree = await self._on_host(
                 lambda route: workflow.execute_activity_method(
@@ -165,11 +182,20 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             assert isinstance(error, ActivityError)
             return build_report(self.state.job, JobOutcome.REFUSED, reason=reason_of(error))
         self.state.status.branch, self.state.status.worktree = worktree.branch, worktree.path
-        if refused := await set_up_worktree(self.state.job, worktree, self._on_host):
+        try:
+            refused = await set_up_worktree(self.state.job, worktree, self._on_host)
+            if not refused:
+                self._set_phase(JobPhase.WORKING)
+                await self._narrate(Narration.WORKING, branch=worktree.branch)
+        except (ActivityError, asyncio.CancelledError) as error:
+            if not _cancel_reported(error):
+                raise
+            return await self._left_behind(
+                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
+            )
+        if refused:
             return await self._left_behind(worktree, JobOutcome.FAILED, refused)
 
-        self._set_phase(JobPhase.WORKING)
-        await self._narrate(Narration.WORKING, branch=worktree.branch)
         try:
             agent = await self._run_agent_on_host(worktree)
             while agent is not None and agent.end == AgentEnd.SUSPENDED:
@@ -219,7 +245,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
 
-        check = await check_worktree(self.state.job, worktree, self._on_host)
+        try:
+            check = await check_worktree(self.state.job, worktree, self._on_host)
+        except (ActivityError, asyncio.CancelledError) as error:
+            if not _cancel_reported(error):
+                raise
+            return await self._left_behind(
+                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+            )
         if check is not None and check.blocking():
             report = await self._left_behind(
                 worktree, JobOutcome.FAILED, check_failure(check), agent=agent
@@ -227,7 +260,16 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             report.check = check
             return report
         self._set_phase(JobPhase.INTEGRATING)
-        await self._narrate(Narration.INTEGRATING)
+        try:
+            await self._narrate(Narration.INTEGRATING)
+        except asyncio.CancelledError as error:
+            if not _cancel_reported(error):
+                raise
+            report = await self._left_behind(
+                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+            )
+            report.check = check
+            return report
         self.give_slot_back_early()
         result = await self._integrate(worktree)
         report = build_report(
