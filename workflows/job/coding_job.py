@@ -40,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.payloads.narration import Narration
+    from desk.payloads.repo_setup import CommandRun
     from desk.payloads.surfaces import ThreadProgress, ThreadReport
     from desk.policy.modes import Mode
     from workflows.policies import GIT_STEP, agent_step
@@ -245,28 +246,23 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
 
+        check: CommandRun | None = None
         try:
             check = await check_worktree(self.state.job, worktree, self._on_host)
+            if check is None or not check.blocking():
+                self._set_phase(JobPhase.INTEGRATING)
+                await self._narrate(Narration.INTEGRATING)
         except (ActivityError, asyncio.CancelledError) as error:
             if not _cancel_reported(error):
                 raise
-            return await self._left_behind(
-                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
-            )
-        if check is not None and check.blocking():
             report = await self._left_behind(
-                worktree, JobOutcome.FAILED, check_failure(check), agent=agent
+                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
             )
             report.check = check
             return report
-        self._set_phase(JobPhase.INTEGRATING)
-        try:
-            await self._narrate(Narration.INTEGRATING)
-        except asyncio.CancelledError as error:
-            if not _cancel_reported(error):
-                raise
+        if check is not None and check.blocking():
             report = await self._left_behind(
-                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+                worktree, JobOutcome.FAILED, check_failure(check), agent=agent
             )
             report.check = check
             return report
