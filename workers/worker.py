@@ -26,7 +26,7 @@ from activities.ship_request import ShipRequestActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
-from workers.workflow_code import keep_workflow_code
+from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.approval import Approval
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
@@ -115,7 +115,6 @@ def build_worker(
     sticky_timeout: timedelta = timedelta(seconds=10),
 ) -> DeskWorkers:
     """Workers polling the desk's task queue (or `task_queue`, for tests) and this host's."""
-    keep_workflow_code()
     set_diagnostic_chars(settings.diagnostic_chars)
     shared = task_queue or settings.task_queue
     # The history's ACTIVITY_TASK_STARTED names the worker: let it name the host too.
@@ -128,6 +127,7 @@ def build_worker(
                 client,
                 task_queue=shared,
                 workflows=list(WORKFLOWS),
+                workflow_runner=WORKFLOW_RUNNER,
                 activities=activities_for(client, settings),
                 sticky_queue_schedule_to_start_timeout=sticky_timeout,
                 graceful_shutdown_timeout=timedelta(seconds=5),

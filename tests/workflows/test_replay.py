@@ -10,6 +10,7 @@ from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from workers.worker import WORKFLOWS
 
@@ -20,7 +21,13 @@ WORKFLOW_IDS: dict[str, str] = json.loads((FOLDER / "workflow_ids.json").read_te
 
 @pytest.mark.parametrize("path", HISTORIES, ids=[path.stem for path in HISTORIES])
 async def test_recorded_history_replays(path: Path) -> None:
-    replayer = Replayer(workflows=list(WORKFLOWS), data_converter=pydantic_data_converter)
+    # The strict, default sandbox, not the worker's: here our workflow modules are imported
+    # afresh and every non-deterministic call in them is refused (workers/workflow_runner.py).
+    replayer = Replayer(
+        workflows=list(WORKFLOWS),
+        data_converter=pydantic_data_converter,
+        workflow_runner=SandboxedWorkflowRunner(),
+    )
     history = WorkflowHistory.from_json(WORKFLOW_IDS[path.stem], path.read_text())
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None, f"{path.name}: {result.replay_failure}"

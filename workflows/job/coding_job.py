@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
+from types import MappingProxyType
 from typing import TypeVar
 
 from temporalio import workflow
@@ -75,14 +76,16 @@ report, as one during the cut or the agent does (before, it ended the workflow u
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""
 
-INTEGRATION_OUTCOMES = {
-    IntegrationStatus.INTEGRATED: JobOutcome.INTEGRATED,
-    IntegrationStatus.NOTHING: JobOutcome.NOTHING,
-    IntegrationStatus.CONFLICT: JobOutcome.CONFLICT,
-    IntegrationStatus.REFUSED: JobOutcome.REFUSED,
-    IntegrationStatus.WITHDRAWN: JobOutcome.CANCELLED,
-    IntegrationStatus.FAILED: JobOutcome.FAILED,
-}
+INTEGRATION_OUTCOMES = MappingProxyType(
+    {
+        IntegrationStatus.INTEGRATED: JobOutcome.INTEGRATED,
+        IntegrationStatus.NOTHING: JobOutcome.NOTHING,
+        IntegrationStatus.CONFLICT: JobOutcome.CONFLICT,
+        IntegrationStatus.REFUSED: JobOutcome.REFUSED,
+        IntegrationStatus.WITHDRAWN: JobOutcome.CANCELLED,
+        IntegrationStatus.FAILED: JobOutcome.FAILED,
+    }
+)
 
 
 def _cancelled(error: BaseException) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from types import MappingProxyType
 
 from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError, FailureError, WorkflowAlreadyStartedError
@@ -42,13 +43,15 @@ from workflows.job.reasons import reason_of
 from workflows.summaries import approval_summary
 
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
-VERDICTS = {
-    OutcomeKind.APPROVED: HoldVerdict.APPROVED,
-    OutcomeKind.DECLINED: HoldVerdict.DECLINED,
-    OutcomeKind.WITHDRAWN: HoldVerdict.WITHDRAWN,
-    OutcomeKind.EXPIRED: HoldVerdict.EXPIRED,
-    OutcomeKind.CANCELLED: HoldVerdict.WITHDRAWN,
-}
+VERDICTS = MappingProxyType(
+    {
+        OutcomeKind.APPROVED: HoldVerdict.APPROVED,
+        OutcomeKind.DECLINED: HoldVerdict.DECLINED,
+        OutcomeKind.WITHDRAWN: HoldVerdict.WITHDRAWN,
+        OutcomeKind.EXPIRED: HoldVerdict.EXPIRED,
+        OutcomeKind.CANCELLED: HoldVerdict.WITHDRAWN,
+    }
+)
 
 
 class HoldsCalls(FollowsModes):
