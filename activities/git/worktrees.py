@@ -30,11 +30,13 @@ from activities.git.fast_forward import finish_fast_forward
 from activities.git.worktree_admin import remove_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from activities.setup.steps import setup_at_cut
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, WorktreeDiscardedError
 from desk.failures import desk_failures
 from desk.payloads.jobs import (
     CommitInfo,
+    CutWorktree,
     DiscardWorktreeInput,
     IntegrationRequest,
     IntegrationResult,
@@ -64,9 +66,14 @@ class WorktreeActivities:
         self.settings = settings
 
     @activity.defn
-    async def prepare_worktree(self, request: PrepareWorktreeInput) -> Worktree:
-        """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`."""
-        return await off_the_loop(self._prepare, request)
+    async def prepare_worktree(self, request: PrepareWorktreeInput) -> CutWorktree:
+        """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`.
+
+        It also reads the repository's set-up then, so that a job with none to run skips its
+        set-up and check steps (issue 32).
+        """
+        worktree = await off_the_loop(self._prepare, request)
+        return CutWorktree(**worktree.model_dump(), setup=await setup_at_cut(request.repo))
 
     @activity.defn
     async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:

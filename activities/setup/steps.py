@@ -103,3 +103,15 @@ async def repo_setup_of(client: Client, repo: str) -> RepoSetup:
             return RepoSetup()
         raise ServerError(f"The set-up of {repo} could not be read: {error}.") from None
     return state.setup
+
+
+async def setup_at_cut(repo: str) -> RepoSetup | None:
+    """The set-up in force as a job's worktree is cut, read with the activity's own client.
+
+    None when it cannot be read: the job then runs its set-up and check steps, which read it
+    again and refuse when they cannot, so a failed read here costs a job two steps, not a check.
+    """
+    try:
+        return await repo_setup_of(activity.client(), repo)
+    except (ServerError, RuntimeError):  # RuntimeError: a test's activity has no client
+        return None

@@ -17,7 +17,7 @@ from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
-from desk.payloads.repo_setup import CommandRun
+from desk.payloads.repo_setup import CommandRun, RepoSetup
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
@@ -174,6 +174,16 @@ class Worktree(Payload):
     path: str
     branch: str
     base: str
+
+
+class CutWorktree(Worktree):
+    """A worktree just cut, with the repository's set-up in force at the cut.
+
+    `setup` is None when the cut could not read it (or was recorded before it did): the job then
+    runs its set-up and check steps, which read it themselves and refuse when they cannot.
+    """
+
+    setup: RepoSetup | None = None
 
 
 class RunAgentInput(Payload):

@@ -29,6 +29,10 @@ class RepoSetup(Payload):
     def empty(self) -> bool:
         return not (self.setup or self.copy_files or self.check or self.pull_requests)
 
+    def sets_up(self) -> bool:
+        """Whether a new worktree gets anything before the agent: files or a command."""
+        return bool(self.setup or self.copy_files)
+
 
 class SetRepoSetup(Payload):
     """The owner's change: fields left None keep their value; `clear` empties all first."""

@@ -644,6 +644,23 @@ async def record_cancel_in_setup(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_setup_at_cut(tmp: Path, out: Path) -> None:
+    """A repository with a check and no set-up: the job reads that at its cut (patch
+    `setup-read-at-the-cut`), skips the set-up step, runs the check, then integrates."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "setup-at-cut")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "setup-at-cut")
+        change = SetRepoSetup(repo="acme/api", check="echo checked")
+        await RepoSetupClient(desk.client, settings).configure(change)
+        number = await desk.start_job(
+            "acme/api", "checked", agent_command=agent("write:c.txt=c", "commit:c")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_setup_at_cut.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 def _commit(clone: Path, name: str) -> None:
     (clone / name).write_text(name)
     git(clone, "add", name)
@@ -749,6 +766,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "pull-request": record_pull_request,
     "setup": record_worktree_setup,
     "cancel-in-setup": record_cancel_in_setup,
+    "setup-at-cut": record_setup_at_cut,
     "yolo": record_yolo_told,
     "daily-limit": record_daily_limit,
 }

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from activities.sandbox.bubblewrap import choose_sandbox
 from desk.config.settings import DeskSettings
@@ -223,3 +224,42 @@ async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_
     else:
         assert report.branch_kept, report
         assert "add notes" in git(clone, "log", "--format=%s", report.branch)
+
+
+async def scheduled_activities(desk: DeskClient, number: int) -> list[str]:
+    return [
+        event.activity_task_scheduled_event_attributes.activity_type.name
+        for event in await desk.history(number)
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+
+
+async def test_the_set_up_read_at_the_cut_skips_empty_steps_and_a_check_set_later_waits(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, gates: Path
+) -> None:
+    """A repository with no set-up costs a job no set-up or check step; a check the owner
+    sets while a job works applies from the next job on (issue 32)."""
+    clone = await repo_with_setup(desk, settings, tmp_path, SetRepoSetup(repo=REPO))
+    first = await desk.start_job(
+        REPO,
+        "edit",
+        agent_command=agent(f"wait:{gates / 'go'}", "write:one.txt=1", "commit:one"),
+    )
+    await worktree_of(desk, first)
+    check = "echo check ran; exit 1"
+    await RepoSetupClient(desk.client, settings).configure(SetRepoSetup(repo=REPO, check=check))
+    (gates / "go").touch()
+    done = await desk.wait(first)
+    second = await desk.start_job(
+        REPO, "edit", agent_command=agent("write:two.txt=2", "commit:two")
+    )
+    blocked = await desk.wait(second)
+
+    assert done.outcome == JobOutcome.INTEGRATED and done.check is None, done
+    steps = await scheduled_activities(desk, first)
+    assert "prepare_worktree" in steps and "run_agent" in steps, steps
+    assert not {"set_up_worktree", "check_worktree"} & set(steps), steps
+    assert blocked.outcome == JobOutcome.FAILED, blocked
+    assert blocked.check is not None and "check ran" in blocked.check.output
+    assert "check_worktree" in await scheduled_activities(desk, second)
+    assert git(clone, "log", "--format=%s", "main").splitlines() == ["one", "initial"]

@@ -17,7 +17,9 @@ from temporalio.client import Client
 from activities.sandbox.bubblewrap import UNCONFINED
 from desk.config.settings import DeskSettings, load_settings
 from desk.names import SUMMARY_ATTRIBUTE, job_workflow_id
+from desk.payloads.repo_setup import SetRepoSetup
 from surfaces.clients.desk import DeskClient
+from surfaces.clients.repo_setup import RepoSetupClient
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.browser import browser_page, browser_program
 from workers.devserver import DevServer, free_port
@@ -88,12 +90,20 @@ def keep(shot: Path) -> None:
 
 
 async def test_the_temporal_ui_shows_a_jobs_summary_and_its_steps(
-    desk: DeskClient, ui_server: DevServer, origin: Path, gates: Path, tmp_path: Path
+    desk: DeskClient,
+    settings: DeskSettings,
+    ui_server: DevServer,
+    origin: Path,
+    gates: Path,
+    tmp_path: Path,
 ) -> None:
     assert BROWSER is not None, (
         "no headless Chromium on PATH (apt-get install chromium-headless-shell)"
     )
     await desk.add_repo("acme/api", str(origin))
+    # A set-up and a check, so that the job has those steps to show (with none, it skips them).
+    setup = SetRepoSetup(repo="acme/api", setup="echo set up", check="echo checked")
+    await RepoSetupClient(desk.client, settings).configure(setup)
     command = agent_script(
         gates,
         "say:reading the login flow",

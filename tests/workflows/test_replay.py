@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -63,3 +64,20 @@ def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> N
     the one cancelled during its set-up ended with a report, not as a cancelled workflow."""
     events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
     assert shape in {event["eventType"] for event in events}
+
+
+def test_the_setup_at_cut_recording_skipped_the_set_up_and_ran_the_check() -> None:
+    events = json.loads((FOLDER / "coding_job_setup_at_cut.json").read_text())["events"]
+    scheduled = [
+        event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+        for event in events
+        if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+    ]
+    patches = [
+        json.loads(base64.b64decode(payload["data"]))["id"]
+        for event in events
+        if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+        for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
+    ]
+    assert "setup-read-at-the-cut" in patches, patches
+    assert "check_worktree" in scheduled and "set_up_worktree" not in scheduled, scheduled

@@ -10,8 +10,8 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
-    from desk.payloads.jobs import JobInput, Worktree
-    from desk.payloads.repo_setup import CommandRun, WorktreeStepInput
+    from desk.payloads.jobs import CutWorktree, JobInput, Worktree
+    from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
 from workflows.hosts import Route
@@ -22,6 +22,20 @@ OnHost = Callable[[Callable[[Route], Awaitable[T]]], Awaitable[T]]
 WORKTREE_SETUP = "worktree-setup-and-check"
 """Patch: a job sets its worktree up before the agent and checks it after."""
 
+SETUP_AT_CUT = "setup-read-at-the-cut"
+"""Patch: a job skips the set-up or the check when the set-up read at its cut has none.
+
+Two activities and two workflow tasks less for a repository with no set-up (issue 32). Jobs
+recorded before it, or whose cut could not read the set-up, run both steps as before.
+"""
+
+
+def _known(worktree: CutWorktree) -> RepoSetup | None:
+    """The set-up read at the cut, where this job may act on it; None to run the steps."""
+    if worktree.setup is None or not workflow.patched(SETUP_AT_CUT):
+        return None
+    return worktree.setup
+
 
 def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
     return WorktreeStepInput(
@@ -29,9 +43,12 @@ def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
     )
 
 
-async def set_up_worktree(job: JobInput, worktree: Worktree, on_host: OnHost[str]) -> str:
+async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[str]) -> str:
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
     if not workflow.patched(WORKTREE_SETUP):
+        return ""
+    known = _known(worktree)
+    if known is not None and not known.sets_up():
         return ""
 
     async def call(route: Route) -> str:
@@ -46,10 +63,17 @@ async def set_up_worktree(job: JobInput, worktree: Worktree, on_host: OnHost[str
 
 
 async def check_worktree(
-    job: JobInput, worktree: Worktree, on_host: OnHost[CommandRun | None]
+    job: JobInput, worktree: CutWorktree, on_host: OnHost[CommandRun | None]
 ) -> CommandRun | None:
-    """Run the owner's check after the agent; None when the repository has none."""
+    """Run the owner's check after the agent; None when the repository has none.
+
+    Whether there is one was read at the cut: a check the owner sets during a job applies from
+    the next job on.
+    """
     if not workflow.patched(WORKTREE_SETUP):
+        return None
+    known = _known(worktree)
+    if known is not None and not known.check:
         return None
     return await on_host(
         lambda route: workflow.execute_activity_method(
