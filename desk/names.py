@@ -39,9 +39,10 @@ WITHDRAW_INTEGRATION_SIGNAL = "withdraw_integration"
 OUTBOX_ENQUEUE_SIGNAL = "enqueue"
 APPROVAL_WITHDRAW_SIGNAL = "withdraw"
 """Names a workflow uses to start or signal another without importing its definition: the
-sandbox builds every workflow module a new workflow imports afresh, so a job that imported the
+sandbox built every workflow module a new workflow imported afresh, so a job that imported the
 `Repo`, `Outbox` and `Approval` classes paid for building them in its first task (issue 13).
-The definitions are declared with these same names."""
+The `workflows` package is shared by the sandboxes now (workers/workflow_runner.py), but the
+names keep a workflow's module free of the others'. The definitions use these same names."""
 DESK_STATE_QUERY = "current"
 """The `Desk` entity's query of its state (`Desk.current`)."""
 APPROVAL_STATE_QUERY = "current"
