@@ -55,7 +55,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
     """The activities that touch this host's shelf: they run on its own queue."""
     shelf = ShelfActivities(settings)
     ship = ShipActivities(settings)
-    trees = WorktreeActivities(settings)
+    trees = WorktreeActivities(settings, client)
     agent = AgentActivities(settings, client)
     setup = SetupActivities(settings, client, agent.sandbox.mode)
     return [

@@ -6,11 +6,12 @@ The sandbox imports every module a new workflow uses afresh, unless it is passed
 again. Passed through, the package is imported once per process and each new workflow's
 sandbox costs about 1 ms (issue 32).
 
-What that gives up: inside a passed-through module, the sandbox no longer intercepts a
-non-deterministic call (reading the clock, the files, the environment) at run time. Our
-workflow modules hold no state at module level and make no such call; the replay tests hold
-them to that, replaying every recorded history under the strict, default sandbox. Everything
-else a workflow imports, third-party or standard, stays behind the sandbox's restrictions.
+What that gives up: every workflow class lives in a passed-through module, so at run time
+the sandbox refuses almost nothing in workflow code: the `datetime`, `os`, `random` and `open`
+it reaches are the real ones. Two things hold our workflow code to determinism instead. The
+replay tests replay every recorded history under the strict, default sandbox, which imports
+the modules afresh and refuses such calls on every path a recording takes; and a test keeps
+the shared modules free of module-level state (tests/workflows/test_workflow_runner.py).
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ from activities.paths import job_dir
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_group, kill_stale_agents
+from activities.setup.steps import setup_now
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
@@ -218,6 +219,7 @@ class AgentActivities:
             usage=usage.total(channel.usage),
             deferred_approval=channel.deferred if suspended else "",
             session_id=session.session_id if suspended else "",
+            setup=await setup_now(self.client, request.repo),
         )
 
     def _rules(

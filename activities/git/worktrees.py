@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 from temporalio import activity
+from temporalio.client import Client
 
 from activities.agent.files import exclude_agent_files
 from activities.agent.git import settle
@@ -30,7 +31,7 @@ from activities.git.fast_forward import finish_fast_forward
 from activities.git.worktree_admin import remove_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
-from activities.setup.steps import setup_at_cut
+from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, WorktreeDiscardedError
 from desk.failures import desk_failures
@@ -62,18 +63,21 @@ FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@loca
 class WorktreeActivities:
     """Activities that change a clone: every one checks what is done before it acts."""
 
-    def __init__(self, settings: DeskSettings) -> None:
+    def __init__(self, settings: DeskSettings, client: Client | None = None) -> None:
         self.settings = settings
+        self.client = client
+        """Reads the repository's set-up at the cut; without one, a job runs both its steps."""
 
     @activity.defn
     async def prepare_worktree(self, request: PrepareWorktreeInput) -> CutWorktree:
         """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`.
 
         It also reads the repository's set-up then, so that a job with none to run skips its
-        set-up and check steps (issue 32).
+        set-up step (issue 32; the agent's end reads it again for the check).
         """
         worktree = await off_the_loop(self._prepare, request)
-        return CutWorktree(**worktree.model_dump(), setup=await setup_at_cut(request.repo))
+        setup = await setup_now(self.client, request.repo) if self.client else None
+        return CutWorktree(**worktree.model_dump(), setup=setup)
 
     @activity.defn
     async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:

@@ -8,11 +8,12 @@ policy, never from the repository's own files.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
 from temporalio import activity
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.log import AGENT_LOG
@@ -105,13 +106,18 @@ async def repo_setup_of(client: Client, repo: str) -> RepoSetup:
     return state.setup
 
 
-async def setup_at_cut(repo: str) -> RepoSetup | None:
-    """The set-up in force as a job's worktree is cut, read with the activity's own client.
+SETUP_READ_TIMEOUT = timedelta(seconds=1)
+"""How long the cut or the agent's end waits for the set-up; well under the steps' heartbeat
+timeouts, so that a slow entity costs the job its two steps, never the step it is read in."""
 
-    None when it cannot be read: the job then runs its set-up and check steps, which read it
-    again and refuse when they cannot, so a failed read here costs a job two steps, not a check.
-    """
+
+async def setup_now(client: Client, repo: str) -> RepoSetup | None:
+    """The set-up in force, read for a job to decide which of its steps to run; None when it
+    cannot be read (in time): the job then runs the steps, which read it again themselves and
+    refuse when they cannot, so a failed read here costs a job a step, never a check."""
     try:
-        return await repo_setup_of(activity.client(), repo)
-    except (ServerError, RuntimeError):  # RuntimeError: a test's activity has no client
+        return await asyncio.wait_for(
+            repo_setup_of(client, repo), SETUP_READ_TIMEOUT.total_seconds()
+        )
+    except (ServerError, TimeoutError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
         return None

@@ -179,8 +179,8 @@ class Worktree(Payload):
 class CutWorktree(Worktree):
     """A worktree just cut, with the repository's set-up in force at the cut.
 
-    `setup` is None when the cut could not read it (or was recorded before it did): the job then
-    runs its set-up and check steps, which read it themselves and refuse when they cannot.
+    `setup` decides whether the job runs its set-up step. None when the cut could not read it (or
+    was recorded before it did): the job runs the step, which reads it itself.
     """
 
     setup: RepoSetup | None = None
@@ -254,6 +254,9 @@ class AgentResult(Payload):
     """The CLI's session, to resume after a suspension (`end` SUSPENDED)."""
     usage: Usage | None = None
     """Tokens and money the agent used, its earlier attempts included; None: an older worker."""
+    setup: RepoSetup | None = None
+    """The repository's set-up as the agent ended: whether the job runs its check step. None
+    when it could not be read (or an older worker): the job runs the step, which reads it."""
 
 
 class IntegrationStatus(StrEnum):

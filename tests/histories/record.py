@@ -646,7 +646,8 @@ async def record_cancel_in_setup(tmp: Path, out: Path) -> None:
 
 async def record_setup_at_cut(tmp: Path, out: Path) -> None:
     """A repository with a check and no set-up: the job reads that at its cut (patch
-    `setup-read-at-the-cut`), skips the set-up step, runs the check, then integrates."""
+    `setup-read-at-the-cut`), skips the set-up step, runs the check, then integrates; then one
+    with a set-up and no check, which the job reads as its agent ends and skips the check."""
     env = await local_server()
     settings = _settings_for(env, tmp, "setup-at-cut")
     async with build_worker(env.client, settings):
@@ -658,6 +659,14 @@ async def record_setup_at_cut(tmp: Path, out: Path) -> None:
         )
         print(number, (await desk.wait(number)).outcome)
         keep(out / "coding_job_setup_at_cut.json", await desk.job(number).fetch_history())
+        # Then a set-up and no check, read as the agent ends: the check step is skipped.
+        change = SetRepoSetup(repo="acme/api", clear=True, setup="echo set up")
+        await RepoSetupClient(desk.client, settings).configure(change)
+        number = await desk.start_job(
+            "acme/api", "set up", agent_command=agent("write:d.txt=d", "commit:d")
+        )
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_check_skipped.json", await desk.job(number).fetch_history())
     await env.shutdown()
 
 

@@ -20,6 +20,7 @@ from tests.helpers.agents import agent
 from tests.jobs.test_desk_queue import marked, marks, settled
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
+from workers.workflow_runner import WORKFLOW_RUNNER
 
 REPO = "acme/api"
 LET_GO = asyncio.Event()
@@ -49,6 +50,7 @@ async def one_slot(
             client,
             task_queue=one.task_queue,
             workflows=list(WORKFLOWS),
+            workflow_runner=WORKFLOW_RUNNER,
             activities=[*real, held_integrate],
         ),
         Worker(client, task_queue=host_queue, activities=[*real, held_integrate]),

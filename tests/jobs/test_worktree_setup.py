@@ -234,32 +234,31 @@ async def scheduled_activities(desk: DeskClient, number: int) -> list[str]:
     ]
 
 
-async def test_the_set_up_read_at_the_cut_skips_empty_steps_and_a_check_set_later_waits(
+async def test_a_job_skips_the_steps_it_has_nothing_for_and_a_check_set_mid_job_still_runs(
     desk: DeskClient, settings: DeskSettings, tmp_path: Path, gates: Path
 ) -> None:
-    """A repository with no set-up costs a job no set-up or check step; a check the owner
-    sets while a job works applies from the next job on (issue 32)."""
+    """A repository with no set-up costs a job no set-up or check step (issue 32); a check the
+    owner sets while an agent works still keeps that agent's failing work out."""
     clone = await repo_with_setup(desk, settings, tmp_path, SetRepoSetup(repo=REPO))
-    first = await desk.start_job(
+    plain = await desk.start_job(REPO, "edit", agent_command=agent("write:one.txt=1", "commit:one"))
+    done = await desk.wait(plain)
+    watched = await desk.start_job(
         REPO,
         "edit",
-        agent_command=agent(f"wait:{gates / 'go'}", "write:one.txt=1", "commit:one"),
+        agent_command=agent(f"wait:{gates / 'go'}", "write:two.txt=2", "commit:two"),
     )
-    await worktree_of(desk, first)
+    await worktree_of(desk, watched)
     check = "echo check ran; exit 1"
     await RepoSetupClient(desk.client, settings).configure(SetRepoSetup(repo=REPO, check=check))
     (gates / "go").touch()
-    done = await desk.wait(first)
-    second = await desk.start_job(
-        REPO, "edit", agent_command=agent("write:two.txt=2", "commit:two")
-    )
-    blocked = await desk.wait(second)
+    blocked = await desk.wait(watched)
 
     assert done.outcome == JobOutcome.INTEGRATED and done.check is None, done
-    steps = await scheduled_activities(desk, first)
+    steps = await scheduled_activities(desk, plain)
     assert "prepare_worktree" in steps and "run_agent" in steps, steps
     assert not {"set_up_worktree", "check_worktree"} & set(steps), steps
     assert blocked.outcome == JobOutcome.FAILED, blocked
     assert blocked.check is not None and "check ran" in blocked.check.output
-    assert "check_worktree" in await scheduled_activities(desk, second)
+    steps = await scheduled_activities(desk, watched)
+    assert "check_worktree" in steps and "set_up_worktree" not in steps, steps
     assert git(clone, "log", "--format=%s", "main").splitlines() == ["one", "initial"]

@@ -29,6 +29,7 @@ from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE, awaited, until
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
+from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.repo.entity import RepoEntity
 from workflows.ship import Ship
 
@@ -614,6 +615,7 @@ async def slow_integrations(
             client,
             task_queue=settings.task_queue,
             workflows=list(WORKFLOWS),
+            workflow_runner=WORKFLOW_RUNNER,
             activities=[*real, slow_integrate],
         ),
         Worker(client, task_queue=host_queue, activities=[*real, slow_integrate]),

@@ -1,1 +1,1 @@
-"""Tests of workflow code itself: replay of recorded histories, compiled once per worker."""
+"""Tests of workflow code itself: replay of recorded histories, and the sandbox that runs it."""

@@ -66,8 +66,17 @@ def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> N
     assert shape in {event["eventType"] for event in events}
 
 
-def test_the_setup_at_cut_recording_skipped_the_set_up_and_ran_the_check() -> None:
-    events = json.loads((FOLDER / "coding_job_setup_at_cut.json").read_text())["events"]
+@pytest.mark.parametrize(
+    ("name", "skipped", "ran"),
+    [
+        ("coding_job_setup_at_cut", "set_up_worktree", "check_worktree"),
+        ("coding_job_check_skipped", "check_worktree", "set_up_worktree"),
+    ],
+)
+def test_a_recording_of_the_set_up_read_skipped_the_step_it_had_nothing_for(
+    name: str, skipped: str, ran: str
+) -> None:
+    events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
     scheduled = [
         event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
         for event in events
@@ -80,4 +89,4 @@ def test_the_setup_at_cut_recording_skipped_the_set_up_and_ran_the_check() -> No
         for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
     ]
     assert "setup-read-at-the-cut" in patches, patches
-    assert "check_worktree" in scheduled and "set_up_worktree" not in scheduled, scheduled
+    assert ran in scheduled and skipped not in scheduled, scheduled

@@ -10,7 +10,7 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
-    from desk.payloads.jobs import CutWorktree, JobInput, Worktree
+    from desk.payloads.jobs import AgentResult, CutWorktree, JobInput, Worktree
     from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
@@ -23,18 +23,20 @@ WORKTREE_SETUP = "worktree-setup-and-check"
 """Patch: a job sets its worktree up before the agent and checks it after."""
 
 SETUP_AT_CUT = "setup-read-at-the-cut"
-"""Patch: a job skips the set-up or the check when the set-up read at its cut has none.
+"""Patch: a job skips its set-up when the set-up read at its cut has none, and its check when
+the set-up read as its agent ended has none.
 
-Two activities and two workflow tasks less for a repository with no set-up (issue 32). Jobs
-recorded before it, or whose cut could not read the set-up, run both steps as before.
+Two activities and two workflow tasks less for a repository with neither (issue 32). Jobs
+recorded before it, or whose read failed, run both steps as before; the steps read the set-up
+themselves.
 """
 
 
-def _known(worktree: CutWorktree) -> RepoSetup | None:
-    """The set-up read at the cut, where this job may act on it; None to run the steps."""
-    if worktree.setup is None or not workflow.patched(SETUP_AT_CUT):
+def _known(setup: RepoSetup | None) -> RepoSetup | None:
+    """`setup`, where this job may act on it; None to run the step."""
+    if setup is None or not workflow.patched(SETUP_AT_CUT):
         return None
-    return worktree.setup
+    return setup
 
 
 def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
@@ -47,7 +49,7 @@ async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
     if not workflow.patched(WORKTREE_SETUP):
         return ""
-    known = _known(worktree)
+    known = _known(worktree.setup)
     if known is not None and not known.sets_up():
         return ""
 
@@ -63,16 +65,16 @@ async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[
 
 
 async def check_worktree(
-    job: JobInput, worktree: CutWorktree, on_host: OnHost[CommandRun | None]
+    job: JobInput, worktree: Worktree, agent: AgentResult, on_host: OnHost[CommandRun | None]
 ) -> CommandRun | None:
     """Run the owner's check after the agent; None when the repository has none.
 
-    Whether there is one was read at the cut: a check the owner sets during a job applies from
-    the next job on.
+    Whether there is one was read as the agent ended: a check the owner sets while the agent
+    works applies to this job.
     """
     if not workflow.patched(WORKTREE_SETUP):
         return None
-    known = _known(worktree)
+    known = _known(agent.setup)
     if known is not None and not known.check:
         return None
     return await on_host(

@@ -251,7 +251,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
 
         check: CommandRun | None = None
         try:
-            check = await check_worktree(self.state.job, worktree, self._on_host)
+            check = await check_worktree(self.state.job, worktree, agent, self._on_host)
             if check is None or not check.blocking():
                 self._set_phase(JobPhase.INTEGRATING)
                 await self._narrate(Narration.INTEGRATING)
