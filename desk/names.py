@@ -69,6 +69,9 @@ IGNORED_MEMO = "ignored"
 PUSHING_MEMO = "pushing"
 """A `Repo` entity's memo: the SHA its running push sends, empty when none runs. Read by
 describing the entity, which asks the server only, not a worker as a query would."""
+SETUP_MEMO = "setup"
+"""A `Repo` entity's memo: the set-up in force (a `RepoSetup` as JSON), read by describing the
+entity when a job decides which of its set-up and check steps to run (issue 32)."""
 
 REPO_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskRepo")
 PHASE_ATTRIBUTE = SearchAttributeKey.for_keyword("CodedeskPhase")

@@ -12,6 +12,7 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
+from pydantic import ValidationError
 from temporalio import activity
 from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -24,7 +25,7 @@ from activities.setup.sandboxed import Confined, run_confined
 from desk.config.settings import DeskSettings
 from desk.errors import ServerError, SetupError
 from desk.failures import desk_failures
-from desk.names import REPO_STATE_QUERY, repo_workflow_id
+from desk.names import REPO_STATE_QUERY, SETUP_MEMO, repo_workflow_id
 from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeSetUp, WorktreeStepInput
 from desk.payloads.repo_state import RepoState
 
@@ -114,10 +115,24 @@ timeouts, so that a slow entity costs the job its two steps, never the step it i
 async def setup_now(client: Client, repo: str) -> RepoSetup | None:
     """The set-up in force, read for a job to decide which of its steps to run; None when it
     cannot be read (in time): the job then runs the steps, which read it again themselves and
-    refuse when they cannot, so a failed read here costs a job a step, never a check."""
+    refuse when they cannot, so a failed read here costs a job a step, never a check.
+
+    From the entity's memo, which the server answers alone; an entity that has not written it
+    yet (started before it did) is asked by query."""
+    handle = client.get_workflow_handle(repo_workflow_id(repo))
     try:
-        return await asyncio.wait_for(
-            repo_setup_of(client, repo), SETUP_READ_TIMEOUT.total_seconds()
-        )
-    except (ServerError, TimeoutError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
+        async with asyncio.timeout(SETUP_READ_TIMEOUT.total_seconds()):
+            memo = await (await handle.describe(rpc_timeout=SETUP_READ_TIMEOUT)).memo()
+            if SETUP_MEMO in memo:
+                return RepoSetup.model_validate(memo[SETUP_MEMO])
+            return await repo_setup_of(client, repo)
+    except RPCError as error:
+        return RepoSetup() if error.status == RPCStatusCode.NOT_FOUND else None
+    except (
+        ServerError,
+        TimeoutError,
+        ValidationError,
+        WorkflowQueryFailedError,
+        WorkflowQueryRejectedError,
+    ):
         return None

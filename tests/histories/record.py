@@ -667,6 +667,8 @@ async def record_setup_at_cut(tmp: Path, out: Path) -> None:
         )
         print(number, (await desk.wait(number)).outcome)
         keep(out / "coding_job_check_skipped.json", await desk.job(number).fetch_history())
+        entity = desk.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        keep(out / "repo_entity_setup_memo.json", await entity.fetch_history())
     await env.shutdown()
 
 

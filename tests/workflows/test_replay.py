@@ -57,11 +57,13 @@ def test_every_workflow_type_has_a_recorded_history() -> None:
         ("coding_job_host_waited", "EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT"),
         ("coding_job_sandboxed", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
         ("coding_job_cancelled_in_setup", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"),
+        ("repo_entity_setup_memo", "EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED"),
     ],
 )
 def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> None:
     """The host-wait job timed out on its host's queue once; the sandboxed one answered holds;
-    the one cancelled during its set-up ended with a report, not as a cancelled workflow."""
+    the one cancelled during its set-up ended with a report, not as a cancelled workflow; the
+    entity wrote its set-up into its memo."""
     events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
     assert shape in {event["eventType"] for event in events}
 

@@ -66,6 +66,7 @@ class RepoEntity(KeepsSetup):
 
     @workflow.run
     async def run(self, state: RepoState) -> None:
+        self._say_setup()  # an entity from before the memo has it from its next run on
         while True:
             await workflow.wait_condition(
                 lambda: (
