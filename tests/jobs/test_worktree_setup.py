@@ -10,10 +10,12 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from activities.sandbox.bubblewrap import choose_sandbox
+from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
+from desk.names import SETUP_MEMO, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.repo_setup import CheckStatus, SetRepoSetup
+from desk.payloads.repo_setup import CheckStatus, RepoSetup, SetRepoSetup
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
@@ -262,3 +264,16 @@ async def test_a_job_skips_the_steps_it_has_nothing_for_and_a_check_set_mid_job_
     steps = await scheduled_activities(desk, watched)
     assert "check_worktree" in steps and "set_up_worktree" not in steps, steps
     assert git(clone, "log", "--format=%s", "main").splitlines() == ["one", "initial"]
+
+
+async def test_a_job_reads_the_set_up_from_the_entitys_memo_and_none_without_an_entity(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+) -> None:
+    change = SetRepoSetup(repo=REPO, setup="echo set up", check="echo checked")
+    await repo_with_setup(desk, settings, tmp_path, change)
+    described = await desk.client.get_workflow_handle(repo_workflow_id(REPO)).describe()
+
+    memo = await described.memo()
+    assert RepoSetup.model_validate(memo[SETUP_MEMO]) == change.applied_to(RepoSetup())
+    assert await setup_now(desk.client, REPO) == change.applied_to(RepoSetup())
+    assert await setup_now(desk.client, "acme/never-added") == RepoSetup()
