@@ -1,6 +1,9 @@
-"""Waiting on what a job and its approvals show: the agent at work, approvals open."""
+"""Waiting on what a job and its approvals show: the agent at work, approvals open; the steps
+its history scheduled."""
 
 from __future__ import annotations
+
+from temporalio.api.enums.v1 import EventType
 
 from desk.payloads.jobs import JobPhase, JobStatus
 from surfaces.clients.approvals import ApprovalsClient
@@ -32,3 +35,12 @@ async def open_ids(approvals: ApprovalsClient, count: int = 1) -> list[str]:
         listed, lambda ids: len(ids) >= count, f"{count} approvals to open"
     )
     return ids
+
+
+async def scheduled_activities(desk: DeskClient, number: int) -> list[str]:
+    """The activity types the job's history scheduled, in order."""
+    return [
+        event.activity_task_scheduled_event_attributes.activity_type.name
+        for event in await desk.history(number)
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]

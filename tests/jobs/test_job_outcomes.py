@@ -8,7 +8,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from temporalio.api.enums.v1 import EventType
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, ReasonKind
@@ -18,6 +17,7 @@ from tests.helpers.agent_pids import agent_pids, agent_tag, grandchild_pids, tag
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.cli_helpers import pid_dead
 from tests.helpers.desks import host_policy
+from tests.helpers.job_waits import scheduled_activities
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually, until
 
@@ -396,12 +396,7 @@ async def test_the_history_shows_the_activities(desk: DeskClient, clone: Path) -
         REPO, "greet", agent_command=agent("write:hello.txt=hi", "commit:greet")
     )
     await desk.wait(number)
-    events = await desk.history(number)
-    scheduled = [
-        event.activity_task_scheduled_event_attributes.activity_type.name
-        for event in events
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    ]
+    scheduled = await scheduled_activities(desk, number)
     assert "prepare_worktree" in scheduled
     assert "run_agent" in scheduled
     assert scheduled.index("prepare_worktree") < scheduled.index("run_agent")

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from temporalio.api.enums.v1 import EventType
 
 from activities.sandbox.bubblewrap import choose_sandbox
 from activities.setup.steps import setup_now
@@ -25,7 +24,7 @@ from surfaces.render.report_reasons import report_reason
 from surfaces.render.text import plain
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
-from tests.helpers.job_waits import open_ids
+from tests.helpers.job_waits import open_ids, scheduled_activities
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
 
@@ -226,14 +225,6 @@ async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_
     else:
         assert report.branch_kept, report
         assert "add notes" in git(clone, "log", "--format=%s", report.branch)
-
-
-async def scheduled_activities(desk: DeskClient, number: int) -> list[str]:
-    return [
-        event.activity_task_scheduled_event_attributes.activity_type.name
-        for event in await desk.history(number)
-        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
-    ]
 
 
 async def test_a_job_skips_the_steps_it_has_nothing_for_and_a_check_set_mid_job_still_runs(
