@@ -113,7 +113,14 @@ class HoldChannel:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            answer = await self._answer(reader, peer_pid(writer.get_extra_info("socket")))
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as short:
+                line = short.partial
+            except asyncio.LimitOverrunError:
+                await _refuse_oversized(reader, writer, self.rules.max_request_bytes)
+                return
+            answer = await self._answer(line, peer_pid(writer.get_extra_info("socket")))
             if answer is not None:
                 writer.write(json.dumps(answer).encode() + b"\n")
                 await writer.drain()
@@ -124,16 +131,7 @@ class HoldChannel:
             with suppress(ConnectionError, OSError):
                 await writer.wait_closed()
 
-    async def _answer(self, reader: asyncio.StreamReader, hook: int) -> dict[str, Any] | None:
-        try:
-            line = await reader.readuntil(b"\n")
-        except asyncio.IncompleteReadError as short:
-            line = short.partial
-        except asyncio.LimitOverrunError:
-            return _refusal(
-                f"The hold request is larger than {self.rules.max_request_bytes} bytes "
-                "(CODEDESK_HOLD_REQUEST_BYTES); the call may not run."
-            )
+    async def _answer(self, line: bytes, hook: int) -> dict[str, Any] | None:
         try:
             message = await asyncio.to_thread(self._read, line)
         except ValueError as error:
@@ -300,6 +298,33 @@ def _target(tool: str, call: Any, worktree: str, branch_ref: str) -> PushTarget 
 
 def _refusal(reason: str) -> dict[str, Any]:
     return HoldAnswer(verdict=HoldVerdict.DECLINED, reason=reason).model_dump(mode="json")
+
+
+OVERSIZED_DRAIN = timedelta(seconds=2)
+"""How long the channel reads on, and drops, an oversized request after refusing it."""
+
+
+async def _refuse_oversized(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limit: int
+) -> None:
+    """Refuse a request over `limit` bytes, so that its sender reads the refusal.
+
+    The rest of the request is still arriving: closing on it unread would reset the connection
+    and could take the refusal with it (the sender saw "connection reset", not the reason). So
+    the answer goes first, then the end of our side, then what is left is read and dropped
+    until the sender closes, for at most OVERSIZED_DRAIN.
+    """
+    refusal = _refusal(
+        f"The hold request is larger than {limit} bytes (CODEDESK_HOLD_REQUEST_BYTES); "
+        "the call may not run."
+    )
+    writer.write(json.dumps(refusal).encode() + b"\n")
+    await writer.drain()
+    writer.write_eof()
+    with suppress(TimeoutError):
+        async with asyncio.timeout(OVERSIZED_DRAIN.total_seconds()):
+            while await reader.read(1 << 16):
+                pass
 
 
 def _cut(text: str, limit: int) -> str:
