@@ -7,32 +7,22 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from temporalio import activity
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.worker import Worker
 
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, job_workflow_id
-from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, JobOutcome
+from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent
+from tests.helpers.held_integrate import INTEGRATING, LET_GO, held_integrate, hold_integrations
 from tests.jobs.test_desk_queue import marked, marks, settled
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workers.workflow_runner import WORKFLOW_RUNNER
 
 REPO = "acme/api"
-LET_GO = asyncio.Event()
-INTEGRATING = asyncio.Event()
-
-
-@activity.defn(name="integrate")
-async def held_integrate(request: IntegrationRequest) -> IntegrationResult:
-    """Stands in for the real integration: it lasts until the test lets go."""
-    INTEGRATING.set()
-    await LET_GO.wait()
-    return IntegrationResult(status=IntegrationStatus.NOTHING)
 
 
 @pytest.fixture
@@ -40,8 +30,7 @@ async def one_slot(
     client: Client, settings: DeskSettings, origin: Path
 ) -> AsyncIterator[DeskClient]:
     """A desk of one slot whose integrations last until LET_GO is set."""
-    LET_GO.clear()
-    INTEGRATING.clear()
+    hold_integrations()
     one = settings.model_copy(update={"max_workers": 1})
     real = [a for a in activities_for(client, one) if a.__name__ != "integrate"]
     host_queue = host_task_queue(one.task_queue, one.host)

@@ -52,13 +52,14 @@ from workflows.job.checks import check_failure, check_worktree, set_up_worktree
 from workflows.job.cost import say_cost
 from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
+from workflows.job.in_flight import CANCEL_IN_FLIGHT_PATCH, heeding_cancel
 from workflows.job.reasons import reason_of
 from workflows.job.report import build_report
 from workflows.job.ship_requests import push_branches, request_ships
 from workflows.job.slot import HoldsDeskSlot
 from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
-from workflows.repo.calls import queue_integration, withdraw_integration
+from workflows.repo.calls import Entity, queue_integration, repo_handle, withdraw_integration
 from workflows.repo.integration_reply import AwaitsIntegration
 from workflows.result_calls import deliver_result
 from workflows.summaries import agent_summary, phase_details
@@ -91,6 +92,15 @@ INTEGRATION_OUTCOMES = MappingProxyType(
 def _cancelled(error: BaseException) -> bool:
     return isinstance(error, asyncio.CancelledError) or (
         isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
+    )
+
+
+def _withdrawn() -> IntegrationResult:
+    """A cancelled job's integration, given up with no answer from its repository's entity."""
+    return IntegrationResult(
+        status=IntegrationStatus.WITHDRAWN,
+        reason_kind=ReasonKind.INTEGRATION_WITHDRAWN,
+        branch_kept=True,
     )
 
 
@@ -452,7 +462,13 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             report_files=self.state.job.report_files,
             host=self.state.job.host,
         )
-        entity = await queue_integration(request)
+        try:
+            entity = await heeding_cancel(queue_integration(request))
+        except asyncio.CancelledError:
+            if not workflow.patched(CANCEL_IN_FLIGHT_PATCH):
+                raise  # as jobs started before the patch ended on replay
+            # The request may have reached the entity: take it back there.
+            return await self._withdraw(repo_handle(request.repo))
         try:
             await workflow.wait_condition(
                 lambda: self.state.integration is not None,
@@ -460,25 +476,29 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 timeout_summary=f"waiting for {self.state.job.repo} to integrate",
             )
         except asyncio.CancelledError:
-            await withdraw_integration(entity, me)
-            try:
-                await workflow.wait_condition(
-                    lambda: self.state.integration is not None,
-                    timeout=WITHDRAW_WAIT,
-                    timeout_summary="withdrawing from the integration queue",
-                )
-            except TimeoutError:
-                return IntegrationResult(
-                    status=IntegrationStatus.WITHDRAWN,
-                    reason_kind=ReasonKind.INTEGRATION_WITHDRAWN,
-                    branch_kept=True,
-                )
+            return await self._withdraw(entity)
         except TimeoutError:
             return IntegrationResult(
                 status=IntegrationStatus.FAILED,
                 reason_kind=ReasonKind.INTEGRATION_WAITED,
                 branch_kept=True,
             )
+        assert self.state.integration is not None
+        return self.state.integration
+
+    async def _withdraw(self, entity: Entity) -> IntegrationResult:
+        """The cancelled job's request out of the entity's queue: its answer, or withdrawn when
+        none comes (an integration that already runs finishes and is answered)."""
+        if not await withdraw_integration(entity, workflow.info().workflow_id):
+            return _withdrawn()  # no entity runs: the request never reached one
+        try:
+            await workflow.wait_condition(
+                lambda: self.state.integration is not None,
+                timeout=WITHDRAW_WAIT,
+                timeout_summary="withdrawing from the integration queue",
+            )
+        except TimeoutError:
+            return _withdrawn()
         assert self.state.integration is not None
         return self.state.integration
 
@@ -553,7 +573,7 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 held=held,
                 agent_of=agent_of,
             )
-            await send_to_outbox(place, progress)
+            await heeding_cancel(send_to_outbox(place, progress))
 
     def _cutting(self) -> str:
         return f"cutting worker/{self.state.job.number} of {self.state.job.repo}"

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import USD
 
 from workflows.desk.admission import HearsJobEnds
+from workflows.job.in_flight import heeding_cancel
 from workflows.job.state import JobState
 
 SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"
@@ -48,14 +49,16 @@ class HoldsDeskSlot:
     async def lend_slot(self) -> None:
         """The agent is suspended for an approval: the desk may give the slot to another job."""
         if self.state.job.desk_id and self.state.slot_given_back is None:
-            await self._signal_desk(HearsJobEnds.job_suspends, JobSuspends(number=self._number))
+            suspends = JobSuspends(number=self._number)
+            await heeding_cancel(self._signal_desk(HearsJobEnds.job_suspends, suspends))
 
     async def take_slot_again(self) -> None:
         """The suspended job wants a slot: it heads the desk's queue and waits for `admit`."""
         if not self.state.job.desk_id or self.state.slot_given_back is not None:
             return
         self.state.admitted = False
-        if await self._signal_desk(HearsJobEnds.job_resumes, JobResumes(number=self._number)):
+        resumes = JobResumes(number=self._number)
+        if await heeding_cancel(self._signal_desk(HearsJobEnds.job_resumes, resumes)):
             await workflow.wait_condition(lambda: self.state.admitted)
         else:  # no desk to admit it: it goes on at once
             self.state.admitted = True

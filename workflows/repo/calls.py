@@ -35,7 +35,7 @@ async def queue_integration(request: IntegrationRequest) -> Entity:
     finds no entity (the first job on a repository, or one terminated) is it started.
     """
     if workflow.patched(SIGNAL_REPO_FIRST):
-        running = workflow.get_external_workflow_handle(repo_workflow_id(request.repo))
+        running = repo_handle(request.repo)
         try:
             await running.signal(REQUEST_INTEGRATION_SIGNAL, request)
             return running
@@ -46,11 +46,21 @@ async def queue_integration(request: IntegrationRequest) -> Entity:
     return entity
 
 
-async def withdraw_integration(entity: Entity, job_workflow_id: str) -> None:
-    """From a cancelled job: take its request out of the entity's queue."""
-    await entity.signal(
-        WITHDRAW_INTEGRATION_SIGNAL, WithdrawIntegration(job_workflow_id=job_workflow_id)
-    )
+async def withdraw_integration(entity: Entity, job_workflow_id: str) -> bool:
+    """From a cancelled job: take its request out of the entity's queue; False when no entity
+    runs to take it from."""
+    try:
+        await entity.signal(
+            WITHDRAW_INTEGRATION_SIGNAL, WithdrawIntegration(job_workflow_id=job_workflow_id)
+        )
+    except FailureError:
+        return False
+    return True
+
+
+def repo_handle(repo: str) -> Entity:
+    """The repository's entity, by its id alone (whether it runs or not)."""
+    return workflow.get_external_workflow_handle(repo_workflow_id(repo))
 
 
 async def repo_entity(repo: str, host: str = "") -> Entity:
@@ -58,4 +68,4 @@ async def repo_entity(repo: str, host: str = "") -> Entity:
     entity_id = repo_workflow_id(repo)
     state = RepoState(repo=repo, host=host)
     await start_entity(REPO_WORKFLOW_TYPE, state, id=entity_id, memo=pushing_memo())
-    return workflow.get_external_workflow_handle(entity_id)
+    return repo_handle(repo)

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
         IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
+        ReasonKind,
         WithdrawIntegration,
     )
     from desk.payloads.repo_state import ReceiptQuery, RepoState
@@ -105,7 +106,10 @@ class RepoEntity(KeepsSetup):
         ]
         if len(self.state.queue) < before:
             withdrawn = IntegrationResult(
-                status=IntegrationStatus.WITHDRAWN, reason="The job withdrew before integrating."
+                status=IntegrationStatus.WITHDRAWN,
+                reason="The job withdrew before integrating.",
+                reason_kind=ReasonKind.INTEGRATION_WITHDRAWN,
+                branch_kept=True,  # its worktree and branch stay, as the report says
             )
             await self._answer_job(request.job_workflow_id, withdrawn)
 
