@@ -1,17 +1,18 @@
-"""A cancel that lands while the job's integration request is in flight is still honoured.
+"""A cancel that lands while one of the job's messages is in flight is still honoured.
 
 The moment is made, not hoped for: the test's workflow interceptor holds the workflow task that
-sends `request_integration` until the cancel is on the server, so the job hears the cancel
-while its request is in flight. The SDK shields a signal in flight from the cancel of the task
-that awaits it, and once the signal is sent its await returns as if nothing happened: a job
-that did not look would go on waiting for, and take, an integration it was told to drop.
+sends the message until the cancel is on the server, so the job hears the cancel while its
+message is in flight. The SDK shields a signal in flight from the cancel of the task that
+awaits it, and once the signal is sent its await returns as if nothing happened: a job that did
+not look would go on to take an integration, or to run an agent, it was told to drop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
+import uuid
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -28,14 +29,23 @@ from temporalio.worker import (
 
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
-from desk.names import REQUEST_INTEGRATION_SIGNAL, host_task_queue, job_workflow_id
+from desk.holds.approvals import SurfacePlace
+from desk.names import (
+    OUTBOX_ENQUEUE_SIGNAL,
+    REQUEST_INTEGRATION_SIGNAL,
+    host_task_queue,
+    job_workflow_id,
+)
 from desk.payloads.jobs import (
     JobOutcome,
     ReasonKind,
 )
+from desk.payloads.narration import Narration
+from desk.payloads.surfaces import ThreadProgress
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.held_integrate import INTEGRATING, LET_GO, held_integrate, hold_integrations
+from tests.helpers.job_waits import scheduled_activities
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk
@@ -47,29 +57,49 @@ REPO = "acme/api"
 PATIENCE = 60.0
 """Seconds a blocked side waits for the other before it gives up (a failing test, not a hang)."""
 
-ARMED = threading.Event()
-"""Set: the next `request_integration` is held (the first job's passes before it is set)."""
-HELD = threading.Event()
-"""The held workflow task has reached the signal."""
-SEND = threading.Event()
-"""The cancel is on the server: the held signal may go."""
+Held = Callable[[SignalExternalWorkflowInput], bool]
 
 
-class _HoldsTheRequest(WorkflowOutboundInterceptor):
+class _Gate:
+    """Which signal the next held workflow task sends, and the two moments of its hold."""
+
+    def __init__(self) -> None:
+        self.which: Held | None = None
+        self.held = threading.Event()
+        """The held workflow task has reached the signal."""
+        self.send = threading.Event()
+        """The cancel is on the server: the held signal may go."""
+
+    def arm(self, which: Held) -> None:
+        self.held.clear()
+        self.send.clear()
+        self.which = which
+
+    def holds(self, input: SignalExternalWorkflowInput) -> bool:
+        """Whether this signal is the one armed for (then the gate is disarmed)."""
+        if self.which is None or not self.which(input):
+            return False
+        self.which = None
+        return True
+
+
+GATE = _Gate()
+
+
+class _HoldsTheSignal(WorkflowOutboundInterceptor):
     async def signal_external_workflow(self, input: SignalExternalWorkflowInput) -> None:
-        if input.signal == REQUEST_INTEGRATION_SIGNAL and ARMED.is_set():
-            ARMED.clear()
-            HELD.set()
-            SEND.wait(PATIENCE)  # blocks the workflow task, on its worker's own thread
+        if GATE.holds(input):
+            GATE.held.set()
+            GATE.send.wait(PATIENCE)  # blocks the workflow task, on its worker's own thread
         await super().signal_external_workflow(input)
 
 
 class _Inbound(WorkflowInboundInterceptor):
     def init(self, outbound: WorkflowOutboundInterceptor) -> None:
-        super().init(_HoldsTheRequest(outbound))
+        super().init(_HoldsTheSignal(outbound))
 
 
-class HoldIntegrationRequest(Interceptor):
+class HoldArmedSignal(Interceptor):
     def workflow_interceptor_class(
         self, input: WorkflowInterceptorClassInput
     ) -> type[WorkflowInboundInterceptor]:
@@ -113,7 +143,7 @@ class _WorkflowsOnTheirOwnThread:
             workflows=list(WORKFLOWS),
             workflow_runner=WORKFLOW_RUNNER,
             activities=real,  # integrations run on the host's queue, in the test's loop
-            interceptors=[HoldIntegrationRequest()],
+            interceptors=[HoldArmedSignal()],
             debug_mode=True,
         ):
             self.ready.set()
@@ -126,7 +156,7 @@ class _WorkflowsOnTheirOwnThread:
             raise self.failure
 
     async def __aexit__(self, *exc: object) -> None:
-        SEND.set()
+        GATE.send.set()
         if self.loop is not None and self.stop is not None:
             self.loop.call_soon_threadsafe(self.stop.set)
         await asyncio.to_thread(self.thread.join, PATIENCE)
@@ -136,9 +166,8 @@ class _WorkflowsOnTheirOwnThread:
 async def held_desk(
     client: Client, settings: DeskSettings, origin: Path
 ) -> AsyncIterator[DeskClient]:
-    """A desk whose integrations last until LET_GO, and whose armed request signal is held."""
-    for gate in (ARMED, HELD, SEND):
-        gate.clear()
+    """A desk whose integrations last until LET_GO, and whose armed signal is held."""
+    GATE.which = None
     hold_integrations()
     real = [a for a in activities_for(client, settings) if a.__name__ != "integrate"]
     host_queue = host_task_queue(settings.task_queue, settings.host)
@@ -152,25 +181,23 @@ async def held_desk(
         try:
             yield desk
         finally:
-            SEND.set()
+            GATE.send.set()
             LET_GO.set()
 
 
-async def cancel_met_the_request_in_flight(desk: DeskClient, number: int) -> bool:
-    """Whether the job's history has its cancel between the request and its acknowledgement."""
+async def cancel_met_the_message_in_flight(desk: DeskClient, number: int) -> bool:
+    """Whether the job's history has its cancel while a signal it sent was unacknowledged."""
     handle = desk.client.get_workflow_handle(job_workflow_id(number))
-    kinds = [
-        event.event_type
-        async for event in handle.fetch_history_events()
-        if event.event_type
-        in (
-            EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
-            EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED,
-            EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED,
-        )
-    ]
-    cancel = kinds.index(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED)
-    return EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED not in kinds[:cancel]
+    sent = acknowledged = 0
+    async for event in handle.fetch_history_events():
+        match event.event_type:
+            case EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+                sent += 1
+            case EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED:
+                acknowledged += 1
+            case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
+                return sent > acknowledged
+    raise AssertionError(f"job {number}'s history has no cancel")
 
 
 async def test_a_cancel_while_the_integration_request_is_in_flight_withdraws_it(
@@ -179,21 +206,49 @@ async def test_a_cancel_while_the_integration_request_is_in_flight_withdraws_it(
     desk = held_desk
     first = await desk.start_job(REPO, "first", agent_command=agent("write:a.txt=1", "commit:a"))
     await awaited(INTEGRATING.wait(), "the first job's integration")  # the entity is busy now
-    ARMED.set()
+    GATE.arm(lambda sent: sent.signal == REQUEST_INTEGRATION_SIGNAL)
     second = await desk.start_job(REPO, "second", agent_command=agent("write:b.txt=2", "commit:b"))
-    assert await asyncio.to_thread(HELD.wait, PATIENCE), "the second job never asked to integrate"
+    assert await asyncio.to_thread(GATE.held.wait, PATIENCE), "it never asked to integrate"
     # Not `desk.cancel`: its status query would wait for the held task. The server holds the
     # cancel once this returns.
     await desk.client.get_workflow_handle(job_workflow_id(second)).cancel()
-    SEND.set()
+    GATE.send.set()
 
     report = await awaited(desk.wait(second), f"job {second}'s report")
     assert report.outcome == JobOutcome.CANCELLED, report
     clone = clone_path(desk.settings, REPO)
     assert not (clone / "b.txt").exists(), "the cancelled job was integrated"
-    assert await cancel_met_the_request_in_flight(desk, second)
+    assert await cancel_met_the_message_in_flight(desk, second)
     assert report.branch_kept and report.reason_kind == ReasonKind.INTEGRATION_WITHDRAWN, report
     assert git(clone, "branch", "--list", report.branch).strip(), "its branch is gone"
 
     LET_GO.set()
     assert (await awaited(desk.wait(first), f"job {first}'s report")).outcome == JobOutcome.NOTHING
+
+
+async def test_a_cancel_while_the_thread_hears_the_agent_starts_keeps_the_agent_from_running(
+    held_desk: DeskClient,
+) -> None:
+    desk = held_desk
+    place = SurfacePlace(queue=f"no-surface-{uuid.uuid4().hex[:8]}", channel="thread-1")
+
+    def working(sent: SignalExternalWorkflowInput) -> bool:
+        item = sent.args[0] if sent.args else None
+        return sent.signal == OUTBOX_ENQUEUE_SIGNAL and (
+            isinstance(item, ThreadProgress) and item.narration == Narration.WORKING
+        )
+
+    GATE.arm(working)
+    admission = await desk.submit_job(
+        REPO, "work", agent_command=agent("write:a.txt=1", "commit:a"), place=place
+    )
+    assert await asyncio.to_thread(GATE.held.wait, PATIENCE), "the thread never heard of work"
+    await desk.client.get_workflow_handle(job_workflow_id(admission.number)).cancel()
+    GATE.send.set()
+
+    report = await awaited(desk.wait(admission.number), f"job {admission.number}'s report")
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert report.reason_kind == ReasonKind.CANCELLED_BEFORE_AGENT, report
+    assert await cancel_met_the_message_in_flight(desk, admission.number)
+    assert "run_agent" not in await scheduled_activities(desk, admission.number)
+    assert not (clone_path(desk.settings, REPO) / "a.txt").exists()
