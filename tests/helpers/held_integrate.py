@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
 from temporalio import activity
+from temporalio.client import Client
 
+from desk.config.settings import DeskSettings
 from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus
+from workers.worker import activities_for
 
 LET_GO = asyncio.Event()
 """Set: every held integration ends (with nothing integrated)."""
@@ -28,3 +33,13 @@ async def held_integrate(request: IntegrationRequest) -> IntegrationResult:
         activity.heartbeat()
         await asyncio.sleep(0.2)
     return IntegrationResult(status=IntegrationStatus.NOTHING)
+
+
+def real_but_integrate(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
+    """The worker's activities without its `integrate`."""
+    return [a for a in activities_for(client, settings) if a.__name__ != "integrate"]
+
+
+def holding_integrations(client: Client, settings: DeskSettings) -> list[Callable[..., Any]]:
+    """The worker's activities with `held_integrate` in place of the real integration."""
+    return [*real_but_integrate(client, settings), held_integrate]

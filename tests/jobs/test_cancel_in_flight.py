@@ -44,13 +44,19 @@ from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.held_integrate import INTEGRATING, LET_GO, held_integrate, hold_integrations
+from tests.helpers.held_integrate import (
+    INTEGRATING,
+    LET_GO,
+    hold_integrations,
+    holding_integrations,
+    real_but_integrate,
+)
 from tests.helpers.job_waits import scheduled_activities
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.temporal.client import DATA_CONVERTER
-from workers.worker import WORKFLOWS, activities_for
+from workers.worker import WORKFLOWS
 from workers.workflow_runner import WORKFLOW_RUNNER
 
 REPO = "acme/api"
@@ -136,13 +142,13 @@ class _WorkflowsOnTheirOwnThread:
             namespace=self.settings.namespace,
             data_converter=DATA_CONVERTER,
         )
-        real = [a for a in activities_for(client, self.settings) if a.__name__ != "integrate"]
         async with Worker(
             client,
             task_queue=self.settings.task_queue,
             workflows=list(WORKFLOWS),
             workflow_runner=WORKFLOW_RUNNER,
-            activities=real,  # integrations run on the host's queue, in the test's loop
+            # Integrations run on the host's queue, in the test's loop.
+            activities=real_but_integrate(client, self.settings),
             interceptors=[HoldArmedSignal()],
             debug_mode=True,
         ):
@@ -169,11 +175,10 @@ async def held_desk(
     """A desk whose integrations last until LET_GO, and whose armed signal is held."""
     GATE.which = None
     hold_integrations()
-    real = [a for a in activities_for(client, settings) if a.__name__ != "integrate"]
     host_queue = host_task_queue(settings.task_queue, settings.host)
     async with (
         _WorkflowsOnTheirOwnThread(settings),
-        Worker(client, task_queue=host_queue, activities=[*real, held_integrate]),
+        Worker(client, task_queue=host_queue, activities=holding_integrations(client, settings)),
     ):
         await configure_desk(client, settings)
         desk = DeskClient(client, settings)
@@ -181,7 +186,6 @@ async def held_desk(
         try:
             yield desk
         finally:
-            GATE.send.set()
             LET_GO.set()
 
 

@@ -16,10 +16,15 @@ from desk.names import host_task_queue, job_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.held_integrate import INTEGRATING, LET_GO, held_integrate, hold_integrations
+from tests.helpers.held_integrate import (
+    INTEGRATING,
+    LET_GO,
+    hold_integrations,
+    holding_integrations,
+)
 from tests.jobs.test_desk_queue import marked, marks, settled
 from workers.desk_entity import configure_desk
-from workers.worker import WORKFLOWS, activities_for
+from workers.worker import WORKFLOWS
 from workers.workflow_runner import WORKFLOW_RUNNER
 
 REPO = "acme/api"
@@ -32,7 +37,7 @@ async def one_slot(
     """A desk of one slot whose integrations last until LET_GO is set."""
     hold_integrations()
     one = settings.model_copy(update={"max_workers": 1})
-    real = [a for a in activities_for(client, one) if a.__name__ != "integrate"]
+    held = holding_integrations(client, one)
     host_queue = host_task_queue(one.task_queue, one.host)
     async with (
         Worker(
@@ -40,9 +45,9 @@ async def one_slot(
             task_queue=one.task_queue,
             workflows=list(WORKFLOWS),
             workflow_runner=WORKFLOW_RUNNER,
-            activities=[*real, held_integrate],
+            activities=held,
         ),
-        Worker(client, task_queue=host_queue, activities=[*real, held_integrate]),
+        Worker(client, task_queue=host_queue, activities=held),
     ):
         await configure_desk(client, one)
         desk = DeskClient(client, one)
