@@ -31,7 +31,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.payloads.surfaces import CardSettled, ThreadCard
 
+from workflows.in_flight import CancelledInFlight, heeding_cancel
 from workflows.outbox_calls import send_to_outbox
+
+CANCELLED_NOTE = "The approval was cancelled."
 
 
 @workflow.defn(name=APPROVAL_WORKFLOW_TYPE)
@@ -55,7 +58,11 @@ class Approval:
         shown = request.place is not None and self.state.outcome is None
         if shown and request.place is not None:
             card = ThreadCard(approval_id=self.state.approval_id, request=request)
-            await send_to_outbox(request.place, card)
+            try:
+                await heeding_cancel(send_to_outbox(request.place, card))
+            except CancelledInFlight:  # the card is shown: it must close, as after any cancel
+                if self.state.outcome is None:  # an answer that came meanwhile stands
+                    self._settle(OutcomeKind.CANCELLED, note=CANCELLED_NOTE)
         try:
             await workflow.wait_condition(
                 lambda: self.state.outcome is not None,
@@ -65,7 +72,7 @@ class Approval:
         except TimeoutError:
             self._settle(OutcomeKind.EXPIRED, note="Nobody answered before the approval expired.")
         except asyncio.CancelledError:
-            self._settle(OutcomeKind.CANCELLED, note="The approval was cancelled.")
+            self._settle(OutcomeKind.CANCELLED, note=CANCELLED_NOTE)
         await workflow.wait_condition(workflow.all_handlers_finished)
         assert self.state.outcome is not None
         if shown and request.place is not None:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.workflow import ParentClosePolicy
+from temporalio.workflow import ChildWorkflowCancellationType, ParentClosePolicy
+
+ENTITIES_OUTLIVE_CANCEL = "entities-outlive-cancel"
+"""Patch: a cancel of the starting workflow while the entity's start is in flight is not passed
+on to the entity (the SDK's default asks the child to cancel too)."""
 
 
 async def start_entity(
@@ -14,11 +18,23 @@ async def start_entity(
     already.
 
     Abandoned, so it outlives the workflow that started it; already running is the usual case,
-    and then the caller talks to the running one by its id.
+    and then the caller talks to the running one by its id. It is abandoned to a cancel too: a
+    job cancelled while it starts its thread's outbox or its repository's entity must not
+    cancel them, which would lose what they hold for every other workflow that uses them.
     """
+    cancellation = (
+        ChildWorkflowCancellationType.ABANDON
+        if workflow.patched(ENTITIES_OUTLIVE_CANCEL)
+        else ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED
+    )
     try:
         await workflow.start_child_workflow(
-            workflow_type, arg, id=id, parent_close_policy=ParentClosePolicy.ABANDON, memo=memo
+            workflow_type,
+            arg,
+            id=id,
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            cancellation_type=cancellation,
+            memo=memo,
         )
     except WorkflowAlreadyStartedError:
         pass

@@ -48,11 +48,11 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.desk.admission import AwaitsAdmission
 from workflows.hosts import Route, on_host
+from workflows.in_flight import CANCEL_IN_FLIGHT_PATCH, heeding_cancel
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
 from workflows.job.cost import say_cost
 from workflows.job.discard import discard_cancelled_worktree
 from workflows.job.holds import HoldsCalls
-from workflows.job.in_flight import CANCEL_IN_FLIGHT_PATCH, heeding_cancel
 from workflows.job.reasons import reason_of
 from workflows.job.report import build_report
 from workflows.job.ship_requests import push_branches, request_ships

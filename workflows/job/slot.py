@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import USD
 
 from workflows.desk.admission import HearsJobEnds
-from workflows.job.in_flight import heeding_cancel
+from workflows.in_flight import heeding_cancel
 from workflows.job.state import JobState
 
 SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"

@@ -49,6 +49,10 @@ PUSH_MEMO = "push-memo"
 SUPERSEDE_PUSHES = "supersede-stale-pushes"
 """Patch: when the clone moves on, the pushes of older receipts still waiting are told so."""
 
+WITHDRAW_UNKNOWN = "withdraw-unknown-answered"
+"""Patch: a withdrawal from a job that is neither queued nor integrating is answered at once,
+instead of leaving the job to wait out its withdrawal wait."""
+
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
 class RepoEntity(KeepsSetup):
@@ -97,14 +101,23 @@ class RepoEntity(KeepsSetup):
 
     @workflow.signal(name=WITHDRAW_INTEGRATION_SIGNAL)
     async def withdraw_integration(self, request: WithdrawIntegration) -> None:
-        """Take a waiting job out of the queue; a running integration finishes and is answered."""
+        """Take a waiting job out of the queue; a running integration finishes and is answered.
+
+        A job this entity does not know is answered withdrawn too: its request never came (its
+        cancel made the core drop it), or was answered already, and a job keeps the first
+        answer it hears.
+        """
         before = len(self.state.queue)
         self.state.queue = [
             queued
             for queued in self.state.queue
             if queued.job_workflow_id != request.job_workflow_id
         ]
-        if len(self.state.queue) < before:
+        queued = len(self.state.queue) < before
+        integrating = self.running is not None and (
+            self.running.job_workflow_id == request.job_workflow_id
+        )
+        if queued or (not integrating and workflow.patched(WITHDRAW_UNKNOWN)):
             withdrawn = IntegrationResult(
                 status=IntegrationStatus.WITHDRAWN,
                 reason="The job withdrew before integrating.",

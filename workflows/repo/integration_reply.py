@@ -21,5 +21,7 @@ class AwaitsIntegration:
 
     @workflow.signal
     def integration_finished(self, result: IntegrationResult) -> None:
-        """The `Repo` entity's answer to this workflow's integration request."""
-        self.state.integration = result
+        """The `Repo` entity's answer to this workflow's integration request: the first one
+        counts (a withdrawal that crossed the answer on its way is answered withdrawn after it)."""
+        if self.state.integration is None:
+            self.state.integration = result

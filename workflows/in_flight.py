@@ -1,10 +1,11 @@
-"""A cancel that lands while one of the job's messages is in flight, raised once it lands.
+"""A cancel that lands while one of a workflow's messages is in flight, raised once it lands.
 
 The SDK shields a signal (and a child's start) in flight from the cancel of the task that
 awaits it: it asks the core to drop the command, which works only before the command was sent,
 then clears the task's cancel and goes on waiting. Once the message was sent, its await returns
 as if no cancel had come, and nothing later raises it: a job would go on to run its agent or
-to integrate after its owner cancelled it (tests/jobs/test_cancel_in_flight.py).
+to integrate after its owner cancelled it, an approval whose card was on its way would stay open
+after its job ended (tests/jobs/test_cancel_in_flight.py, tests/holds/test_approval_cancel.py).
 """
 
 from __future__ import annotations
@@ -17,16 +18,22 @@ from temporalio import workflow
 
 CANCEL_IN_FLIGHT_PATCH = "cancel-in-flight"
 """Patch: a cancel that lands while a message is in flight is raised when it lands. Asked only
-when it happens, so a job the cancel never met records no marker for it."""
+when it happens, so a workflow the cancel never met records no marker for it."""
 
 T = TypeVar("T")
 
 
+class CancelledInFlight(asyncio.CancelledError):
+    """The workflow was cancelled while its message was in flight: the message was sent."""
+
+
 async def heeding_cancel(message: Awaitable[T]) -> T:
-    """Await `message` (a signal, a child's start) and raise the job's cancel if it came meanwhile.
+    """Await `message` (a signal, a child's start) and raise the workflow's cancel if it came
+    meanwhile, as `CancelledInFlight` (the message went out all the same).
 
     A cancel requested before the message was sent is the caller's to handle already (it is
-    cleaning up after it), so only one that arrives during the await is raised.
+    cleaning up after it), so only one that arrives during the await is raised. One the core
+    could still drop raises a plain `CancelledError` from `message` itself: nothing was sent.
     """
     before = workflow.cancellation_reason()
     result = await message
@@ -35,5 +42,5 @@ async def heeding_cancel(message: Awaitable[T]) -> T:
         and workflow.cancellation_reason() is not None
         and workflow.patched(CANCEL_IN_FLIGHT_PATCH)
     ):
-        raise asyncio.CancelledError("the job was cancelled while its message was in flight")
+        raise CancelledInFlight("cancelled while the workflow's message was in flight")
     return result
