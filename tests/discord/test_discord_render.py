@@ -78,9 +78,9 @@ def test_model_written_text_on_a_card_cannot_mention_link_or_reorder() -> None:
         assert "@everyone" not in text and "@here" not in text
         assert "\u202e" not in text
     assert "](https://" not in payload["title"] and "://evil" not in payload["title"]
-    # In the description the command is escaped on its line: nothing mentions, links or formats.
+    # Without a schema the input is code (a JSON block), where nothing links.
     assert (
-        "\n`command`: @\u200beveryone look \\[here\\]\\(https:\u200b//evil"
+        '```json\n{\n  "command": "@\u200beveryone look [here](https://evil'
         in (payload["description"])
     )
 
