@@ -30,6 +30,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.holds.early_approval import ApprovalWatches, approval_of
 from activities.holds.ship_target import PushTarget, push_target
+from activities.holds.tool_schemas import preset_tool_schema
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
 from desk.errors import GitError
@@ -197,6 +198,8 @@ class HoldChannel:
             self.rules.preview_chars
         ):
             parameters = None
+        # A preset CLI's own tool: its schema as codedesk ships it, not one the call brings.
+        parameters = preset_tool_schema(message.get("form"), tool) or parameters
         rules = self.rules
         read = with_cwd(tool, call, message.get("cwd"))
         verdict = classify(tool, read, rules.worktree, rules.hold_classes, rules.hold_tools)

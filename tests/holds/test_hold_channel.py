@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
+from activities.holds.tool_schemas import preset_tool_schema
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import (
@@ -31,6 +32,7 @@ from desk.holds.protocol import Reachable
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.discord.markdown.embeds import card_embed
 from surfaces.render.reports import held_calls
 from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
@@ -44,7 +46,8 @@ from workflows.approval import Approval
 
 REPO = "acme/api"
 HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]
-PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": "git push origin main"}}
+PUSH_TEXT = "git push origin main"
+PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": PUSH_TEXT}}
 STATUS: dict[str, Any] = {"tool": "Bash", "input": {"command": "git status"}}
 
 
@@ -72,10 +75,12 @@ class Agent:
         pid = await running_agent(self.desk.settings.home, self.number, self.tag)
         self.env = codedesk_environment(pid)
 
-    async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    async def hook(
+        self, call: dict[str, Any], form: str = "claude"
+    ) -> subprocess.CompletedProcess[bytes]:
         return await asyncio.to_thread(
             subprocess.run,
-            HOOK,
+            [*HOOK[:-1], form],
             input=json.dumps(call).encode(),
             env=self.env,
             capture_output=True,
@@ -140,6 +145,60 @@ async def test_a_call_cancelled_while_it_waits_is_listed_once(
     assert report.held_calls[0].tool == "Bash"
     refused = await awaited(waiting, "the hold's refusal")
     assert refused.returncode == 2, refused
+
+
+@pytest.mark.parametrize(
+    ("form", "call", "tool", "card"),
+    [
+        (
+            "claude",
+            {"tool_name": "Bash", "tool_input": {"description": "ship", "command": PUSH_TEXT}},
+            "Bash",
+            f"**Command**: {PUSH_TEXT}\n**Description**: ship",
+        ),
+        (
+            "codex",
+            {"tool_name": "Bash", "tool_input": {"command": PUSH_TEXT}},
+            "Bash",
+            f"**Command**: {PUSH_TEXT}",
+        ),
+        (
+            "opencode",
+            {"tool": "bash", "args": {"workdir": ".", "command": PUSH_TEXT, "description": "d"}},
+            "bash",
+            f"**Command**: {PUSH_TEXT}\n**Working directory**: .\n`description`: d",
+        ),
+        (
+            "opencode",
+            {"tool": "edit", "args": {"newString": "b", "filePath": "/etc/x", "oldString": "a"}},
+            "Edit",
+            "**File path**: /etc/x\n**Old string**: a\n**New string**: b",
+        ),
+    ],
+)
+async def test_a_presets_own_tool_has_its_schema_on_the_card(
+    quick: DeskClient,
+    origin: Path,
+    gates: Path,
+    form: str,
+    call: dict[str, Any],
+    tool: str,
+    card: str,
+) -> None:
+    # The CLI's hook brings no schema: codedesk ships each preset's (the real CLI's names and
+    # order, with titles), so the card is a field list in that order, not raw keys or JSON.
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    done = await job.hook(call, form)
+    assert done.returncode == 2, done
+    [state] = await ApprovalsClient(quick.client).open_approvals()
+    assert state.request.tool == tool
+    assert state.request.parameters == preset_tool_schema(form, tool)
+    shown = card_embed(state.approval_id, state.request).description or ""
+    assert shown == f"**Approve `{tool}`?**\n**Action**: {state.request.action}\n{card}", shown
+    job.go_on.touch()
+    await awaited(quick.wait(job.number), f"job {job.number}'s report")
 
 
 async def test_large_held_writes_keep_the_history_small(
