@@ -348,6 +348,16 @@ class HeldCall(Payload):
     approval_id: str = ""
     note: ScrubbedText = ""
     note_kind: HeldNote = HeldNote.NONE
+    summary_cut: int = 0
+    """Characters cut from the end of `summary` to keep the entry within the host's
+    `report_held_chars` (the report marks the cut: `… [N chars]`)."""
+
+
+def held_summary(text: str, cap: int) -> tuple[str, int]:
+    """A held call's summary within `cap` characters, and how many were cut from its end."""
+    if len(text) <= cap:
+        return text, 0
+    return text[:cap], len(text) - cap
 
 
 class ClassifyInput(Payload):

@@ -34,6 +34,7 @@ from surfaces.render.blocks import (
     Tone,
     code,
     count,
+    cut_mark,
     field,
     heading,
     item,
@@ -356,7 +357,7 @@ def _cut(s: str, cap: int | None) -> tuple[str, str]:
     if cap is None or len(s) <= cap:
         return s, ""
     cut = len(s) - cap
-    mark = f"… [{cut} chars]"
+    mark = cut_mark(cut)
     if cut <= len(mark):
         return s, ""
     return s[:cap], mark

@@ -33,6 +33,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.discord.markdown.embeds import card_embed
+from surfaces.discord.markdown.replies import report_text
 from surfaces.render.reports import held_calls
 from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
@@ -129,6 +130,27 @@ async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
     assert "honoured once by the next same call" in said, said
     assert report.held_calls[0].summary == "Run: git push origin main"
     assert report.tool_calls == 3
+
+
+async def test_a_held_entry_over_the_report_limit_says_how_much_was_cut(
+    quick: DeskClient, origin: Path, gates: Path
+) -> None:
+    # CODEDESK_REPORT_HELD_CHARS (1,000) keeps the start of a long call's summary; the report
+    # marks the cut as a card does (pi-roundtable-coding: "explicit truncation notices").
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    command = "git push origin main # " + "x" * 1500
+    gave_up = await job.hook({"tool": "Bash", "input": {"command": command}})
+    assert gave_up.returncode == 2, gave_up
+    job.go_on.touch()
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
+    [call] = report.held_calls
+    action = f"Run: {command}"
+    assert call.summary == action[:1000] and call.summary_cut == len(action) - 1000
+    said = "\n".join(plain(held_calls(report.held_calls)))
+    assert f"{action[:1000]}… [{len(action) - 1000} chars]" in said, said
+    assert f"… [{len(action) - 1000} chars]" in report_text(report)
 
 
 async def test_a_call_cancelled_while_it_waits_is_listed_once(

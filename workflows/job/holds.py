@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
         approval_id_of_digest,
+        held_summary,
     )
     from desk.names import (
         APPROVAL_WITHDRAW_SIGNAL,
@@ -38,7 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobPhase
     from workflows.policies import CLASSIFY_STEP
 
-from workflows.job.modes import FollowsModes
+from workflows.job.modes import HELD_CUT_PATCH, FollowsModes
 from workflows.job.reasons import reason_of
 from workflows.summaries import approval_summary
 
@@ -266,7 +267,7 @@ class HoldsCalls(FollowsModes):
         Holds that joined one approval are one call; a call cancelled while it waits is
         listed once, not once as unanswered and again as withdrawn.
         """
-        summary = (action or tool)[: self.state.job.report_held_chars]
+        summary, cut = held_summary(action or tool, self.state.job.report_held_chars)
         call = HeldCall(
             tool=tool,
             summary=summary,
@@ -274,6 +275,7 @@ class HoldsCalls(FollowsModes):
             approval_id=ident,
             note=note,
             note_kind=kind,
+            summary_cut=cut if workflow.patched(HELD_CUT_PATCH) else 0,
         )
         key = (ident, self.state.approval_rounds.get(ident, 0))
         index = self.state.held_entries.get(key)
