@@ -35,7 +35,14 @@ from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
 from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
-from desk.holds.calls import call_digest, canonical_json, classify, preview, with_cwd
+from desk.holds.calls import (
+    call_digest,
+    canonical_json,
+    classify,
+    preview,
+    reaches_outside,
+    with_cwd,
+)
 from desk.holds.protocol import (
     ANSWER_SLACK_SECONDS,
     CONFIG_NAME,
@@ -216,6 +223,7 @@ class HoldChannel:
             pushes_to=branch.branch if branch else "",
             push_head=branch.head if branch else "",
             confined=self.confined,
+            outside_sandbox=self.confined and reaches_outside(tool, read, rules.worktree),
         )
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 

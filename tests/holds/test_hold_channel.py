@@ -34,13 +34,15 @@ from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
 from surfaces.discord.markdown.embeds import card_embed
 from surfaces.discord.markdown.replies import report_text
+from surfaces.render.approval import approval_card
+from surfaces.render.approval_effect import approval_effect
 from surfaces.render.reports import held_calls
 from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
-from tests.helpers.waiting import awaited
+from tests.helpers.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -384,5 +386,51 @@ async def test_a_sandboxed_agent_asks_its_holds_through_the_channel(
         assert report.outcome == JobOutcome.INTEGRATED, report
         assert report.output.count("hold allowed") == 2, report.output
         assert report.tool_calls == 2
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_a_sandboxed_call_that_reaches_outside_the_worktree_says_so_on_its_card(
+    settings: DeskSettings, client: Client
+) -> None:
+    # In the sandbox only the worktree is writable: `rm -rf` of a path elsewhere can only fail
+    # ("Read-only file system") or touch the sandbox's own /tmp. Its card says so before anyone
+    # approves it, as the card of a push from the sandbox says it cannot reach the origin; a
+    # held call inside the worktree (`rm -rf .`) has no such words.
+    base = Path(tempfile.mkdtemp(prefix="codedesk-holds-", dir="/var/tmp"))
+    try:
+        local = settings.model_copy(
+            update={"home": base / "home", "shelf": base / "shelf", "sandbox": BWRAP}
+        )
+        origin = make_origin(base / "origins" / "acme" / "api.git")
+        outside = base / "keep" / "data"
+        outside.mkdir(parents=True)
+        away = {"tool": "Bash", "input": {"command": f"rm -rf {outside}"}}
+        here = {"tool": "Bash", "input": {"command": "rm -rf ."}}
+        async with build_worker(client, local):
+            await configure_desk(client, local)
+            desk = DeskClient(client, local)
+            await desk.add_repo(REPO, str(origin))
+            steps = (f"hold-bg:{json.dumps(away)}", f"hold-bg:{json.dumps(here)}")
+            number = await desk.start_job(REPO, "clean", agent_command=agent(*steps, "sleep:60"))
+            approvals = ApprovalsClient(desk.client)
+            states = await eventually(
+                approvals.open_approvals, lambda found: len(found) == 2, "both cards"
+            )
+            by_command = {state.request.input["command"]: state for state in states}
+            card = by_command[away["input"]["command"]]
+            assert card.request.confined and card.request.outside_sandbox, card.request
+            terminal = " ".join(" ".join(plain(approval_card(card, value_chars=200))).split())
+            assert "only the job's worktree is writable" in terminal, terminal
+            assert '"Read-only file system"' in terminal
+            embed = card_embed(card.approval_id, card.request)
+            [effect] = [f.value or "" for f in embed.fields if f.name == "If approved"]
+            assert "cannot change those paths on this host" in effect, effect
+            inside = by_command["rm -rf ."]
+            assert inside.request.confined and not inside.request.outside_sandbox
+            assert approval_effect(inside.request) == ""
+            await desk.cancel(number)
+            await awaited(desk.wait(number), f"job {number}'s report")
+        assert outside.is_dir()
     finally:
         shutil.rmtree(base, ignore_errors=True)

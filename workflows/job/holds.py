@@ -44,6 +44,8 @@ from workflows.job.reasons import reason_of
 from workflows.summaries import approval_summary
 
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
+OUTSIDE_SANDBOX_PATCH = "card-says-outside-sandbox"
+"""Patch: the card of a sandboxed call that reaches outside the worktree says it cannot."""
 VERDICTS = MappingProxyType(
     {
         OutcomeKind.APPROVED: HoldVerdict.APPROVED,
@@ -156,6 +158,11 @@ class HoldsCalls(FollowsModes):
                 pushes_to=pushes_to,
                 push_head=plain.push_head if plain is not None and pushes_to else "",
                 confined=summary.confined if summary else False,
+                outside_sandbox=(
+                    summary is not None
+                    and summary.outside_sandbox
+                    and workflow.patched(OUTSIDE_SANDBOX_PATCH)
+                ),
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.state.approvals[ident] = pending
