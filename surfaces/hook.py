@@ -94,7 +94,8 @@ def _decide(form: str, stdin: BinaryIO) -> int:
     if not verdict.classes:
         _tally(socket_path, job, tool, TALLY)
         return ALLOWED
-    message = {"kind": HOLD, "job": job, "tool": tool, "input": call, "cwd": cwd}
+    # The form names the CLI, whose own tools' schemas the worker has for the card.
+    message = {"kind": HOLD, "job": job, "tool": tool, "input": call, "cwd": cwd, "form": form}
     if isinstance(document.get("parameters"), dict):
         message["parameters"] = document["parameters"]
     line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"

@@ -36,8 +36,10 @@ FORMS = (PLAIN, CLAUDE, CODEX, OPENCODE)
 
 OPENCODE_FILE_TOOLS = {"edit": "Edit", "write": "Write", "multiedit": "MultiEdit"}
 """opencode's tools that write one file (`filePath`), and the shell rule's name for each."""
-PATCH_TOOLS = {CODEX: "apply_patch", OPENCODE: "patch"}
-"""Each CLI's patch tool, whose patch text is read as `apply_patch PATCH` (the files it names)."""
+PATCH_TOOLS = {CODEX: ("apply_patch",), OPENCODE: ("patch", "apply_patch")}
+"""Each CLI's patch tools, whose patch text is read as `apply_patch PATCH` (the files it names):
+opencode 1.18 offers a model of the GPT family `apply_patch` (`patchText`) instead of its
+`edit` and `write`."""
 PATCH_KEYS = ("command", "patchText", "patch", "input")
 SESSION = "codex_session"
 SESSION_PROGRAMS = frozenset(
@@ -64,7 +66,7 @@ def read_call(form: str, document: dict[str, Any]) -> Call:
         return _opencode(document)
     tool = document.get("tool", document.get("tool_name"))
     call = document["input"] if "input" in document else document.get("tool_input", {})
-    if form == CODEX and tool == PATCH_TOOLS[CODEX]:
+    if form == CODEX and tool in PATCH_TOOLS[CODEX]:
         return Call("shell", _patch_argv(call), document.get("cwd"))
     if form == CODEX and tool == "Bash" and isinstance(call, dict) and _starts_a_session(call):
         return Call(SESSION, call, document.get("cwd"))
@@ -91,7 +93,7 @@ def _starts_a_session(call: dict[str, Any]) -> bool:
 
 def _opencode(document: dict[str, Any]) -> Call:
     tool, args, cwd = document.get("tool"), document.get("args", {}), document.get("directory")
-    if tool == PATCH_TOOLS[OPENCODE]:
+    if tool in PATCH_TOOLS[OPENCODE]:
         return Call("shell", _patch_argv(args), cwd)
     if tool in OPENCODE_FILE_TOOLS and isinstance(args, dict):
         rest = {key: value for key, value in args.items() if key != "filePath"}

@@ -9,19 +9,27 @@ from temporalio.exceptions import FailureError
 with workflow.unsafe.imports_passed_through():
     from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE, result_delivery_workflow_id
     from desk.payloads.jobs import JobReport
-    from desk.payloads.results import DeliveryInput, ResultEvent
+    from desk.payloads.results import DeliveryInput, ResultAsked, ResultEvent
     from desk.payloads.shipping import PushResult
     from desk.policy.results import ResultHooks
 
 from workflows.children import start_entity
 
+RESULT_ASKED_PATCH = "result-names-requester"
+"""Patch: a job's or push's result says who asked for it and where (`ResultAsked`: its
+delivery to the result hooks, and the requester on a job's report for its thread)."""
+
 
 async def deliver_result(
-    hooks: ResultHooks | None, subject: str, result: JobReport | PushResult
+    hooks: ResultHooks | None,
+    subject: str,
+    result: JobReport | PushResult,
+    asked: ResultAsked | None = None,
 ) -> None:
-    """Hand `result` to the host's result hooks (none: nothing happens), in a `ResultDelivery`
-    that outlives this workflow. Its delivery id is this workflow run's, the same on every
-    attempt. Never raises: a receiver must not fail what it is told of."""
+    """Hand `result`, and who `asked` for it where, to the host's result hooks (none: nothing
+    happens), in a `ResultDelivery` that outlives this workflow. Its delivery id is this
+    workflow run's, the same on every attempt. Never raises: a receiver must not fail what it
+    is told of."""
     if hooks is None or not hooks.hooks:
         return
     event = ResultEvent.JOB if isinstance(result, JobReport) else ResultEvent.PUSH
@@ -32,6 +40,7 @@ async def deliver_result(
         hooks=hooks,
         report=result if isinstance(result, JobReport) else None,
         push=result if isinstance(result, PushResult) else None,
+        asked=asked or ResultAsked(),
     )
     try:
         await start_entity(

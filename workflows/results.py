@@ -53,6 +53,7 @@ class ResultDelivery:
             event=delivery.event,
             report=delivery.report,
             push=delivery.push,
+            asked=delivery.asked,
         )
         step = result_hook_step(
             hook.hook.value, delivery.hooks.attempt_timeout, delivery.hooks.window

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import SHIP_WORKFLOW_TYPE, push_approval_scope
     from desk.payloads.jobs import HostPolicyQuery
+    from desk.payloads.results import asked_for_push
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
         PullRequestPlan,
@@ -36,7 +37,7 @@ from workflows.policies import POLICY_READ_STEP
 from workflows.repo.calls import repo_entity
 from workflows.repo.entity import RepoEntity
 from workflows.repo.push_reply import AwaitsPush
-from workflows.result_calls import deliver_result
+from workflows.result_calls import RESULT_ASKED_PATCH, deliver_result
 
 HOST_POLICY = "ship-host-policy"
 """Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
@@ -60,7 +61,8 @@ class Ship(AwaitsPush):
         result = await self._ship(request)
         if self.policy is not None:
             subject = f"{request.receipt.repo}-{request.receipt.head}"
-            await deliver_result(self.policy.result_delivery, subject, result)
+            asked = asked_for_push(request) if workflow.patched(RESULT_ASKED_PATCH) else None
+            await deliver_result(self.policy.result_delivery, subject, result, asked)
         return result
 
     async def _ship(self, request: ShipInput) -> PushResult:

@@ -30,11 +30,19 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.holds.early_approval import ApprovalWatches, approval_of
 from activities.holds.ship_target import PushTarget, push_target
+from activities.holds.tool_schemas import preset_tool_schema
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
 from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
-from desk.holds.calls import call_digest, canonical_json, classify, preview, with_cwd
+from desk.holds.calls import (
+    call_digest,
+    canonical_json,
+    classify,
+    preview,
+    reaches_outside,
+    with_cwd,
+)
 from desk.holds.protocol import (
     ANSWER_SLACK_SECONDS,
     CONFIG_NAME,
@@ -197,6 +205,8 @@ class HoldChannel:
             self.rules.preview_chars
         ):
             parameters = None
+        # A preset CLI's own tool: its schema as codedesk ships it, not one the call brings.
+        parameters = preset_tool_schema(message.get("form"), tool) or parameters
         rules = self.rules
         read = with_cwd(tool, call, message.get("cwd"))
         verdict = classify(tool, read, rules.worktree, rules.hold_classes, rules.hold_tools)
@@ -213,6 +223,7 @@ class HoldChannel:
             pushes_to=branch.branch if branch else "",
             push_head=branch.head if branch else "",
             confined=self.confined,
+            outside_sandbox=self.confined and reaches_outside(tool, read, rules.worktree),
         )
         return tool, call if isinstance(call, dict) else {"input": call}, parameters, summary
 

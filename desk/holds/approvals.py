@@ -101,6 +101,9 @@ class ApprovalRequest(Payload):
     """The job's HEAD when the agent asked to push to `pushes_to`."""
     confined: bool = False
     """The call would run in the agent's sandbox once approved (no credentials, no origin)."""
+    outside_sandbox: bool = False
+    """The call would run in the agent's sandbox and writes, removes or changes a path outside
+    the worktree, which the sandbox does not bind writable: it cannot do that on the host."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""
@@ -227,6 +230,9 @@ class CallSummary(Payload):
     confined: bool = False
     """The agent runs in the sandbox: an approved call runs there, without credentials and
     without a route to the origin."""
+    outside_sandbox: bool = False
+    """The agent runs in the sandbox and the call writes, removes or changes a path outside the
+    worktree (`desk.holds.calls.reaches_outside`): approved, it fails there or stays inside."""
 
 
 class HoldRequest(Payload):
@@ -348,6 +354,16 @@ class HeldCall(Payload):
     approval_id: str = ""
     note: ScrubbedText = ""
     note_kind: HeldNote = HeldNote.NONE
+    summary_cut: int = 0
+    """Characters cut from the end of `summary` to keep the entry within the host's
+    `report_held_chars` (the report marks the cut: `… [N chars]`)."""
+
+
+def held_summary(text: str, cap: int) -> tuple[str, int]:
+    """A held call's summary within `cap` characters, and how many were cut from its end."""
+    if len(text) <= cap:
+        return text, 0
+    return text[:cap], len(text) - cap
 
 
 class ClassifyInput(Payload):

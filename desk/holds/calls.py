@@ -16,6 +16,7 @@ from desk.shell_rule.calls import (
     SHELL_TOOLS,
     WRITE_TOOLS,
     call_hold_classes,
+    call_reaches_outside,
 )
 
 TYPE_CHECKING = False  # not `typing.TYPE_CHECKING`: the hook's start-up never imports typing
@@ -65,6 +66,15 @@ def classify(
     ):
         return Verdict(every, f"{tool}: a tool that runs commands the rule cannot read")
     return Verdict(tuple(classes), action)
+
+
+def reaches_outside(tool: str, input: Any, workspace: str) -> bool:
+    """Whether the call writes or removes outside `workspace`, as far as the rule can tell
+    (`desk.shell_rule.calls.call_reaches_outside`); never raises: a failure says no."""
+    try:
+        return call_reaches_outside(tool, input, workspace)
+    except Exception:
+        return False
 
 
 def with_cwd(tool: str, input: Any, cwd: Any) -> Any:

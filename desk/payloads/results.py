@@ -6,9 +6,11 @@ import json
 from datetime import datetime
 from enum import StrEnum
 
+from pydantic import Field
+
 from desk.payloads.base import Payload, ScrubbedText
-from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import PushResult
+from desk.payloads.jobs import JobInput, JobReport
+from desk.payloads.shipping import PushResult, ShipInput
 from desk.policy.results import ResultHook, ResultHooks
 
 
@@ -17,6 +19,44 @@ class ResultEvent(StrEnum):
     """A job ended: its report."""
     PUSH = "push"
     """A push ended (pushed, declined, refused, ...): its result."""
+
+
+class ResultAsked(Payload):
+    """Who asked for the work a result ends, and where: for a hook that answers them there.
+
+    Every field is empty in a result of an earlier version (and `surface` is `cli` for the CLI).
+    """
+
+    requester: str = ""
+    """Who asked: a principal id (`discord:<user id>`) or the CLI user's name."""
+    surface: str = ""
+    """Where they asked: `discord` or `cli`."""
+    channel: str = ""
+    """The Discord channel (or thread, or direct message) they asked in; empty on the CLI."""
+    thread: str = ""
+    """The thread that followed the job, when it had one of its own; empty otherwise."""
+
+
+def asked_for_job(job: JobInput) -> ResultAsked:
+    """Who asked for `job`, and where."""
+    followed = job.place.channel if job.place is not None else ""
+    discord = job.place is not None or bool(job.origin_channel)
+    return ResultAsked(
+        requester=job.requester,
+        surface="discord" if discord else "cli",
+        channel=job.origin_channel or followed,
+        thread=followed if followed and followed != job.origin_channel else "",
+    )
+
+
+def asked_for_push(request: ShipInput) -> ResultAsked:
+    """Who asked for a push, and where (a `/push` from Discord names its channel)."""
+    place = request.place
+    return ResultAsked(
+        requester=request.requester,
+        surface="discord" if place is not None else "cli",
+        channel=place.channel if place is not None else "",
+    )
 
 
 class DeliveryInput(Payload):
@@ -28,6 +68,8 @@ class DeliveryInput(Payload):
     hooks: ResultHooks
     report: JobReport | None = None
     push: PushResult | None = None
+    asked: ResultAsked = Field(default_factory=ResultAsked)
+    """Who asked for the job or the push, and where."""
 
 
 class DeliveryRequest(Payload):
@@ -38,14 +80,17 @@ class DeliveryRequest(Payload):
     event: ResultEvent
     report: JobReport | None = None
     push: PushResult | None = None
+    asked: ResultAsked = Field(default_factory=ResultAsked)
 
     def body(self) -> bytes:
-        """The JSON a hook receives: the event, the delivery id and the report or result."""
+        """The JSON a hook receives: the event, the delivery id, the report or result, and who
+        asked for it where (`requester`, `surface`, `channel`, `thread`)."""
         result = self.report if self.event == ResultEvent.JOB else self.push
         document = {
             "event": self.event.value,
             "delivery_id": self.delivery_id,
             self.event.value: result.model_dump(mode="json") if result else None,
+            **self.asked.model_dump(mode="json"),
         }
         return json.dumps(document, sort_keys=True).encode()
 

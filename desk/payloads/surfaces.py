@@ -87,6 +87,9 @@ class ThreadReport(Payload):
 
     channel: str
     report: JobReport
+    requester: str = ""
+    """Who asked for the job (`discord:<user id>`): where the report goes, in their own direct
+    messages, when the channel refuses it. Empty in a report of an earlier version."""
 
 
 class ThreadCard(Payload):

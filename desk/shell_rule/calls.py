@@ -11,7 +11,13 @@ import shlex
 from collections.abc import Iterable, Mapping
 
 from desk.shell_rule.paths import Workspace, realpath
-from desk.shell_rule.rule import HoldClass, argv_hold_classes, shell_hold_classes
+from desk.shell_rule.rule import (
+    HoldClass,
+    argv_hold_classes,
+    argv_reaches_outside,
+    shell_hold_classes,
+    shell_reaches_outside,
+)
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "Shell", "run_shell_command", "exec"})
 """Tools whose input carries a shell `command` (Claude Code's Bash and its kin, Codex's shell)."""
@@ -72,6 +78,28 @@ def call_hold_classes(
             held.add(HoldClass.OUTSIDE_WORKSPACE.value)
     wanted = set(hold_classes or DEFAULT_HOLD_CLASSES) | {ALWAYS}
     return sorted(held & wanted), action
+
+
+def call_reaches_outside(tool: str, input: Mapping[str, object], workspace: str) -> bool:
+    """Whether a call writes, removes or changes a path outside `workspace` as far as the rule
+    reads it (a shell tool's command, a write tool's file): what an agent sandboxed with only
+    its workspace writable cannot do on the host. False for what it cannot read."""
+    if not isinstance(tool, str) or not isinstance(input, Mapping) or not os.path.isabs(workspace):
+        return False
+    if tool in SHELL_TOOLS:
+        command = input.get("command", input.get("cmd"))
+        start = _start(workspace, input.get("workdir", input.get("cwd")))
+        if start is None:
+            return False
+        if isinstance(command, str):
+            return shell_reaches_outside(command, workspace, cwd=start)
+        if isinstance(command, list):
+            return argv_reaches_outside(command, workspace, cwd=start)
+        return False
+    if tool in WRITE_TOOLS:
+        path = _text(input, "file_path", "path", "notebook_path")
+        return bool(path) and Workspace(realpath(workspace)).writes_outside(path, workspace)
+    return False
 
 
 def _start(workspace: str, workdir: object) -> str | None:

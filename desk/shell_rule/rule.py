@@ -41,7 +41,13 @@ from desk.shell_rule.paths import UNRESOLVED, Place, Workspace, getopt, is_syste
 from desk.shell_rule.pipes import INSIDE_PATHS, UNKNOWN, lists_inside, output
 from desk.shell_rule.writers import file_tool, patched_files
 
-__all__ = ["HoldClass", "argv_hold_classes", "shell_hold_classes"]
+__all__ = [
+    "HoldClass",
+    "argv_hold_classes",
+    "argv_reaches_outside",
+    "shell_hold_classes",
+    "shell_reaches_outside",
+]
 
 
 def shell_hold_classes(
@@ -69,6 +75,33 @@ def shell_hold_classes(
         return scan.classes()
     except Exception:
         return frozenset(HoldClass)
+
+
+def shell_reaches_outside(command: str, workspace: str, cwd: str | None = None) -> bool:
+    """Whether a shell command writes, removes or changes a path outside `workspace` (or one
+    it cannot place, such as `~/x`), as far as the rule reads it: what an agent's sandbox,
+    which binds only the workspace writable, cannot do on the host. Never raises: a command
+    it cannot read is not said to reach out (its hold classes hold it)."""
+    if not os.path.isabs(workspace):
+        return False
+    try:
+        scan = _Scan(Workspace(realpath(workspace)))
+        scan.text(command, os.path.join(scan.ws.root, cwd or ""), 0)
+    except Exception:
+        return False
+    return scan.reaches
+
+
+def argv_reaches_outside(argv: Sequence[object], workspace: str, cwd: str | None = None) -> bool:
+    """`shell_reaches_outside` for a command given as an argument list (Codex's `command`)."""
+    if not argv or not all(isinstance(word, str) for word in argv) or not os.path.isabs(workspace):
+        return False
+    try:
+        scan = _Scan(Workspace(realpath(workspace)))
+        scan.command([str(word) for word in argv], os.path.join(scan.ws.root, cwd or ""), 0, None)
+    except Exception:
+        return False
+    return scan.reaches
 
 
 def argv_hold_classes(
@@ -128,6 +161,7 @@ class _Scan:
     def __init__(self, ws: Workspace) -> None:
         self.ws = ws
         self.found: set[HoldClass] = set()
+        self.reaches = False  # it writes, removes or changes a path outside the workspace
         self.unresolved = False
         self.errexit = False
         self.commands_read = 0
@@ -307,21 +341,27 @@ class _Scan:
     ) -> None:
         """Weigh what a command table found: place its paths, read what it runs."""
         self.found |= found.classes
+        # A table's own `outside_workspace` (a global install, the clone's config) reaches out.
+        self.reaches |= HoldClass.OUTSIDE_WORKSPACE in found.classes
         self.unresolved |= found.unresolved
         for path, follow in found.writes:
             self.write(path, cwd, follow=follow)
         for path, follow in found.removes:
-            if self.ws.place(path, cwd, follow=follow) != Place.INSIDE:
+            place = self.ws.place(path, cwd, follow=follow)
+            if place != Place.INSIDE:
                 self.found.add(HoldClass.DESTRUCTIVE)
+            self.reaches |= place == Place.OUTSIDE
         for link, target in found.links:  # after its own writes: the link is made by them
             self.ws.made_link(link, target, cwd)
         for path in found.modes:
             if self.ws.place(path, cwd) == Place.OUTSIDE:
                 system = is_system(path, cwd)
                 self.found.add(HoldClass.PRIVILEGED if system else HoldClass.OUTSIDE_WORKSPACE)
+                self.reaches = True
         for repo in found.repos:
             if self.ws.place(repo, cwd) == Place.OUTSIDE:
                 self.found.add(HoldClass.OUTSIDE_WORKSPACE)
+                self.reaches = True
         for script in found.scripts:
             self.text(script, cwd, depth + 1)
         for argv in found.commands:
@@ -331,6 +371,7 @@ class _Scan:
             guess.commands_read = self.commands_read
             guess.command(argv, cwd, depth + 1, stdin, env)
             self.found |= guess.found
+            self.reaches |= guess.reaches
             self.commands_read = guess.commands_read
 
     def cd(self, args: list[str], cwd: str | None) -> str | None:
@@ -379,3 +420,4 @@ class _Scan:
     def write(self, path: str, cwd: str | None, *, follow: bool = True) -> None:
         if self.ws.writes_outside(path, cwd, follow=follow):
             self.found.add(HoldClass.OUTSIDE_WORKSPACE)
+            self.reaches = True

@@ -71,11 +71,15 @@ class ApprovalsClient:
         return match_approval(given, [item.id async for item in self.client.list_workflows(OPEN)])
 
     async def answer(
-        self, ident: str, decision: Decision, by: Principal
+        self, ident: str, decision: Decision, by: Principal, card: str = ""
     ) -> tuple[AnswerResult, bool]:
-        """Answer by Update; with no worker in time, by signal. Returns (result, by_signal)."""
+        """Answer by Update; with no worker in time, by signal. Returns (result, by_signal).
+
+        `card` is where the answer was given, recorded in the approval's outcome: the card a
+        surface shows it on (`discord:<message id>`); the CLI's answer is `cli:<approval id>`.
+        """
         handle = self.client.get_workflow_handle_for(Approval.run, ident)
-        answer = AnswerInput(by=by, decision=decision, card_id=f"cli:{ident}")
+        answer = AnswerInput(by=by, decision=decision, card_id=card or f"cli:{ident}")
         signal = Approval.approve if decision == Decision.APPROVE else Approval.decline
         if not await self.worker_polling():
             try:

@@ -3,8 +3,10 @@
 Discord archives an idle thread, and a moderator may lock one; reopening a locked thread takes
 Manage Threads. A bot without it cannot edit the job's progress there any more, nor post its
 report. `ClosedThreads` remembers each such thread (in this bot process) until the job's report,
-which then says so, and which is posted in the thread's parent channel when the thread itself
-refuses it, so the job's end is never silent.
+which then says so. A report the thread itself refuses goes to the direct messages of the person
+who asked for the job, saying why, and never to another channel, where people the requester did
+not choose would read their repository's work; when they cannot be reached either, it is not
+shown on Discord, and the bot's log says why (`codedesk show N` has it).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ CLOSED_NOTE = (
 )
 
 
-def beside_note(thread_id: int) -> str:
-    """What a report posted beside its thread says: why it is not in <#thread>."""
+def direct_note(thread_id: int) -> str:
+    """What a report sent to its requester's direct messages says: why it is not in <#thread>."""
     return (
-        f"This is the report of the job followed in <#{thread_id}>, which refused it: the "
+        f"This is the report of the job you asked for in <#{thread_id}>, which refused it: the "
         "thread is locked and the bot lacks Manage Threads, or it lacks Send Messages in "
-        "Threads there. Give the bot both (`codedesk doctor` checks its permissions)."
+        "Threads there. It comes to you here, never to another channel. Give the bot both "
+        "(`codedesk doctor` checks its permissions)."
     )
 
 

@@ -29,8 +29,15 @@ from desk.payloads.surfaces import (
 from desk.surface import Surface
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.closed_threads import ClosedThreads, beside_note
-from surfaces.discord.delivery import NO_MENTIONS, closed_to_me, give_up, nonce, reopened
+from surfaces.discord.closed_threads import ClosedThreads, direct_note
+from surfaces.discord.delivery import (
+    NO_MENTIONS,
+    closed_to_me,
+    give_up,
+    nonce,
+    reopened,
+    retryable,
+)
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.markdown.embeds import card_embed
@@ -146,7 +153,7 @@ class DiscordSurface(Surface):
             except discord.HTTPException as error:
                 if not closed_to_me(error):
                     raise
-                await self._report_beside(channel_id, number, text)
+                await self._report_to_requester(channel_id, report, text)
                 self.closed.forget(channel_id)
                 return
             self.closed.forget(channel_id)
@@ -174,18 +181,48 @@ class DiscordSurface(Surface):
                 allowed_mentions=NO_MENTIONS,
             )
 
-    async def _report_beside(self, channel_id: int, number: int, text: str) -> None:
-        """The report of a thread closed to the bot, in the thread's parent, saying why."""
-        thread = await self._thread(channel_id)
-        if thread is None or thread.parent_id is None:
+    async def _report_to_requester(self, channel_id: int, told: ThreadReport, text: str) -> None:
+        """The report of a thread closed to the bot, in the requester's direct messages, saying
+        why; never in another channel. Where they cannot be reached, nothing is shown and the
+        log says why."""
+        number = told.report.number
+        user = _discord_user(told.requester)
+        if user is None:
             log.warning(
-                "Job %s's thread %s is closed to the bot: no report shown.", number, channel_id
+                "Job %s's report was not shown: its thread %s is closed to the bot, and the job "
+                "names no Discord requester whose direct messages could take it (a report never "
+                "goes to another channel); `codedesk show %s` has it.",
+                number,
+                channel_id,
+                number,
+            )
+            return
+        try:
+            opened = await self.client.http.start_private_message(user)
+            direct = int(opened["id"])
+            await self._report_in(direct, number, f"{text}\n\n{direct_note(channel_id)}")
+        except discord.HTTPException as error:
+            if retryable(error):
+                raise
+            log.warning(
+                "Job %s's report was not shown: its thread %s is closed to the bot, and the "
+                "direct messages of its requester (%s) refused it too (%s %s: %s); a report never "
+                "goes to another channel; `codedesk show %s` has it.",
+                number,
+                channel_id,
+                told.requester,
+                error.status,
+                error.code,
+                error.text,
+                number,
             )
             return
         log.warning(
-            "Job %s's thread %s is closed to the bot: reporting in its parent.", number, channel_id
+            "Job %s's thread %s is closed to the bot: its report went to its requester's direct "
+            "messages.",
+            number,
+            channel_id,
         )
-        await self._report_in(thread.parent_id, number, f"{text}\n\n{beside_note(channel_id)}")
 
     def close(self) -> None:
         """Stop following agents (the bot closes)."""
@@ -214,6 +251,12 @@ class DiscordSurface(Surface):
         except discord.NotFound:
             return None
         return channel if isinstance(channel, discord.Thread) else None
+
+
+def _discord_user(principal: str) -> int | None:
+    """The Discord user id of a principal (`discord:<user id>`), or None for anyone else."""
+    user = principal.removeprefix("discord:")
+    return int(user) if principal.startswith("discord:") and user.isdigit() else None
 
 
 def _channel_id(channel: str) -> int | None:

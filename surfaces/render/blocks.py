@@ -111,3 +111,8 @@ def joined(spans: Iterable[Span], separator: str = ", ") -> tuple[Span, ...]:
 
 def count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def cut_mark(cut: int) -> str:
+    """`… [N chars]`: where a text was cut, and how many characters (code points) were cut."""
+    return f"… [{cut} chars]"

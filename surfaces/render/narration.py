@@ -7,6 +7,7 @@ from typing import assert_never
 from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
+from surfaces.render.blocks import cut_mark
 
 
 def narration_text(progress: ThreadProgress) -> str:
@@ -45,7 +46,8 @@ def thread_text(told: ThreadText) -> str:
     text as it was sent."""
     if told.yolo_approved is not None:
         call = told.yolo_approved
-        return f"Job {told.job}: approved by {call.note}: {call.summary or call.tool}"
+        said = call.summary + (cut_mark(call.summary_cut) if call.summary_cut else "")
+        return f"Job {told.job}: approved by {call.note}: {said or call.tool}"
     if told.modes is None:
         return told.text
     return f"Job {told.job}: modes now {modes_said(told.modes, told.following)}."

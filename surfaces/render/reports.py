@@ -13,6 +13,7 @@ from surfaces.render.blocks import (
     Span,
     Tone,
     code,
+    cut_mark,
     field,
     heading,
     item,
@@ -148,6 +149,8 @@ def held_calls(calls: list[HeldCall], omitted: int = 0, title: str = "held calls
             parts += [name(call.tool), ours(" ")]
         verdict = VERDICT_WORDS.get(call.verdict, call.verdict.value)
         parts += [ours(verdict, _verdict_tone(call.verdict)), ours(": "), text(call.summary)]
+        if call.summary_cut:  # cut to the host's report_held_chars: say how much
+            parts.append(ours(cut_mark(call.summary_cut), Tone.DIM))
         said = HELD_NOTE_WORDS.get(call.note_kind, "")
         if said:
             parts += [ours(f" ({said})")]

@@ -146,6 +146,8 @@ async def test_a_press_after_a_restart_reaches_the_right_approval(
     outcome = await desk.client.get_workflow_handle_for(Approval.run, ident).result()
     assert outcome.kind == OutcomeKind.APPROVED
     assert outcome.by is not None and outcome.by.id == f"discord:{OWNER_ID}"
+    # The card the answer came from (the seed's approvedPrompt), not the CLI's `cli:<id>`.
+    assert outcome.card_id == f"discord:{message}"
     still = await desk.client.get_workflow_handle_for(Approval.run, other).query(Approval.current)
     assert still.outcome is None
     card = fake.messages[message]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
+import pytest
+
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind, Principal
 from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
 from surfaces.discord.markdown.embeds import (
@@ -78,9 +80,9 @@ def test_model_written_text_on_a_card_cannot_mention_link_or_reorder() -> None:
         assert "@everyone" not in text and "@here" not in text
         assert "\u202e" not in text
     assert "](https://" not in payload["title"] and "://evil" not in payload["title"]
-    # In the description the command is escaped on its line: nothing mentions, links or formats.
+    # Without a schema the input is code (a JSON block), where nothing links.
     assert (
-        "\n`command`: @\u200beveryone look \\[here\\]\\(https:\u200b//evil"
+        '```json\n{\n  "command": "@\u200beveryone look [here](https://evil'
         in (payload["description"])
     )
 
@@ -95,9 +97,30 @@ def test_a_closed_card_keeps_its_body_and_shows_the_outcome_as_footer() -> None:
         kind=OutcomeKind.WITHDRAWN, approval_id=IDENT, note="The job has ended."
     )
     closed = closed_copy(card_embed(IDENT, request()), IDENT, withdrawn).to_dict()
-    assert closed["footer"]["text"] == f"Withdrawn: The job has ended. · {IDENT}"
+    assert closed["footer"]["text"] == "Withdrawn: The job has ended."
     assert closed["description"] == payload["description"]
     assert closed["color"] != payload["color"]
+
+
+@pytest.mark.parametrize(
+    ("note", "footer"),
+    [
+        ("", "Withdrawn; nothing will run"),
+        (" \n\u200b", "Withdrawn; nothing will run"),
+        ("replaced by a newer call", "Withdrawn: replaced by a newer call"),
+        ("two\nlines\r\u2028of it", "Withdrawn: two lines of it"),
+        ("why " * 200, "Withdrawn: " + ("why " * 200)[: 200 - len("Withdrawn: ") - 1] + "…"),
+    ],
+)
+def test_a_withdrawn_cards_footer_is_one_line_of_at_most_200_characters(
+    note: str, footer: str
+) -> None:
+    # pi-roundtable 0.15: the reason as one line cut to 200, else "Withdrawn; nothing will run";
+    # not cut only where the embed runs out of room.
+    withdrawn = ApprovalOutcome(kind=OutcomeKind.WITHDRAWN, approval_id=IDENT, note=note)
+    shown = card_embed(IDENT, request(), withdrawn).footer.text or ""
+    assert shown == footer
+    assert len(shown) <= 200 and "\n" not in shown
 
 
 def test_sanitize_keeps_markdown_but_not_mentions_links_or_hidden_text() -> None:

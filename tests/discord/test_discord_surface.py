@@ -38,6 +38,7 @@ from surfaces.discord.surface import DiscordSurface
 from tests.helpers.waiting import until
 from tests.surfaces.discord_driver import (
     OWNER_ID,
+    STRANGER_ID,
     FakeDiscord,
     allowed_mentions_everywhere,
     custom_ids,
@@ -45,6 +46,7 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
+from tests.surfaces.fake_discord import ADMINISTRATOR, ALL_PERMISSIONS, MANAGE_THREADS
 from workflows.approval import Approval
 
 IDENT = approval_id("job-4", "Bash", {"command": "git push"})
@@ -97,7 +99,7 @@ async def test_closing_a_card_turns_its_buttons_off_and_shows_the_outcome_and_no
     await client.surface.close_card(close)  # safe twice
     card = fake.messages[int(ref.message)]
     assert not enabled(card)
-    assert card["embeds"][0]["footer"]["text"] == f"Withdrawn: not needed · {IDENT}"
+    assert card["embeds"][0]["footer"]["text"] == "Withdrawn: not needed"
     assert len(fake.in_channel(channel)) == 1
     allowed_mentions_everywhere(fake)
 
@@ -244,6 +246,58 @@ async def test_the_report_is_posted_once_after_the_last_progress_then_archived(
     allowed_mentions_everywhere(fake)
 
 
+def locked_thread(fake: FakeDiscord) -> tuple[int, int]:
+    """A channel and its thread, archived and locked by a moderator; the bot lacks Manage
+    Threads, so the thread refuses its posts (Discord's 50083)."""
+    fake.bot_permissions = ALL_PERMISSIONS & ~(ADMINISTRATOR | MANAGE_THREADS)
+    channel = fake.text_channel()
+    thread = fake.thread(channel)
+    fake.channels[thread]["thread_metadata"].update(archived=True, locked=True)
+    return channel, thread
+
+
+REPORT = JobReport(number=12, repo="acme/api", outcome=JobOutcome.INTEGRATED, output="done")
+
+
+async def test_a_report_its_locked_thread_refuses_goes_to_the_requester_never_another_channel(
+    bot: tuple[FakeDiscord, CodedeskBot],
+) -> None:
+    # pi-roundtable-coding: a report sent away from the calling channel goes to that person's
+    # own direct channel; never to another channel, where others would read it.
+    fake, client = bot
+    channel, thread = locked_thread(fake)
+    told = ThreadReport(channel=str(thread), report=REPORT, requester=f"discord:{OWNER_ID}")
+    await client.surface.post_report(told)
+    await client.surface.post_report(told)  # a retry posts nothing twice
+    assert fake.in_channel(channel) == [] and fake.in_channel(thread) == []
+    direct = fake.dm(OWNER_ID)
+    [report] = [m["content"] for m in fake.in_channel(direct)]
+    assert report.startswith("## Job 12 on `acme/api`: integrated")
+    assert f"the job you asked for in <#{thread}>, which refused it" in report
+    assert "never to another channel" in report
+    allowed_mentions_everywhere(fake)
+
+
+@pytest.mark.parametrize("requester", ["alice", "discord:", "", f"discord:{STRANGER_ID}"])
+async def test_a_report_nobody_can_take_is_shown_nowhere_and_the_log_says_why(
+    bot: tuple[FakeDiscord, CodedeskBot], caplog: pytest.LogCaptureFixture, requester: str
+) -> None:
+    # A requester who is no Discord user, or whose direct messages refuse the bot: the report
+    # is not posted in another channel; the bot's log says why and where it is.
+    fake, client = bot
+    fake.closed_dms.add(STRANGER_ID)
+    channel, thread = locked_thread(fake)
+    with caplog.at_level(logging.WARNING):
+        await client.surface.post_report(
+            ThreadReport(channel=str(thread), report=REPORT, requester=requester)
+        )
+    assert fake.in_channel(channel) == [] and fake.in_channel(thread) == []
+    assert all(fake.in_channel(ident) == [] for ident in fake.channels)
+    assert "Job 12's report was not shown" in caplog.text, caplog.text
+    assert "never goes to another channel" in caplog.text
+    assert "`codedesk show 12` has it" in caplog.text
+
+
 # The bot's worker, on a real Temporal server
 
 
@@ -280,5 +334,5 @@ async def test_a_card_requested_while_the_bot_was_down_is_posted_when_it_comes_b
     finally:
         await bot.close()
     assert not enabled(card)
-    assert card["embeds"][0]["footer"]["text"] == f"Withdrawn: the job has ended · {ident}"
+    assert card["embeds"][0]["footer"]["text"] == "Withdrawn: the job has ended"
     allowed_mentions_everywhere(fake)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
+from activities.holds.tool_schemas import preset_tool_schema
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import (
@@ -31,20 +32,25 @@ from desk.holds.protocol import Reachable
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.discord.markdown.embeds import card_embed
+from surfaces.discord.markdown.replies import report_text
+from surfaces.render.approval import approval_card
+from surfaces.render.approval_effect import approval_effect
 from surfaces.render.reports import held_calls
 from surfaces.render.text import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
-from tests.helpers.waiting import awaited
+from tests.helpers.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
 
 REPO = "acme/api"
 HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]
-PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": "git push origin main"}}
+PUSH_TEXT = "git push origin main"
+PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": PUSH_TEXT}}
 STATUS: dict[str, Any] = {"tool": "Bash", "input": {"command": "git status"}}
 
 
@@ -72,10 +78,12 @@ class Agent:
         pid = await running_agent(self.desk.settings.home, self.number, self.tag)
         self.env = codedesk_environment(pid)
 
-    async def hook(self, call: dict[str, Any]) -> subprocess.CompletedProcess[bytes]:
+    async def hook(
+        self, call: dict[str, Any], form: str = "claude"
+    ) -> subprocess.CompletedProcess[bytes]:
         return await asyncio.to_thread(
             subprocess.run,
-            HOOK,
+            [*HOOK[:-1], form],
             input=json.dumps(call).encode(),
             env=self.env,
             capture_output=True,
@@ -126,6 +134,27 @@ async def test_an_approval_after_the_hook_gave_up_is_honoured_once(
     assert report.tool_calls == 3
 
 
+async def test_a_held_entry_over_the_report_limit_says_how_much_was_cut(
+    quick: DeskClient, origin: Path, gates: Path
+) -> None:
+    # CODEDESK_REPORT_HELD_CHARS (1,000) keeps the start of a long call's summary; the report
+    # marks the cut as a card does (pi-roundtable-coding: "explicit truncation notices").
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    command = "git push origin main # " + "x" * 1500
+    gave_up = await job.hook({"tool": "Bash", "input": {"command": command}})
+    assert gave_up.returncode == 2, gave_up
+    job.go_on.touch()
+    report = await awaited(quick.wait(job.number), f"job {job.number}'s report")
+    [call] = report.held_calls
+    action = f"Run: {command}"
+    assert call.summary == action[:1000] and call.summary_cut == len(action) - 1000
+    said = "\n".join(plain(held_calls(report.held_calls)))
+    assert f"{action[:1000]}… [{len(action) - 1000} chars]" in said, said
+    assert f"… [{len(action) - 1000} chars]" in report_text(report)
+
+
 async def test_a_call_cancelled_while_it_waits_is_listed_once(
     desk: DeskClient, origin: Path, gates: Path
 ) -> None:
@@ -140,6 +169,60 @@ async def test_a_call_cancelled_while_it_waits_is_listed_once(
     assert report.held_calls[0].tool == "Bash"
     refused = await awaited(waiting, "the hold's refusal")
     assert refused.returncode == 2, refused
+
+
+@pytest.mark.parametrize(
+    ("form", "call", "tool", "card"),
+    [
+        (
+            "claude",
+            {"tool_name": "Bash", "tool_input": {"description": "ship", "command": PUSH_TEXT}},
+            "Bash",
+            f"**Command**: {PUSH_TEXT}\n**Description**: ship",
+        ),
+        (
+            "codex",
+            {"tool_name": "Bash", "tool_input": {"command": PUSH_TEXT}},
+            "Bash",
+            f"**Command**: {PUSH_TEXT}",
+        ),
+        (
+            "opencode",
+            {"tool": "bash", "args": {"workdir": ".", "command": PUSH_TEXT, "description": "d"}},
+            "bash",
+            f"**Command**: {PUSH_TEXT}\n**Working directory**: .\n`description`: d",
+        ),
+        (
+            "opencode",
+            {"tool": "edit", "args": {"newString": "b", "filePath": "/etc/x", "oldString": "a"}},
+            "Edit",
+            "**File path**: /etc/x\n**Old string**: a\n**New string**: b",
+        ),
+    ],
+)
+async def test_a_presets_own_tool_has_its_schema_on_the_card(
+    quick: DeskClient,
+    origin: Path,
+    gates: Path,
+    form: str,
+    call: dict[str, Any],
+    tool: str,
+    card: str,
+) -> None:
+    # The CLI's hook brings no schema: codedesk ships each preset's (the real CLI's names and
+    # order, with titles), so the card is a field list in that order, not raw keys or JSON.
+    await quick.add_repo(REPO, str(origin))
+    job = Agent(quick, gates)
+    await job.start()
+    done = await job.hook(call, form)
+    assert done.returncode == 2, done
+    [state] = await ApprovalsClient(quick.client).open_approvals()
+    assert state.request.tool == tool
+    assert state.request.parameters == preset_tool_schema(form, tool)
+    shown = card_embed(state.approval_id, state.request).description or ""
+    assert shown == f"**Approve `{tool}`?**\n**Action**: {state.request.action}\n{card}", shown
+    job.go_on.touch()
+    await awaited(quick.wait(job.number), f"job {job.number}'s report")
 
 
 async def test_large_held_writes_keep_the_history_small(
@@ -303,5 +386,51 @@ async def test_a_sandboxed_agent_asks_its_holds_through_the_channel(
         assert report.outcome == JobOutcome.INTEGRATED, report
         assert report.output.count("hold allowed") == 2, report.output
         assert report.tool_calls == 2
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def test_a_sandboxed_call_that_reaches_outside_the_worktree_says_so_on_its_card(
+    settings: DeskSettings, client: Client
+) -> None:
+    # In the sandbox only the worktree is writable: `rm -rf` of a path elsewhere can only fail
+    # ("Read-only file system") or touch the sandbox's own /tmp. Its card says so before anyone
+    # approves it, as the card of a push from the sandbox says it cannot reach the origin; a
+    # held call inside the worktree (`rm -rf .`) has no such words.
+    base = Path(tempfile.mkdtemp(prefix="codedesk-holds-", dir="/var/tmp"))
+    try:
+        local = settings.model_copy(
+            update={"home": base / "home", "shelf": base / "shelf", "sandbox": BWRAP}
+        )
+        origin = make_origin(base / "origins" / "acme" / "api.git")
+        outside = base / "keep" / "data"
+        outside.mkdir(parents=True)
+        away = {"tool": "Bash", "input": {"command": f"rm -rf {outside}"}}
+        here = {"tool": "Bash", "input": {"command": "rm -rf ."}}
+        async with build_worker(client, local):
+            await configure_desk(client, local)
+            desk = DeskClient(client, local)
+            await desk.add_repo(REPO, str(origin))
+            steps = (f"hold-bg:{json.dumps(away)}", f"hold-bg:{json.dumps(here)}")
+            number = await desk.start_job(REPO, "clean", agent_command=agent(*steps, "sleep:60"))
+            approvals = ApprovalsClient(desk.client)
+            states = await eventually(
+                approvals.open_approvals, lambda found: len(found) == 2, "both cards"
+            )
+            by_command = {state.request.input["command"]: state for state in states}
+            card = by_command[away["input"]["command"]]
+            assert card.request.confined and card.request.outside_sandbox, card.request
+            terminal = " ".join(" ".join(plain(approval_card(card, value_chars=200))).split())
+            assert "only the job's worktree is writable" in terminal, terminal
+            assert '"Read-only file system"' in terminal
+            embed = card_embed(card.approval_id, card.request)
+            [effect] = [f.value or "" for f in embed.fields if f.name == "If approved"]
+            assert "cannot change those paths on this host" in effect, effect
+            inside = by_command["rm -rf ."]
+            assert inside.request.confined and not inside.request.outside_sandbox
+            assert approval_effect(inside.request) == ""
+            await desk.cancel(number)
+            await awaited(desk.wait(number), f"job {number}'s report")
+        assert outside.is_dir()
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -80,6 +80,14 @@ def test_a_codex_command_that_starts_a_session_is_held_for_every_class(
         assert set(held(call.tool, call.input)) >= {"push", "destructive", "privileged"}
 
 
+@pytest.mark.parametrize("tool", ["patch", "apply_patch"])
+def test_opencode_patch_tools_are_read_as_apply_patch(tool: str) -> None:
+    # opencode 1.18 gives a model of the GPT family `apply_patch` instead of `edit` and `write`.
+    call = read_call(OPENCODE, {"tool": tool, "args": {"patchText": outside_patch("/etc/x")}})
+    assert call.tool == "shell" and call.input["command"][0] == "apply_patch"
+    assert held(call.tool, call.input) == ("outside_workspace",)
+
+
 def test_a_patch_without_text_is_held_for_every_class() -> None:
     call = read_call(CODEX, {"tool_name": "apply_patch", "tool_input": {"command": 7}})
     assert set(held(call.tool, call.input)) >= {"push", "destructive", "outside_workspace"}

@@ -1,7 +1,8 @@
 """A job is followed where it was asked (issue 30 parts 1 and 2), with the real bot process on
 Discord's protocol: `/task` in a thread, a forum post or a DM gets its progress and report
-there; a job whose thread is archived while it runs keeps its progress and its report; where
-the bot cannot post, `/task` refuses before any job starts."""
+there; a job whose thread is archived while it runs keeps its progress and its report, and one
+locked against the bot sends its report to the requester's direct messages, never another
+channel; where the bot cannot post, `/task` refuses before any job starts."""
 
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ async def test_a_task_where_the_bot_may_not_post_is_refused_before_a_job_starts(
         assert fake.in_channel(thread) == []
 
 
-async def test_a_thread_locked_against_the_bot_gets_its_report_beside_it_saying_why(
+async def test_a_thread_locked_against_the_bot_sends_its_report_to_the_requester_saying_why(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     go_on, finish = gates / "go-on", gates / "finish"
@@ -157,9 +158,11 @@ async def test_a_thread_locked_against_the_bot_gets_its_report_beside_it_saying_
         )
         finish.touch()
         await desk.wait(number)
-        await until(lambda: report_in(fake, channel, number), "the report beside the thread")
-        beside = " ".join(m["content"] for m in fake.in_channel(channel))
-        assert f"followed in <#{thread}>, which refused it" in beside
-        assert "the bot lacks Manage Threads" in beside
-        assert report_in(fake, thread, number) == []
+        direct = fake.dm(OWNER_ID)
+        await until(lambda: report_in(fake, direct, number), "the report in the requester's DMs")
+        told = " ".join(m["content"] for m in fake.in_channel(direct))
+        assert f"the job you asked for in <#{thread}>, which refused it" in told
+        assert "the bot lacks Manage Threads" in told
+        # Never another channel: the parent has only the command's answer, the thread nothing.
+        assert report_in(fake, channel, number) == [] and report_in(fake, thread, number) == []
         assert "second look" not in description(fake, thread)  # Discord kept it closed

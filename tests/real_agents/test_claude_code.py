@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from activities.holds.tool_schemas import preset_tool_schema
 from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
@@ -329,6 +330,10 @@ async def test_a_write_outside_the_worktree_is_held(
         desk, settings, "Write outside", lambda state: Decision.DECLINE
     )
     assert [asks_about(state, "planted.txt") for state in answered.approvals] == [True]
+    # Its card is Claude Code's own Write form: the schema codedesk ships, titles in its order.
+    [state] = answered.approvals
+    assert state.request.parameters == preset_tool_schema("claude", "Write")
+    assert card_text(state).index("File path:") < card_text(state).index("Content:")
     assert not outside.exists()
     assert report.outcome == JobOutcome.NOTHING, report
     assert "declined" in fake.tool_results()[0].lower(), fake.tool_results()

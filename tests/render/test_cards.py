@@ -142,11 +142,6 @@ def test_title_names_the_tool() -> None:
             " \\<@" + Z + "123\\> \\<\\#456\\> \\<@" + Z + "\\&789\\> \\<t:1:R\\>",
         ),
         ("a\tb", " a\\\\tb"),
-        # Only '\n' breaks a line (as it does a shell command's): other breaks are spelled out.
-        ("one\rtwo", " one\\\\rtwo"),
-        ("one\u2028two", " one\\\\u2028two"),
-        ("one\u2029two", " one\\\\u2029two"),
-        ("one\u0085two", " one\\\\u0085two"),
         ("\x1b[31mred", " \\\\u001b\\[31mred"),
         ("abc\u202edcba", " abc\\\\u202edcba"),
         ("x" * INLINE_MAX, " " + "x" * INLINE_MAX),
@@ -197,6 +192,11 @@ def test_const_and_enum_strings_are_never_cut() -> None:
     [
         ("one\ntwo", "one\ntwo"),
         ("one\r\ntwo", "one\ntwo"),
+        # A lone '\r', U+2028, U+2029 and U+0085 are line breaks too (pi-roundtable 0.15).
+        ("one\rtwo", "one\ntwo"),
+        ("one\u2028two", "one\ntwo"),
+        ("one\u2029two", "one\ntwo"),
+        ("one\u0085two", "one\ntwo"),
         ("one\r\ntwo\u2028three", "one\ntwo\nthree"),
         ("a\n\nb\n", "a\n\nb\n"),
         ("x" * (INLINE_MAX + 1), "x" * (INLINE_MAX + 1)),
@@ -476,27 +476,34 @@ def test_cards_keep_their_budget(total: int, schema: dict[str, Any] | None) -> N
     assert len(card) <= total, card
 
 
-# --- no schema: every argument named as code, under the same limits -------------------------
+# --- no schema: one JSON block under the same limits -----------------------------------------
 
 
 @pytest.mark.parametrize("schema", [None, {}, {"type": "object"}, {"properties": {}}, True])
-def test_without_properties_every_argument_is_named_as_code(schema: Any) -> None:
-    # As the terminal shows it: a command reads as it will run, not as a JSON string.
+def test_without_properties_the_input_is_one_json_block(schema: Any) -> None:
     input = {"b": "two *x*", "a": [1, {"c": None}], "@here": "\u200b"}
     card = approval_card("T", input, parameters=schema)
     assert card == (
-        f'{TITLE}\n`b`: two \\*x\\*\n`a`:\n```json\n[1,{{"c":null}}]\n```\n`@{Z}here`: `"\\u200b"`'
+        f"{TITLE}\n```json\n{{\n"
+        '  "b": "two *x*",\n'
+        '  "a": [\n    1,\n    {\n      "c": null\n    }\n  ],\n'
+        f'  "@{Z}here": "\\u200b"\n}}\n```'
     )
 
 
-def test_without_properties_values_are_cut_then_the_last_arguments_dropped() -> None:
+def test_a_json_block_is_cut_then_its_last_keys_dropped() -> None:
     input = {"a": "x" * 300, "b": 1}
     card = approval_card("T", input, limits=CardLimits(265, 50))
-    assert card == f"{TITLE}\n`a`:\n```\n{'x' * 216}… [84 chars]\n```\n`b`: 1"
-    assert len(card) == 265
+    assert card == f'{TITLE}\n```json\n{{\n  "a": "{"x" * 201}… [99 chars]",\n  "b": 1\n}}\n```'
     input = {"a": "x" * 60, "b": list(range(100)), "c": "y" * 100}
     card = approval_card("T", input, limits=CardLimits(200, 50))
-    assert card == f"{TITLE}\n`a`: {'x' * 60}\n… 2 more fields not shown: `b`, `c`"
+    assert card == (
+        f'{TITLE}\n```json\n{{\n  "a": "{"x" * 60}"\n}}\n```\n… 2 more fields not shown: `b`, `c`'
+    )
+
+
+def test_a_json_block_of_no_arguments_is_an_empty_object() -> None:
+    assert approval_card("T", {}) == f"{TITLE}\n```json\n{{}}\n```"
 
 
 def test_an_input_that_is_not_an_object_is_one_json_block() -> None:

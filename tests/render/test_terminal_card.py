@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from desk.config.settings import DeskSettings
@@ -88,6 +89,17 @@ def approval_card_state(command: str) -> list:  # type: ignore[type-arg]
         request=ApprovalRequest(tool="Bash", input={"command": command}, scope="job-7"),
     )
     return approval_card(state, value_chars=4000)
+
+
+@pytest.mark.parametrize("brk", ["\r", "\u2028", "\u2029", "\u0085", "\x0b", "\x0c"])
+def test_no_value_can_hide_a_line_on_the_terminal(brk: str) -> None:
+    # Discord's card makes these line breaks (the seed's rule); the terminal spells them out
+    # on the command's line, so the command reads as the one line a shell runs.
+    for lines in (card(f"ls{brk}rm -rf /"), card(f"ls\nok{brk}rm -rf /")):
+        assert not any(brk in line for line in lines)
+        assert any(
+            f"ls{visible(brk)}rm -rf /" in line or f"ok{visible(brk)}rm" in line for line in lines
+        )
 
 
 def test_visible_keeps_line_breaks_only_in_code() -> None:

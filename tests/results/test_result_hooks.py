@@ -21,7 +21,7 @@ from pydantic import SecretStr
 from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
-from desk.holds.approvals import Decision
+from desk.holds.approvals import Decision, SurfacePlace
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.shipping import PushStatus
 from surfaces.clients.desk import DeskClient
@@ -124,7 +124,9 @@ class TestDelivered:
     async def test_a_jobs_report_reaches_the_webhook_signed_and_the_command(
         self, desk: DeskClient, clone: Path, receiver: Receiver, tmp_path: Path
     ) -> None:
-        number = await desk.start_job(REPO, "add notes", agent_command=INTEGRATES)
+        number = await desk.start_job(
+            REPO, "add notes", agent_command=INTEGRATES, requester="alice"
+        )
         report = await desk.wait(number)
         assert report.outcome == JobOutcome.INTEGRATED, report
         await until(lambda: len(receiver.deliveries) == 1, "the webhook's delivery")
@@ -132,6 +134,9 @@ class TestDelivered:
         assert_signed(delivery)
         document = delivery.document
         assert document["event"] == "job"
+        # Who asked and where: a hook can answer them there (the CLI has no channel).
+        asked = {key: document[key] for key in ("requester", "surface", "channel", "thread")}
+        assert asked == {"requester": "alice", "surface": "cli", "channel": "", "thread": ""}
         assert document["delivery_id"] == delivery.headers["X-Codedesk-Delivery"]
         assert document["delivery_id"].startswith(f"job-{number}/")
         assert (document["job"]["number"], document["job"]["outcome"]) == (number, "integrated")
@@ -160,6 +165,33 @@ class TestDelivered:
         document = receiver.deliveries[0].document
         assert document["event"] == "push"
         assert (document["push"]["status"], document["push"]["sha"]) == ("pushed", head)
+        assert (document["requester"], document["surface"]) == (settings.owner, "cli")
+
+    async def test_a_job_asked_on_discord_names_its_requester_channel_and_thread(
+        self, desk: DeskClient, clone: Path, receiver: Receiver
+    ) -> None:
+        # A `/task` in channel 444 followed in a thread of its own, 555 (its surface is not
+        # served here: the thread's outbox waits, the hooks do not).
+        admission = await desk.submit_job(
+            REPO,
+            "add notes",
+            agent_command=INTEGRATES,
+            requester="discord:1001",
+            starter="discord:1001",
+            place=SurfacePlace(queue="codedesk-discord-nobody", channel="555"),
+            origin_channel="444",
+        )
+        report = await desk.wait(admission.number)
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        await until(lambda: len(receiver.deliveries) == 1, "the webhook's delivery")
+        document = receiver.deliveries[0].document
+        asked = {key: document[key] for key in ("requester", "surface", "channel", "thread")}
+        assert asked == {
+            "requester": "discord:1001",
+            "surface": "discord",
+            "channel": "444",
+            "thread": "555",
+        }
 
 
 async def test_a_worker_killed_mid_delivery_delivers_again_with_the_same_id(

@@ -11,7 +11,7 @@ import pytest
 
 from desk.holds.approvals import ClassifyInput
 from desk.holds.rules import classify_call
-from desk.shell_rule.calls import call_hold_classes
+from desk.shell_rule.calls import call_hold_classes, call_reaches_outside
 
 EVERY = ["destructive", "outside_workspace", "privileged", "push"]
 
@@ -55,6 +55,33 @@ def test_call_hold_classes(
 ) -> None:
     (tmp_path / "src").mkdir()
     assert call_hold_classes(tool, input, str(tmp_path))[0] == classes
+
+
+@pytest.mark.parametrize(
+    ("tool", "input", "reaches"),
+    [
+        pytest.param("Bash", {"command": "rm -rf /srv/data"}, True, id="rm-elsewhere"),
+        pytest.param("Bash", {"command": "rm -rf /tmp/x"}, True, id="rm-tmp"),
+        pytest.param("Bash", {"command": "rm -rf ~/cache"}, True, id="rm-home"),
+        pytest.param("Bash", {"command": "cd / && rm -rf srv"}, True, id="rm-after-cd"),
+        pytest.param("Bash", {"command": "bash -c 'echo x > /etc/y'"}, True, id="nested-write"),
+        pytest.param("Bash", {"command": "npm install -g left-pad"}, True, id="global-install"),
+        pytest.param("shell", {"command": ["rm", "-rf", "/srv"]}, True, id="argv"),
+        pytest.param("Write", {"file_path": "/srv/x", "content": ""}, True, id="write"),
+        pytest.param("Bash", {"command": "rm -rf ."}, False, id="rm-the-worktree"),
+        pytest.param("Bash", {"command": "rm -rf src/build"}, False, id="rm-inside"),
+        pytest.param("Bash", {"command": "git push origin main"}, False, id="push"),
+        pytest.param("Bash", {"command": "sudo ls /etc"}, False, id="reads"),
+        pytest.param("Write", {"file_path": "src/x.py"}, False, id="write-inside"),
+        pytest.param("Bash", {"command": 3}, False, id="unreadable"),
+    ],
+)
+def test_whether_a_call_reaches_outside_the_workspace(
+    tmp_path: Path, tool: str, input: dict[str, object], reaches: bool
+) -> None:
+    # What a sandbox that binds only the workspace writable cannot do on the host.
+    (tmp_path / "src").mkdir()
+    assert call_reaches_outside(tool, input, str(tmp_path)) is reaches
 
 
 def test_settings_choose_classes_and_tools(tmp_path: Path) -> None:

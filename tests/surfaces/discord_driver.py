@@ -147,7 +147,7 @@ class DiscordDriver:
         if card is None or enabled(card) or not card["embeds"]:
             return None
         footer = card["embeds"][0].get("footer", {}).get("text", "")
-        return footer.split(" ")[0].rstrip(":").lower() or None
+        return footer.split(" ")[0].rstrip(":;").lower() or None
 
 
 @asynccontextmanager

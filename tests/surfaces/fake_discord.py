@@ -96,6 +96,8 @@ class FakeDiscord:
     nonces: dict[tuple[int, str], int] = field(default_factory=dict)
     bot_permissions: int = ALL_PERMISSIONS
     """The guild-wide permissions of the bot's role."""
+    closed_dms: set[int] = field(default_factory=set)
+    """Users who take no direct message from the bot (Discord refuses a send with 50007)."""
 
     def next_id(self) -> int:
         return next(self.ids)
@@ -126,7 +128,10 @@ class FakeDiscord:
         return ident
 
     def dm(self, user: int) -> int:
-        """The direct-message channel between the bot and `user`."""
+        """The direct-message channel between the bot and `user` (the one there is, or new)."""
+        for ident, data in self.channels.items():
+            if data["type"] == 1 and data["recipients"][0]["id"] == str(user):
+                return ident
         ident = self.next_id()
         self.channels[ident] = {
             "id": str(ident),
@@ -340,6 +345,7 @@ class FakeDiscord:
     def _routes(self) -> list[tuple[str, Any]]:
         return [
             (r"GET /users/@me", lambda b, p: BOT_USER),
+            (r"POST /users/@me/channels", self._open_dm),
             (r"GET /oauth2/applications/@me", lambda b, p: _application()),
             (r"GET /guilds/(\d+)", self._get_guild),
             (r"GET /guilds/(\d+)/members/(\d+)", self._get_member),
@@ -368,6 +374,9 @@ class FakeDiscord:
         roles = [str(BOT_ROLE_ID)] if user == BOT_ID else []
         return {"user": _user(user, f"user{user}"), "roles": roles, "joined_at": _now()}
 
+    def _open_dm(self, body: dict[str, Any], params: Any) -> dict[str, Any]:
+        return self.channels[self.dm(int(body["recipient_id"]))]
+
     def _channel(self, channel: int) -> dict[str, Any]:
         if channel not in self.channels:
             raise DiscordError(404, 10003, "Unknown Channel")
@@ -375,6 +384,8 @@ class FakeDiscord:
 
     def _create(self, body: dict[str, Any], params: Any, channel: int) -> dict[str, Any]:
         data = self._channel(channel)
+        if data["type"] == 1 and int(data["recipients"][0]["id"]) in self.closed_dms:
+            raise DiscordError(403, 50007, "Cannot send messages to this user")
         nonce = body.get("nonce")
         if nonce and body.get("enforce_nonce") and (channel, nonce) in self.nonces:
             return _public(self.messages[self.nonces[(channel, nonce)]])

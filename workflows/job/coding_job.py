@@ -42,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.payloads.narration import Narration
     from desk.payloads.repo_setup import CommandRun
+    from desk.payloads.results import asked_for_job
     from desk.payloads.surfaces import ThreadProgress, ThreadReport
     from desk.policy.modes import Mode
     from workflows.policies import GIT_STEP, agent_step
@@ -61,7 +62,7 @@ from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
 from workflows.repo.calls import Entity, queue_integration, repo_handle, withdraw_integration
 from workflows.repo.integration_reply import AwaitsIntegration
-from workflows.result_calls import deliver_result
+from workflows.result_calls import RESULT_ASKED_PATCH, deliver_result
 from workflows.summaries import agent_summary, phase_details
 
 T = TypeVar("T")
@@ -146,10 +147,14 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
         self.state.status.report = report
         self._set_phase(JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
+        # Who asked, for a report that cannot be shown where it was asked, and for the hooks.
+        asked = asked_for_job(self.state.job) if workflow.patched(RESULT_ASKED_PATCH) else None
         if self.state.job.place is not None:
             place = self.state.job.place
-            await send_to_outbox(place, ThreadReport(channel=place.channel, report=report))
-        await deliver_result(self.state.job.result_hooks, str(self.state.job.number), report)
+            requester = asked.requester if asked is not None else ""
+            told = ThreadReport(channel=place.channel, report=report, requester=requester)
+            await send_to_outbox(place, told)
+        await deliver_result(self.state.job.result_hooks, str(self.state.job.number), report, asked)
         return report
 
     @workflow.query

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
         approval_id_of_digest,
+        held_summary,
     )
     from desk.names import (
         APPROVAL_WITHDRAW_SIGNAL,
@@ -38,11 +39,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobPhase
     from workflows.policies import CLASSIFY_STEP
 
-from workflows.job.modes import FollowsModes
+from workflows.job.modes import HELD_CUT_PATCH, FollowsModes
 from workflows.job.reasons import reason_of
 from workflows.summaries import approval_summary
 
 LATE_APPROVALS_PATCH = "late-approvals-count-once"
+OUTSIDE_SANDBOX_PATCH = "card-says-outside-sandbox"
+"""Patch: the card of a sandboxed call that reaches outside the worktree says it cannot."""
 VERDICTS = MappingProxyType(
     {
         OutcomeKind.APPROVED: HoldVerdict.APPROVED,
@@ -155,6 +158,11 @@ class HoldsCalls(FollowsModes):
                 pushes_to=pushes_to,
                 push_head=plain.push_head if plain is not None and pushes_to else "",
                 confined=summary.confined if summary else False,
+                outside_sandbox=(
+                    summary is not None
+                    and summary.outside_sandbox
+                    and workflow.patched(OUTSIDE_SANDBOX_PATCH)
+                ),
             )
             pending = asyncio.create_task(self._ask(ident, ask))
             self.state.approvals[ident] = pending
@@ -266,7 +274,7 @@ class HoldsCalls(FollowsModes):
         Holds that joined one approval are one call; a call cancelled while it waits is
         listed once, not once as unanswered and again as withdrawn.
         """
-        summary = (action or tool)[: self.state.job.report_held_chars]
+        summary, cut = held_summary(action or tool, self.state.job.report_held_chars)
         call = HeldCall(
             tool=tool,
             summary=summary,
@@ -274,6 +282,7 @@ class HoldsCalls(FollowsModes):
             approval_id=ident,
             note=note,
             note_kind=kind,
+            summary_cut=cut if workflow.patched(HELD_CUT_PATCH) else 0,
         )
         key = (ident, self.state.approval_rounds.get(ident, 0))
         index = self.state.held_entries.get(key)

@@ -6,7 +6,14 @@ from temporalio import workflow
 from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.holds.approvals import HeldCall, HoldAnswer, HoldVerdict, HoldWhy, WithdrawInput
+    from desk.holds.approvals import (
+        HeldCall,
+        HoldAnswer,
+        HoldVerdict,
+        HoldWhy,
+        WithdrawInput,
+        held_summary,
+    )
     from desk.names import APPROVAL_WITHDRAW_SIGNAL
     from desk.payloads.surfaces import ThreadText
     from desk.policy.modes import JobModes, Mode, yolo_allows
@@ -16,6 +23,8 @@ from workflows.outbox_calls import send_to_outbox
 
 YOLO_BY = "yolo mode"
 YOLO_TOLD_PATCH = "yolo-approvals-told"
+HELD_CUT_PATCH = "held-summary-cut-counted"
+"""Patch: a held call's summary cut to `report_held_chars` counts what was cut (`summary_cut`)."""
 
 
 class FollowsModes:
@@ -68,9 +77,14 @@ class FollowsModes:
         switch = self.state.modes.yolo
         who = (switch.by.name or switch.by.id) if switch and switch.by else "an owner"
         by = f"{YOLO_BY}, switched on by {who}"
-        summary = (action or tool)[: self.state.job.report_held_chars]
+        summary, cut = held_summary(action or tool, self.state.job.report_held_chars)
         call = HeldCall(
-            tool=tool, summary=summary, verdict=HoldVerdict.APPROVED, approval_id=ident, note=by
+            tool=tool,
+            summary=summary,
+            verdict=HoldVerdict.APPROVED,
+            approval_id=ident,
+            note=by,
+            summary_cut=cut if workflow.patched(HELD_CUT_PATCH) else 0,
         )
         if all(seen.approval_id != ident for seen in self.state.yolo_approved):
             self.state.yolo_approved.append(call)

@@ -2,7 +2,9 @@
 
 The approval is the authority on who may answer (its request's approvers or owners): every
 press goes to it as `discord:<user id>`, so a stranger's press is recorded there as ignored
-and changes nothing, and the presser is told "you may not approve this" (ephemerally).
+and changes nothing, and the presser is told "you may not approve this" (ephemerally). The
+press names its card (`discord:<message id>`), which the approval keeps in its outcome: which
+card the answer came from.
 The press is acknowledged first (a deferred update, inside Discord's 3 seconds), then the
 answer follows as an ephemeral message; when the approval has settled, whoever settled it,
 the pressed card is closed on the spot: controls off, the outcome as its footer.
@@ -84,7 +86,7 @@ async def _answer(
     if ident is None:
         return f"{NO_LONGER_ACTIVE}.", Settled(None), ""
     who = principal(interaction.user)
-    result, by_signal = await services.approvals.answer(ident, decision, who)
+    result, by_signal = await services.approvals.answer(ident, decision, who, pressed(interaction))
     if by_signal:
         return (
             "Your answer was sent; it counts when the desk's worker is back, unless the "
@@ -103,6 +105,12 @@ async def _answer(
     if state == OPEN:
         return MAY_NOT, None, ident
     return f"The approval could not be reached: {plain(result.reason)}", None, ident
+
+
+def pressed(interaction: discord.Interaction[Any]) -> str:
+    """The card a press was made on, as the approval records it: `discord:<message id>`."""
+    message = interaction.message
+    return f"discord:{message.id}" if message is not None else f"discord:?{interaction.id}"
 
 
 def _stale(outcome: ApprovalOutcome | None) -> str:

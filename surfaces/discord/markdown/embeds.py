@@ -17,6 +17,7 @@ from surfaces.discord.markdown.cards import CardLimits, approval_card
 from surfaces.discord.markdown.text import code, cut, line, plain, sanitize
 from surfaces.render.approval_effect import approval_effect
 from surfaces.render.blocks import Block, Role
+from surfaces.render.visible import invisible
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
 """An embed's description holds 4,096 characters; the rest of the card needs the difference."""
@@ -37,6 +38,9 @@ OUTCOME_COLOUR = {
     OutcomeKind.DECLINED: discord.Colour.red(),
 }
 SETTLED_COLOUR = discord.Colour.light_grey()
+WITHDRAWN = "Withdrawn; nothing will run"
+"""The footer of a card withdrawn without a reason."""
+WITHDRAWN_FOOTER_CHARS = 200
 
 
 def card_embed(
@@ -77,9 +81,20 @@ def settle(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> 
     """Mark a card's embed closed: the outcome's colour, and the outcome as its footer."""
     embed.colour = OUTCOME_COLOUR.get(outcome.kind, SETTLED_COLOUR)
     room = EMBED_CHARS - len(embed) + len(embed.footer.text or "")  # the embed's total budget
-    footer = f"{line(outcome_text(outcome))} · {line(approval_id)}"
+    if outcome.kind == OutcomeKind.WITHDRAWN:
+        footer = withdrawn_footer(outcome.note)
+    else:
+        footer = f"{line(outcome_text(outcome))} · {line(approval_id)}"
     embed.set_footer(text=cut(footer, min(FOOTER_CHARS, room)))
     return embed
+
+
+def withdrawn_footer(note: str) -> str:
+    """A withdrawn card's footer, as pi-roundtable 0.15 words it: one line of at most
+    `WITHDRAWN_FOOTER_CHARS`, the reason, or `WITHDRAWN` when none was given."""
+    if invisible(note):
+        return WITHDRAWN
+    return cut(f"Withdrawn: {line(note)}", WITHDRAWN_FOOTER_CHARS)
 
 
 def closed_copy(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> discord.Embed:
