@@ -99,7 +99,7 @@ async def test_closing_a_card_turns_its_buttons_off_and_shows_the_outcome_and_no
     await client.surface.close_card(close)  # safe twice
     card = fake.messages[int(ref.message)]
     assert not enabled(card)
-    assert card["embeds"][0]["footer"]["text"] == "Withdrawn: not needed"
+    assert card["embeds"][0]["footer"]["text"] == "not needed"
     assert len(fake.in_channel(channel)) == 1
     allowed_mentions_everywhere(fake)
 
@@ -334,5 +334,5 @@ async def test_a_card_requested_while_the_bot_was_down_is_posted_when_it_comes_b
     finally:
         await bot.close()
     assert not enabled(card)
-    assert card["embeds"][0]["footer"]["text"] == "Withdrawn: the job has ended"
+    assert card["embeds"][0]["footer"]["text"] == "the job has ended"
     allowed_mentions_everywhere(fake)

@@ -94,7 +94,7 @@ def withdrawn_footer(note: str) -> str:
     `WITHDRAWN_FOOTER_CHARS`, the reason, or `WITHDRAWN` when none was given."""
     if invisible(note):
         return WITHDRAWN
-    return cut(f"Withdrawn: {line(note)}", WITHDRAWN_FOOTER_CHARS)
+    return cut(line(note), WITHDRAWN_FOOTER_CHARS)
 
 
 def closed_copy(embed: discord.Embed, approval_id: str, outcome: ApprovalOutcome) -> discord.Embed:
