@@ -47,6 +47,8 @@ DESK_STATE_QUERY = "current"
 """The `Desk` entity's query of its state (`Desk.current`)."""
 APPROVAL_STATE_QUERY = "current"
 """An approval's query of its state (`Approval.current`)."""
+JOB_STATE_QUERY = "current"
+"""A job's query of its status (`CodingJob.current`)."""
 REPO_STATE_QUERY = "current"
 """A `Repo` entity's query of its state (`RepoEntity.current`)."""
 REPO_CHANGE_REPORT_UPDATE = "change_report"
@@ -61,6 +63,29 @@ JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
 admission, the desk's policy) send by name, so that no activity imports a workflow module (the
 layer rule, tests/project/test_layers.py); the definitions are declared with these same names."""
+JOB_ADMIT_SIGNAL = "admit"
+"""The desk lets a queued job run (`CodingJob.admit`)."""
+JOB_MODES_CHANGED_SIGNAL = "modes_changed"
+"""The desk tells a job the modes its scopes have now (`CodingJob.modes_changed`)."""
+JOB_INTEGRATION_FINISHED_SIGNAL = "integration_finished"
+"""A `Repo` entity answers a job's integration request (`CodingJob.integration_finished`)."""
+DESK_JOB_ENDED_SIGNAL = "job_ended"
+"""A job tells its desk it has ended, whatever ended it (`Desk.job_ended`)."""
+DESK_JOB_SUSPENDS_SIGNAL = "job_suspends"
+"""A job tells its desk its agent is suspended, its slot free (`Desk.job_suspends`)."""
+DESK_JOB_RESUMES_SIGNAL = "job_resumes"
+"""A suspended job asks its desk for a slot again (`Desk.job_resumes`)."""
+REPO_REQUEST_PUSH_SIGNAL = "request_push"
+"""A `Ship` asks the repository's entity to push (`RepoEntity.request_push`)."""
+SHIP_PUSH_FINISHED_SIGNAL = "push_finished"
+"""The repository's entity answers a `Ship`'s push (`Ship.push_finished`)."""
+SHIP_SUPERSEDED_SIGNAL = "superseded"
+"""The repository's entity tells a waiting `Ship` the clone moved on (`Ship.superseded`).
+
+The signals above are what one workflow sends another (the desk its jobs, a job its desk, the
+repository's entity its jobs and pushes, a push the entity): each is declared with its name and
+sent by it, so no workflow module imports another's (tests/workflows/test_message_names.py holds
+the names to the definitions)."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""

@@ -32,7 +32,7 @@ from surfaces.render.reports import delivery_lines
 from workers.temporal.client import connect, resolve_address
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 
 HOST_CHECK_WAIT = timedelta(seconds=30)
 DISTRIBUTION = "codedesk"

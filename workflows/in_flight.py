@@ -15,12 +15,20 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, CancelledError
 
 CANCEL_IN_FLIGHT_PATCH = "cancel-in-flight"
 """Patch: a cancel that lands while a message is in flight is raised when it lands. Asked only
 when it happens, so a workflow the cancel never met records no marker for it."""
 
 T = TypeVar("T")
+
+
+def cancelled(error: BaseException) -> bool:
+    """Whether `error` is the workflow's cancel: its own, or that of an activity it cancelled."""
+    return isinstance(error, asyncio.CancelledError) or (
+        isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
+    )
 
 
 class CancelledInFlight(asyncio.CancelledError):

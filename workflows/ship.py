@@ -16,7 +16,13 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
     )
-    from desk.names import SHIP_WORKFLOW_TYPE, push_approval_scope
+    from desk.names import (
+        REPO_REQUEST_PUSH_SIGNAL,
+        SHIP_PUSH_FINISHED_SIGNAL,
+        SHIP_SUPERSEDED_SIGNAL,
+        SHIP_WORKFLOW_TYPE,
+        push_approval_scope,
+    )
     from desk.payloads.jobs import HostPolicyQuery
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
@@ -24,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         PushRequest,
         PushResult,
         PushStatus,
+        PushSuperseded,
         ShipInput,
         push_call,
         ship_tool,
@@ -31,11 +38,9 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.host import HostPolicy
 
 from workflows.approval import Approval
-from workflows.job.reasons import reason_of
 from workflows.policies import POLICY_READ_STEP
-from workflows.repo.calls import repo_entity
-from workflows.repo.entity import RepoEntity
-from workflows.repo.push_reply import AwaitsPush
+from workflows.reasons import reason_of
+from workflows.repo_calls import repo_entity
 from workflows.result_calls import deliver_result
 
 HOST_POLICY = "ship-host-policy"
@@ -43,13 +48,19 @@ HOST_POLICY = "ship-host-policy"
 
 
 @workflow.defn(name=SHIP_WORKFLOW_TYPE)
-class Ship(AwaitsPush):
-    """Id `push-<owner>/<repo>-<sha>`: the approval of one push, then the push under the lock."""
+class Ship:
+    """Id `push-<owner>/<repo>-<sha>`: the approval of one push, then the push under the lock.
+
+    The repository's entity answers by name: the push's result once it ran or was refused, and
+    its word that the clone moved on past the SHA while the push waited for an owner.
+    """
 
     @workflow.init
     def __init__(self, request: ShipInput) -> None:
         self.request = request
         self.policy: HostPolicy | None = None
+        self.push_result: PushResult | None = None
+        self.superseded_by: PushSuperseded | None = None
         job = request.agent_ship.job if request.agent_ship else None
         self.pull_request: PullRequestPlan | None = (
             pull_request_plan(request.receipt, job) if request.pull_request else None
@@ -62,6 +73,17 @@ class Ship(AwaitsPush):
             subject = f"{request.receipt.repo}-{request.receipt.head}"
             await deliver_result(self.policy.result_delivery, subject, result)
         return result
+
+    @workflow.signal(name=SHIP_PUSH_FINISHED_SIGNAL)
+    def push_finished(self, result: PushResult) -> None:
+        """The repository's entity pushed, or refused to."""
+        self.push_result = result
+
+    @workflow.signal(name=SHIP_SUPERSEDED_SIGNAL)
+    def superseded(self, notice: PushSuperseded) -> None:
+        """The repository's entity: the clone moved on past the SHA (the first word counts)."""
+        if self.superseded_by is None:
+            self.superseded_by = notice
 
     async def _ship(self, request: ShipInput) -> PushResult:
         receipt = request.receipt
@@ -100,7 +122,7 @@ class Ship(AwaitsPush):
         entity = await repo_entity(receipt.repo)
         me = workflow.info().workflow_id
         await entity.signal(
-            RepoEntity.request_push,
+            REPO_REQUEST_PUSH_SIGNAL,
             PushRequest(ship_workflow_id=me, receipt=receipt, pull_request=self.pull_request),
         )
         await workflow.wait_condition(lambda: self.push_result is not None)

@@ -164,7 +164,7 @@ def test_the_graph_is_read() -> None:
     edges = graph()
     seen = {(edge.module, edge.target) for edge in edges}
     # Passed through the workflow sandbox:
-    assert ("workflows.job.coding_job", "activities.agent.run") in seen
+    assert ("workflows.job.agent", "activities.agent.run") in seen
     # Under `if TYPE_CHECKING:`:
     assert ("surfaces.clients.job_listing", "temporalio.service") in seen
     # Inside a function (the CLI imports a command's needs when it runs):

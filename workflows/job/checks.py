@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
 from temporalio import workflow
 from temporalio.workflow import ActivityConfig
 
@@ -15,9 +12,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import SETUP_STEP
 
 from workflows.hosts import Route
-
-T = TypeVar("T")
-OnHost = Callable[[Callable[[Route], Awaitable[T]]], Awaitable[T]]
+from workflows.job.progress import on_the_clones_host
+from workflows.job.state import JobState
 
 WORKTREE_SETUP = "worktree-setup-and-check"
 """Patch: a job sets its worktree up before the agent and checks it after."""
@@ -45,8 +41,9 @@ def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
     )
 
 
-async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[str]) -> str:
+async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
+    job = state.job
     if not workflow.patched(WORKTREE_SETUP):
         return ""
     known = _known(worktree.setup)
@@ -61,11 +58,11 @@ async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[
         )
         return done.failed()
 
-    return await on_host(call)
+    return await on_the_clones_host(state, call)
 
 
 async def check_worktree(
-    job: JobInput, worktree: Worktree, agent: AgentResult, on_host: OnHost[CommandRun | None]
+    state: JobState, worktree: Worktree, agent: AgentResult
 ) -> CommandRun | None:
     """Run the owner's check after the agent; None when the repository has none.
 
@@ -77,12 +74,14 @@ async def check_worktree(
     known = _known(agent.setup)
     if known is not None and not known.check:
         return None
-    return await on_host(
+    job = state.job
+    return await on_the_clones_host(
+        state,
         lambda route: workflow.execute_activity_method(
             SetupActivities.check_worktree,
             _step(job, worktree),
             **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
-        )
+        ),
     )
 
 
