@@ -17,9 +17,7 @@ from typing import TypeVar
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, CancelledError
 
-CANCEL_IN_FLIGHT_PATCH = "cancel-in-flight"
-"""Patch: a cancel that lands while a message is in flight is raised when it lands. Asked only
-when it happens, so a workflow the cancel never met records no marker for it."""
+from workflows import patches
 
 T = TypeVar("T")
 
@@ -48,7 +46,7 @@ async def heeding_cancel(message: Awaitable[T]) -> T:
     if (
         before is None
         and workflow.cancellation_reason() is not None
-        and workflow.patched(CANCEL_IN_FLIGHT_PATCH)
+        and workflow.patched(patches.CANCEL_IN_FLIGHT)
     ):
         raise CancelledInFlight("cancelled while the workflow's message was in flight")
     return result

@@ -37,14 +37,12 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.policy.host import HostPolicy
 
+from workflows import patches
 from workflows.approval import Approval
 from workflows.policies import POLICY_READ_STEP
 from workflows.reasons import reason_of
 from workflows.repo_calls import repo_entity
 from workflows.result_calls import deliver_result
-
-HOST_POLICY = "ship-host-policy"
-"""Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
 
 
 @workflow.defn(name=SHIP_WORKFLOW_TYPE)
@@ -89,7 +87,7 @@ class Ship:
         receipt = request.receipt
         approved_by, ident = "", ""
         exempt, owners = request.owner_repo, request.owners
-        if workflow.patched(HOST_POLICY):
+        if workflow.patched(patches.SHIP_HOST_POLICY):
             try:
                 policy = self.policy = await self._host_policy()
             except ActivityError as error:

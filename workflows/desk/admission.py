@@ -29,11 +29,9 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.job import judge_job
     from workflows.policies import ADMISSION_CHECK_STEP, LOCAL_ADMISSION_CHECK_STEP
 
+from workflows import patches
 from workflows.reasons import reason_of
 from workflows.summaries import job_details, job_summary
-
-CHECK_AS_ACTIVITY = "admission-check-activity"
-"""Patch: that check is an activity, no longer a local activity (see `check_job`)."""
 
 
 def judged(state: DeskState, request: AdmitInput) -> JobInput:
@@ -67,7 +65,7 @@ async def check_job(state: DeskState, job: JobInput) -> None:
         repo=job.repo, agent_command=job.agent_command, host=repo_host(state, job.repo)
     )
     try:
-        if workflow.patched(CHECK_AS_ACTIVITY):
+        if workflow.patched(patches.ADMISSION_CHECK_ACTIVITY):
             verdict = await workflow.execute_activity_method(
                 AdmissionActivities.check_admission,
                 check,

@@ -23,8 +23,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.daily import DailyLimitAction, DayLimitReached, refusal, stricter
     from desk.policy.utc_days import shown_utc
 
-DAILY_SPEND_LIMIT = "daily-spend-limit"
-"""Patch: while the day's spend limit is reached, the desk waits for the next UTC day."""
+from workflows import patches
 
 
 def day_reached(state: DeskState) -> DayLimitReached | None:
@@ -78,7 +77,7 @@ async def wait_for_the_day(state: DeskState, wakes: Callable[[], bool]) -> bool:
     """While the day's limit holds a queue, wait until the next UTC day or until `wakes`;
     False at once when the queue is not held (the caller waits its own way)."""
     reached = day_reached(state)
-    if reached is None or not state.queue or not workflow.patched(DAILY_SPEND_LIMIT):
+    if reached is None or not state.queue or not workflow.patched(patches.DAILY_SPEND_LIMIT):
         return False
     with suppress(TimeoutError):
         await workflow.wait_condition(

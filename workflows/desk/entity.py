@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         DESK_JOB_RESUMES_SIGNAL,
         DESK_JOB_SUSPENDS_SIGNAL,
         DESK_STATE_QUERY,
+        DESK_WORKFLOW_TYPE,
         JOB_ADMIT_SIGNAL,
         job_workflow_id,
     )
@@ -39,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.modes import ModeRequest, ModeSwitched
     from workflows.policies import RUNNING_JOBS_STEP
 
+from workflows import patches
 from workflows.desk.admission import check_job, judged, start_job
 from workflows.desk.daily_limit import (
     day_left,
@@ -55,13 +57,8 @@ from workflows.desk.requests import (
     repeat_admission,
 )
 
-ADMISSION_CHECK = "admission-check"
-"""Patch: a job is checked on the worker's host before it gets a number."""
-HOST_POLICY = "host-policy"
-"""Patch: a job is judged by the desk's host policy, not by what its requester sent."""
 
-
-@workflow.defn(name="Desk")
+@workflow.defn(name=DESK_WORKFLOW_TYPE)
 class Desk:
     """One long-lived workflow, id `desk`, that admits every job of the desk.
 
@@ -112,10 +109,10 @@ class Desk:
         """
         if (repeat := repeat_admission(self.state, request)) is not None:
             return repeat
-        if workflow.patched(ADMISSION_CHECK):
+        if workflow.patched(patches.ADMISSION_CHECK):
             await check_job(self.state, request.job)
             self._refuse_when_full(request)  # other jobs may have filled it meanwhile
-        if workflow.patched(HOST_POLICY):
+        if workflow.patched(patches.HOST_POLICY):
             request = request.model_copy(update={"job": judged(self.state, request)})
         self.state.last_number += 1
         number = self.state.last_number

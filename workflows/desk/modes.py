@@ -28,8 +28,7 @@ with workflow.unsafe.imports_passed_through():
         mode_problem,
     )
 
-MODES_BY_HOST_POLICY = "modes-host-policy"
-"""Patch: who may switch a mode is the desk's host policy, not the owners a request names."""
+from workflows import patches
 
 
 async def apply_switch(state: DeskState, request: ModeRequest) -> ModeSwitched:
@@ -78,7 +77,7 @@ def modes_of_new_job(state: DeskState, number: int, job: JobInput) -> JobInput:
 def _may_switch(state: DeskState, request: ModeRequest) -> bool:
     """An owner by the desk's host policy (no policy: nobody); older histories trusted
     the owners their request named."""
-    if not workflow.patched(MODES_BY_HOST_POLICY):
+    if not workflow.patched(patches.MODES_BY_HOST_POLICY):
         return request.by.id in request.owners
     policy = state.policy
     return policy is not None and policy.owns(request.by.id, request.roles)

@@ -14,8 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.host_slots import queue_position, queued_on, repo_host, running_on
     from desk.payloads.jobs import Admission, AdmitInput, DeskState
 
-REMEMBERED_ADMISSIONS = "remembered-admissions"
-"""Patch: the desk answers a repeated submission with its first admission."""
+from workflows import patches
 
 ADMISSIONS_KEPT = 2_000
 """Request ids the desk remembers (the newest): a client asks again within a few minutes, far
@@ -40,7 +39,7 @@ def admitted_before(state: DeskState, request: AdmitInput) -> bool:
 
 def repeat_admission(state: DeskState, request: AdmitInput) -> Admission | None:
     """The admission of a submission seen before, as it stands now; None for a new one."""
-    if not request.request_id or not workflow.patched(REMEMBERED_ADMISSIONS):
+    if not request.request_id or not workflow.patched(patches.REMEMBERED_ADMISSIONS):
         return None
     number = state.admitted.get(request.request_id)
     if number is None:

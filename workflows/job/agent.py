@@ -15,16 +15,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.modes import Mode
     from workflows.policies import agent_step
 
+from workflows import patches
 from workflows.hosts import Route
 from workflows.in_flight import cancelled
 from workflows.job.modes import follows
 from workflows.job.progress import on_the_clones_host
 from workflows.job.state import JobState
 from workflows.summaries import agent_summary
-
-SUSPENSION_PATCH = "agent-suspends-for-approvals"
-"""Patch: the job's agent may defer a held call and end; the job then waits for the approval
-without it (jobs started before wait in the live hook, as they did)."""
 
 
 async def run_agent_on_host(
@@ -70,7 +67,7 @@ async def _run_agent(
             hold_tools=job.hold_tools,
             execution=execution,
             spend_limit=job.spend_limit,
-            may_defer=workflow.patched(SUSPENSION_PATCH),
+            may_defer=workflow.patched(patches.AGENT_SUSPENDS),
             resume_session=suspended.session_id if suspended else "",
             spent_before=state.spent if suspended else None,
         ),

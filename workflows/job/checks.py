@@ -11,26 +11,15 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
+from workflows import patches
 from workflows.hosts import Route
 from workflows.job.progress import on_the_clones_host
 from workflows.job.state import JobState
 
-WORKTREE_SETUP = "worktree-setup-and-check"
-"""Patch: a job sets its worktree up before the agent and checks it after."""
-
-SETUP_AT_CUT = "setup-read-at-the-cut"
-"""Patch: a job skips its set-up when the set-up read at its cut has none, and its check when
-the set-up read as its agent ended has none.
-
-Two activities and two workflow tasks less for a repository with neither (issue 32). Jobs
-recorded before it, or whose read failed, run both steps as before; the steps read the set-up
-themselves.
-"""
-
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:
     """`setup`, where this job may act on it; None to run the step."""
-    if setup is None or not workflow.patched(SETUP_AT_CUT):
+    if setup is None or not workflow.patched(patches.SETUP_READ_AT_THE_CUT):
         return None
     return setup
 
@@ -44,7 +33,7 @@ def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
 async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
     job = state.job
-    if not workflow.patched(WORKTREE_SETUP):
+    if not workflow.patched(patches.WORKTREE_SETUP):
         return ""
     known = _known(worktree.setup)
     if known is not None and not known.sets_up():
@@ -69,7 +58,7 @@ async def check_worktree(
     Whether there is one was read as the agent ended: a check the owner sets while the agent
     works applies to this job.
     """
-    if not workflow.patched(WORKTREE_SETUP):
+    if not workflow.patched(patches.WORKTREE_SETUP):
         return None
     known = _known(agent.setup)
     if known is not None and not known.check:

@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
 
+from workflows import patches
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
@@ -67,10 +68,6 @@ from workflows.reasons import reason_of
 from workflows.result_calls import deliver_result
 from workflows.summaries import phase_details
 
-CANCEL_AT_EVERY_STEP_PATCH = "job-cancel-reported-at-every-step"
-"""Patch: a cancel that arrives during the set-up, the check or a narration ends the job with a
-report, as one during the cut or the agent does (before, it ended the workflow unreported)."""
-
 INTEGRATION_OUTCOMES = MappingProxyType(
     {
         IntegrationStatus.INTEGRATED: JobOutcome.INTEGRATED,
@@ -85,8 +82,11 @@ INTEGRATION_OUTCOMES = MappingProxyType(
 
 def _cancel_reported(error: BaseException) -> bool:
     """Whether `error` is the job's cancel at a step where it once ended the workflow unreported
-    (jobs started before the patch still end so on replay)."""
-    return cancelled(error) and workflow.patched(CANCEL_AT_EVERY_STEP_PATCH)
+    (the set-up, the check, a narration): such a cancel ends the job with a report now."""
+    if not cancelled(error):
+        return False
+    workflow.deprecate_patch(patches.CANCEL_AT_EVERY_STEP)
+    return True
 
 
 @workflow.defn(name=JOB_WORKFLOW_TYPE)

@@ -31,13 +31,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE, JOB_HOLD_UPDATE
     from workflows.policies import CLASSIFY_STEP
 
+from workflows import patches
 from workflows.job.modes import approve_by_yolo, release_by_yolo, yolo_approves
 from workflows.job.phases import JOB_PHASES
 from workflows.job.state import JobState
 from workflows.reasons import reason_of
 from workflows.summaries import approval_summary
 
-LATE_APPROVALS_PATCH = "late-approvals-count-once"
 VERDICTS = MappingProxyType(
     {
         OutcomeKind.APPROVED: HoldVerdict.APPROVED,
@@ -116,7 +116,7 @@ async def _hold(state: JobState, request: HoldRequest) -> HoldAnswer:
         return await approve_by_yolo(state, request.tool, action, classes, ident)
     state.held_actions.setdefault(ident, (request.tool, action))
     late = state.late_approvals.get(ident)
-    if late is not None and workflow.patched(LATE_APPROVALS_PATCH):
+    if late is not None and workflow.patched(patches.LATE_APPROVALS):
         del state.late_approvals[ident]
         _record(
             state,

@@ -17,7 +17,8 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
 
-from workflows.in_flight import CANCEL_IN_FLIGHT_PATCH, heeding_cancel
+from workflows import patches
+from workflows.in_flight import heeding_cancel
 from workflows.job.state import JobState
 from workflows.repo_calls import Entity, queue_integration, repo_handle, withdraw_integration
 
@@ -47,7 +48,7 @@ async def integrate(state: JobState, worktree: Worktree) -> IntegrationResult:
     try:
         entity = await heeding_cancel(queue_integration(request))
     except asyncio.CancelledError:
-        if not workflow.patched(CANCEL_IN_FLIGHT_PATCH):
+        if not workflow.patched(patches.CANCEL_IN_FLIGHT):
             raise  # as jobs started before the patch ended on replay
         # The request may have reached the entity: take it back there.
         return await _withdraw(state, repo_handle(request.repo))

@@ -16,11 +16,11 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.surfaces import ThreadText
     from desk.policy.modes import JobModes, Mode, yolo_allows
 
+from workflows import patches
 from workflows.job.state import JobState
 from workflows.outbox_calls import send_to_outbox
 
 YOLO_BY = "yolo mode"
-YOLO_TOLD_PATCH = "yolo-approvals-told"
 
 
 async def follow_modes(state: JobState, modes: JobModes) -> None:
@@ -74,7 +74,7 @@ async def approve_by_yolo(
     if all(seen.approval_id != ident for seen in state.yolo_approved):
         state.yolo_approved.append(call)
         place = state.job.place
-        if place is not None and workflow.patched(YOLO_TOLD_PATCH):
+        if place is not None and workflow.patched(patches.YOLO_TOLD):
             told = ThreadText(channel=place.channel, job=state.job.number, yolo_approved=call)
             await send_to_outbox(place, told)
     return HoldAnswer(

@@ -22,8 +22,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.usage.tally import USD
 
-COST_ATTRIBUTE_PATCH = "job-cost-attribute"
-"""Patch: a job that ends with a known cost says it in its search attributes."""
+from workflows import patches
 
 
 def build_report(
@@ -81,5 +80,5 @@ def say_cost(report: JobReport) -> None:
     usage = report.usage
     if usage is None or usage.cost is None or usage.currency != USD:
         return
-    if workflow.patched(COST_ATTRIBUTE_PATCH):
-        workflow.upsert_search_attributes([COST_ATTRIBUTE.value_set(float(usage.cost))])
+    workflow.deprecate_patch(patches.JOB_COST_ATTRIBUTE)
+    workflow.upsert_search_attributes([COST_ATTRIBUTE.value_set(float(usage.cost))])

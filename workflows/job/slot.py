@@ -24,11 +24,9 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.daily import stricter
     from desk.usage.tally import USD
 
+from workflows import patches
 from workflows.in_flight import heeding_cancel
 from workflows.job.state import JobState
-
-SLOT_BACK_BEFORE_INTEGRATION = "slot-back-before-integration"
-"""Patch: a job gives its slot back when it asks to integrate, not when it ends."""
 
 
 def admitted(state: JobState, message: JobAdmitted) -> None:
@@ -45,7 +43,7 @@ def admitted(state: JobState, message: JobAdmitted) -> None:
 
 def give_slot_back_early(state: JobState) -> None:
     """The agent is done: free the slot now; the signal is awaited when the job ends."""
-    if state.slot_given_back is None and workflow.patched(SLOT_BACK_BEFORE_INTEGRATION):
+    if state.slot_given_back is None and workflow.patched(patches.SLOT_BACK_BEFORE_INTEGRATION):
         state.slot_given_back = asyncio.create_task(_signal_job_ended(state))
 
 

@@ -27,14 +27,12 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_STEP
 
+from workflows import patches
 from workflows.hosts import host_route
 from workflows.job.progress import on_the_clones_host, set_phase
 from workflows.job.report import build_report
 from workflows.job.state import JobState
 from workflows.reasons import reason_of
-
-DISCARD_PATCH = "discard-cancelled-worktree"
-"""Jobs recorded before it ended at once when cancelled during `prepare_worktree`."""
 
 
 async def cut_worktree(state: JobState) -> CutWorktree:
@@ -58,8 +56,7 @@ async def discard_cancelled_worktree(state: JobState) -> None:
     Once, on the clone's host: a host that has no worker now has no cut in progress either.
     A failure is logged; the job is cancelled all the same.
     """
-    if not workflow.patched(DISCARD_PATCH):
-        return
+    workflow.deprecate_patch(patches.DISCARD_CANCELLED_WORKTREE)
     job = state.job
     try:
         await workflow.execute_activity_method(

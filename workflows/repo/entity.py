@@ -44,20 +44,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_STEP, HOST_WAIT
 
+from workflows import patches
 from workflows.hosts import host_missing, host_route, on_host
 from workflows.reasons import reason_of
-
-PUSH_MEMO = "push-memo"
-"""Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
-SUPERSEDE_PUSHES = "supersede-stale-pushes"
-"""Patch: when the clone moves on, the pushes of older receipts still waiting are told so."""
-
-SETUP_MEMO_PATCH = "setup-memo"
-"""Patch: the entity's memo carries its set-up (`SETUP_MEMO`), for jobs to read cheaply."""
-
-WITHDRAW_UNKNOWN = "withdraw-unknown-answered"
-"""Patch: a withdrawal from a job that is neither queued nor integrating is answered at once,
-instead of leaving the job to wait out its withdrawal wait."""
 
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
@@ -125,7 +114,7 @@ class RepoEntity:
         integrating = self.running is not None and (
             self.running.job_workflow_id == request.job_workflow_id
         )
-        if queued or (not integrating and workflow.patched(WITHDRAW_UNKNOWN)):
+        if queued or (not integrating and workflow.patched(patches.WITHDRAW_UNKNOWN)):
             withdrawn = IntegrationResult(
                 status=IntegrationStatus.WITHDRAWN,
                 reason="The job withdrew before integrating.",
@@ -223,12 +212,12 @@ class RepoEntity:
     def _say_setup(self) -> None:
         """Keep the memo jobs read in step with the set-up (a describe, which the server
         answers alone, where the state's query needs a worker)."""
-        if workflow.patched(SETUP_MEMO_PATCH):
+        if workflow.patched(patches.SETUP_MEMO):
             workflow.upsert_memo({SETUP_MEMO: self.state.setup.model_dump(mode="json")})
 
     def _say_pushing(self, head: str) -> None:
         """Keep the memo the desk's admission check reads in step with `state.pushing`."""
-        if workflow.patched(PUSH_MEMO):
+        if workflow.patched(patches.PUSH_MEMO):
             workflow.upsert_memo(pushing_memo(head))
 
     def _learn_host(self, host: str) -> None:
@@ -302,7 +291,7 @@ class RepoEntity:
     async def _supersede(self, head: str, why: str) -> None:
         """Tell the pushes of older receipts that may wait for an owner that the clone is at
         `head` now: approving one could only be refused, so each withdraws its approval."""
-        if not workflow.patched(SUPERSEDE_PUSHES):
+        if not workflow.patched(patches.SUPERSEDE_PUSHES):
             return
         for sha in self.state.stale_receipts(head):
             ship = workflow.get_external_workflow_handle(push_workflow_id(self.state.repo, sha))
