@@ -114,7 +114,15 @@ def git(*args: str) -> str:
 )
 @pytest.mark.parametrize("patch", PATCHES, ids=lambda patch: patch.name)
 def test_an_entry_came_when_git_says(patch: Patch) -> None:
-    first = git("log", f'-S"{patch.name}"', "--reverse", "--format=%h %ad", "--date=short")
+    first = git(
+        "log",
+        f'-S"{patch.name}"',
+        "--reverse",
+        "--format=%h %ad",
+        "--date=short",
+        "--",
+        "workflows",
+    )
     commit, _, day = first.splitlines()[0].partition(" ") if first else ("", "", "")
     assert (patch.commit, patch.came) == (commit[: len(patch.commit)], day)
 
