@@ -25,6 +25,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
 from desk.payloads.jobs import HostReport, HostReportInput
+from surfaces.clients.patches import patch_standings
 from surfaces.clients.results import troubled_deliveries
 from surfaces.clients.worker_check import live_pollers, no_worker
 from surfaces.render.policy import policy_differences, policy_lines
@@ -32,7 +33,7 @@ from surfaces.render.reports import delivery_lines
 from workers.temporal.client import connect, resolve_address
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 
 HOST_CHECK_WAIT = timedelta(seconds=30)
 DISTRIBUTION = "codedesk"
@@ -60,6 +61,7 @@ async def run_checks(settings: DeskSettings) -> list[Check]:
         return [Check("server", "fail", str(error)), *checks, *_skipped("no server")]
     checks.insert(0, Check("server", "ok", f"Temporal at {address}, namespace {client.namespace}"))
     checks.append(await _search_attributes(client))
+    checks.append(await _patches(client))
     pollers = await live_pollers(client, settings.task_queue)
     if not pollers:
         checks.append(Check("worker", "fail", no_worker(settings.task_queue)))
@@ -236,6 +238,32 @@ async def _result_hooks(client: Client, settings: DeskSettings) -> Check:
     if not hooks:
         return Check("result hooks", "skip", "none set (CODEDESK_RESULT_WEBHOOK, _COMMAND)")
     return Check("result hooks", "ok", f"{', '.join(hooks)}: no delivery is failing")
+
+
+async def _patches(client: Client) -> Check:
+    """The patch ledger against the running workflows: any this version cannot replay (on a
+    retired patch's old branch) fails; the patches still needed are worth knowing."""
+    standings = await patch_standings(client)
+    stuck = {ident: standing.patch.name for standing in standings for ident in standing.stuck}
+    if stuck:
+        named = ", ".join(f"{ident} ({name})" for ident, name in sorted(stuck.items()))
+        return Check(
+            "patches",
+            "fail",
+            f"this version cannot replay {named}: on the old branch of a retired patch. Run "
+            "the version before until they end, or terminate them "
+            "(`temporal workflow terminate --workflow-id ID`).",
+        )
+    needed = [standing for standing in standings if not standing.can_retire]
+    if not needed:
+        return Check("patches", "ok", "no running workflow may still need an old branch")
+    running = {run.workflow_id for standing in needed for run in standing.may_need}
+    return Check(
+        "patches",
+        "ok",
+        f"{len(needed)} of {len(standings)} patches may still be needed by {len(running)} "
+        "running workflows (`codedesk patches` lists them)",
+    )
 
 
 def _setting_names() -> Check:

@@ -6,9 +6,7 @@ from temporalio import workflow
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.workflow import ChildWorkflowCancellationType, ParentClosePolicy
 
-ENTITIES_OUTLIVE_CANCEL = "entities-outlive-cancel"
-"""Patch: a cancel of the starting workflow while the entity's start is in flight is not passed
-on to the entity (the SDK's default asks the child to cancel too)."""
+from workflows import patches
 
 
 async def start_entity(
@@ -24,7 +22,7 @@ async def start_entity(
     """
     cancellation = (
         ChildWorkflowCancellationType.ABANDON
-        if workflow.patched(ENTITIES_OUTLIVE_CANCEL)
+        if workflow.patched(patches.ENTITIES_OUTLIVE_CANCEL)
         else ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED
     )
     try:

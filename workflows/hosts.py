@@ -12,8 +12,7 @@ from temporalio.exceptions import ActivityError, TimeoutError, TimeoutType
 with workflow.unsafe.imports_passed_through():
     from desk.names import host_task_queue
 
-HOST_QUEUES_PATCH = "host-queues"
-"""Workflows recorded before hosts existed ran every activity on the shared queue."""
+from workflows import patches
 
 T = TypeVar("T")
 Route = workflow.ActivityConfig
@@ -26,7 +25,7 @@ def host_route(host: str, wait: timedelta) -> Route:
     The schedule-to-start timeout makes a missing host visible: without it the activity would
     wait on the host's queue forever, and nobody would know why.
     """
-    if not host or not workflow.patched(HOST_QUEUES_PATCH):
+    if not host or not workflow.patched(patches.HOST_QUEUES):
         return Route()
     return Route(
         task_queue=host_task_queue(workflow.info().task_queue, host),

@@ -15,12 +15,18 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError, CancelledError
 
-CANCEL_IN_FLIGHT_PATCH = "cancel-in-flight"
-"""Patch: a cancel that lands while a message is in flight is raised when it lands. Asked only
-when it happens, so a workflow the cancel never met records no marker for it."""
+from workflows import patches
 
 T = TypeVar("T")
+
+
+def cancelled(error: BaseException) -> bool:
+    """Whether `error` is the workflow's cancel: its own, or that of an activity it cancelled."""
+    return isinstance(error, asyncio.CancelledError) or (
+        isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
+    )
 
 
 class CancelledInFlight(asyncio.CancelledError):
@@ -40,7 +46,7 @@ async def heeding_cancel(message: Awaitable[T]) -> T:
     if (
         before is None
         and workflow.cancellation_reason() is not None
-        and workflow.patched(CANCEL_IN_FLIGHT_PATCH)
+        and workflow.patched(patches.CANCEL_IN_FLIGHT)
     ):
         raise CancelledInFlight("cancelled while the workflow's message was in flight")
     return result

@@ -15,10 +15,6 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows.children import start_entity
 
-RESULT_ASKED_PATCH = "result-names-requester"
-"""Patch: a job's or push's result says who asked for it and where (`ResultAsked`: its
-delivery to the result hooks, and the requester on a job's report for its thread)."""
-
 
 async def deliver_result(
     hooks: ResultHooks | None,

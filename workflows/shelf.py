@@ -7,13 +7,14 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.shelf.clones import ShelfActivities
+    from desk.names import ADD_REPO_WORKFLOW_TYPE, LIST_REPOS_WORKFLOW_TYPE
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
     from workflows.policies import CLONE_STEP, GIT_STEP
 
 from workflows.hosts import host_route
 
 
-@workflow.defn(name="AddRepo")
+@workflow.defn(name=ADD_REPO_WORKFLOW_TYPE)
 class AddRepo:
     """Id `shelf-add-<owner>/<repo>`: clone one repository onto its host's shelf."""
 
@@ -30,7 +31,7 @@ class AddRepo:
         )
 
 
-@workflow.defn(name="ListRepos")
+@workflow.defn(name=LIST_REPOS_WORKFLOW_TYPE)
 class ListRepos:
     """Id `shelf-list-<uuid>`: describe every clone on one host's shelf."""
 

@@ -16,7 +16,13 @@ with workflow.unsafe.imports_passed_through():
         WithdrawInput,
         approval_id,
     )
-    from desk.names import SHIP_WORKFLOW_TYPE, push_approval_scope
+    from desk.names import (
+        REPO_REQUEST_PUSH_SIGNAL,
+        SHIP_PUSH_FINISHED_SIGNAL,
+        SHIP_SUPERSEDED_SIGNAL,
+        SHIP_WORKFLOW_TYPE,
+        push_approval_scope,
+    )
     from desk.payloads.jobs import HostPolicyQuery
     from desk.payloads.results import asked_for_push
     from desk.payloads.shipping import (
@@ -25,32 +31,35 @@ with workflow.unsafe.imports_passed_through():
         PushRequest,
         PushResult,
         PushStatus,
+        PushSuperseded,
         ShipInput,
         push_call,
         ship_tool,
     )
     from desk.policy.host import HostPolicy
 
+from workflows import patches
 from workflows.approval import Approval
-from workflows.job.reasons import reason_of
 from workflows.policies import POLICY_READ_STEP
-from workflows.repo.calls import repo_entity
-from workflows.repo.entity import RepoEntity
-from workflows.repo.push_reply import AwaitsPush
-from workflows.result_calls import RESULT_ASKED_PATCH, deliver_result
-
-HOST_POLICY = "ship-host-policy"
-"""Patch: whether the push waits for an owner, and who may approve, is the desk's host policy."""
+from workflows.reasons import reason_of
+from workflows.repo_calls import repo_entity
+from workflows.result_calls import deliver_result
 
 
 @workflow.defn(name=SHIP_WORKFLOW_TYPE)
-class Ship(AwaitsPush):
-    """Id `push-<owner>/<repo>-<sha>`: the approval of one push, then the push under the lock."""
+class Ship:
+    """Id `push-<owner>/<repo>-<sha>`: the approval of one push, then the push under the lock.
+
+    The repository's entity answers by name: the push's result once it ran or was refused, and
+    its word that the clone moved on past the SHA while the push waited for an owner.
+    """
 
     @workflow.init
     def __init__(self, request: ShipInput) -> None:
         self.request = request
         self.policy: HostPolicy | None = None
+        self.push_result: PushResult | None = None
+        self.superseded_by: PushSuperseded | None = None
         job = request.agent_ship.job if request.agent_ship else None
         self.pull_request: PullRequestPlan | None = (
             pull_request_plan(request.receipt, job) if request.pull_request else None
@@ -61,15 +70,26 @@ class Ship(AwaitsPush):
         result = await self._ship(request)
         if self.policy is not None:
             subject = f"{request.receipt.repo}-{request.receipt.head}"
-            asked = asked_for_push(request) if workflow.patched(RESULT_ASKED_PATCH) else None
+            asked = asked_for_push(request) if workflow.patched(patches.RESULT_ASKED) else None
             await deliver_result(self.policy.result_delivery, subject, result, asked)
         return result
+
+    @workflow.signal(name=SHIP_PUSH_FINISHED_SIGNAL)
+    def push_finished(self, result: PushResult) -> None:
+        """The repository's entity pushed, or refused to."""
+        self.push_result = result
+
+    @workflow.signal(name=SHIP_SUPERSEDED_SIGNAL)
+    def superseded(self, notice: PushSuperseded) -> None:
+        """The repository's entity: the clone moved on past the SHA (the first word counts)."""
+        if self.superseded_by is None:
+            self.superseded_by = notice
 
     async def _ship(self, request: ShipInput) -> PushResult:
         receipt = request.receipt
         approved_by, ident = "", ""
         exempt, owners = request.owner_repo, request.owners
-        if workflow.patched(HOST_POLICY):
+        if workflow.patched(patches.SHIP_HOST_POLICY):
             try:
                 policy = self.policy = await self._host_policy()
             except ActivityError as error:
@@ -102,7 +122,7 @@ class Ship(AwaitsPush):
         entity = await repo_entity(receipt.repo)
         me = workflow.info().workflow_id
         await entity.signal(
-            RepoEntity.request_push,
+            REPO_REQUEST_PUSH_SIGNAL,
             PushRequest(ship_workflow_id=me, receipt=receipt, pull_request=self.pull_request),
         )
         await workflow.wait_condition(lambda: self.push_result is not None)

@@ -23,7 +23,7 @@ from surfaces.cli.commands import servers as server_commands
 from surfaces.cli.commands import shipping as ship_commands
 from surfaces.cli.commands import spend as spend_commands
 from surfaces.cli.commands.repos import repo_app
-from surfaces.cli.doctor import doctor
+from surfaces.cli.doctor import doctor, patches
 from surfaces.cli.runner import err, run, settings
 
 coercion.install()
@@ -83,6 +83,7 @@ app.command()(ship_commands.push)
 app.command()(mode_commands.mode)
 app.command(name="discord")(discord_commands.discord_bot)
 app.command()(doctor)
+app.command()(patches)
 
 
 @app.command()

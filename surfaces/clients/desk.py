@@ -76,7 +76,7 @@ from workers.host_queues import polled_hosts
 from workflows.desk.entity import Desk
 from workflows.hosts import host_missing
 from workflows.job.coding_job import CodingJob
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_TRY = timedelta(seconds=20)

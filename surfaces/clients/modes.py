@@ -14,7 +14,7 @@ from desk.policy.modes import ModeRequest, ModesView, ModeSwitched, ScopeKind, m
 from surfaces.clients.worker_check import require_worker
 from workers.desk_entity import desk_start
 from workflows.desk.entity import Desk
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 
 
 class ModesClient:

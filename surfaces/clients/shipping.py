@@ -44,7 +44,7 @@ from desk.payloads.shipping import (
 from desk.repo_names import parse_repo_name
 from surfaces.clients.worker_check import require_worker
 from workflows.desk.entity import Desk
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 from workflows.repo.entity import RepoEntity
 from workflows.ship import Ship
 

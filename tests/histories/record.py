@@ -478,8 +478,9 @@ async def record_push_memo(tmp: Path, out: Path) -> None:
 
 
 async def record_usage(tmp: Path, out: Path) -> None:
-    """A job whose agent reports its usage on the hold channel: its report carries the total
-    (and, since the cost attribute, the job's search attributes its cost)."""
+    """A job whose agent reports its usage on the hold channel: its report carries the total,
+    and the job's search attributes its cost. (Its recording from before the cost attribute,
+    `coding_job_usage`, went when the patch `job-cost-attribute` retired.)"""
     env = await local_server()
     settings = _settings_for(env, tmp, "usage")
     async with build_worker(env.client, settings):
@@ -488,7 +489,6 @@ async def record_usage(tmp: Path, out: Path) -> None:
         steps = (usage, usage, "write:u.txt=u", "commit:u")
         number = await desk.start_job("acme/api", "spent", agent_command=agent(*steps))
         print(number, (await desk.wait(number)).usage)
-        keep(out / "coding_job_usage.json", await desk.job(number).fetch_history())
         keep(out / "coding_job_cost_attribute.json", await desk.job(number).fetch_history())
     await env.shutdown()
 

@@ -10,7 +10,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from desk.errors import CloneExistsError
 from surfaces.clients.desk import DeskClient
-from workflows.job.reasons import reason_of
+from workflows.reasons import reason_of
 
 MESSAGE = "Repository acme/api is not on the shelf: add it with `codedesk repo add acme/api`."
 

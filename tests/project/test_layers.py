@@ -1,4 +1,4 @@
-"""The layer rule (docs: DESIGN.md, "The layout"), held by reading every module's imports.
+"""The layer rule (docs/development.md, the layout), held by reading every module's imports.
 
 Dependencies point one way:
 
@@ -18,6 +18,11 @@ rules: at module level, inside a function, under `if TYPE_CHECKING:` and inside
 `workflow.unsafe.imports_passed_through()`. A lazy import (for a light start) or a type-only one
 round a circle is a circle too: desk/config/reach.py and desk/config/settings.py were one, each
 needing the other, until both took the names and defaults from desk/config/defaults.py.
+
+Folders have an order too: no two folders import each other round a circle, however long, so a
+folder can be read with what it imports and without what imports it. For now this holds for the
+folders of `workflows/` (a workflow reaches another by the names in desk/names.py, never by
+importing its folder); the folders of the other layers come next, as their circles go.
 """
 
 from __future__ import annotations
@@ -50,6 +55,11 @@ class Import:
     module: str
     target: str
     line: int
+
+
+FOLDER_ORDER_HOLDS_IN = ("workflows",)
+"""The layers whose folders keep their order (`test_no_folders_import_each_other_round_a_circle`).
+desk/ and activities/ join once their folders' circles are gone (issue 44)."""
 
 
 def module_name(path: Path) -> str:
@@ -159,12 +169,32 @@ def circles(edges: list[Import]) -> list[list[str]]:
     return groups
 
 
+def folder_of(module: str, packages: set[str]) -> str:
+    """The folder a module's file is in: a package's own (its `__init__`), else its parent's."""
+    return module if module in packages else module.rpartition(".")[0]
+
+
+def folder_edges(edges: list[Import], packages: set[str]) -> list[Import]:
+    """The imports between folders: each module's import as one from its folder to the folder of
+    what it imports (a layer's top folder, its loose modules, is one like any other)."""
+    return [
+        Import(folder_of(edge.module, packages), folder_of(edge.target, packages), edge.line)
+        for edge in edges
+        if layer_of(edge.target) in LAYERS
+        and folder_of(edge.module, packages) != folder_of(edge.target, packages)
+    ]
+
+
+def packages() -> set[str]:
+    return {name for name, path in modules().items() if path.name == "__init__.py"}
+
+
 def test_the_graph_is_read() -> None:
     """The check sees imports of every kind, so an empty answer below is not a vacuous one."""
     edges = graph()
     seen = {(edge.module, edge.target) for edge in edges}
     # Passed through the workflow sandbox:
-    assert ("workflows.job.coding_job", "activities.agent.run") in seen
+    assert ("workflows.job.agent", "activities.agent.run") in seen
     # Under `if TYPE_CHECKING:`:
     assert ("surfaces.clients.job_listing", "temporalio.service") in seen
     # Inside a function (the CLI imports a command's needs when it runs):
@@ -186,6 +216,36 @@ def test_no_modules_import_each_other_round_a_circle() -> None:
     assert not found, "modules importing each other round a circle:\n" + "\n".join(
         " -> ".join(group) for group in found
     )
+
+
+def test_no_folders_import_each_other_round_a_circle() -> None:
+    folders = packages()
+    found = [
+        group
+        for group in circles(folder_edges(graph(), folders))
+        if layer_of(group[0]) in FOLDER_ORDER_HOLDS_IN
+    ]
+    assert not found, "folders importing each other round a circle:\n" + "\n".join(
+        " -> ".join(group) for group in found
+    )
+
+
+def test_the_folder_rule_sees_a_circle_no_module_is_in() -> None:
+    """Two folders whose modules import each other's, each module once: no module circle, but
+    a folder circle; the top folder counts, at any depth, however long the circle."""
+    folders = {"workflows", "workflows.job", "workflows.repo", "workflows.job.parts"}
+    edges = [
+        Import("workflows.job.coding_job", "workflows.repo.calls", 1),
+        Import("workflows.repo.entity", "workflows.job.state", 1),
+        Import("workflows.ship", "workflows.job.parts.holds", 1),
+        Import("workflows.job.parts.holds", "workflows.hosts", 1),
+        Import("workflows.job.state", "temporalio.workflow", 1),
+    ]
+    assert circles(edges) == []
+    assert circles(folder_edges(edges, folders)) == [
+        ["workflows", "workflows.job.parts"],
+        ["workflows.job", "workflows.repo"],
+    ]
 
 
 def test_the_rule_catches_a_crossing_and_a_circle() -> None:

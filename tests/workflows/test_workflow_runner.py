@@ -63,8 +63,17 @@ def test_a_new_job_or_approval_imports_no_workflow_module_again() -> None:
 
 
 MUTABLE_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
-IMMUTABLE_CALLS = {"timedelta", "TypeVar", "MappingProxyType", "frozenset", "tuple", "field"}
-"""What a module or class may hold made by a call: immutable values, and `field` (a dataclass's
+IMMUTABLE_CALLS = {
+    "timedelta",
+    "TypeVar",
+    "MappingProxyType",
+    "frozenset",
+    "tuple",
+    "field",
+    "PhaseTable",
+}
+"""What a module or class may hold made by a call: immutable values (`PhaseTable` is a frozen
+dataclass of tuples and frozensets, workflows/job/phases.py), and `field` (a dataclass's
 default, made again for each instance)."""
 READ_ONLY_CONFIGS = {"ActivityConfig", "LocalActivityConfig", "RetryPolicy"}
 """Step options (workflows/policies.py): a dict or a dataclass, but only ever read, merged into

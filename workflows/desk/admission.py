@@ -1,64 +1,112 @@
-"""The messages between the `Desk` and its jobs, in base classes of their own.
+"""Admitting a job at the desk: judged by the host's policy, checked on its host, started.
 
-The desk starts jobs and signals them; jobs signal the desk when they end. Keeping each side's
-signal in a mixin lets both workflow modules refer to it without importing each other.
+The job is started by its workflow type's name and told by its signals' names (desk/names.py),
+so this folder imports nothing of the job's.
 """
 
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import ActivityError
+from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from desk.payloads.jobs import DeskState, JobAdmitted, JobEnded, JobResumes, JobSuspends
-    from desk.policy.daily import stricter
+    from activities.admission import AdmissionActivities
+    from desk.errors import AdmissionCheckFailedError, PolicyError, desk_error
+    from desk.failures import failure_of
+    from desk.host_slots import repo_host
+    from desk.names import (
+        JOB_WORKFLOW_TYPE,
+        PHASE_ATTRIBUTE,
+        REPO_ATTRIBUTE,
+        REQUESTER_MEMO,
+        SUMMARY_ATTRIBUTE,
+        TASK_MEMO,
+        job_workflow_id,
+    )
+    from desk.payloads.jobs import AdmissionCheck, AdmitInput, DeskState, JobInput, JobPhase
+    from desk.policy.job import judge_job
+    from workflows.policies import ADMISSION_CHECK_STEP, LOCAL_ADMISSION_CHECK_STEP
 
-from workflows.job.state import JobState
-
-
-class AwaitsAdmission:
-    """Mixed into a job that may start queued: the desk's `admit` signal lets it run."""
-
-    state: JobState
-
-    @workflow.signal
-    def admit(self, message: JobAdmitted) -> None:
-        """A slot is free: the queued job may run now, within what is left of the desk's day."""
-        if message.day_left is not None:
-            # A suspended job let run again may spend what the day has left beyond its own
-            # spend so far (which the day's total does not count until the job ends).
-            spent = self.state.spent
-            so_far = spent.cost if spent is not None and spent.cost is not None else 0
-            limit = stricter(self.state.job.spend_limit, message.day_left + so_far)
-            self.state.job = self.state.job.model_copy(update={"spend_limit": limit})
-        self.state.admitted = True
+from workflows import patches
+from workflows.reasons import reason_of
+from workflows.summaries import job_details, job_summary
 
 
-class HearsJobEnds:
-    """Mixed into the desk: every job it admitted says when it has ended, whatever ended it."""
+def judged(state: DeskState, request: AdmitInput) -> JobInput:
+    """The job under the desk's host policy; refused with none, or for a looser ask."""
+    policy = state.policy
+    if policy is None:
+        raise failure_of(
+            PolicyError(
+                "The desk has no host policy yet: no worker of this codedesk version has "
+                "started. Start (or restart) `codedesk worker`, then submit again; nothing "
+                "was started."
+            )
+        )
+    try:
+        return judge_job(request.job, request.ask, policy)
+    except PolicyError as error:
+        raise failure_of(error) from None
 
-    ended: list[int]
-    state: DeskState
 
-    @workflow.signal
-    def job_ended(self, message: JobEnded) -> None:
-        """Release the job's slot (or its place in the queue); count what it spent today."""
-        self.ended.append(message.number)
-        if message.cost is not None:
-            self.state.day_spend.add(workflow.now(), message.cost)
+async def check_job(state: DeskState, job: JobInput) -> None:
+    """Ask a worker to check the job (its shelf, its agent's program, a running push).
 
-    @workflow.signal
-    def job_suspends(self, message: JobSuspends) -> None:
-        """The job's agent is suspended for an approval: its slot is free until it resumes."""
-        if message.number in self.state.running:
-            self.state.running.remove(message.number)
-            self.state.suspended.append(message.number)
+    An activity, not a local one: an `admit` arrives in a speculative workflow task, which
+    a local activity held open while it ran; with more submissions in flight than the
+    server's limit of ten, the server dropped such tasks, the worker's answer found
+    "Workflow task not found", and the desk replayed its whole history again and again
+    while every submission waited (20 at once in `bench/queue_throughput.py`). Scheduling
+    an activity ends the update's task at once.
+    """
+    check = AdmissionCheck(
+        repo=job.repo, agent_command=job.agent_command, host=repo_host(state, job.repo)
+    )
+    try:
+        if workflow.patched(patches.ADMISSION_CHECK_ACTIVITY):
+            verdict = await workflow.execute_activity_method(
+                AdmissionActivities.check_admission,
+                check,
+                **(
+                    ADMISSION_CHECK_STEP
+                    | ActivityConfig(summary=f"checking the host for a job on {job.repo}")
+                ),
+            )
+        else:
+            verdict = await workflow.execute_local_activity_method(
+                AdmissionActivities.check_admission,
+                check,
+                **LOCAL_ADMISSION_CHECK_STEP,
+            )
+    except ActivityError as error:  # fail closed: a job nobody could check does not run
+        raise failure_of(
+            AdmissionCheckFailedError(
+                f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again."
+            )
+        ) from None
+    if verdict.refusal:  # the desk error the check raised, by its wire name
+        raise failure_of(desk_error(verdict.kind, verdict.refusal))
 
-    @workflow.signal
-    def job_resumes(self, message: JobResumes) -> None:
-        """The suspended job wants its slot back: it goes to the head of its host's queue (it
-        was admitted before any job that waits)."""
-        number = message.number
-        if number in self.state.suspended:
-            self.state.suspended.remove(number)
-        if number not in self.state.running and number not in self.state.queue:
-            self.state.queue.insert(0, number)
+
+async def start_job(job: JobInput, queued: bool) -> None:
+    """Start the admitted job as an abandoned child, so it outlives the desk's continue-as-new:
+    running, or queued until the desk's `admit`."""
+    phase = JobPhase.QUEUED if queued else JobPhase.STARTING
+    await workflow.start_child_workflow(
+        JOB_WORKFLOW_TYPE,
+        job,
+        id=job_workflow_id(job.number),
+        parent_close_policy=ParentClosePolicy.ABANDON,
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(REPO_ATTRIBUTE, job.repo),
+                SearchAttributePair(PHASE_ATTRIBUTE, phase.value),
+                SearchAttributePair(SUMMARY_ATTRIBUTE, job_summary(job)),
+            ]
+        ),
+        memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
+        static_summary=job_summary(job),
+        static_details=job_details(job),
+    )

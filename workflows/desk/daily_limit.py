@@ -23,68 +23,66 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.daily import DailyLimitAction, DayLimitReached, refusal, stricter
     from desk.policy.utc_days import shown_utc
 
-DAILY_SPEND_LIMIT = "daily-spend-limit"
-"""Patch: while the day's spend limit is reached, the desk waits for the next UTC day."""
+from workflows import patches
 
 
-class KeepsDailyLimit:
-    """Mixed into the `Desk`: the day's total against the host's daily spend limit."""
+def day_reached(state: DeskState) -> DayLimitReached | None:
+    """The day's total and when it resets, when it has reached the host's daily limit."""
+    policy = state.policy
+    limit = policy.daily_spend_limit if policy is not None else None
+    return state.day_spend.reached(limit, workflow.now())
 
-    state: DeskState
 
-    def day_reached(self) -> DayLimitReached | None:
-        """The day's total and when it resets, when it has reached the host's daily limit."""
-        policy = self.state.policy
-        limit = policy.daily_spend_limit if policy is not None else None
-        return self.state.day_spend.reached(limit, workflow.now())
+def day_left(state: DeskState) -> Decimal | None:
+    """What jobs may still spend today (None: the host sets no daily limit)."""
+    policy = state.policy
+    limit = policy.daily_spend_limit if policy is not None else None
+    return state.day_spend.left(limit, workflow.now())
 
-    def day_left(self) -> Decimal | None:
-        """What jobs may still spend today (None: the host sets no daily limit)."""
-        policy = self.state.policy
-        limit = policy.daily_spend_limit if policy is not None else None
-        return self.state.day_spend.left(limit, workflow.now())
 
-    def within_the_day(self, job: JobInput) -> JobInput:
-        """`job` with its spend limit at most what is left of the day."""
-        left = self.day_left()
-        if left is None:
-            return job
-        return job.model_copy(update={"spend_limit": stricter(job.spend_limit, left)})
+def within_the_day(state: DeskState, job: JobInput) -> JobInput:
+    """`job` with its spend limit at most what is left of the day."""
+    left = day_left(state)
+    if left is None:
+        return job
+    return job.model_copy(update={"spend_limit": stricter(job.spend_limit, left)})
 
-    def refuse_past_the_day(self, waiting: int, max_queued: int) -> DayLimitReached | None:
-        """Refuse a new task while the day's limit is reached, as the host says (refused, or
-        its queue is full); else how the day stands when the task must wait for the next one.
 
-        Raises:
-            ApplicationError: a `DailySpendLimitError` or a `QueueFullError`, by its wire name.
-        """
-        reached = self.day_reached()
-        if reached is None:
-            return None
-        policy = self.state.policy
-        if policy is not None and policy.daily_limit_action == DailyLimitAction.REFUSE:
-            raise failure_of(refusal(reached))
-        if waiting >= max_queued:
-            raise failure_of(
-                QueueFullError(
-                    f"The desk's queue is full: {waiting} jobs wait (max_queued {max_queued}) "
-                    f"for the next UTC day, when its daily spend limit of ${reached.limit} "
-                    f"resets ({shown_utc(reached.resets_at)}; ${reached.spent} spent today). Try "
-                    "again then, or cancel one with `codedesk cancel N`."
-                )
+def refuse_past_the_day(state: DeskState, waiting: int, max_queued: int) -> DayLimitReached | None:
+    """Refuse a new task while the day's limit is reached, as the host says (refused, or
+    its queue is full); else how the day stands when the task must wait for the next one.
+
+    Raises:
+        ApplicationError: a `DailySpendLimitError` or a `QueueFullError`, by its wire name.
+    """
+    reached = day_reached(state)
+    if reached is None:
+        return None
+    policy = state.policy
+    if policy is not None and policy.daily_limit_action == DailyLimitAction.REFUSE:
+        raise failure_of(refusal(reached))
+    if waiting >= max_queued:
+        raise failure_of(
+            QueueFullError(
+                f"The desk's queue is full: {waiting} jobs wait (max_queued {max_queued}) "
+                f"for the next UTC day, when its daily spend limit of ${reached.limit} "
+                f"resets ({shown_utc(reached.resets_at)}; ${reached.spent} spent today). Try "
+                "again then, or cancel one with `codedesk cancel N`."
             )
-        return reached
+        )
+    return reached
 
-    async def wait_for_the_day(self, wakes: Callable[[], bool]) -> bool:
-        """While the day's limit holds a queue, wait until the next UTC day or until `wakes`;
-        False at once when the queue is not held (the caller waits its own way)."""
-        reached = self.day_reached()
-        if reached is None or not self.state.queue or not workflow.patched(DAILY_SPEND_LIMIT):
-            return False
-        with suppress(TimeoutError):
-            await workflow.wait_condition(
-                wakes,
-                timeout=reached.resets_at - workflow.now(),
-                timeout_summary="the next UTC day: the daily spend limit holds the queue",
-            )
-        return True
+
+async def wait_for_the_day(state: DeskState, wakes: Callable[[], bool]) -> bool:
+    """While the day's limit holds a queue, wait until the next UTC day or until `wakes`;
+    False at once when the queue is not held (the caller waits its own way)."""
+    reached = day_reached(state)
+    if reached is None or not state.queue or not workflow.patched(patches.DAILY_SPEND_LIMIT):
+        return False
+    with suppress(TimeoutError):
+        await workflow.wait_condition(
+            wakes,
+            timeout=reached.resets_at - workflow.now(),
+            timeout_summary="the next UTC day: the daily spend limit holds the queue",
+        )
+    return True

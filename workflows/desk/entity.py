@@ -7,83 +7,66 @@ from datetime import timedelta
 from functools import partial
 
 from temporalio import workflow
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ActivityError, FailureError, WorkflowAlreadyStartedError
-from temporalio.workflow import ActivityConfig, ParentClosePolicy
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.admission import AdmissionActivities
     from activities.desk import DeskActivities
-    from desk.errors import (
-        AdmissionCheckFailedError,
-        HostError,
-        JobExistsError,
-        PolicyError,
-        QueueFullError,
-        desk_error,
-    )
+    from desk.errors import HostError, JobExistsError, QueueFullError
     from desk.failures import failure_of
-    from desk.host_slots import (
-        must_wait,
-        next_admissible,
-        repo_host,
-        running_on,
-        slots_of,
-    )
+    from desk.host_slots import must_wait, next_admissible, repo_host, running_on, slots_of
     from desk.names import (
+        DESK_JOB_ENDED_SIGNAL,
+        DESK_JOB_RESUMES_SIGNAL,
+        DESK_JOB_SUSPENDS_SIGNAL,
         DESK_STATE_QUERY,
-        PHASE_ATTRIBUTE,
-        REPO_ATTRIBUTE,
-        REQUESTER_MEMO,
-        SUMMARY_ATTRIBUTE,
-        TASK_MEMO,
+        DESK_WORKFLOW_TYPE,
+        JOB_ADMIT_SIGNAL,
         job_workflow_id,
     )
     from desk.payloads.jobs import (
         Admission,
-        AdmissionCheck,
         AdmitInput,
         DeskLimits,
         DeskState,
         HostRecord,
         JobAdmitted,
-        JobInput,
-        JobPhase,
+        JobEnded,
+        JobResumes,
+        JobSuspends,
         RepoPlacement,
         RunningJobsInput,
     )
-    from desk.policy.job import judge_job
-    from workflows.policies import (
-        ADMISSION_CHECK_STEP,
-        LOCAL_ADMISSION_CHECK_STEP,
-        RUNNING_JOBS_STEP,
-    )
+    from desk.policy.modes import ModeRequest, ModeSwitched
+    from workflows.policies import RUNNING_JOBS_STEP
 
-from workflows.desk.admission import AwaitsAdmission, HearsJobEnds
-from workflows.desk.daily_limit import KeepsDailyLimit
-from workflows.desk.modes import KeepsModes
-from workflows.desk.requests import RemembersAdmissions, admission_of
-from workflows.job.coding_job import CodingJob
-from workflows.job.reasons import reason_of
-from workflows.summaries import job_details, job_summary
-
-ADMISSION_CHECK = "admission-check"
-"""Patch: a job is checked on the worker's host before it gets a number."""
-CHECK_AS_ACTIVITY = "admission-check-activity"
-"""Patch: that check is an activity, no longer a local activity (see `Desk._check`)."""
-HOST_POLICY = "host-policy"
-"""Patch: a job is judged by the desk's host policy, not by what its requester sent."""
+from workflows import patches
+from workflows.desk.admission import check_job, judged, start_job
+from workflows.desk.daily_limit import (
+    day_left,
+    day_reached,
+    refuse_past_the_day,
+    wait_for_the_day,
+    within_the_day,
+)
+from workflows.desk.modes import apply_switch, modes_of_new_job, refuse_malformed
+from workflows.desk.requests import (
+    admission_of,
+    admitted_before,
+    remember_admission,
+    repeat_admission,
+)
 
 
-@workflow.defn(name="Desk")
-class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
+@workflow.defn(name=DESK_WORKFLOW_TYPE)
+class Desk:
     """One long-lived workflow, id `desk`, that admits every job of the desk.
 
     A job is started (as an abandoned child, so it outlives the desk's continue-as-new) the
     moment it is admitted: running when a slot is free, else queued and waiting for `admit`.
     Each job signals `job_ended` whatever ends it; a slot whose job no longer runs (a
     terminated workflow) is reclaimed by asking Temporal while others wait. Once its jobs have
-    spent the day's limit, its queue waits for the next UTC day (`KeepsDailyLimit`).
+    spent the day's limit, its queue waits for the next UTC day (`daily_limit`).
     """
 
     @workflow.init
@@ -95,7 +78,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
     @workflow.run
     async def run(self, state: DeskState) -> None:
         while not self._time_to_continue():
-            if not await self.wait_for_the_day(partial(self._wakes, True)):
+            if not await wait_for_the_day(self.state, partial(self._wakes, True)):
                 wait = self._reclaim_wait()
                 try:
                     await workflow.wait_condition(
@@ -124,23 +107,23 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
         runs: every client gets these refusals, and none can skip them. A submission asked
         again (its request id seen before) gets its first admission and starts nothing.
         """
-        if (repeat := self.repeat_admission(request)) is not None:
+        if (repeat := repeat_admission(self.state, request)) is not None:
             return repeat
-        if workflow.patched(ADMISSION_CHECK):
-            await self._check(request.job)
+        if workflow.patched(patches.ADMISSION_CHECK):
+            await check_job(self.state, request.job)
             self._refuse_when_full(request)  # other jobs may have filled it meanwhile
-        if workflow.patched(HOST_POLICY):
-            request = request.model_copy(update={"job": self._judged(request)})
+        if workflow.patched(patches.HOST_POLICY):
+            request = request.model_copy(update={"job": judged(self.state, request)})
         self.state.last_number += 1
         number = self.state.last_number
         host = self._host_of(request.job.repo)
-        day = self.day_reached()  # in `queue`: a `refuse` desk refused it above
+        day = day_reached(self.state)  # in `queue`: a `refuse` desk refused it above
         queued = must_wait(self.state, host) or day is not None
         if host:
             self.state.job_hosts[number] = host
         (self.state.queue if queued else self.state.running).append(number)
         self.starting.add(number)
-        job = self.modes_of_new_job(number, request.job).model_copy(
+        job = modes_of_new_job(self.state, number, request.job).model_copy(
             update={
                 "number": number,
                 "desk_id": workflow.info().workflow_id,
@@ -149,9 +132,9 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
             }
         )
         if not queued:  # a queued job hears what is left of the day when it is let run
-            job = self.within_the_day(job)
+            job = within_the_day(self.state, job)
         try:
-            await self._start(job, queued)
+            await start_job(job, queued)
         except WorkflowAlreadyStartedError:
             self._forget(number)
             raise failure_of(
@@ -163,15 +146,15 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
             ) from None
         finally:
             self.starting.discard(number)
-        self.remember_admission(request, number)
+        remember_admission(self.state, request, number)
         return admission_of(self.state, number, host).model_copy(update={"day_limit": day})
 
     @admit.validator
     def _refuse_when_full(self, request: AdmitInput) -> None:
-        if self.admitted_before(request):
+        if admitted_before(self.state, request):
             return  # answered with its first admission, whatever the desk holds now
-        if self.state.policy is not None:  # none yet: refused once accepted (see `_judged`)
-            self._judged(request)
+        if self.state.policy is not None:  # none yet: refused once accepted (see `judged`)
+            judged(self.state, request)
         if len(self.state.hosts) > 1 and not self._host_of(request.job.repo):
             hosts = ", ".join(sorted(self.state.hosts))
             raise failure_of(
@@ -184,7 +167,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
         host = self._host_of(request.job.repo)
         running, waiting = running_on(self.state, host), len(self.state.queue)
         slots = slots_of(self.state, host)
-        if self.refuse_past_the_day(waiting, limits.max_queued) is not None:
+        if refuse_past_the_day(self.state, waiting, limits.max_queued) is not None:
             return  # it waits for the next UTC day, and the queue has room
         if must_wait(self.state, host) and waiting >= limits.max_queued:
             where = f" on host {host}" if host else ""
@@ -195,60 +178,6 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
                     "finishes, or cancel one with `codedesk cancel N`."
                 )
             )
-
-    def _judged(self, request: AdmitInput) -> JobInput:
-        """The job under the desk's host policy; refused with none, or for a looser ask."""
-        policy = self.state.policy
-        if policy is None:
-            raise failure_of(
-                PolicyError(
-                    "The desk has no host policy yet: no worker of this codedesk version has "
-                    "started. Start (or restart) `codedesk worker`, then submit again; nothing "
-                    "was started."
-                )
-            )
-        try:
-            return judge_job(request.job, request.ask, policy)
-        except PolicyError as error:
-            raise failure_of(error) from None
-
-    async def _check(self, job: JobInput) -> None:
-        """Ask a worker to check the job (its shelf, its agent's program, a running push).
-
-        An activity, not a local one: an `admit` arrives in a speculative workflow task, which
-        a local activity held open while it ran; with more submissions in flight than the
-        server's limit of ten, the server dropped such tasks, the worker's answer found
-        "Workflow task not found", and the desk replayed its whole history again and again
-        while every submission waited (20 at once in `bench/queue_throughput.py`). Scheduling
-        an activity ends the update's task at once.
-        """
-        check = AdmissionCheck(
-            repo=job.repo, agent_command=job.agent_command, host=repo_host(self.state, job.repo)
-        )
-        try:
-            if workflow.patched(CHECK_AS_ACTIVITY):
-                verdict = await workflow.execute_activity_method(
-                    AdmissionActivities.check_admission,
-                    check,
-                    **(
-                        ADMISSION_CHECK_STEP
-                        | ActivityConfig(summary=f"checking the host for a job on {job.repo}")
-                    ),
-                )
-            else:
-                verdict = await workflow.execute_local_activity_method(
-                    AdmissionActivities.check_admission,
-                    check,
-                    **LOCAL_ADMISSION_CHECK_STEP,
-                )
-        except ActivityError as error:  # fail closed: a job nobody could check does not run
-            raise failure_of(
-                AdmissionCheckFailedError(
-                    f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again."
-                )
-            ) from None
-        if verdict.refusal:  # the desk error the check raised, by its wire name
-            raise failure_of(desk_error(verdict.kind, verdict.refusal))
 
     @workflow.update
     def configure(self, limits: DeskLimits) -> DeskState:
@@ -306,24 +235,39 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
     def current(self) -> DeskState:
         return self.state
 
-    async def _start(self, job: JobInput, queued: bool) -> None:
-        phase = JobPhase.QUEUED if queued else JobPhase.STARTING
-        await workflow.start_child_workflow(
-            CodingJob.run,
-            job,
-            id=job_workflow_id(job.number),
-            parent_close_policy=ParentClosePolicy.ABANDON,
-            search_attributes=TypedSearchAttributes(
-                [
-                    SearchAttributePair(REPO_ATTRIBUTE, job.repo),
-                    SearchAttributePair(PHASE_ATTRIBUTE, phase.value),
-                    SearchAttributePair(SUMMARY_ATTRIBUTE, job_summary(job)),
-                ]
-            ),
-            memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
-            static_summary=job_summary(job),
-            static_details=job_details(job),
-        )
+    @workflow.update
+    async def switch_mode(self, request: ModeRequest) -> ModeSwitched:
+        """An owner switches a mode on a scope; the running jobs of that scope are told."""
+        return await apply_switch(self.state, request)
+
+    @switch_mode.validator
+    def _well_formed(self, request: ModeRequest) -> None:
+        refuse_malformed(self.state, request)
+
+    @workflow.signal(name=DESK_JOB_ENDED_SIGNAL)
+    def job_ended(self, message: JobEnded) -> None:
+        """A job ended, whatever ended it: release its slot (or its place in the queue) and
+        count what it spent today."""
+        self.ended.append(message.number)
+        if message.cost is not None:
+            self.state.day_spend.add(workflow.now(), message.cost)
+
+    @workflow.signal(name=DESK_JOB_SUSPENDS_SIGNAL)
+    def job_suspends(self, message: JobSuspends) -> None:
+        """The job's agent is suspended for an approval: its slot is free until it resumes."""
+        if message.number in self.state.running:
+            self.state.running.remove(message.number)
+            self.state.suspended.append(message.number)
+
+    @workflow.signal(name=DESK_JOB_RESUMES_SIGNAL)
+    def job_resumes(self, message: JobResumes) -> None:
+        """The suspended job wants its slot back: it goes to the head of its host's queue (it
+        was admitted before any job that waits)."""
+        number = message.number
+        if number in self.state.suspended:
+            self.state.suspended.remove(number)
+        if number not in self.state.running and number not in self.state.queue:
+            self.state.queue.insert(0, number)
 
     async def _settle(self) -> None:
         """Release the slots of ended jobs, then admit from the head of the queue."""
@@ -334,9 +278,8 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
             self.state.running.append(number)
             job = workflow.get_external_workflow_handle(job_workflow_id(number))
             try:
-                await job.signal(
-                    AwaitsAdmission.admit, JobAdmitted(number=number, day_left=self.day_left())
-                )
+                admit = JobAdmitted(number=number, day_left=day_left(self.state))
+                await job.signal(JOB_ADMIT_SIGNAL, admit)
             except FailureError:  # the queued job is gone (terminated): its slot goes to the next
                 self._forget(number)
 
@@ -358,7 +301,7 @@ class Desk(HearsJobEnds, KeepsModes, RemembersAdmissions, KeepsDailyLimit):
 
     def _admissible(self) -> int | None:
         """The next queued job to let run; none while the day's spend limit is reached."""
-        if self.day_reached() is not None:
+        if day_reached(self.state) is not None:
             return None
         return next_admissible(self.state, self.starting)
 

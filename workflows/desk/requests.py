@@ -1,4 +1,10 @@
-"""Submissions asked again: the `Desk` gives a repeated request id its first job number back."""
+"""Submissions asked again: the `Desk` gives a repeated request id its first job number back.
+
+Each admitted request id and its number live in the desk's state. The client sends the same
+request id (also its Update id) on every try. Temporal deduplicates an Update id only within one
+run; the desk's state, carried across continue-as-new, covers a try that reaches the next run:
+it gets the first number and nothing starts again.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.host_slots import queue_position, queued_on, repo_host, running_on
     from desk.payloads.jobs import Admission, AdmitInput, DeskState
 
-REMEMBERED_ADMISSIONS = "remembered-admissions"
-"""Patch: the desk answers a repeated submission with its first admission."""
+from workflows import patches
 
 ADMISSIONS_KEPT = 2_000
 """Request ids the desk remembers (the newest): a client asks again within a few minutes, far
@@ -27,34 +32,26 @@ def admission_of(state: DeskState, number: int, host: str) -> Admission:
     )
 
 
-class RemembersAdmissions:
-    """Mixed into the `Desk`: each admitted request id and its number live in its state.
+def admitted_before(state: DeskState, request: AdmitInput) -> bool:
+    """Whether this submission already has a number (never true for one without an id)."""
+    return bool(request.request_id) and request.request_id in state.admitted
 
-    The client sends the same request id (also its Update id) on every try. Temporal
-    deduplicates an Update id only within one run; the desk's state, carried across
-    continue-as-new, covers a try that reaches the next run: it gets the first number and
-    nothing starts again.
-    """
 
-    state: DeskState
+def repeat_admission(state: DeskState, request: AdmitInput) -> Admission | None:
+    """The admission of a submission seen before, as it stands now; None for a new one."""
+    if not request.request_id or not workflow.patched(patches.REMEMBERED_ADMISSIONS):
+        return None
+    number = state.admitted.get(request.request_id)
+    if number is None:
+        return None
+    host = state.job_hosts.get(number, repo_host(state, request.job.repo))
+    return admission_of(state, number, host)
 
-    def admitted_before(self, request: AdmitInput) -> bool:
-        """Whether this submission already has a number (never true for one without an id)."""
-        return bool(request.request_id) and request.request_id in self.state.admitted
 
-    def repeat_admission(self, request: AdmitInput) -> Admission | None:
-        """The admission of a submission seen before, as it stands now; None for a new one."""
-        if not request.request_id or not workflow.patched(REMEMBERED_ADMISSIONS):
-            return None
-        number = self.state.admitted.get(request.request_id)
-        if number is None:
-            return None
-        host = self.state.job_hosts.get(number, repo_host(self.state, request.job.repo))
-        return admission_of(self.state, number, host)
-
-    def remember_admission(self, request: AdmitInput, number: int) -> None:
-        if not request.request_id:
-            return
-        self.state.admitted[request.request_id] = number
-        while len(self.state.admitted) > ADMISSIONS_KEPT:
-            del self.state.admitted[next(iter(self.state.admitted))]
+def remember_admission(state: DeskState, request: AdmitInput, number: int) -> None:
+    """Keep the number given to `request`'s id (the newest `ADMISSIONS_KEPT` ids are kept)."""
+    if not request.request_id:
+        return
+    state.admitted[request.request_id] = number
+    while len(state.admitted) > ADMISSIONS_KEPT:
+        del state.admitted[next(iter(state.admitted))]

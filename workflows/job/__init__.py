@@ -1,1 +1,2 @@
-"""The `CodingJob` workflow and the parts of a job: holds, modes, slot, report."""
+"""The `CodingJob` workflow, whole: its story and handlers, its state, its phase table, and each
+step (worktree, agent, holds, modes, slot, check, integration, report) as functions of its state."""

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
 from temporalio import workflow
 from temporalio.workflow import ActivityConfig
 
@@ -14,27 +11,15 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
+from workflows import patches
 from workflows.hosts import Route
-
-T = TypeVar("T")
-OnHost = Callable[[Callable[[Route], Awaitable[T]]], Awaitable[T]]
-
-WORKTREE_SETUP = "worktree-setup-and-check"
-"""Patch: a job sets its worktree up before the agent and checks it after."""
-
-SETUP_AT_CUT = "setup-read-at-the-cut"
-"""Patch: a job skips its set-up when the set-up read at its cut has none, and its check when
-the set-up read as its agent ended has none.
-
-Two activities and two workflow tasks less for a repository with neither (issue 32). Jobs
-recorded before it, or whose read failed, run both steps as before; the steps read the set-up
-themselves.
-"""
+from workflows.job.progress import on_the_clones_host
+from workflows.job.state import JobState
 
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:
     """`setup`, where this job may act on it; None to run the step."""
-    if setup is None or not workflow.patched(SETUP_AT_CUT):
+    if setup is None or not workflow.patched(patches.SETUP_READ_AT_THE_CUT):
         return None
     return setup
 
@@ -45,9 +30,10 @@ def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
     )
 
 
-async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[str]) -> str:
+async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
-    if not workflow.patched(WORKTREE_SETUP):
+    job = state.job
+    if not workflow.patched(patches.WORKTREE_SETUP):
         return ""
     known = _known(worktree.setup)
     if known is not None and not known.sets_up():
@@ -61,28 +47,30 @@ async def set_up_worktree(job: JobInput, worktree: CutWorktree, on_host: OnHost[
         )
         return done.failed()
 
-    return await on_host(call)
+    return await on_the_clones_host(state, call)
 
 
 async def check_worktree(
-    job: JobInput, worktree: Worktree, agent: AgentResult, on_host: OnHost[CommandRun | None]
+    state: JobState, worktree: Worktree, agent: AgentResult
 ) -> CommandRun | None:
     """Run the owner's check after the agent; None when the repository has none.
 
     Whether there is one was read as the agent ended: a check the owner sets while the agent
     works applies to this job.
     """
-    if not workflow.patched(WORKTREE_SETUP):
+    if not workflow.patched(patches.WORKTREE_SETUP):
         return None
     known = _known(agent.setup)
     if known is not None and not known.check:
         return None
-    return await on_host(
+    job = state.job
+    return await on_the_clones_host(
+        state,
         lambda route: workflow.execute_activity_method(
             SetupActivities.check_worktree,
             _step(job, worktree),
             **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
-        )
+        ),
     )
 
 

@@ -1,82 +1,73 @@
-"""The `CodingJob` workflow: worktree, agent, integration through the `Repo` entity, report."""
+"""The `CodingJob` workflow: worktree, agent, integration through the `Repo` entity, report.
+
+The class holds the job's story (`run`) and every message it takes; its state is one dataclass
+(`JobState`), its phases one table (`phases.JOB_PHASES`), and each step a function of this
+folder. Other workflows reach it by the names in desk/names.py, and it reaches them so.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
 from types import MappingProxyType
-from typing import TypeVar
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeUpdate
-from temporalio.exceptions import ActivityError, CancelledError, FailureError
-from temporalio.workflow import ActivityConfig
+from temporalio.exceptions import ActivityError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.agent.run import AgentActivities
-    from activities.git.worktrees import WorktreeActivities
+    from desk.holds.approvals import AgentWorked, HoldAnswer, HoldRequest
     from desk.names import (
+        JOB_ADMIT_SIGNAL,
+        JOB_AGENT_WORKED_SIGNAL,
+        JOB_HOLD_UPDATE,
+        JOB_INTEGRATION_FINISHED_SIGNAL,
+        JOB_MODES_CHANGED_SIGNAL,
+        JOB_STATE_QUERY,
         JOB_WORKFLOW_TYPE,
-        OUTCOME_ATTRIBUTE,
-        PHASE_ATTRIBUTE,
-        WAITING_HOST_ATTRIBUTE,
     )
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,
         FailureKind,
-        IntegrationRequest,
         IntegrationResult,
         IntegrationStatus,
+        JobAdmitted,
         JobInput,
         JobOutcome,
         JobPhase,
         JobReport,
         JobStatus,
-        PrepareWorktreeInput,
         ReasonKind,
-        ReleaseWorktreeInput,
-        RunAgentInput,
         Worktree,
     )
     from desk.payloads.narration import Narration
     from desk.payloads.repo_setup import CommandRun
     from desk.payloads.results import asked_for_job
-    from desk.payloads.surfaces import ThreadProgress, ThreadReport
-    from desk.policy.modes import Mode
-    from workflows.policies import GIT_STEP, agent_step
+    from desk.payloads.surfaces import ThreadReport
+    from desk.policy.modes import JobModes
 
-from workflows.desk.admission import AwaitsAdmission
-from workflows.hosts import Route, on_host
-from workflows.in_flight import CANCEL_IN_FLIGHT_PATCH, heeding_cancel
+from workflows import patches
+from workflows.in_flight import cancelled
+from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
-from workflows.job.cost import say_cost
-from workflows.job.discard import discard_cancelled_worktree
-from workflows.job.holds import HoldsCalls
-from workflows.job.reasons import reason_of
-from workflows.job.report import build_report
+from workflows.job.holds import answer_hold, close_open_approvals
+from workflows.job.integration import answered, integrate
+from workflows.job.modes import follow_modes, show_modes
+from workflows.job.progress import narrate, set_phase
+from workflows.job.report import build_report, say_cost
 from workflows.job.ship_requests import push_branches, request_ships
-from workflows.job.slot import HoldsDeskSlot
+from workflows.job.slot import (
+    admitted,
+    give_slot_back_early,
+    lend_slot,
+    take_slot_again,
+    tell_desk,
+)
 from workflows.job.state import JobState
+from workflows.job.worktree import cut_worktree, discard_cancelled_worktree, left_behind
 from workflows.outbox_calls import send_to_outbox
-from workflows.repo.calls import Entity, queue_integration, repo_handle, withdraw_integration
-from workflows.repo.integration_reply import AwaitsIntegration
-from workflows.result_calls import RESULT_ASKED_PATCH, deliver_result
-from workflows.summaries import agent_summary, phase_details
-
-T = TypeVar("T")
-
-SUSPENSION_PATCH = "agent-suspends-for-approvals"
-"""Patch: the job's agent may defer a held call and end; the job then waits for the approval
-without it (jobs started before wait in the live hook, as they did)."""
-
-CANCEL_AT_EVERY_STEP_PATCH = "job-cancel-reported-at-every-step"
-"""Patch: a cancel that arrives during the set-up, the check or a narration ends the job with a
-report, as one during the cut or the agent does (before, it ended the workflow unreported)."""
-
-WITHDRAW_WAIT = timedelta(minutes=2)
-"""How long a cancelled job waits for its repository to confirm a withdrawal."""
+from workflows.reasons import reason_of
+from workflows.result_calls import deliver_result
+from workflows.summaries import phase_details
 
 INTEGRATION_OUTCOMES = MappingProxyType(
     {
@@ -90,142 +81,153 @@ INTEGRATION_OUTCOMES = MappingProxyType(
 )
 
 
-def _cancelled(error: BaseException) -> bool:
-    return isinstance(error, asyncio.CancelledError) or (
-        isinstance(error, ActivityError) and isinstance(error.cause, CancelledError)
-    )
-
-
-def _withdrawn() -> IntegrationResult:
-    """A cancelled job's integration, given up with no answer from its repository's entity."""
-    return IntegrationResult(
-        status=IntegrationStatus.WITHDRAWN,
-        reason_kind=ReasonKind.INTEGRATION_WITHDRAWN,
-        branch_kept=True,
-    )
-
-
 def _cancel_reported(error: BaseException) -> bool:
     """Whether `error` is the job's cancel at a step where it once ended the workflow unreported
-    (jobs started before the patch still end so on replay)."""
-    return _cancelled(error) and workflow.patched(CANCEL_AT_EVERY_STEP_PATCH)
+    (the set-up, the check, a narration): such a cancel ends the job with a report now."""
+    if not cancelled(error):
+        return False
+    workflow.deprecate_patch(patches.CANCEL_AT_EVERY_STEP)
+    return True
 
 
 @workflow.defn(name=JOB_WORKFLOW_TYPE)
-class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
+class CodingJob:
     """Id `job-<n>`: one coding task on one repository, from worktree to report."""
 
     @workflow.init
     def __init__(self, job: JobInput) -> None:
         self.state = JobState.of(job)
-        self.show_modes()
+        show_modes(self.state)
 
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
+        state = self.state
         # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
         # and no workflow call may run then. A failure still frees the desk's slot.
         try:
             report = await self._admitted_work()
-            await self.close_open_approvals()
-            if self.state.ship_asks:
-                report.branch_pushes = await push_branches(self.state, report)
-                report.ship_requests = await request_ships(self.state, report)
+            await close_open_approvals(state)
+            if state.ship_asks:
+                report.branch_pushes = await push_branches(state, report)
+                report.ship_requests = await request_ships(state, report)
         except FailureError:
-            await self.tell_desk()
+            await tell_desk(state)
             raise
-        await self.tell_desk()
-        cap = self.state.job.report_held_calls
-        report.held_calls = self.state.held_calls[:cap]
-        report.held_calls_omitted = max(0, len(self.state.held_calls) - cap)
-        report.yolo_approved = self.state.yolo_approved[:cap]
-        report.yolo_approved_omitted = max(0, len(self.state.yolo_approved) - cap)
-        report.extended_by = self.state.clock.extended_by
+        await tell_desk(state)
+        cap = state.job.report_held_calls
+        report.held_calls = state.held_calls[:cap]
+        report.held_calls_omitted = max(0, len(state.held_calls) - cap)
+        report.yolo_approved = state.yolo_approved[:cap]
+        report.yolo_approved_omitted = max(0, len(state.yolo_approved) - cap)
+        report.extended_by = state.clock.extended_by
         report.started_at = workflow.info().start_time
         report.finished_at = workflow.now()
-        report.usage = report.usage or self.state.spent
-        report.agent_suspended = self.state.status.suspensions
-        self.state.status.report = report
-        self._set_phase(JobPhase.DONE, outcome=report.outcome)
+        report.usage = report.usage or state.spent
+        report.agent_suspended = state.status.suspensions
+        state.status.report = report
+        set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
         # Who asked, for a report that cannot be shown where it was asked, and for the hooks.
-        asked = asked_for_job(self.state.job) if workflow.patched(RESULT_ASKED_PATCH) else None
-        if self.state.job.place is not None:
-            place = self.state.job.place
+        asked = asked_for_job(state.job) if workflow.patched(patches.RESULT_ASKED) else None
+        if state.job.place is not None:
+            place = state.job.place
             requester = asked.requester if asked is not None else ""
             told = ThreadReport(channel=place.channel, report=report, requester=requester)
             await send_to_outbox(place, told)
-        await deliver_result(self.state.job.result_hooks, str(self.state.job.number), report, asked)
+        await deliver_result(state.job.result_hooks, str(state.job.number), report, asked)
         return report
 
-    @workflow.query
+    @workflow.query(name=JOB_STATE_QUERY)
     def current(self) -> JobStatus:
         """Where the job is now, and its report once it has one."""
         return self.state.status
 
+    @workflow.signal(name=JOB_ADMIT_SIGNAL)
+    def admit(self, message: JobAdmitted) -> None:
+        """The desk: a slot is free, the queued job may run (within what is left of the day)."""
+        admitted(self.state, message)
+
+    @workflow.signal(name=JOB_MODES_CHANGED_SIGNAL)
+    async def modes_changed(self, modes: JobModes) -> None:
+        """The desk: a switch changed what this job follows (the job's thread is told)."""
+        await follow_modes(self.state, modes)
+
+    @workflow.update(name=JOB_HOLD_UPDATE)
+    async def hold(self, request: HoldRequest) -> HoldAnswer:
+        """The agent's hook: may its call run? Answered at once, or once a person answered."""
+        return await answer_hold(self.state, request)
+
+    @workflow.signal(name=JOB_AGENT_WORKED_SIGNAL)
+    def agent_worked(self, worked: AgentWorked) -> None:
+        """The agent kept working beside a waiting hold: that time counts against the budget."""
+        self.state.clock.charge_beside_holds(worked.seconds)
+
+    @workflow.signal(name=JOB_INTEGRATION_FINISHED_SIGNAL)
+    def integration_finished(self, result: IntegrationResult) -> None:
+        """The repository's entity: its answer to the job's integration request."""
+        answered(self.state, result)
+
     async def _admitted_work(self) -> JobReport:
         """Wait for the desk's `admit` when the job starts queued, then work."""
-        if not self.state.admitted:
-            self._set_phase(JobPhase.QUEUED)
+        state = self.state
+        if not state.admitted:
+            set_phase(state, JobPhase.QUEUED)
             try:
-                await workflow.wait_condition(lambda: self.state.admitted)
+                await workflow.wait_condition(lambda: state.admitted)
             except asyncio.CancelledError:
                 return build_report(
-                    self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_QUEUED
+                    state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_QUEUED
                 )
         return await self._work()
 
     async def _work(self) -> JobReport:
-        self._set_phase(JobPhase.PREPARING)
+        state = self.state
+        set_phase(state, JobPhase.PREPARING)
         try:
-            await self._narrate(Narration.CUTTING)
+            await narrate(state, Narration.CUTTING)
         except asyncio.CancelledError as error:
             if not _cancel_reported(error):
                 raise
             return build_report(
-                self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
+                state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
             )
         try:
-            worktree = await self._on_host(
-                lambda route: workflow.execute_activity_method(
-                    WorktreeActivities.prepare_worktree,
-                    PrepareWorktreeInput(number=self.state.job.number, repo=self.state.job.repo),
-                    **(GIT_STEP | route | ActivityConfig(summary=self._cutting())),
-                )
-            )
+            worktree = await cut_worktree(state)
         except (ActivityError, asyncio.CancelledError) as error:
-            if _cancelled(error):
-                await discard_cancelled_worktree(self.state.job)
+            if cancelled(error):
+                await discard_cancelled_worktree(state)
                 return build_report(
-                    self.state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
+                    state.job, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
                 )
             assert isinstance(error, ActivityError)
-            return build_report(self.state.job, JobOutcome.REFUSED, reason=reason_of(error))
-        self.state.status.branch, self.state.status.worktree = worktree.branch, worktree.path
+            return build_report(state.job, JobOutcome.REFUSED, reason=reason_of(error))
+        state.status.branch, state.status.worktree = worktree.branch, worktree.path
         try:
-            refused = await set_up_worktree(self.state.job, worktree, self._on_host)
+            refused = await set_up_worktree(state, worktree)
             if not refused:
-                self._set_phase(JobPhase.WORKING)
-                await self._narrate(Narration.WORKING, branch=worktree.branch)
+                set_phase(state, JobPhase.WORKING)
+                await narrate(state, Narration.WORKING, branch=worktree.branch)
         except (ActivityError, asyncio.CancelledError) as error:
             if not _cancel_reported(error):
                 raise
-            return await self._left_behind(
-                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
+            return await left_behind(
+                state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED_BEFORE_AGENT
             )
         if refused:
-            return await self._left_behind(worktree, JobOutcome.FAILED, refused)
+            return await left_behind(state, worktree, JobOutcome.FAILED, refused)
 
         try:
-            agent = await self._run_agent_on_host(worktree)
+            agent = await run_agent_on_host(state, worktree)
             while agent is not None and agent.end == AgentEnd.SUSPENDED:
                 agent = await self._suspended(worktree, agent)
         except (ActivityError, asyncio.CancelledError) as error:
-            if _cancelled(error):
-                return await self._left_behind(
-                    worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED
+            if cancelled(error):
+                return await left_behind(
+                    state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED
                 )
             assert isinstance(error, ActivityError)
-            return await self._left_behind(
+            return await left_behind(
+                state,
                 worktree,
                 JobOutcome.FAILED,
                 reason_of(error),
@@ -233,15 +235,15 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
                 category=FailureKind.ACTIVITY,
             )
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
-            report = await self._left_behind(
-                worktree, JobOutcome.TIMED_OUT, kind=ReasonKind.OUT_OF_TIME, agent=agent
+            report = await left_behind(
+                state, worktree, JobOutcome.TIMED_OUT, kind=ReasonKind.OUT_OF_TIME, agent=agent
             )
-            clock = self.state.clock
-            report.budget = self.state.job.budget
-            report.budget_ceiling = clock.ceiling if clock.extended_by else None
+            report.budget = state.job.budget
+            report.budget_ceiling = state.clock.ceiling if state.clock.extended_by else None
             return report
         if agent.end == AgentEnd.NOT_STARTED:
-            return await self._left_behind(
+            return await left_behind(
+                state,
                 worktree,
                 JobOutcome.FAILED,
                 agent.reason,
@@ -250,44 +252,54 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             )
         if agent.end == AgentEnd.FAILED:
             # Only agents of this version end so: recorded histories never take this branch.
-            return await self._left_behind(
-                worktree, JobOutcome.FAILED, agent.reason, agent=agent, category=FailureKind.AGENT
+            return await left_behind(
+                state,
+                worktree,
+                JobOutcome.FAILED,
+                agent.reason,
+                agent=agent,
+                category=FailureKind.AGENT,
             )
         if agent.exit_code != 0:
             code = agent.exit_code
             killed = code is not None and code < 0
-            return await self._left_behind(
+            return await left_behind(
+                state,
                 worktree,
                 JobOutcome.FAILED,
                 kind=ReasonKind.KILLED if killed else ReasonKind.EXITED,
                 agent=agent,
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
+        return await self._checked_and_integrated(worktree, agent)
 
+    async def _checked_and_integrated(self, worktree: Worktree, agent: AgentResult) -> JobReport:
+        """The agent is done: the owner's check, then the integration, and their report."""
+        state = self.state
         check: CommandRun | None = None
         try:
-            check = await check_worktree(self.state.job, worktree, agent, self._on_host)
+            check = await check_worktree(state, worktree, agent)
             if check is None or not check.blocking():
-                self._set_phase(JobPhase.INTEGRATING)
-                await self._narrate(Narration.INTEGRATING)
+                set_phase(state, JobPhase.INTEGRATING)
+                await narrate(state, Narration.INTEGRATING)
         except (ActivityError, asyncio.CancelledError) as error:
             if not _cancel_reported(error):
                 raise
-            report = await self._left_behind(
-                worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+            report = await left_behind(
+                state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
             )
             report.check = check
             return report
         if check is not None and check.blocking():
-            report = await self._left_behind(
-                worktree, JobOutcome.FAILED, check_failure(check), agent=agent
+            report = await left_behind(
+                state, worktree, JobOutcome.FAILED, check_failure(check), agent=agent
             )
             report.check = check
             return report
-        self.give_slot_back_early()
-        result = await self._integrate(worktree)
+        give_slot_back_early(state)
+        result = await integrate(state, worktree)
         report = build_report(
-            self.state.job,
+            state.job,
             INTEGRATION_OUTCOMES[result.status],
             reason=result.reason,
             worktree=worktree,
@@ -300,296 +312,36 @@ class CodingJob(AwaitsIntegration, AwaitsAdmission, HoldsDeskSlot, HoldsCalls):
             ),
         )
         if result.reason_kind == ReasonKind.INTEGRATION_WAITED:
-            report.integration_wait = self.state.job.integration_wait
+            report.integration_wait = state.job.integration_wait
         report.check = check
         return report
-
-    async def _run_agent_on_host(
-        self, worktree: Worktree, suspended: AgentResult | None = None
-    ) -> AgentResult | None:
-        """Run the agent on the clone's host, starting it again whenever the host was gone;
-        after a suspension (`suspended`), resume its session."""
-        execution = 0
-
-        async def run(route: Route) -> AgentResult | None:
-            nonlocal execution
-            execution += 1  # the agent is told which run of its step this is
-            return await self._run_agent(worktree, route, execution, suspended)
-
-        return await self._on_host(run)
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
         """The agent deferred a held call nobody answered in its live window and ended: wait for
         the approval with no process and no slot (the work clock stands still), then take a
         slot again and resume the agent's session, whose hook gets the approval's answer."""
+        state = self.state
         ident = agent.deferred_approval
-        _, action = self.state.held_actions.get(ident, ("", ident))
-        self.state.status.suspended_for = action
-        self.state.status.suspensions += 1
-        self._set_phase(JobPhase.SUSPENDED)
+        _, action = state.held_actions.get(ident, ("", ident))
+        state.status.suspended_for = action
+        state.status.suspensions += 1
+        set_phase(state, JobPhase.SUSPENDED)
         said = f"waiting for approval, suspended: {action}"
-        workflow.set_current_details(phase_details(self.state.job, said))
-        await self._narrate(Narration.SUSPENDED, held=action)
-        await self.lend_slot()
-        pending = self.state.approvals.get(ident)
+        workflow.set_current_details(phase_details(state.job, said))
+        await narrate(state, Narration.SUSPENDED, held=action)
+        await lend_slot(state)
+        pending = state.approvals.get(ident)
         if pending is not None:
             # The suspended agent waits on it: an approval now is not one "approved late".
-            self.state.hold_waiters[ident] = self.state.hold_waiters.get(ident, 0) + 1
+            state.hold_waiters[ident] = state.hold_waiters.get(ident, 0) + 1
             try:
                 await workflow.wait_condition(pending.done)
             finally:
-                self.state.hold_waiters[ident] -= 1
-            self.state.resuming_approval = ident
-        self.state.status.suspended_for = ""
-        self._set_phase(JobPhase.QUEUED)
-        await self.take_slot_again()
-        self._set_phase(JobPhase.WORKING)
-        await self._narrate(Narration.RESUMED, branch=worktree.branch)
-        return await self._run_agent_on_host(worktree, agent)
-
-    async def _waiting_for_host(self, host: str) -> None:
-        """Say (in the status, in visibility and in the job's thread) which host it waits for."""
-        if host == self.state.status.waiting_for_host:
-            return
-        gone = host or self.state.status.waiting_for_host
-        self.state.status.waiting_for_host = host
-        workflow.upsert_search_attributes(
-            [
-                WAITING_HOST_ATTRIBUTE.value_set(host)
-                if host
-                else WAITING_HOST_ATTRIBUTE.value_unset()
-            ]
-        )
-        if host:
-            await self._narrate(Narration.WAITING_FOR_HOST, host=host)
-        else:
-            await self._narrate(Narration.HOST_BACK, host=gone)
-
-    async def _on_host(self, call: Callable[[Route], Awaitable[T]]) -> T:
-        """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
-        return await on_host(
-            call, self.state.job.host, self.state.job.host_wait, self._waiting_for_host
-        )
-
-    async def _run_agent(
-        self,
-        worktree: Worktree,
-        route: Route,
-        execution: int = 1,
-        suspended: AgentResult | None = None,
-    ) -> AgentResult | None:
-        """Run the agent under the job's work clock; None when the budget ran out.
-
-        The clock stands still while a hold waits for a person, so the budget counts only
-        the agent's own working time; time the agent kept working beside a waiting hold is
-        signalled by the hold channel (`agent_worked`) and counts. When the budget runs out
-        the activity is cancelled, which kills the agent's process group.
-        """
-        handle = workflow.start_activity_method(
-            AgentActivities.run_agent,
-            RunAgentInput(
-                number=self.state.job.number,
-                repo=self.state.job.repo,
-                task=self.state.job.task,
-                agent_command=self.state.job.agent_command,
-                worktree=worktree.path,
-                output_chars=self.state.job.output_chars,
-                hold_classes=self.state.job.hold_classes,
-                hold_tools=self.state.job.hold_tools,
-                execution=execution,
-                spend_limit=self.state.job.spend_limit,
-                may_defer=workflow.patched(SUSPENSION_PATCH),
-                resume_session=suspended.session_id if suspended else "",
-                spent_before=self.state.spent if suspended else None,
-            ),
-            **(
-                agent_step(self.state.clock.limit, self.state.job.heartbeat_timeout)
-                | route
-                | ActivityConfig(summary=agent_summary(self.state.job.agent_command, execution))
-            ),
-        )
-        state, clock = self.state, self.state.clock
-        if suspended is None:  # a resumed session goes on with the work it did before
-            clock.restart()
-        out_of_time = False
-        try:
-            while not handle.done() and not out_of_time:
-                left = clock.left(self.follows(Mode.LONG_RUNNING))
-                if left <= timedelta(0):
-                    out_of_time = True
-                    handle.cancel()
-                    break
-                if state.waiting_holds:
-                    await workflow.wait_condition(
-                        lambda: handle.done() or not state.waiting_holds or bool(clock.beside_holds)
-                    )
-                    continue
-                clock.start(workflow.now())
-                try:
-                    await workflow.wait_condition(
-                        lambda: (
-                            handle.done() or state.waiting_holds > 0 or bool(clock.beside_holds)
-                        ),
-                        timeout=max(left, timedelta(milliseconds=1)),
-                        timeout_summary="the work budget runs out",
-                    )
-                except TimeoutError:
-                    pass  # the clock is looked at again at the top: long-running may go on
-                clock.stop(workflow.now())
-        except asyncio.CancelledError:
-            handle.cancel()
-            await workflow.wait_condition(handle.done)
-            self._note_spent(handle)
-            raise
-        try:
-            agent = await handle
-        except ActivityError as error:
-            if out_of_time and _cancelled(error):
-                return None
-            raise
-        self.state.spent = agent.usage
-        return agent
-
-    def _note_spent(self, handle: asyncio.Task[AgentResult]) -> None:
-        """Keep what a cancelled job's agent spent: its run, stopped, still says so."""
-        if not handle.cancelled() and handle.exception() is None:
-            self.state.spent = handle.result().usage
-
-    async def _integrate(self, worktree: Worktree) -> IntegrationResult:
-        """Ask the repository's entity to integrate, and wait for its answer."""
-        me = workflow.info().workflow_id
-        request = IntegrationRequest(
-            job_workflow_id=me,
-            number=self.state.job.number,
-            repo=self.state.job.repo,
-            worktree=worktree,
-            report_commits=self.state.job.report_commits,
-            report_files=self.state.job.report_files,
-            host=self.state.job.host,
-        )
-        try:
-            entity = await heeding_cancel(queue_integration(request))
-        except asyncio.CancelledError:
-            if not workflow.patched(CANCEL_IN_FLIGHT_PATCH):
-                raise  # as jobs started before the patch ended on replay
-            # The request may have reached the entity: take it back there.
-            return await self._withdraw(repo_handle(request.repo))
-        try:
-            await workflow.wait_condition(
-                lambda: self.state.integration is not None,
-                timeout=self.state.job.integration_wait,
-                timeout_summary=f"waiting for {self.state.job.repo} to integrate",
-            )
-        except asyncio.CancelledError:
-            return await self._withdraw(entity)
-        except TimeoutError:
-            return IntegrationResult(
-                status=IntegrationStatus.FAILED,
-                reason_kind=ReasonKind.INTEGRATION_WAITED,
-                branch_kept=True,
-            )
-        assert self.state.integration is not None
-        return self.state.integration
-
-    async def _withdraw(self, entity: Entity) -> IntegrationResult:
-        """The cancelled job's request out of the entity's queue: its answer, or withdrawn when
-        none comes (an integration that already runs finishes and is answered)."""
-        if not await withdraw_integration(entity, workflow.info().workflow_id):
-            return _withdrawn()  # no entity runs: the request never reached one
-        try:
-            await workflow.wait_condition(
-                lambda: self.state.integration is not None,
-                timeout=WITHDRAW_WAIT,
-                timeout_summary="withdrawing from the integration queue",
-            )
-        except TimeoutError:
-            return _withdrawn()
-        assert self.state.integration is not None
-        return self.state.integration
-
-    async def _left_behind(
-        self,
-        worktree: Worktree,
-        outcome: JobOutcome,
-        reason: str = "",
-        *,
-        kind: ReasonKind | None = None,
-        agent: AgentResult | None = None,
-        category: FailureKind = FailureKind.NONE,
-    ) -> JobReport:
-        """Release the worktree after a failure and report what was kept."""
-        self._set_phase(JobPhase.CLEANING)
-        left = await self._on_host(
-            lambda route: workflow.execute_activity_method(
-                WorktreeActivities.release_worktree,
-                ReleaseWorktreeInput(
-                    number=self.state.job.number,
-                    repo=self.state.job.repo,
-                    worktree=worktree,
-                    report_commits=self.state.job.report_commits,
-                    report_files=self.state.job.report_files,
-                    output_chars=self.state.job.output_chars,
-                ),
-                **(GIT_STEP | route | ActivityConfig(summary=f"releasing {self._branch()}")),
-            )
-        )
-        if agent is None and left.log_path:
-            # The agent was stopped before it could report: its log tells what it said.
-            agent = AgentResult(
-                end=AgentEnd.TIMED_OUT,
-                output=left.output,
-                output_cut=left.output_cut,
-                log_path=left.log_path,
-            )
-        kept = IntegrationResult(
-            status=IntegrationStatus.FAILED,
-            commits=left.commits,
-            commits_omitted=left.commits_omitted,
-            uncommitted=left.uncommitted,
-            branch_kept=left.kept,
-            git_state=left.git_state,
-        )
-        return build_report(
-            self.state.job,
-            outcome,
-            reason=reason,
-            kind=kind,
-            worktree=worktree,
-            agent=agent,
-            integration=kept,
-            category=category,
-        )
-
-    async def _narrate(
-        self, said: Narration, *, branch: str = "", host: str = "", held: str = ""
-    ) -> None:
-        """Short narration for the job's chat thread (one progress message, edited in place);
-        the surface words it."""
-        if self.state.job.place is not None:
-            place = self.state.job.place
-            # While the agent works, the surface reads its lines from Temporal (not this history).
-            working = self.state.status.phase == JobPhase.WORKING
-            agent_of = workflow.info().workflow_id if working else ""
-            progress = ThreadProgress(
-                channel=place.channel,
-                narration=said,
-                branch=branch,
-                host=host,
-                held=held,
-                agent_of=agent_of,
-            )
-            await heeding_cancel(send_to_outbox(place, progress))
-
-    def _cutting(self) -> str:
-        return f"cutting worker/{self.state.job.number} of {self.state.job.repo}"
-
-    def _branch(self) -> str:
-        return self.state.status.branch or f"worker/{self.state.job.number}"
-
-    def _set_phase(self, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
-        self.state.status.phase = phase
-        workflow.set_current_details(phase_details(self.state.job, phase.value))
-        updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
-        if outcome is not None:
-            updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))
-        workflow.upsert_search_attributes(updates)
+                state.hold_waiters[ident] -= 1
+            state.resuming_approval = ident
+        state.status.suspended_for = ""
+        set_phase(state, JobPhase.QUEUED)
+        await take_slot_again(state)
+        set_phase(state, JobPhase.WORKING)
+        await narrate(state, Narration.RESUMED, branch=worktree.branch)
+        return await run_agent_on_host(state, worktree, agent)

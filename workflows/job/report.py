@@ -1,10 +1,15 @@
-"""The job's report, assembled from what each step returned (pure: no workflow calls)."""
+"""The job's report, assembled from what each step returned, and its cost told to visibility.
+
+`build_report` is pure; `say_cost` sets the `CodedeskCostUsd` search attribute, by which
+`codedesk jobs`, `codedesk spend` and the Temporal UI list finished jobs.
+"""
 
 from __future__ import annotations
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from desk.names import COST_ATTRIBUTE
     from desk.payloads.jobs import (
         AgentResult,
         FailureKind,
@@ -15,6 +20,9 @@ with workflow.unsafe.imports_passed_through():
         ReasonKind,
         Worktree,
     )
+    from desk.usage.tally import USD
+
+from workflows import patches
 
 
 def build_report(
@@ -65,3 +73,12 @@ def build_report(
         report.branch_kept = integration.branch_kept
         report.git_state = integration.git_state
     return report
+
+
+def say_cost(report: JobReport) -> None:
+    """Set the job's cost attribute when its agent's usage has a known cost in dollars."""
+    usage = report.usage
+    if usage is None or usage.cost is None or usage.currency != USD:
+        return
+    workflow.deprecate_patch(patches.JOB_COST_ATTRIBUTE)
+    workflow.upsert_search_attributes([COST_ATTRIBUTE.value_set(float(usage.cost))])

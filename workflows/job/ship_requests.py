@@ -25,8 +25,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import GIT_STEP, HOST_WAIT, SHIP_REQUEST_STEP
 
 from workflows.hosts import Route, on_host
-from workflows.job.reasons import reason_of
 from workflows.job.state import JobState
+from workflows.reasons import reason_of
 
 
 async def request_ships(state: JobState, report: JobReport) -> list[ShipRequestResult]:

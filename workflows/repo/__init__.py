@@ -1,1 +1,1 @@
-"""The `Repo` entity: one clone's integrations, change reports and pushes."""
+"""The `Repo` entity, whole: one clone's integrations, change reports, pushes and set-up."""

@@ -12,9 +12,14 @@ with workflow.unsafe.imports_passed_through():
     from desk.errors import DeskError, HostError, RepoBusyError, ShipFailedError, ShipRefusal
     from desk.failures import error_of, failure_of
     from desk.names import (
+        JOB_INTEGRATION_FINISHED_SIGNAL,
+        REPO_REQUEST_PUSH_SIGNAL,
         REPO_STATE_QUERY,
         REPO_WORKFLOW_TYPE,
         REQUEST_INTEGRATION_SIGNAL,
+        SETUP_MEMO,
+        SHIP_PUSH_FINISHED_SIGNAL,
+        SHIP_SUPERSEDED_SIGNAL,
         WITHDRAW_INTEGRATION_SIGNAL,
         push_workflow_id,
         pushing_memo,
@@ -26,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         ReasonKind,
         WithdrawIntegration,
     )
+    from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
     from desk.payloads.repo_state import ReceiptQuery, RepoState
     from desk.payloads.shipping import (
         ChangeReport,
@@ -38,29 +44,20 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_STEP, HOST_WAIT
 
+from workflows import patches
 from workflows.hosts import host_missing, host_route, on_host
-from workflows.job.reasons import reason_of
-from workflows.repo.integration_reply import AwaitsIntegration
-from workflows.repo.push_reply import AwaitsPush
-from workflows.repo.setup_config import KeepsSetup
-
-PUSH_MEMO = "push-memo"
-"""Patch: the entity's memo says which push runs (`PUSHING_MEMO`)."""
-SUPERSEDE_PUSHES = "supersede-stale-pushes"
-"""Patch: when the clone moves on, the pushes of older receipts still waiting are told so."""
-
-WITHDRAW_UNKNOWN = "withdraw-unknown-answered"
-"""Patch: a withdrawal from a job that is neither queued nor integrating is answered at once,
-instead of leaving the job to wait out its withdrawal wait."""
+from workflows.reasons import reason_of
 
 
 @workflow.defn(name=REPO_WORKFLOW_TYPE)
-class RepoEntity(KeepsSetup):
+class RepoEntity:
     """Id `repo-<owner>/<repo>`: nothing changes the clone while something else does.
 
     Integrations queue and run in order. A change report or a push is refused while an
     integration, a report or a push runs, and integrations wait while a report or push runs.
-    Agents working in their worktrees are not affected. Receipts of reports are kept durably.
+    Agents working in their worktrees are not affected. Receipts of reports are kept durably,
+    and so is the owner's set-up of the repository's worktrees: both survive continue-as-new.
+    Jobs and pushes are answered by their signals' names (desk/names.py).
     """
 
     @workflow.init
@@ -117,7 +114,7 @@ class RepoEntity(KeepsSetup):
         integrating = self.running is not None and (
             self.running.job_workflow_id == request.job_workflow_id
         )
-        if queued or (not integrating and workflow.patched(WITHDRAW_UNKNOWN)):
+        if queued or (not integrating and workflow.patched(patches.WITHDRAW_UNKNOWN)):
             withdrawn = IntegrationResult(
                 status=IntegrationStatus.WITHDRAWN,
                 reason="The job withdrew before integrating.",
@@ -166,7 +163,7 @@ class RepoEntity(KeepsSetup):
                 )
             )
 
-    @workflow.signal
+    @workflow.signal(name=REPO_REQUEST_PUSH_SIGNAL)
     async def request_push(self, request: PushRequest) -> None:
         """Push under the clone's lock; refused at once while anything else changes the clone."""
         busy = self.busy()
@@ -178,6 +175,20 @@ class RepoEntity(KeepsSetup):
             return
         self.state.pushing = request
         self._say_pushing(request.receipt.head)
+
+    @workflow.update
+    def configure_setup(self, change: SetRepoSetup) -> RepoSetup:
+        """Apply the owner's change to the set-up and return the set-up now in force."""
+        self.state.setup = change.applied_to(self.state.setup)
+        self._say_setup()
+        return self.state.setup
+
+    @configure_setup.validator
+    def _valid_setup(self, change: SetRepoSetup) -> None:
+        try:
+            change.applied_to(self.state.setup)
+        except DeskError as error:
+            raise failure_of(error) from None
 
     @workflow.query(name=REPO_STATE_QUERY)
     def current(self) -> RepoState:
@@ -198,9 +209,15 @@ class RepoEntity(KeepsSetup):
             return f"a push of {self.state.pushing.receipt.head[:12]} runs"
         return ""
 
+    def _say_setup(self) -> None:
+        """Keep the memo jobs read in step with the set-up (a describe, which the server
+        answers alone, where the state's query needs a worker)."""
+        if workflow.patched(patches.SETUP_MEMO):
+            workflow.upsert_memo({SETUP_MEMO: self.state.setup.model_dump(mode="json")})
+
     def _say_pushing(self, head: str) -> None:
         """Keep the memo the desk's admission check reads in step with `state.pushing`."""
-        if workflow.patched(PUSH_MEMO):
+        if workflow.patched(patches.PUSH_MEMO):
             workflow.upsert_memo(pushing_memo(head))
 
     def _learn_host(self, host: str) -> None:
@@ -274,26 +291,26 @@ class RepoEntity(KeepsSetup):
     async def _supersede(self, head: str, why: str) -> None:
         """Tell the pushes of older receipts that may wait for an owner that the clone is at
         `head` now: approving one could only be refused, so each withdraws its approval."""
-        if not workflow.patched(SUPERSEDE_PUSHES):
+        if not workflow.patched(patches.SUPERSEDE_PUSHES):
             return
         for sha in self.state.stale_receipts(head):
             ship = workflow.get_external_workflow_handle(push_workflow_id(self.state.repo, sha))
             try:
-                await ship.signal(AwaitsPush.superseded, PushSuperseded(head=head, reason=why))
+                await ship.signal(SHIP_SUPERSEDED_SIGNAL, PushSuperseded(head=head, reason=why))
             except FailureError:  # no push of that receipt waits (none asked, or it ended)
                 continue
 
     async def _answer_job(self, job_workflow_id: str, result: IntegrationResult) -> None:
         job = workflow.get_external_workflow_handle(job_workflow_id)
         try:
-            await job.signal(AwaitsIntegration.integration_finished, result)
+            await job.signal(JOB_INTEGRATION_FINISHED_SIGNAL, result)
         except FailureError:  # the job is gone (terminated): nobody waits for this answer
             workflow.logger.warning("Job %s is gone; its answer is dropped.", job_workflow_id)
 
     async def _answer_ship(self, ship_workflow_id: str, result: PushResult) -> None:
         ship = workflow.get_external_workflow_handle(ship_workflow_id)
         try:
-            await ship.signal(AwaitsPush.push_finished, result)
+            await ship.signal(SHIP_PUSH_FINISHED_SIGNAL, result)
         except FailureError:  # the ship is gone: its result stays in this history
             workflow.logger.warning("Ship %s is gone; its answer is dropped.", ship_workflow_id)
 

@@ -19,10 +19,8 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import IntegrationRequest, WithdrawIntegration
     from desk.payloads.repo_state import RepoState
 
+from workflows import patches
 from workflows.children import start_entity
-
-SIGNAL_REPO_FIRST = "signal-repo-first"
-"""Patch: a job signals its repository's entity first, and starts it only when that fails."""
 
 Entity = ExternalWorkflowHandle[Any]
 
@@ -34,7 +32,7 @@ async def queue_integration(request: IntegrationRequest) -> Entity:
     instead of a child start that fails before the signal (issue 13). Only when the signal
     finds no entity (the first job on a repository, or one terminated) is it started.
     """
-    if workflow.patched(SIGNAL_REPO_FIRST):
+    if workflow.patched(patches.SIGNAL_REPO_FIRST):
         running = repo_handle(request.repo)
         try:
             await running.signal(REQUEST_INTEGRATION_SIGNAL, request)

@@ -1,0 +1,81 @@
+"""What a job shows of itself as it goes: its phase, its narration, the host it waits for."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeUpdate
+
+with workflow.unsafe.imports_passed_through():
+    from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
+    from desk.payloads.jobs import JobOutcome, JobPhase
+    from desk.payloads.narration import Narration
+    from desk.payloads.surfaces import ThreadProgress
+
+from workflows.hosts import Route, on_host
+from workflows.in_flight import heeding_cancel
+from workflows.job.phases import JOB_PHASES
+from workflows.job.state import JobState
+from workflows.outbox_calls import send_to_outbox
+from workflows.summaries import phase_details
+
+T = TypeVar("T")
+
+
+def set_phase(state: JobState, phase: JobPhase, outcome: JobOutcome | None = None) -> None:
+    """Move the job to `phase` (a move the phase table has) and show it: in its status, its
+    current details and its search attributes (with its outcome once it has one)."""
+    JOB_PHASES.check_move(state.status.phase, phase)
+    state.status.phase = phase
+    workflow.set_current_details(phase_details(state.job, phase.value))
+    updates: list[SearchAttributeUpdate[str]] = [PHASE_ATTRIBUTE.value_set(phase.value)]
+    if outcome is not None:
+        updates.append(OUTCOME_ATTRIBUTE.value_set(outcome.value))
+    workflow.upsert_search_attributes(updates)
+
+
+async def narrate(
+    state: JobState, said: Narration, *, branch: str = "", host: str = "", held: str = ""
+) -> None:
+    """Short narration for the job's chat thread (one progress message, edited in place);
+    the surface words it."""
+    if state.job.place is not None:
+        place = state.job.place
+        # While the agent works, the surface reads its lines from Temporal (not this history).
+        working = state.status.phase == JobPhase.WORKING
+        agent_of = workflow.info().workflow_id if working else ""
+        progress = ThreadProgress(
+            channel=place.channel,
+            narration=said,
+            branch=branch,
+            host=host,
+            held=held,
+            agent_of=agent_of,
+        )
+        await heeding_cancel(send_to_outbox(place, progress))
+
+
+async def on_the_clones_host(state: JobState, call: Callable[[Route], Awaitable[T]]) -> T:
+    """Run a shelf step on the clone's host, waiting (and saying so) while it is gone."""
+
+    async def waiting(host: str) -> None:
+        await _waiting_for_host(state, host)
+
+    return await on_host(call, state.job.host, state.job.host_wait, waiting)
+
+
+async def _waiting_for_host(state: JobState, host: str) -> None:
+    """Say (in the status, in visibility and in the job's thread) which host it waits for."""
+    if host == state.status.waiting_for_host:
+        return
+    gone = host or state.status.waiting_for_host
+    state.status.waiting_for_host = host
+    workflow.upsert_search_attributes(
+        [WAITING_HOST_ATTRIBUTE.value_set(host) if host else WAITING_HOST_ATTRIBUTE.value_unset()]
+    )
+    if host:
+        await narrate(state, Narration.WAITING_FOR_HOST, host=host)
+    else:
+        await narrate(state, Narration.HOST_BACK, host=gone)
