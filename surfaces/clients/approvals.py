@@ -109,23 +109,25 @@ class ApprovalsClient:
 def match_approval(given: str, open_ids: list[str]) -> str:
     """The one id among `open_ids` that `given` names, or an ApprovalNotFoundError.
 
-    `given` is a whole id or a prefix of one, with or without its `approval-` start, that
-    covers at least the approval's scope (`job-7`, `push-acme/api`): `job` or `job-1` name
-    no approval of job 12, so a slip can never answer another job's call. Nothing else
-    matches: no substrings. Several matches list the candidates.
+    `given` is a whole id or a unique part of one, from anywhere in it (`job-7`, `acme/api`, a
+    few digits of its digest), with or without `approval-`. A part must reach past the id's
+    lead (`approval-job-`): `job` or `push` alone names nothing. A number in the scope is
+    matched whole: `job-1` is no part of job 12's ids, so a slip never answers another job's
+    call. Several matches list the candidates.
     """
-    full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
-    if full in open_ids:
-        return full
-    found = [ident for ident in open_ids if ident.startswith(full) and _covers_scope(full, ident)]
+    if given in open_ids:
+        return given
+    found = [ident for ident in open_ids if _names(given, ident)]
     if len(found) == 1:
         return found[0]
     if not found:
+        full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
         if FULL_ID.fullmatch(full):
             return full  # a whole id, settled: answering it says it no longer counts
         raise ApprovalNotFoundError(
-            f"No open approval starts with {given!r}: give a whole approval id, or its start "
-            "up to at least its scope (e.g. job-7); `codedesk approvals` lists the open ones."
+            f"No open approval has {given!r} in its id: give a whole approval id or a unique "
+            "part of one (e.g. job-7, or a few characters of its end); `codedesk approvals` "
+            "lists the open ones."
         )
     raise ApprovalNotFoundError(
         f"{given!r} matches {len(found)} open approvals ({', '.join(sorted(found))}): "
@@ -133,9 +135,23 @@ def match_approval(given: str, open_ids: list[str]) -> str:
     )
 
 
-def _covers_scope(prefix: str, ident: str) -> bool:
-    """Whether `prefix` reaches at least the end of `ident`'s scope (`approval-<scope>`)."""
-    return len(prefix) >= len(ident) - DIGEST_CHARS
+def _names(part: str, ident: str) -> bool:
+    """Whether `part` occurs in `ident` past its lead, cutting none of its scope's numbers."""
+    scope_end = len(ident) - DIGEST_CHARS
+    lead = ident.find("-", len(APPROVAL_ID_PREFIX)) + 1
+    start = ident.find(part) if part else -1
+    while start >= 0:
+        end = start + len(part)
+        cuts = _cuts_a_number(ident, start, scope_end) or _cuts_a_number(ident, end, scope_end)
+        if end > lead and not cuts:
+            return True
+        start = ident.find(part, start + 1)
+    return False
+
+
+def _cuts_a_number(ident: str, at: int, scope_end: int) -> bool:
+    """Whether a boundary at `at` falls between two digits of the scope (`job-1|2`)."""
+    return 0 < at < scope_end and ident[at - 1].isdigit() and ident[at].isdigit()
 
 
 def _closed(error: RPCError, ident: str) -> str:

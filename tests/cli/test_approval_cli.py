@@ -173,7 +173,9 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     reason = assert_refused(ambiguous, "matches 2 open approvals", "give more of the id")
     assert "counted" not in reason
     unknown = await run_cli(env, "approve", "no-such-approval", cwd=tmp_path)
-    assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
+    assert_refused(
+        unknown, "No open approval has 'no-such-approval' in its id", "codedesk approvals"
+    )
 
     await desk.cancel(number)
     report = await awaited(desk.wait(number), f"job {number}'s report")
