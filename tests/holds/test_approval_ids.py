@@ -48,7 +48,18 @@ def test_a_whole_id_or_a_unique_part_of_one_names_it(given: str, named: str) -> 
 
 @pytest.mark.parametrize(
     "given",
-    ["job", "approval-job", "approval-push-", "jo", "", "approval-", "push", "nope", "job-1", "ob-1"],
+    [
+        "job",
+        "approval-job",
+        "approval-push-",
+        "jo",
+        "",
+        "approval-",
+        "push",
+        "nope",
+        "job-1",
+        "ob-1",
+    ],
 )
 def test_a_part_of_no_id_or_of_its_lead_alone_or_cutting_a_number_names_none(given: str) -> None:
     with pytest.raises(ApprovalNotFoundError, match="No open approval has .* in its id"):
