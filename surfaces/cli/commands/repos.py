@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desk.host_slots import repo_host
+from surfaces.cli.options import DeskTyper
 from surfaces.cli.runner import err, out, with_desk
 
 if TYPE_CHECKING:
     from surfaces.clients.desk import DeskClient
 
-repo_app = typer.Typer(
+repo_app = DeskTyper(
     help="The shelf: the clones codedesk works on.", no_args_is_help=True, rich_markup_mode=None
 )
 
