@@ -17,7 +17,13 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
-from desk.errors import DeskError, RepoBusyError, ServerError, ShipRefusal
+from desk.errors import (
+    CloneMissingError,
+    DeskError,
+    RepoBusyError,
+    ServerError,
+    ShipRefusal,
+)
 from desk.failures import error_of
 from desk.forge import pull_request_plan
 from desk.holds.approvals import SurfacePlace, approval_id
@@ -29,6 +35,7 @@ from desk.names import (
     pushing_memo,
     repo_workflow_id,
 )
+from desk.nearest import nearest
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
 from desk.payloads.shipping import (
@@ -42,6 +49,7 @@ from desk.payloads.shipping import (
     ship_tool,
 )
 from desk.repo_names import parse_repo_name
+from surfaces.clients.desk import DeskClient
 from surfaces.clients.worker_check import require_worker
 from workflows.desk.entity import Desk
 from workflows.job.reasons import reason_of
@@ -189,11 +197,28 @@ class ShippingClient:
         except WorkflowQueryFailedError as error:
             raise ServerError(f"The receipts of {repo} could not be read: {error}.") from None
         if found is None:
-            raise ShipRefusal(
+            raise await self._not_on_shelf(repo) or ShipRefusal(
                 f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "
                 "and push the SHA it names."
             )
         return found
+
+    async def _not_on_shelf(self, repo: str) -> CloneMissingError | None:
+        """Why there can be no receipt of `repo`: it is not on the shelf (the nearest name on
+        it named); None when it is, or when a host did not answer and it may be there."""
+        try:
+            shelves = await DeskClient(self.client, self.settings).shelves()
+        except DeskError:
+            return None
+        names = [clone.repo for clone in shelves.clones]
+        if repo in names or shelves.silent:
+            return None
+        near = nearest(repo, names)
+        hint = f"did you mean {near}? " if near else ""
+        return CloneMissingError(
+            f"Repository {repo!r} is not on the shelf: {hint}`codedesk repo list` shows the "
+            f"shelf, `codedesk repo add {repo}` adds it. Nothing was pushed."
+        )
 
     async def ships_pull_requests(self, repo: str) -> bool:
         """Whether the owner set `repo` to ship as pull requests (`codedesk repo set --pr`)."""

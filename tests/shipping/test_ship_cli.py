@@ -112,6 +112,19 @@ async def test_push_prints_the_approval_then_approve_ships(
     assert refs(origin) == {"refs/heads/main": head, "HEAD": "refs/heads/main"}
 
 
+async def test_push_of_a_repository_not_on_the_shelf_names_the_nearest_one(
+    cli: Cli, clone: Path
+) -> None:
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    reason = assert_refused(await cli("push", "acme/apj", head), "'acme/apj' is not on the shelf")
+    assert f"did you mean {REPO}?" in reason and "no change report" not in reason, reason
+    far = assert_refused(await cli("push", "zz/qqqq", head), "'zz/qqqq' is not on the shelf")
+    assert "did you mean" not in far, far
+    # On the shelf, but never reported: the receipt is what is missing.
+    assert_refused(await cli("push", REPO, "b" * 40), "no change report", f"codedesk report {REPO}")
+
+
 async def test_push_wait_exits_zero_once_pushed(
     cli: Cli, settings: DeskSettings, clone: Path, origin: Path
 ) -> None:
