@@ -18,6 +18,7 @@ SETTING_NAMES = frozenset(
         "daily_limit_action", "heartbeat_timeout",
         "report_output_chars", "report_commits", "report_files", "repo_list_commits",
         "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
+        "outcome_wait",
         "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
         "hold_live_wait",
         "setup_timeout", "check_timeout",

@@ -172,6 +172,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "max_queued": integer(0),
         "desk_reclaim_interval": duration,
         "admit_wait": duration,
+        "outcome_wait": duration,
         "desk_history_limit": integer(0),
         "owner_id": text,
         "owners": items(_anything),

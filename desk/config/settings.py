@@ -198,6 +198,13 @@ class DeskSettings(BaseSettings):
         default=timedelta(minutes=2),
         description="How long a submission waits for the desk's answer, asking again meanwhile.",
     )
+    outcome_wait: timedelta = Field(
+        default=timedelta(seconds=10),
+        description=(
+            "How long `codedesk push`, `approve` and `decline` wait to say what came of them "
+            "(a push refused before its card, pushed or declined) before saying where to see it."
+        ),
+    )
     desk_history_limit: int = Field(
         default=0,
         ge=0,
@@ -474,6 +481,7 @@ class DeskSettings(BaseSettings):
         "hook_timeout",
         "host_wait",
         "admit_wait",
+        "outcome_wait",
         "discord_progress_interval",
         "agent_progress_interval",
         "long_running_check",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio.client import (
     Client,
+    WorkflowFailureError,
+    WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
@@ -23,10 +27,25 @@ from desk.holds.approvals import (
     Principal,
     WithdrawInput,
 )
+from desk.names import PUSH_ID_PREFIX
+from desk.payloads.shipping import PushResult
 from surfaces.clients.approval_listing import OPEN, open_page, open_states, opened_at
 from surfaces.clients.listing import Page
 from surfaces.clients.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
+from workflows.ship import Ship
+
+
+@dataclass
+class Followed:
+    """What an answered approval led to, as far as a surface could tell (all empty: nothing)."""
+
+    state: ApprovalState | None = None
+    asker: str = ""
+    """The workflow that asked for the approval: a job (`job-7`) or a push (`push-…`)."""
+    push: PushResult | None = None
+    """The push's result, when the asker is a push that ended within the wait."""
+
 
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 """A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
@@ -97,6 +116,26 @@ class ApprovalsClient:
             return AnswerResult(counted=False, reason="No worker answered in time."), True
         except RPCError as error:
             return AnswerResult(counted=False, reason=_closed(error, ident)), False
+
+    async def followed(self, ident: str, wait: timedelta) -> Followed:
+        """What a counted answer to `ident` led to, as far as is known within `wait`: the
+        approval's request, who asked (a job or a push), and a push's result once it has one."""
+        handle = self.client.get_workflow_handle_for(Approval.run, ident)
+        try:
+            described = await handle.describe()
+            state = await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return Followed()
+        asker = described.parent_id or ""
+        followed = Followed(state=state, asker=asker)
+        if asker.startswith(PUSH_ID_PREFIX):
+            ship = self.client.get_workflow_handle_for(Ship.run, asker)
+            try:
+                async with asyncio.timeout(wait.total_seconds()):
+                    followed.push = await ship.result()
+            except (TimeoutError, WorkflowFailureError, RPCError):
+                followed.push = None  # not known in time: the surface says where to see it
+        return followed
 
     async def withdraw(self, ident: str, reason: str, by: str) -> None:
         handle = self.client.get_workflow_handle_for(Approval.run, ident)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio.client import (
@@ -43,6 +44,7 @@ from desk.payloads.shipping import (
     PushResult,
     PushStatus,
     ReportInput,
+    ShipAsked,
     ShipInput,
     full_sha,
     push_call,
@@ -138,6 +140,7 @@ class ShippingClient:
         desk = await self._desk()
         exempt = desk is not None and desk.policy is not None and desk.policy.exempt(name)
         exempt = exempt and not hold
+        host = repo_host(desk, name) if desk is not None else ""
         ident = push_workflow_id(name, sha)
         try:
             handle = await self.client.start_workflow(
@@ -148,6 +151,7 @@ class ShippingClient:
                     requester=self.settings.owner,
                     place=place,
                     pull_request=pull_request,
+                    host=host,
                 ),
                 id=ident,
                 task_queue=self.settings.task_queue,
@@ -162,6 +166,21 @@ class ShippingClient:
         scope = push_approval_scope(name)
         waits_on = "" if exempt else approval_id(scope, ship_tool(plan), push_call(receipt, plan))
         return handle, waits_on
+
+    async def asked(
+        self, push: WorkflowHandle[Ship, PushResult], wait: timedelta
+    ) -> ShipAsked | None:
+        """What a push just requested did first: asked for its approval (or pushes), or ended
+        without asking anyone (`result`: the SHA is not the clone's HEAD). None when it did not
+        say within `wait` (its host is slow to answer, say)."""
+        try:
+            async with asyncio.timeout(wait.total_seconds()):
+                try:
+                    return await push.execute_update(Ship.asked)
+                except (RPCError, WorkflowUpdateFailedError):  # it ended before it was asked
+                    return ShipAsked(result=await push.result())
+        except TimeoutError:
+            return None
 
     async def finished_push(self, repo: str, sha: str) -> PushResult | None:
         """The result of a push of exactly `sha` that already reached the remote, if any: asking
