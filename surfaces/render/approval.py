@@ -8,21 +8,14 @@ size now. Each target renders the same blocks: the terminal (`approval_card` her
 at its `value_chars` between the approval's id and the commands that answer it; Discord
 (`surfaces.discord.markdown.cards`) renders them as markdown and fits them to an embed, with
 a common cap it searches for and the last arguments left out when even that does not fit.
-
-Where the targets differ is `Shapes`: Discord's card follows pi-roundtable 0.15's rules
-(`SEED`: a lone `\r`, U+2028, U+2029 and U+0085 break a line as `\n` does, and a call whose
-tool has no schema listing properties is one JSON object); the terminal (`TERMINAL`) lists the
-arguments of such a call by name too, and puts only a `\n` in a block, spelling the other
-breaks out on the line (`\r`), so no value hides a line there either.
 The layout is pure apart from one ``os.stat`` per listed file.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,24 +46,6 @@ TOOL_CHARS = 100
 UNNAMED = ours("")
 NO_ARGUMENTS = line(ours("(no arguments)", Tone.DIM))
 FILES = field("files")
-NEWLINE = re.compile("\n")
-
-
-@dataclass(frozen=True)
-class Shapes:
-    """What a target decides of a call's layout."""
-
-    breaks: re.Pattern[str]
-    """What puts a string in a block below its label: a line break the target shows as one."""
-    json_without_schema: bool
-    """A call whose tool's schema lists no properties (or that has no schema) is one JSON
-    object, each argument an entry of it, rather than arguments named as code."""
-
-
-SEED = Shapes(breaks=LINE_BREAK, json_without_schema=True)
-"""pi-roundtable 0.15's card rules (Discord's card)."""
-TERMINAL = Shapes(breaks=NEWLINE, json_without_schema=False)
-"""The terminal: a command as it will run, `\r` and U+2028 spelled out on its line."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +59,6 @@ class Part:
     """The longest cuttable string: a cap at or above it changes nothing."""
     label: Span = UNNAMED
     """How the argument is named where it is left out."""
-    entry: Callable[[int | None], str] | None = None
-    """In a call laid out as one JSON object: the argument's entry in it at a cap."""
 
 
 @dataclass(frozen=True)
@@ -102,19 +75,12 @@ class Call:
     no_arguments: bool
     files: tuple[Block, ...]
     """One item per file the call sends, under `FILES`."""
-    json_object: bool = False
-    """The fields are the entries of one JSON object (`Part.entry`): no schema lists them."""
 
     def blocks(self, cap: int | None) -> list[Block]:
         """The whole call, every cuttable string cut to `cap`."""
         out = [self.question]
-        for part in self.fixed:
+        for part in (*self.fixed, *self.fields):
             out += part.draw(cap)
-        if self.json_object:
-            out.append(code(json_object(entry_at(part, cap) for part in self.fields), "json"))
-        else:
-            for part in self.fields:
-                out += part.draw(cap)
         if self.no_arguments:
             out.append(NO_ARGUMENTS)
         if self.files:
@@ -129,7 +95,6 @@ def call_layout(
     action: str = "",
     parameters: Mapping[str, Any] | None = None,
     files: Sequence[str | os.PathLike[str]] = (),
-    shapes: Shapes = TERMINAL,
 ) -> Call:
     """Lay out one tool call for a person to approve.
 
@@ -140,14 +105,11 @@ def call_layout(
         parameters: the tool's parameter JSON Schema, if known: its properties give the
             arguments' order and labels.
         files: paths the call sends.
-        shapes: what the target decides (`SEED` for Discord's card, `TERMINAL`).
     """
     kept, mark = _cut(tool, TOOL_CHARS)
     strong = Tone.STRONG
     question = line(ours("Approve ", strong), name(_shown(kept + mark), strong), ours("?", strong))
-    fixed = [_value(ours("action"), action, shapes.breaks)] if action else []
-    props = _properties(parameters)
-    as_json = shapes.json_without_schema and isinstance(input, Mapping) and not props
+    fixed = [_value(ours("action"), action)] if action else []
     if not isinstance(input, Mapping):
         whole = input
 
@@ -158,23 +120,10 @@ def call_layout(
     return Call(
         question=question,
         fixed=tuple(fixed),
-        fields=tuple(_entries(input) if as_json else _fields(input, props, shapes.breaks)),
-        no_arguments=isinstance(input, Mapping) and not input and not as_json,
+        fields=tuple(_fields(input, parameters)),
+        no_arguments=isinstance(input, Mapping) and not input,
         files=tuple(_file(path) for path in files),
-        json_object=as_json,
     )
-
-
-def json_object(entries: Iterable[str]) -> str:
-    """A JSON object from its entries' text (`  "key": value`), two-space indented."""
-    shown = list(entries)
-    return "{\n" + ",\n".join(shown) + "\n}" if shown else "{}"
-
-
-def entry_at(part: Part, cap: int | None) -> str:
-    """A JSON object's entry at a cap (`Call.json_object`)."""
-    assert part.entry is not None
-    return part.entry(cap)
 
 
 def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
@@ -214,31 +163,14 @@ def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
     return blocks
 
 
-def _properties(parameters: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """The properties a tool's schema lists (none: no schema, or one that lists none)."""
-    props = parameters.get("properties") if isinstance(parameters, Mapping) else None
-    return props if isinstance(props, Mapping) else {}
-
-
-def _entries(input: Mapping[str, Any]) -> list[Part]:
-    """The arguments as the entries of one JSON object, in the input's order, so the last can
-    be left out as fields are."""
-    parts = []
-    for key, value in input.items():
-
-        def entry(cap: int | None, key: Any = key, value: Any = value) -> str:
-            return to_json({key: _cut_tree(value, cap)}, indent=2)[2:-2]
-
-        shown = name(_shown(str(key)))
-        parts.append(Part(lambda cap: [], _longest(value), shown, entry))
-    return parts
-
-
-def _fields(input: Any, props: Mapping[str, Any], breaks: re.Pattern[str]) -> list[Part]:
+def _fields(input: Any, parameters: Mapping[str, Any] | None) -> list[Part]:
     """The arguments, declared ones in the schema's order under its titles, then the others
     named as code, so an undeclared argument cannot pass for a declared label."""
     if not isinstance(input, Mapping):
         return []
+    props = parameters.get("properties") if isinstance(parameters, Mapping) else None
+    if not isinstance(props, Mapping):
+        props = {}
     parts = []
     for key, prop in props.items():
         # Membership in the mapping itself: own keys only, nothing looked up on an object.
@@ -249,12 +181,11 @@ def _fields(input: Any, props: Mapping[str, Any], breaks: re.Pattern[str]) -> li
         label = title if isinstance(title, str) and not invisible(title) else str(key)
         value = input[key]
         fixed = isinstance(value, str) and _in_enum(value, schema)
-        listed = name(_shown(label))
-        parts.append(_value(text(_shown(label)), value, breaks, fixed=fixed, listed=listed))
+        parts.append(_value(text(_shown(label)), value, fixed=fixed, listed=name(_shown(label))))
     for key, value in input.items():
         if key not in props:
             shown = name(_shown(str(key)))
-            parts.append(_value(shown, value, breaks, listed=shown))
+            parts.append(_value(shown, value, listed=shown))
     return parts
 
 
@@ -267,21 +198,14 @@ def _in_enum(value: str, schema: Mapping[str, Any]) -> bool:
     return isinstance(const, str) and const == value
 
 
-def _value(
-    label: Span,
-    value: Any,
-    breaks: re.Pattern[str],
-    *,
-    fixed: bool = False,
-    listed: Span = UNNAMED,
-) -> Part:
+def _value(label: Span, value: Any, *, fixed: bool = False, listed: Span = UNNAMED) -> Part:
     """A value after its label: on the label's line, or as a block on the lines below.
 
     The value's shape is decided once, on the whole value, so a cut never moves it between
     the line and a block, and a huge string is scanned once rather than for every cap.
     An enum value is the tool's own word: it is never cut.
     """
-    shape = _shape(value, fixed, breaks)
+    shape = _shape(value, fixed)
 
     def draw(cap: int | None) -> list[Block]:
         cap = None if fixed else cap
@@ -294,12 +218,12 @@ def _value(
     return Part(draw, 0 if fixed else _longest(value), listed)
 
 
-def _shape(value: Any, fixed: bool, breaks: re.Pattern[str]) -> str:
+def _shape(value: Any, fixed: bool) -> str:
     if isinstance(value, str):
         if invisible(value):
             return "quoted"
-        # A break the target does not show as one stays on the line, spelled out (`\r`).
-        if breaks.search(value) or (len(value) > INLINE_MAX and not fixed):
+        # Only '\n' breaks a line of a command; '\r' or U+2028 stay on it, spelled out.
+        if "\n" in value or (len(value) > INLINE_MAX and not fixed):
             return "block"
         return "inline"
     if value is None or isinstance(value, bool | int | float):

@@ -1,12 +1,10 @@
 """Approval cards for Discord: the one layout (`surfaces.render.approval`) as markdown, fitted.
 
-The blocks are the terminal's, shaped by pi-roundtable 0.15's card rules (`SEED`: a lone `\r`,
-U+2028, U+2029 and U+0085 are line breaks, and a call whose tool's schema lists no properties
-is one JSON block); what is Discord's is the markdown (`surfaces.discord.markdown.blocks`, whose
-escaping means nothing a model wrote can format the card, hide part of it, link anywhere or
-mention anyone) and the budget an embed gives it: over budget, strings are cut to a common cap
-(never below ``limits.value_chars``), then the last arguments are left out and named, then the
-last files.
+The blocks are the terminal's; what is Discord's is the markdown (`surfaces.discord.markdown
+.blocks`, whose escaping means nothing a model wrote can format the card, hide part of it,
+link anywhere or mention anyone) and the budget an embed gives it: over budget, strings are cut
+to a common cap (never below ``limits.value_chars``), then the last arguments are left out and
+named, then the last files.
 """
 
 from __future__ import annotations
@@ -16,18 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from surfaces.discord.markdown import card_text
 from surfaces.discord.markdown.blocks import markdown
-from surfaces.render.approval import (
-    FILES,
-    NO_ARGUMENTS,
-    SEED,
-    Call,
-    Part,
-    call_layout,
-    entry_at,
-    json_object,
-)
+from surfaces.render.approval import FILES, NO_ARGUMENTS, Call, Part, call_layout
 from surfaces.render.blocks import count, line, ours
 
 
@@ -66,29 +54,22 @@ def approval_card(
     """
     if isinstance(files, str | bytes):
         files = [files]
-    layout = call_layout(
-        tool, input, action=action, parameters=parameters, files=files, shapes=SEED
-    )
+    layout = call_layout(tool, input, action=action, parameters=parameters, files=files)
     return _fit(_Card(layout), limits)
 
 
 @dataclass
 class _Drawn:
-    """A part's markdown (or, in a JSON object, its entry's code), drawn at most once per cap,
-    so fitting a card with a large uncuttable value (a long array of numbers) does not render
-    it again for every trial."""
+    """A part's markdown, drawn at most once per cap, so fitting a card with a large uncuttable
+    value (a long array of numbers) does not render it again for every trial."""
 
     part: Part
-    entry: bool = False
     drawn: dict[int | None, str] = field(default_factory=dict)
 
     def at(self, cap: int | None) -> str:
         key = None if cap is None or cap >= self.part.longest else cap
         if key not in self.drawn:
-            if self.entry:
-                self.drawn[key] = card_text.code(entry_at(self.part, key))
-            else:
-                self.drawn[key] = markdown(self.part.draw(key))
+            self.drawn[key] = markdown(self.part.draw(key))
         return self.drawn[key]
 
 
@@ -98,19 +79,14 @@ class _Card:
     def __init__(self, layout: Call) -> None:
         self.question = markdown([layout.question])
         self.fixed = [_Drawn(part) for part in layout.fixed]
-        self.json_object = layout.json_object
-        self.fields = [_Drawn(part, entry=layout.json_object) for part in layout.fields]
+        self.fields = [_Drawn(part) for part in layout.fields]
         self.listed = [markdown([line(part.label)]) for part in layout.fields]
         self.no_arguments = markdown([NO_ARGUMENTS]) if layout.no_arguments else ""
         self.files = [markdown([file]) for file in layout.files]
 
     def sections(self, cap: int | None, drop: int, drop_files: int, notice: str) -> list[str]:
         out = [self.question, *(piece.at(cap) for piece in self.fixed)]
-        shown = [piece.at(cap) for piece in self.fields[: len(self.fields) - drop]]
-        if not self.json_object:
-            out += shown
-        elif shown or not drop:  # every entry left out: no empty object
-            out.append(f"```json\n{json_object(shown)}\n```")
+        out += [piece.at(cap) for piece in self.fields[: len(self.fields) - drop]]
         if self.no_arguments:
             out.append(self.no_arguments)
         if notice:
