@@ -82,6 +82,7 @@ class ShipRequestActivities:
             place=request.place,
             agent_ship=ask,
             pull_request=pull_request,
+            host=request.host,
         )
         plan = pull_request_plan(receipt, ask.job) if pull_request else None
         try:

@@ -19,7 +19,9 @@ from desk.errors import GitError, ShipRefusal
 from desk.failures import desk_failures
 from desk.payloads.shipping import (
     ChangeReport,
+    CloneHead,
     FileChange,
+    HeadQuery,
     PushInput,
     PushResult,
     PushStatus,
@@ -41,6 +43,11 @@ class ShipActivities:
     async def change_report(self, request: ReportInput) -> ChangeReport:
         """Fetch, check the clone is clean and ahead of origin, and describe what would ship."""
         return await off_the_loop(self._change_report, request)
+
+    @activity.defn
+    async def clone_head(self, query: HeadQuery) -> CloneHead:
+        """The clone's HEAD now: a push of another SHA is refused before anyone is asked."""
+        return await off_the_loop(self._clone_head, query)
 
     @activity.defn
     async def push(self, request: PushInput) -> PushResult:
@@ -85,6 +92,10 @@ class ShipActivities:
                 files_omitted=max(0, len(files) - most_files),
                 made_at=datetime.now(UTC),
             )
+
+    def _clone_head(self, query: HeadQuery) -> CloneHead:
+        with desk_failures():
+            return CloneHead(head=head_sha(existing_clone(self.settings, query.repo)))
 
     def _push(self, request: PushInput) -> PushResult:
         receipt = request.receipt

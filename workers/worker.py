@@ -69,6 +69,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         setup.set_up_worktree,
         setup.check_worktree,
         ship.change_report,
+        ship.clone_head,
         ship.push,
         BranchPushActivities(settings).push_branch,
     ]

@@ -89,6 +89,7 @@ ENTITIES_OUTLIVE_CANCEL = "entities-outlive-cancel"
 OUTSIDE_SANDBOX = "card-says-outside-sandbox"
 HELD_CUT = "held-summary-cut-counted"
 RESULT_ASKED = "result-names-requester"
+SHIP_HEAD_CHECK = "ship-head-check"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -105,6 +106,7 @@ PATCHES = (
             {
                 JOB_WORKFLOW_TYPE,
                 REPO_WORKFLOW_TYPE,
+                SHIP_WORKFLOW_TYPE,
                 ADD_REPO_WORKFLOW_TYPE,
                 LIST_REPOS_WORKFLOW_TYPE,
             }
@@ -344,6 +346,15 @@ PATCHES = (
         commit="4a7a809",
         asked_by=frozenset({JOB_WORKFLOW_TYPE, SHIP_WORKFLOW_TYPE}),
         old_branch="coding_job_integrated",
+    ),
+    Patch(
+        SHIP_HEAD_CHECK,
+        guards="a push of a SHA that is not the clone's HEAD is refused before its approval "
+        "opens (before, it opened the card and was refused only once approved)",
+        came="2026-12-06",
+        commit="de8d38d",
+        asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
+        old_branch="ship_pushed",
     ),
 )
 """Every patch the workflows ask, oldest first."""

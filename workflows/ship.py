@@ -8,6 +8,7 @@ from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
+    from activities.shipping import ShipActivities
     from desk.forge import pull_request_plan
     from desk.holds.approvals import (
         ApprovalOutcome,
@@ -18,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import (
         REPO_REQUEST_PUSH_SIGNAL,
+        SHIP_ASKED_UPDATE,
         SHIP_PUSH_FINISHED_SIGNAL,
         SHIP_SUPERSEDED_SIGNAL,
         SHIP_WORKFLOW_TYPE,
@@ -27,11 +29,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.results import asked_for_push
     from desk.payloads.shipping import (
         PUSH_PARAMETERS,
+        HeadQuery,
         PullRequestPlan,
         PushRequest,
         PushResult,
         PushStatus,
         PushSuperseded,
+        ShipAsked,
         ShipInput,
         push_call,
         ship_tool,
@@ -40,7 +44,8 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.approval import Approval
-from workflows.policies import POLICY_READ_STEP
+from workflows.hosts import host_missing, host_route
+from workflows.policies import GIT_STEP, HOST_WAIT, POLICY_READ_STEP
 from workflows.reasons import reason_of
 from workflows.repo_calls import repo_entity
 from workflows.result_calls import deliver_result
@@ -64,14 +69,18 @@ class Ship:
         self.pull_request: PullRequestPlan | None = (
             pull_request_plan(request.receipt, job) if request.pull_request else None
         )
+        self.asking = False
+        """Past the HEAD check: the approval is asked for, or the push is (an exempt repo)."""
+        self.result: PushResult | None = None
 
     @workflow.run
     async def run(self, request: ShipInput) -> PushResult:
-        result = await self._ship(request)
+        result = self.result = await self._ship(request)
         if self.policy is not None:
             subject = f"{request.receipt.repo}-{request.receipt.head}"
             asked = asked_for_push(request) if workflow.patched(patches.RESULT_ASKED) else None
             await deliver_result(self.policy.result_delivery, subject, result, asked)
+        await workflow.wait_condition(workflow.all_handlers_finished)
         return result
 
     @workflow.signal(name=SHIP_PUSH_FINISHED_SIGNAL)
@@ -85,6 +94,13 @@ class Ship:
         if self.superseded_by is None:
             self.superseded_by = notice
 
+    @workflow.update(name=SHIP_ASKED_UPDATE)
+    async def asked(self) -> ShipAsked:
+        """Wait until the push asks for its approval (or pushes), or ends without asking:
+        `codedesk push` says which, a refusal before any card included."""
+        await workflow.wait_condition(lambda: self.asking or self.result is not None)
+        return ShipAsked(result=None if self.asking else self.result)
+
     async def _ship(self, request: ShipInput) -> PushResult:
         receipt = request.receipt
         approved_by, ident = "", ""
@@ -97,6 +113,11 @@ class Ship:
                 return self._unpushed(PushStatus.REFUSED, f"{reason}; nothing was pushed.", "")
             exempt = policy.exempt(receipt.repo) and not request.hold
             owners = policy.owners
+        if workflow.patched(patches.SHIP_HEAD_CHECK):
+            moved = await self._head_moved()
+            if moved:
+                return self._unpushed(PushStatus.REFUSED, moved, "")
+        self.asking = True
         if not exempt:
             plan = self.pull_request
             ident = approval_id(
@@ -167,6 +188,34 @@ class Ship:
             )
             await approval.signal(Approval.withdraw, WithdrawInput(reason=reason, by="codedesk"))
         return await approval
+
+    async def _head_moved(self) -> str:
+        """Why the SHA cannot be pushed as the clone stands (it is not HEAD), or empty.
+
+        Read on the clone's host. A host with no worker now is not waited for: the card opens,
+        and the push itself checks HEAD again under the clone's lock.
+        """
+        receipt = self.request.receipt
+        try:
+            found = await workflow.execute_activity_method(
+                ShipActivities.clone_head,
+                HeadQuery(repo=receipt.repo),
+                **(
+                    GIT_STEP
+                    | host_route(self.request.host, HOST_WAIT)
+                    | ActivityConfig(summary=f"reading the HEAD of {receipt.repo}")
+                ),
+            )
+        except ActivityError as error:
+            if host_missing(error):
+                return ""
+            return f"The clone's HEAD could not be read ({reason_of(error)}); nothing was pushed."
+        if found.head == receipt.head:
+            return ""
+        return (
+            f"The clone of {receipt.repo} is at {found.head}, not {receipt.head}: run "
+            f"`codedesk report {receipt.repo}` and push the SHA it names. Nothing was pushed."
+        )
 
     async def _host_policy(self) -> HostPolicy:
         """Who may approve and which repositories are exempt: the desk's, never the asker's."""

@@ -10,6 +10,7 @@ once; this module imports nothing but the standard library.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 ENV_PREFIX = "CODEDESK_"
@@ -24,6 +25,15 @@ DEFAULT_LIST_LIMIT = 50
 LIST_LIMIT_MIN = 1
 DEFAULT_CARD_VALUE_CHARS = 4000
 CARD_VALUE_CHARS_MIN = 100
+DEFAULT_WORK_BUDGET = timedelta(hours=1)
+DEFAULT_WORK_BUDGET_MAX = timedelta(days=1)
+DEFAULT_HOLD_WAIT = timedelta(minutes=10)
+DEFAULT_HOOK_TIMEOUT = timedelta(minutes=11)
+"""The settings a rule across settings compares (a budget within its bound, the hold wait within
+the hook's timeout), which a plain check judges too (desk/config/plain_values.py)."""
+
+SANDBOX_MODES = ("auto", "bwrap", "none")
+"""The values of the sandbox setting."""
 
 NOT_BLANK = ("namespace", "task_queue")
 """Settings of text that must not be blank."""

@@ -9,6 +9,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from desk.errors import DurationError
 
+MAX_DURATION = timedelta(milliseconds=2_147_483_647)
+"""The longest duration any budget or bound may be (Temporal's and most timers' 32-bit ms)."""
+
 _HINT = "use a number of seconds or a duration like 90s, 10m, 1h30m, 2d or PT1H30M."
 _MAX_SHOWN = 100
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
 from desk.config.defaults import CONFIG_ENV, ENV_PREFIX
+from desk.nearest import nearest
 
 SETTING_NAMES = frozenset(
     {
@@ -18,6 +18,7 @@ SETTING_NAMES = frozenset(
         "daily_limit_action", "heartbeat_timeout",
         "report_output_chars", "report_commits", "report_files", "repo_list_commits",
         "max_workers", "max_queued", "desk_reclaim_interval", "admit_wait", "desk_history_limit",
+        "outcome_wait",
         "owner_id", "owners", "hold_classes", "hold_tools", "owner_repos", "hold_wait",
         "hold_live_wait",
         "setup_timeout", "check_timeout",
@@ -72,21 +73,15 @@ def unknown_settings(environ: Mapping[str, str], toml: Path | None) -> list[str]
             continue
         name = upper.removeprefix(ENV_PREFIX).lower()
         if name not in SETTING_NAMES:
-            near = nearest(name)
+            near = nearest(name, SETTING_NAMES)
             hint = f"did you mean {ENV_PREFIX}{near.upper()}?" if near else f"{NOT_FOUND}."
             warnings.append(f"{variable} is not a codedesk setting and is ignored: {hint}")
     for key in _toml_keys(toml):
         if key.lower() not in SETTING_NAMES:
-            near = nearest(key.lower())
+            near = nearest(key.lower(), SETTING_NAMES)
             hint = f"did you mean {near!r}?" if near else f"{NOT_FOUND}."
             warnings.append(f"{key!r} in {toml} is not a codedesk setting and is ignored: {hint}")
     return warnings
-
-
-def nearest(name: str) -> str | None:
-    """The setting whose name is closest to `name`, if any is close (difflib's ratio)."""
-    matches = difflib.get_close_matches(name, SETTING_NAMES, n=1)
-    return matches[0] if matches else None
 
 
 def _toml_keys(toml: Path | None) -> list[str]:

@@ -5,7 +5,9 @@ width, time zone), read without pydantic; anything unusual is left to `desk.conf
 Both take the sources, these settings' defaults, their least values and the plain rules from
 `desk.config.defaults`, and `read_reach` answers only when the environment and the TOML file give
 them as plain values it reads exactly as DeskSettings would (tests/config/test_reach.py holds the
-two equal); otherwise it asks `load_settings`, which also names a bad value. Importing pydantic and
+two equal); otherwise it asks `load_settings`, which also names a bad value. Every other setting
+the environment or the TOML file gives is judged too (desk/config/plain_values.py): a bad value
+of any setting stops a listing as it stops every command. Importing pydantic and
 pydantic-settings costs a listing about three times what the rest of its start does.
 """
 
@@ -33,6 +35,8 @@ from desk.config.defaults import (
     config_file,
     not_a_directory,
 )
+from desk.config.names import SETTING_NAMES
+from desk.config.plain_values import surely_valid
 from desk.errors import SettingsError
 
 if TYPE_CHECKING:
@@ -88,20 +92,23 @@ def reach_of(settings: DeskSettings) -> Reach:
 
 def plain_reach() -> Reach | None:
     """These settings from the environment, the TOML file and the defaults; None when any
-    of them is given in a way only DeskSettings can judge (a different case, an odd value)."""
+    setting is given in a way only DeskSettings can judge (a different case, an odd value)."""
     given = _from_toml()
     if given is None:
         return None
     tls = {ENV_PREFIX + name.upper() for name in TLS_SETTINGS}
     if any(key.upper() in tls for key in os.environ):
         return None  # the frontend is behind TLS: its settings are read in full
-    for name in DEFAULTS:
+    for name in SETTING_NAMES:
         variable = ENV_PREFIX + name.upper()
         spellings = [key for key in os.environ if key.upper() == variable]
         if spellings not in ([], [variable]):
             return None  # pydantic-settings reads names in any case: it decides
         if spellings:
             given[name] = os.environ[variable]
+    others = {name: value for name, value in given.items() if name not in DEFAULTS}
+    if not surely_valid(others):
+        return None
     values = {name: _plain(name, given.get(name, default)) for name, default in DEFAULTS.items()}
     if any(value is None for value in values.values()):
         return None
@@ -109,7 +116,7 @@ def plain_reach() -> Reach | None:
 
 
 def _from_toml() -> dict[str, Any] | None:
-    """These settings the TOML file gives ({} without a file); None if it is not plain."""
+    """The settings the TOML file gives ({} without a file); None if it is not plain."""
     path = config_file()
     if path is None:
         return {}
@@ -119,11 +126,11 @@ def _from_toml() -> dict[str, Any] | None:
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None  # a missing or broken file: load_settings says what is wrong
     for key in document:
-        if key.lower() in DEFAULTS and key != key.lower():
+        if key.lower() in SETTING_NAMES and key != key.lower():
             return None
         if key.lower() in TLS_SETTINGS:
             return None
-    return {name: document[name] for name in DEFAULTS if name in document}
+    return {name: document[name] for name in SETTING_NAMES if name in document}
 
 
 def _plain(name: str, value: Any) -> Any:

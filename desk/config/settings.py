@@ -26,31 +26,35 @@ from desk.config.dates import zone_of
 from desk.config.defaults import (
     CARD_VALUE_CHARS_MIN,
     DEFAULT_CARD_VALUE_CHARS,
+    DEFAULT_HOLD_WAIT,
     DEFAULT_HOME,
+    DEFAULT_HOOK_TIMEOUT,
     DEFAULT_LIST_LIMIT,
     DEFAULT_NAMESPACE,
     DEFAULT_TASK_QUEUE,
+    DEFAULT_WORK_BUDGET,
+    DEFAULT_WORK_BUDGET_MAX,
     LIST_LIMIT_MIN,
     NOT_BLANK,
+    SANDBOX_MODES,
     blank,
     not_a_directory,
 )
 from desk.config.defaults import CONFIG_ENV as CONFIG_ENV
 from desk.config.defaults import ENV_PREFIX as ENV_PREFIX
 from desk.config.defaults import config_file as config_file
-from desk.config.durations import format_duration, parse_duration
+from desk.config.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DeskError, HostError, SettingsError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 from desk.hosts import check_host_name, machine_host_name
 from desk.payloads.jobs import DeskLimits
 from desk.policy.daily import DailyLimitAction
 from desk.policy.egress import parse_patterns
-from desk.policy.host import HOLD_CLASS_NAMES, MAX_DURATION, POLICY_SETTINGS, HostPolicy
+from desk.policy.host import HOLD_CLASS_NAMES, POLICY_SETTINGS, HostPolicy
 from desk.policy.results import ResultHook, webhook_url_problem
 from desk.scrub import DIAGNOSTIC_CHARS, scrub
 from desk.usage.prices import parse_prices
 
-SANDBOX_MODES = ("auto", "bwrap", "none")
 AGENT_ENV_DEFAULT = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ",
     "ANTHROPIC_*", "CLAUDE_CODE_*", "OPENAI_*", "AZURE_OPENAI_*", "GEMINI_API_KEY",
@@ -126,11 +130,11 @@ class DeskSettings(BaseSettings):
         ),
     )
     work_budget: timedelta = Field(
-        default=timedelta(hours=1),
+        default=DEFAULT_WORK_BUDGET,
         description="How long a job's agent may work before it is stopped (e.g. 90s, 10m, 1h).",
     )
     work_budget_max: timedelta = Field(
-        default=timedelta(days=1),
+        default=DEFAULT_WORK_BUDGET_MAX,
         description="The longest work budget a job may ask for (`task --timeout`); host policy.",
     )
     prices: str = Field(
@@ -194,6 +198,13 @@ class DeskSettings(BaseSettings):
         default=timedelta(minutes=2),
         description="How long a submission waits for the desk's answer, asking again meanwhile.",
     )
+    outcome_wait: timedelta = Field(
+        default=timedelta(seconds=10),
+        description=(
+            "How long `codedesk push`, `approve` and `decline` wait to say what came of them "
+            "(a push refused before its card, pushed or declined) before saying where to see it."
+        ),
+    )
     desk_history_limit: int = Field(
         default=0,
         ge=0,
@@ -228,7 +239,7 @@ class DeskSettings(BaseSettings):
         description="How long a repository's check may run before it counts as timed out.",
     )
     hold_wait: timedelta = Field(
-        default=timedelta(minutes=10),
+        default=DEFAULT_HOLD_WAIT,
         description="How long `codedesk hold` waits for an answer before refusing the call.",
     )
     hold_live_wait: timedelta = Field(
@@ -241,7 +252,7 @@ class DeskSettings(BaseSettings):
         ),
     )
     hook_timeout: timedelta = Field(
-        default=timedelta(minutes=11),
+        default=DEFAULT_HOOK_TIMEOUT,
         description="The agent's hook timeout (Claude Code's); must exceed hold_wait by 30s.",
     )
     hold_preview_chars: int = Field(
@@ -470,6 +481,7 @@ class DeskSettings(BaseSettings):
         "hook_timeout",
         "host_wait",
         "admit_wait",
+        "outcome_wait",
         "discord_progress_interval",
         "agent_progress_interval",
         "long_running_check",

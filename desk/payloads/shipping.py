@@ -122,6 +122,28 @@ class ShipInput(Payload):
     pull_request: bool = False
     """Ship as a pull request (`codedesk push --pr`): the SHA on a new branch, a pull request
     of it onto the default branch, behind the same approval."""
+    host: str = ""
+    """The host that holds the clone, whose HEAD is read before anyone is asked ("": the
+    shared queue's worker, a desk of one host)."""
+
+
+class HeadQuery(Payload):
+    """Which clone's HEAD a `Ship` reads before it asks for an approval."""
+
+    repo: str
+
+
+class CloneHead(Payload):
+    """A clone's HEAD as its host read it."""
+
+    head: str
+
+
+class ShipAsked(Payload):
+    """What a `Ship` says once it asked for its approval or pushes, or ended before either."""
+
+    result: PushResult | None = None
+    """Set when the Ship ended without asking anyone (the SHA is not the clone's HEAD)."""
 
 
 class PushSuperseded(Payload):

@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from pydantic import Field
 
-from desk.config.durations import format_duration, parse_duration
+from desk.config.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
 from desk.payloads.base import Payload
 from desk.policy.daily import DailyLimitAction
@@ -25,8 +25,6 @@ from desk.policy.results import ResultHook, ResultHooks
 from desk.shell_rule.rule import HoldClass
 
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)
-MAX_DURATION = timedelta(milliseconds=2_147_483_647)
-"""The longest duration any budget or bound may be (Temporal's and most timers' 32-bit ms)."""
 
 
 class HostPolicy(Payload):

@@ -24,10 +24,11 @@ from surfaces.cli.commands import shipping as ship_commands
 from surfaces.cli.commands import spend as spend_commands
 from surfaces.cli.commands.repos import repo_app
 from surfaces.cli.doctor import doctor, patches
+from surfaces.cli.options import DeskTyper
 from surfaces.cli.runner import err, run, settings
 
 coercion.install()
-app = typer.Typer(
+app = DeskTyper(
     name="codedesk",
     help="Run AI coding jobs on real repositories as durable Temporal workflows.",
     no_args_is_help=True,

@@ -1,8 +1,14 @@
-"""The jobs table's cells, and a table as plain text for a pipe (no rich: a listing stays light)."""
+"""The CLI's tables: their cells, styled on a terminal, plain text for a pipe (never cut).
+
+A pipe gets the plain table without rich (a listing stays light), every cell whole: rich would
+lay a table out for 80 columns there and cut its cells (a path to `…/s…`)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+
+import typer
 
 from desk.config.dates import shown_date
 from surfaces.clients.job_listing import JobRow
@@ -41,3 +47,21 @@ def plain_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
         for line in lines
     )
+
+
+def print_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
+    """Print a table: laid out by rich on a terminal, plain and uncut when piped."""
+    if not sys.stdout.isatty():
+        typer.echo(plain_table(columns, rows))
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    from surfaces.cli.runner import out
+
+    table = Table(box=None, pad_edge=False)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    out.print(table)

@@ -1,38 +1,39 @@
-"""Tables of clones and jobs, and laid-out reports and cards, for a terminal or a pipe."""
+"""The shelf's table and lines, and laid-out reports and cards, for a terminal or a pipe."""
 
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
-from rich.table import Table
 
 from desk.payloads.jobs import CloneInfo
-from surfaces.cli.plain_table import JOB_COLUMNS, job_cells
 from surfaces.cli.runner import out
-from surfaces.clients.job_listing import JobRow
 from surfaces.render.blocks import Block
 from surfaces.render.text import plain, terminal
 
 
-def clones_table(clones: list[CloneInfo]) -> Table:
-    table = Table(box=None, pad_edge=False)
+def clone_cells(clones: list[CloneInfo]) -> tuple[list[str], list[list[str]]]:
+    """The shelf's table: its columns (a host column when any clone has a host) and rows."""
     hosts = any(clone.host for clone in clones)
-    for column in ("repo", "host", "branch", "upstream", "±", "dirty", "last commit", "path"):
-        if column != "host" or hosts:
-            table.add_column(column)
+    columns = ["repo", "host", "branch", "upstream", "±", "dirty", "last commit", "path"]
+    if not hosts:
+        columns.remove("host")
+    rows = []
     for clone in clones:
         distance = f"+{clone.ahead}/-{clone.behind}" if clone.upstream else ""
         last = f"{clone.head[:10]} {clone.last_commit}" if clone.head else "(no commits)"
         dirty = str(len(clone.dirty)) if clone.dirty else ""
-        table.add_row(
-            escape(clone.repo),
-            *([escape(clone.host)] if hosts else []),
-            *(escape(cell) for cell in (clone.branch, clone.upstream, distance)),
-            escape(dirty),
-            escape(last + (f"  [fetch failed: {clone.error}]" if clone.error else "")),
-            escape(clone.path),
+        rows.append(
+            [
+                clone.repo,
+                *([clone.host] if hosts else []),
+                clone.branch,
+                clone.upstream,
+                distance,
+                dirty,
+                last + (f"  [fetch failed: {clone.error}]" if clone.error else ""),
+                clone.path,
+            ]
         )
-    return table
+    return columns, rows
 
 
 def clone_details(clone: CloneInfo) -> list[str]:
@@ -47,15 +48,6 @@ def clone_details(clone: CloneInfo) -> list[str]:
         ("ci: ", ", ".join(ci)),
     ]
     return [f"{clone.repo}: {label}{text}" for label, text in lines if text]
-
-
-def jobs_table(rows: list[JobRow], zone: str = "") -> Table:
-    table = Table(box=None, pad_edge=False)
-    for column in JOB_COLUMNS:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(escape(cell) for cell in job_cells(row, zone)))
-    return table
 
 
 def print_blocks(blocks: list[Block]) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio.client import (
     Client,
+    WorkflowFailureError,
+    WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
 )
@@ -23,10 +27,25 @@ from desk.holds.approvals import (
     Principal,
     WithdrawInput,
 )
+from desk.names import PUSH_ID_PREFIX
+from desk.payloads.shipping import PushResult
 from surfaces.clients.approval_listing import OPEN, open_page, open_states, opened_at
 from surfaces.clients.listing import Page
 from surfaces.clients.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
+from workflows.ship import Ship
+
+
+@dataclass
+class Followed:
+    """What an answered approval led to, as far as a surface could tell (all empty: nothing)."""
+
+    state: ApprovalState | None = None
+    asker: str = ""
+    """The workflow that asked for the approval: a job (`job-7`) or a push (`push-…`)."""
+    push: PushResult | None = None
+    """The push's result, when the asker is a push that ended within the wait."""
+
 
 FULL_ID = re.compile(rf"{APPROVAL_ID_PREFIX}.+-[0-9a-f]{{16}}")
 """A whole approval id: `approval-<scope>-<digest>`, whether or not it is still open."""
@@ -102,6 +121,26 @@ class ApprovalsClient:
         except RPCError as error:
             return AnswerResult(counted=False, reason=_closed(error, ident)), False
 
+    async def followed(self, ident: str, wait: timedelta) -> Followed:
+        """What a counted answer to `ident` led to, as far as is known within `wait`: the
+        approval's request, who asked (a job or a push), and a push's result once it has one."""
+        handle = self.client.get_workflow_handle_for(Approval.run, ident)
+        try:
+            described = await handle.describe()
+            state = await handle.query(Approval.current, rpc_timeout=ANSWER_TIMEOUT)
+        except (RPCError, WorkflowQueryFailedError):
+            return Followed()
+        asker = described.parent_id or ""
+        followed = Followed(state=state, asker=asker)
+        if asker.startswith(PUSH_ID_PREFIX):
+            ship = self.client.get_workflow_handle_for(Ship.run, asker)
+            try:
+                async with asyncio.timeout(wait.total_seconds()):
+                    followed.push = await ship.result()
+            except (TimeoutError, WorkflowFailureError, RPCError):
+                followed.push = None  # not known in time: the surface says where to see it
+        return followed
+
     async def withdraw(self, ident: str, reason: str, by: str) -> None:
         handle = self.client.get_workflow_handle_for(Approval.run, ident)
         try:
@@ -113,23 +152,25 @@ class ApprovalsClient:
 def match_approval(given: str, open_ids: list[str]) -> str:
     """The one id among `open_ids` that `given` names, or an ApprovalNotFoundError.
 
-    `given` is a whole id or a prefix of one, with or without its `approval-` start, that
-    covers at least the approval's scope (`job-7`, `push-acme/api`): `job` or `job-1` name
-    no approval of job 12, so a slip can never answer another job's call. Nothing else
-    matches: no substrings. Several matches list the candidates.
+    `given` is a whole id or a unique part of one, from anywhere in it (`job-7`, `acme/api`, a
+    few digits of its digest), with or without `approval-`. A part must reach past the id's
+    lead (`approval-job-`): `job` or `push` alone names nothing. A number in the scope is
+    matched whole: `job-1` is no part of job 12's ids, so a slip never answers another job's
+    call. Several matches list the candidates.
     """
-    full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
-    if full in open_ids:
-        return full
-    found = [ident for ident in open_ids if ident.startswith(full) and _covers_scope(full, ident)]
+    if given in open_ids:
+        return given
+    found = [ident for ident in open_ids if _names(given, ident)]
     if len(found) == 1:
         return found[0]
     if not found:
+        full = given if given.startswith(APPROVAL_ID_PREFIX) else APPROVAL_ID_PREFIX + given
         if FULL_ID.fullmatch(full):
             return full  # a whole id, settled: answering it says it no longer counts
         raise ApprovalNotFoundError(
-            f"No open approval starts with {given!r}: give a whole approval id, or its start "
-            "up to at least its scope (e.g. job-7); `codedesk approvals` lists the open ones."
+            f"No open approval has {given!r} in its id: give a whole approval id or a unique "
+            "part of one (e.g. job-7, or a few characters of its end); `codedesk approvals` "
+            "lists the open ones."
         )
     raise ApprovalNotFoundError(
         f"{given!r} matches {len(found)} open approvals ({', '.join(sorted(found))}): "
@@ -137,9 +178,23 @@ def match_approval(given: str, open_ids: list[str]) -> str:
     )
 
 
-def _covers_scope(prefix: str, ident: str) -> bool:
-    """Whether `prefix` reaches at least the end of `ident`'s scope (`approval-<scope>`)."""
-    return len(prefix) >= len(ident) - DIGEST_CHARS
+def _names(part: str, ident: str) -> bool:
+    """Whether `part` occurs in `ident` past its lead, cutting none of its scope's numbers."""
+    scope_end = len(ident) - DIGEST_CHARS
+    lead = ident.find("-", len(APPROVAL_ID_PREFIX)) + 1
+    start = ident.find(part) if part else -1
+    while start >= 0:
+        end = start + len(part)
+        cuts = _cuts_a_number(ident, start, scope_end) or _cuts_a_number(ident, end, scope_end)
+        if end > lead and not cuts:
+            return True
+        start = ident.find(part, start + 1)
+    return False
+
+
+def _cuts_a_number(ident: str, at: int, scope_end: int) -> bool:
+    """Whether a boundary at `at` falls between two digits of the scope (`job-1|2`)."""
+    return 0 < at < scope_end and ident[at - 1].isdigit() and ident[at].isdigit()
 
 
 def _closed(error: RPCError, ident: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 
 from temporalio.client import (
@@ -17,7 +18,13 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
-from desk.errors import DeskError, RepoBusyError, ServerError, ShipRefusal
+from desk.errors import (
+    CloneMissingError,
+    DeskError,
+    RepoBusyError,
+    ServerError,
+    ShipRefusal,
+)
 from desk.failures import error_of
 from desk.forge import pull_request_plan
 from desk.holds.approvals import SurfacePlace, approval_id
@@ -29,6 +36,7 @@ from desk.names import (
     pushing_memo,
     repo_workflow_id,
 )
+from desk.nearest import nearest
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
 from desk.payloads.shipping import (
@@ -36,12 +44,14 @@ from desk.payloads.shipping import (
     PushResult,
     PushStatus,
     ReportInput,
+    ShipAsked,
     ShipInput,
     full_sha,
     push_call,
     ship_tool,
 )
 from desk.repo_names import parse_repo_name
+from surfaces.clients.desk import DeskClient
 from surfaces.clients.worker_check import require_worker
 from workflows.desk.entity import Desk
 from workflows.reasons import reason_of
@@ -130,6 +140,7 @@ class ShippingClient:
         desk = await self._desk()
         exempt = desk is not None and desk.policy is not None and desk.policy.exempt(name)
         exempt = exempt and not hold
+        host = repo_host(desk, name) if desk is not None else ""
         ident = push_workflow_id(name, sha)
         try:
             handle = await self.client.start_workflow(
@@ -140,6 +151,7 @@ class ShippingClient:
                     requester=self.settings.owner,
                     place=place,
                     pull_request=pull_request,
+                    host=host,
                 ),
                 id=ident,
                 task_queue=self.settings.task_queue,
@@ -154,6 +166,21 @@ class ShippingClient:
         scope = push_approval_scope(name)
         waits_on = "" if exempt else approval_id(scope, ship_tool(plan), push_call(receipt, plan))
         return handle, waits_on
+
+    async def asked(
+        self, push: WorkflowHandle[Ship, PushResult], wait: timedelta
+    ) -> ShipAsked | None:
+        """What a push just requested did first: asked for its approval (or pushes), or ended
+        without asking anyone (`result`: the SHA is not the clone's HEAD). None when it did not
+        say within `wait` (its host is slow to answer, say)."""
+        try:
+            async with asyncio.timeout(wait.total_seconds()):
+                try:
+                    return await push.execute_update(Ship.asked)
+                except (RPCError, WorkflowUpdateFailedError):  # it ended before it was asked
+                    return ShipAsked(result=await push.result())
+        except TimeoutError:
+            return None
 
     async def finished_push(self, repo: str, sha: str) -> PushResult | None:
         """The result of a push of exactly `sha` that already reached the remote, if any: asking
@@ -189,11 +216,28 @@ class ShippingClient:
         except WorkflowQueryFailedError as error:
             raise ServerError(f"The receipts of {repo} could not be read: {error}.") from None
         if found is None:
-            raise ShipRefusal(
+            raise await self._not_on_shelf(repo) or ShipRefusal(
                 f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "
                 "and push the SHA it names."
             )
         return found
+
+    async def _not_on_shelf(self, repo: str) -> CloneMissingError | None:
+        """Why there can be no receipt of `repo`: it is not on the shelf (the nearest name on
+        it named); None when it is, or when a host did not answer and it may be there."""
+        try:
+            shelves = await DeskClient(self.client, self.settings).shelves()
+        except DeskError:
+            return None
+        names = [clone.repo for clone in shelves.clones]
+        if repo in names or shelves.silent:
+            return None
+        near = nearest(repo, names)
+        hint = f"did you mean {near}? " if near else ""
+        return CloneMissingError(
+            f"Repository {repo!r} is not on the shelf: {hint}`codedesk repo list` shows the "
+            f"shelf, `codedesk repo add {repo}` adds it. Nothing was pushed."
+        )
 
     async def ships_pull_requests(self, repo: str) -> bool:
         """Whether the owner set `repo` to ship as pull requests (`codedesk repo set --pr`)."""

@@ -96,6 +96,8 @@ async def test_list_then_approve_by_prefix_while_the_agent_blocks(
     approved = await run_cli(env, "approve", ident[:-3], cwd=tmp_path)
     assert approved.returncode == 0, shown(approved)
     assert f"{ident}: approved." in approved.stdout, shown(approved)
+    # What the approval led to: the job's call runs (its agent waits for the answer).
+    assert f"Job {number}'s Bash call runs" in approved.stdout, shown(approved)
 
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.INTEGRATED, report
@@ -126,6 +128,8 @@ async def test_decline_from_the_cli(
     declined = await run_cli(env, "decline", f"job-{number}-", cwd=tmp_path)
     assert declined.returncode == 0, shown(declined)
     assert f"{ident}: declined." in declined.stdout
+    said = f"Job {number}'s Bash call does not run: its agent is told it was declined."
+    assert said in declined.stdout, shown(declined)
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.outcome == JobOutcome.NOTHING, report
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.DECLINED]
@@ -173,7 +177,9 @@ async def test_ambiguous_and_unknown_ids_are_clear_errors(
     reason = assert_refused(ambiguous, "matches 2 open approvals", "give more of the id")
     assert "counted" not in reason
     unknown = await run_cli(env, "approve", "no-such-approval", cwd=tmp_path)
-    assert_refused(unknown, "No open approval starts with 'no-such-approval'", "codedesk approvals")
+    assert_refused(
+        unknown, "No open approval has 'no-such-approval' in its id", "codedesk approvals"
+    )
 
     await desk.cancel(number)
     report = await awaited(desk.wait(number), f"job {number}'s report")

@@ -17,6 +17,7 @@ from surfaces.clients.desk import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import (
+    CODEDESK,
     Cli,
     assert_refused,
     cli_env,
@@ -314,3 +315,77 @@ async def test_version_and_short_help(tmp_path: Path) -> None:
         long = await run_cli(env, *command, "--help", cwd=tmp_path)
         assert short.returncode == 0 and short.stdout == long.stdout, (command, shown(short))
         assert "-h, --help" in short.stdout, command
+
+
+ARGUMENTS = {
+    "task": ["acme/api", "x"],
+    "show": ["1"],
+    "watch": ["1"],
+    "logs": ["1"],
+    "cancel": ["1"],
+    "approve": ["job-1"],
+    "decline": ["job-1"],
+    "withdraw": ["job-1"],
+    "report": ["acme/api"],
+    "push": ["acme/api", "a" * 40],
+    "repo add": ["acme/api"],
+    "repo set": ["acme/api", "--check", "true"],
+    "repo show": ["acme/api"],
+}
+"""What each command needs to get past its usage check (the rest run without arguments)."""
+
+READS_NO_SETTINGS = {"hold"}
+"""The hold hook reads its job's own configuration, never the settings: it runs in the agent's
+sandbox, on the standard library alone, and fails closed (surfaces/hook.py)."""
+
+
+def every_command() -> list[str]:
+    """Each command the console script runs, as its words (`repo add`)."""
+    from surfaces.cli.main import app
+
+    def walk(command: object, words: list[str]) -> list[str]:
+        subcommands = getattr(command, "commands", None)
+        if subcommands is None:
+            return [" ".join(words)]
+        return [name for key, sub in subcommands.items() for name in walk(sub, [*words, key])]
+
+    return walk(typer.main.get_command(app), [])
+
+
+LIGHT_READS = ["jobs", "approvals", "spend"]
+"""The commands that read their settings plainly (desk/config/reach.py)."""
+
+
+@pytest.mark.parametrize("config", ["environment", "toml"])
+def test_a_bad_setting_stops_every_command_with_the_message_task_gives(
+    config: str, tmp_path: Path
+) -> None:
+    """`CODEDESK_MAX_WORKERS=lots codedesk jobs` once listed jobs: each command says what
+    `task` says, word for word, and runs nothing (no server is needed to say it). A bad value
+    in the TOML file is tried on the listings, which read it without the settings' parser."""
+    env = cli_env(CODEDESK_HOME=str(tmp_path / "home"))
+    if config == "environment":
+        env["CODEDESK_MAX_WORKERS"] = "lots"
+        commands = sorted(set(every_command()) - READS_NO_SETTINGS)
+        assert {*LIGHT_READS, "repo list", "task"} <= set(commands), commands
+    else:
+        (tmp_path / "codedesk.toml").write_text('work_budget = "forever"\n')
+        commands = LIGHT_READS
+
+    def stderr_of(command: str) -> str:
+        done = subprocess.run(
+            [CODEDESK, *command.split(), *ARGUMENTS.get(command, [])],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 1, (command, shown(done))
+        return done.stderr
+
+    said = stderr_of("task")
+    assert "Bad setting" in said and ("CODEDESK_MAX_WORKERS" in said or "work_budget" in said)
+    for command in commands:
+        assert stderr_of(command) == said, command

@@ -11,6 +11,7 @@ from desk.holds.approvals import ApprovalRequest, approval_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 from workflows.approval import Approval
 
@@ -92,3 +93,29 @@ async def test_approvals_page_shows_the_newest_and_says_how_many_more(
     assert "more" not in everything.stderr, shown(everything)
     for ident in opened:
         await desk.client.get_workflow_handle_for(Approval.run, ident).terminate("test over")
+
+
+async def test_tables_piped_are_never_cut_to_the_terminal_width(
+    desk: DeskClient, settings: DeskSettings, clone: Path, tmp_path: Path
+) -> None:
+    """`repo list` and `hosts` into a pipe: every cell whole on its row (the path, the commit
+    and its subject), and the clone's lines unfolded, however wide they are."""
+    subject = "a subject long enough that no row holding it fits in eighty columns " * 2
+    (clone / "wide.txt").write_text("wide\n")
+    git(clone, "add", "wide.txt")
+    git(clone, "commit", "--quiet", "-m", subject.strip())
+    head = git(clone, "rev-parse", "HEAD")
+    env = settings_env(settings)
+
+    listed = await run_cli(env, "repo", "list", cwd=tmp_path)
+    assert listed.returncode == 0, shown(listed)
+    [row] = [line for line in listed.stdout.splitlines() if line.startswith(REPO + " ")]
+    assert row.endswith(str(clone)), shown(listed)
+    assert f"{head[:10]} {subject.strip()}" in row, shown(listed)
+    assert f"{REPO}: last commits: {head[:10]} {subject.strip()}" in listed.stdout, shown(listed)
+
+    hosts = await run_cli(env, "hosts", cwd=tmp_path)
+    assert hosts.returncode == 0, shown(hosts)
+    [host_row] = [line for line in hosts.stdout.splitlines() if line.startswith(settings.host)]
+    assert host_row.endswith(str(settings.shelf_dir)), shown(hosts)
+    assert REPO in host_row, shown(hosts)

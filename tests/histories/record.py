@@ -760,6 +760,34 @@ async def record_daily_limit(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_head_check(tmp: Path, out: Path) -> None:
+    """Pushes that read the clone's HEAD on its host before asking anyone (patch
+    `ship-head-check`): one at HEAD, asked by `codedesk push` (its `asked` Update), approved and
+    pushed; one of a SHA the clone moved on from, refused before any approval opened."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "head")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "head")
+        clone = settings.shelf_dir / "acme" / "api"
+        shipping = ShippingClient(desk.client, settings)
+        _commit(clone, "h.txt")
+        report = await shipping.change_report("acme/api")
+        pushed, approval = await shipping.request_push("acme/api", report.head)
+        print(await shipping.asked(pushed, timedelta(seconds=30)))
+        await ApprovalsClient(env.client).answer(
+            approval, Decision.APPROVE, Principal(id=settings.owner)
+        )
+        print((await pushed.result()).status)
+        keep(out / "ship_head_checked.json", await pushed.fetch_history())
+        _commit(clone, "i.txt")
+        stale = await shipping.change_report("acme/api")
+        _commit(clone, "j.txt")
+        refused, _ = await shipping.request_push("acme/api", stale.head)
+        print(await refused.result())
+        keep(out / "ship_head_moved.json", await refused.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -780,6 +808,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "setup-at-cut": record_setup_at_cut,
     "yolo": record_yolo_told,
     "daily-limit": record_daily_limit,
+    "head-check": record_head_check,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -1,4 +1,4 @@
-"""Which approval an id argument names: a whole id or a prefix covering its scope, nothing else."""
+"""Which approval an id argument names: a whole id or a unique part of one, as the help says."""
 
 from __future__ import annotations
 
@@ -35,34 +35,52 @@ OPEN = [SEVEN, TWELVE, SHIP]
         ("job-7-", SEVEN),
         (SEVEN[:-10], SEVEN),
         ("job-12", TWELVE),
+        ("12", TWELVE),
         ("push-acme/api", SHIP),
+        ("acme/api", SHIP),
+        (SHIP[-14:-8], SHIP),
+        ("7-" + SEVEN[-16:-10], SEVEN),
     ],
 )
-def test_a_whole_id_or_a_prefix_covering_the_scope_names_one(given: str, named: str) -> None:
+def test_a_whole_id_or_a_unique_part_of_one_names_it(given: str, named: str) -> None:
     assert match_approval(given, OPEN) == named
 
 
 @pytest.mark.parametrize(
     "given",
-    ["job", "approval-job", "job-1", "jo", "", "approval-", "push", SEVEN[-16:], "7", "api"],
+    [
+        "job",
+        "approval-job",
+        "approval-push-",
+        "jo",
+        "",
+        "approval-",
+        "push",
+        "nope",
+        "job-1",
+        "ob-1",
+    ],
 )
-def test_a_prefix_short_of_the_scope_or_a_substring_names_none(given: str) -> None:
-    with pytest.raises(ApprovalNotFoundError, match="No open approval starts with"):
+def test_a_part_of_no_id_or_of_its_lead_alone_or_cutting_a_number_names_none(given: str) -> None:
+    with pytest.raises(ApprovalNotFoundError, match="No open approval has .* in its id"):
         match_approval(given, OPEN)
 
 
-def test_one_open_approval_is_not_answered_by_a_word_of_its_id() -> None:
+def test_one_open_approval_is_not_answered_by_the_lead_all_ids_share() -> None:
     with pytest.raises(ApprovalNotFoundError):
         match_approval("job", [SEVEN])
 
 
-def test_ambiguity_lists_every_candidate() -> None:
+def test_a_part_of_several_ids_lists_every_candidate() -> None:
     other = approval_id("job-7", "Bash", {"command": "git push origin other"})
     with pytest.raises(ApprovalNotFoundError) as refused:
         match_approval("job-7", [SEVEN, other, TWELVE])
     message = str(refused.value)
     assert "matches 2 open approvals" in message
     assert SEVEN in message and other in message and TWELVE not in message
+    # The same call in two jobs has the same digest: a part of it names both.
+    with pytest.raises(ApprovalNotFoundError, match="matches 2 open approvals"):
+        match_approval(SEVEN[-16:], OPEN)
 
 
 def test_a_whole_settled_id_is_passed_on_to_be_told_it_no_longer_counts() -> None:
@@ -89,7 +107,7 @@ async def test_approve_job_with_one_open_approval_is_refused(
 
     env = settings_env(settings)
     refused = await run_cli(env, "approve", "job", cwd=tmp_path)
-    assert_refused(refused, "No open approval starts with 'job'")
+    assert_refused(refused, "No open approval has 'job' in its id")
     still = await ApprovalsClient(desk.client).open_approvals()
     assert [state.approval_id for state in still] == [ident]
     assert still[0].outcome is None

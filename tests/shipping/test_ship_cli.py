@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from desk.config.settings import DeskSettings
 from desk.names import push_workflow_id
@@ -106,10 +107,86 @@ async def test_push_prints_the_approval_then_approve_ships(
     approved = await cli("approve", approval)
     assert approved.returncode == 0, shown(approved)
     assert f"{approval}: approved." in approved.stdout
+    # What the approval led to, said by `approve` itself: the push is made within the wait.
+    assert f"Pushed {head} to main at {origin}, approved by " in approved.stdout, shown(approved)
     handle = desk.client.get_workflow_handle(push_workflow_id(REPO, head), result_type=PushResult)
     result = await awaited(handle.result(), "the push's result")
     assert result.sha == head, result
     assert refs(origin) == {"refs/heads/main": head, "HEAD": "refs/heads/main"}
+
+
+async def test_push_of_a_sha_that_is_not_head_is_refused_before_any_card(
+    cli: Cli, desk: DeskClient, clone: Path, origin: Path
+) -> None:
+    """The clone moved on after the report: no approval opens for a push that could only be
+    refused, and the refusal says where HEAD is and what to do."""
+    before = refs(origin)
+    reported = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    moved = commit(clone, "b.txt", "two\n", "add b")
+    asked = await cli("push", REPO, reported)
+    assert asked.returncode == 1, shown(asked)
+    said = f"Not pushed (refused): The clone of {REPO} is at {moved}, not {reported}"
+    assert said in asked.stdout, shown(asked)
+    assert f"run `codedesk report {REPO}` and push the SHA it names" in asked.stdout
+    assert "approve" not in asked.stdout, shown(asked)
+    handle = desk.client.get_workflow_handle(push_workflow_id(REPO, reported))
+    events = [event.event_type for event in (await handle.fetch_history()).events]
+    assert EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED not in events
+    assert refs(origin) == before
+
+
+async def test_approve_says_why_a_push_was_refused_once_approved(
+    cli: Cli, clone: Path, origin: Path
+) -> None:
+    """HEAD moved while the card waited: approving it says the push was refused, and why."""
+    before = refs(origin)
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    approval = approval_in(await cli("push", REPO, head))
+    await approval_open(cli, approval)
+    commit(clone, "b.txt", "two\n", "add b")
+    approved = await cli("approve", approval)
+    assert approved.returncode == 0, shown(approved)
+    assert f"{approval}: approved." in approved.stdout
+    assert f"Not pushed (refused): HEAD is no longer {head}" in approved.stdout, shown(approved)
+    assert refs(origin) == before
+
+
+async def test_approve_says_where_to_see_a_push_not_done_within_the_wait(
+    cli: Cli, desk: DeskClient, clone: Path, origin: Path, tmp_path: Path
+) -> None:
+    """The origin takes the push only once a gate opens: `approve` does not wait for it past
+    CODEDESK_OUTCOME_WAIT, and names the push's workflow instead."""
+    gate = tmp_path / "origin-gate"
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nwhile [ ! -e {gate} ]; do sleep 0.05; done\ncat >/dev/null\n")
+    hook.chmod(0o755)
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    approval = approval_in(await cli("push", REPO, head))
+    await approval_open(cli, approval)
+    approved = await cli("approve", approval, CODEDESK_OUTCOME_WAIT="1s")
+    assert approved.returncode == 0, shown(approved)
+    ident = push_workflow_id(REPO, head)
+    assert f"The push goes on; its outcome will be in workflow {ident}" in approved.stdout
+    gate.touch()
+    handle = desk.client.get_workflow_handle(ident, result_type=PushResult)
+    assert (await awaited(handle.result(), "the push's result")).sha == head
+    assert git(origin, "rev-parse", "main") == head
+
+
+async def test_push_of_a_repository_not_on_the_shelf_names_the_nearest_one(
+    cli: Cli, clone: Path
+) -> None:
+    head = commit(clone, "a.txt", "one\n", "add a")
+    assert (await cli("report", REPO)).returncode == 0
+    reason = assert_refused(await cli("push", "acme/apj", head), "'acme/apj' is not on the shelf")
+    assert f"did you mean {REPO}?" in reason and "no change report" not in reason, reason
+    far = assert_refused(await cli("push", "zz/qqqq", head), "'zz/qqqq' is not on the shelf")
+    assert "did you mean" not in far, far
+    # On the shelf, but never reported: the receipt is what is missing.
+    assert_refused(await cli("push", REPO, "b" * 40), "no change report", f"codedesk report {REPO}")
 
 
 async def test_push_wait_exits_zero_once_pushed(
@@ -134,7 +211,9 @@ async def test_push_wait_exits_non_zero_when_declined(cli: Cli, clone: Path, ori
     before = refs(origin)
     waiting = asyncio.ensure_future(cli("push", REPO, head, "--wait", "--json"))
     approval = await _open_push_approval(cli, head)
-    assert (await cli("decline", approval)).returncode == 0
+    answered = await cli("decline", approval)
+    assert answered.returncode == 0, shown(answered)
+    assert "Not pushed (declined): The push was declined by " in answered.stdout, shown(answered)
     declined = await waiting
     assert declined.returncode == 1, shown(declined)
     document = json.loads(declined.stdout[declined.stdout.index("{") :])

@@ -384,9 +384,11 @@ async def test_push_refused_when_head_moved_after_the_report(
 ) -> None:
     head = commit(clone, "a.txt", "a\n", "a")
     await owner_shipping.change_report(REPO)
-    commit(clone, "b.txt", "b\n", "b")
+    moved = commit(clone, "b.txt", "b\n", "b")
     result = await _push_refused(owner_shipping, head, origin, refs(origin))
-    assert f"HEAD is no longer {head}" in result.reason
+    # Read before anything else: the clone's HEAD is not the SHA (the push's own check under
+    # the lock says "HEAD is no longer": tests/shipping/test_ship_cli.py, approved late).
+    assert f"The clone of {REPO} is at {moved}, not {head}" in result.reason, result
 
 
 async def test_push_refused_when_the_clone_is_dirty(

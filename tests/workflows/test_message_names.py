@@ -31,7 +31,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
         "updates": {"change_report", "configure_setup"},
         "queries": {"current", "receipt"},
     },
-    Ship: {"signals": {"push_finished", "superseded"}, "updates": set(), "queries": set()},
+    Ship: {"signals": {"push_finished", "superseded"}, "updates": {"asked"}, "queries": set()},
 }
 """Each workflow's handlers as its recorded histories and its clients know them."""
 

@@ -58,12 +58,15 @@ def test_every_workflow_type_has_a_recorded_history() -> None:
         ("coding_job_sandboxed", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
         ("coding_job_cancelled_in_setup", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"),
         ("repo_entity_setup_memo", "EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED"),
+        ("ship_head_checked", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED"),
+        ("ship_head_checked", "EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED"),
     ],
 )
 def test_a_recorded_shape_shows_what_it_is_named_for(name: str, shape: str) -> None:
     """The host-wait job timed out on its host's queue once; the sandboxed one answered holds;
     the one cancelled during its set-up ended with a report, not as a cancelled workflow; the
-    entity wrote its set-up into its memo."""
+    entity wrote its set-up into its memo; the push at HEAD answered `codedesk push`'s Update
+    and opened its approval."""
     events = json.loads((FOLDER / f"{name}.json").read_text())["events"]
     assert shape in {event["eventType"] for event in events}
 
@@ -92,3 +95,22 @@ def test_a_recording_of_the_set_up_read_skipped_the_step_it_had_nothing_for(
     ]
     assert "setup-read-at-the-cut" in patches, patches
     assert ran in scheduled and skipped not in scheduled, scheduled
+
+
+def test_the_recorded_push_of_a_moved_head_read_it_and_asked_nobody() -> None:
+    events = json.loads((FOLDER / "ship_head_moved.json").read_text())["events"]
+    kinds = {event["eventType"] for event in events}
+    scheduled = [
+        event["activityTaskScheduledEventAttributes"]["activityType"]["name"]
+        for event in events
+        if event["eventType"] == "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"
+    ]
+    patches = [
+        json.loads(base64.b64decode(payload["data"]))["id"]
+        for event in events
+        if event["eventType"] == "EVENT_TYPE_MARKER_RECORDED"
+        for payload in event["markerRecordedEventAttributes"]["details"]["patch-data"]["payloads"]
+    ]
+    assert "ship-head-check" in patches, patches
+    assert "clone_head" in scheduled, scheduled
+    assert "EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED" not in kinds

@@ -112,8 +112,10 @@ def hold(output: HoldFormat = FORMAT) -> None:
 
 def _answer(given: str, decision: Decision) -> int:
     from desk.holds.approvals import Decision, Principal
+    from surfaces.cli.render import print_blocks
     from surfaces.clients.approvals import ApprovalsClient
-    from workers.temporal.client import connect
+    from surfaces.render.answers import answer_led_to
+    from workers.temporal.client import connect, ui_url, workflow_url
 
     config = settings()
     by = Principal(id=config.owner, name=config.owner.removeprefix("local:"))
@@ -132,6 +134,10 @@ def _answer(given: str, decision: Decision) -> int:
             return 0
         if result.counted:
             out.print(f"{ident}: {verb}.")
+            followed = await client.followed(ident, config.outcome_wait)
+            link = workflow_url(ui_url(config), config.namespace, followed.asker)
+            request = followed.state.request if followed.state else None
+            print_blocks(answer_led_to(decision, request, followed.asker, followed.push, link))
             return 0
         out.print(f"{ident}: your answer did not count. {result.reason}")
         return 1

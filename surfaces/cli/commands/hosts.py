@@ -10,14 +10,16 @@ import typer
 from surfaces.cli.runner import out, with_desk
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from surfaces.clients.desk import DeskClient
     from surfaces.clients.hosts import HostRow
 
 
+HOST_COLUMNS = ("host", "worker", "slots", "repos", "running jobs", "shelf")
+
+
 def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List hosts: whether a worker polls each now, its shelf, job slots, repos, running jobs."""
+    from surfaces.cli.plain_table import print_table
     from surfaces.clients.hosts import host_rows
 
     async def body(desk: DeskClient) -> None:
@@ -32,25 +34,17 @@ def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         elif not rows:
             out.print("No host has started a worker yet: run `codedesk worker` on one.")
         else:
-            out.print(_hosts_table(rows))
+            print_table(HOST_COLUMNS, [_host_cells(row) for row in rows])
 
     with_desk(body)
 
 
-def _hosts_table(rows: list[HostRow]) -> Table:
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(box=None, pad_edge=False)
-    for column in ("host", "worker", "slots", "repos", "running jobs", "shelf"):
-        table.add_column(column)
-    for row in rows:
-        table.add_row(
-            escape(row.name),
-            "polling" if row.polling else "none",
-            str(row.slots),
-            escape(", ".join(row.repos)),
-            ", ".join(str(number) for number in row.running_jobs),
-            escape(row.shelf),
-        )
-    return table
+def _host_cells(row: HostRow) -> tuple[str, ...]:
+    return (
+        row.name,
+        "polling" if row.polling else "none",
+        str(row.slots),
+        ", ".join(row.repos),
+        ", ".join(str(number) for number in row.running_jobs),
+        row.shelf,
+    )

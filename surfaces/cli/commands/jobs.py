@@ -153,7 +153,7 @@ def jobs(
     """List jobs, newest first: number, repository, phase, outcome, cost, requester, start."""
     if sort not in ("number", "cost"):
         raise typer.BadParameter(f"--sort {sort!r}: choose number or cost.")
-    from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, plain_table
+    from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, print_table
     from surfaces.clients.job_listing import job_page
     from surfaces.clients.worker_check import no_worker
     from workers.runtime import server_address
@@ -180,12 +180,8 @@ def jobs(
             typer.echo(json.dumps([row.as_json() for row in rows], indent=2))
         elif not rows:
             typer.echo('No jobs yet: start one with `codedesk task OWNER/REPO "TASK"`.')
-        elif sys.stdout.isatty():
-            from surfaces.cli.render import jobs_table
-
-            out.print(jobs_table(rows, where.time_zone))
         else:
-            typer.echo(plain_table(JOB_COLUMNS, [job_cells(row, where.time_zone) for row in rows]))
+            print_table(JOB_COLUMNS, [job_cells(row, where.time_zone) for row in rows])
         more_line(listing.page, "job", "jobs")
 
     run(body())

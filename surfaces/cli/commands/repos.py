@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desk.host_slots import repo_host
+from surfaces.cli.options import DeskTyper
 from surfaces.cli.runner import err, out, with_desk
 
 if TYPE_CHECKING:
     from surfaces.clients.desk import DeskClient
 
-repo_app = typer.Typer(
+repo_app = DeskTyper(
     help="The shelf: the clones codedesk works on.", no_args_is_help=True, rich_markup_mode=None
 )
 
@@ -56,7 +57,8 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List every host's clones: git state, last commits, README line, instruction files, CI."""
-    from surfaces.cli.render import clone_details, clones_table
+    from surfaces.cli.plain_table import print_table
+    from surfaces.cli.render import clone_cells, clone_details
 
     async def body(desk: DeskClient) -> None:
         shelves = await desk.shelves(fetch=fetch)
@@ -66,10 +68,10 @@ def list_(
         elif not clones:
             out.print("The shelf is empty: add a repository with `codedesk repo add OWNER/REPO`.")
         else:
-            out.print(clones_table(clones))
+            print_table(*clone_cells(clones))
             for clone in clones:
                 for line in clone_details(clone):
-                    out.print(line, markup=False, overflow="fold")
+                    out.print(line, markup=False)
         if shelves.silent:
             err.print(
                 f"Hosts that did not answer: {', '.join(shelves.silent)} (no worker polls "

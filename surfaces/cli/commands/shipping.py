@@ -71,6 +71,13 @@ def push(
         handle, approval = await client.request_push(
             repo, sha, hold=hold, pull_request=pull_request
         )
+        asked = await client.asked(handle, config.outcome_wait)
+        if asked is not None and asked.result is not None:  # refused before anyone was asked
+            if as_json:
+                typer.echo(json.dumps(asked.result.model_dump(mode="json"), indent=2))
+            else:
+                print_blocks(push_result(asked.result))
+            return 1
         if approval:
             out.print(
                 f"The push of {sha} waits for an owner's approval: {approval}\n"
