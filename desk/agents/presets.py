@@ -20,6 +20,10 @@ TOML string, for an option such as codex's `-c key=value`) or `{instructions_con
 JSON config whose `instructions` list names that file, opencode's form). A preset may also set
 variables for its CLI (`env`), with the same placeholders in their values; a custom command
 sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).
+
+`{python}` is the worker's own Python, the one codedesk runs on: the `demo` preset runs codedesk's
+deterministic demo agent with it (surfaces/demo_agent.py: no model, no network), so a new user can
+try jobs, holds and shipping before any agent CLI is installed.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ HOOK_SETTINGS = "{hook_settings}"
 CODEX_HOOKS = "{codex_hooks}"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
+PYTHON = "{python}"
+"""The worker's own Python interpreter (`sys.executable` where the agent starts)."""
 INSTRUCTIONS = "{instructions}"
 INSTRUCTIONS_FILE = "{instructions_file}"
 INSTRUCTIONS_TOML = "{instructions_toml}"
@@ -87,6 +93,8 @@ class Preset:
     """codedesk wires its holds into every command that runs this CLI through the CLI's own
     plugin configuration (opencode), so no placeholder is needed in the command."""
     notes: str = ""
+    built_in: bool = False
+    """codedesk's own agent, run on the worker's Python (`{python}`): nothing to install."""
 
     def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
         """Why the agent could not work, when this line of its output matches `patterns`."""
@@ -173,6 +181,16 @@ AGENT_PRESETS: dict[str, Preset] = {
             instructions_in="none yet (untested)",
             notes="untested: goose cannot be installed from a package registry",
         ),
+        Preset(
+            name="demo",
+            command=f"{PYTHON} -I -m surfaces.demo_agent -- {TASK}",
+            program="surfaces.demo_agent",
+            proven_version="",
+            package="codedesk itself",
+            instructions_in="none: a script, not a model, it reads no prompt",
+            built_in=True,
+            notes="a deterministic script, not an AI: it commits a note made from the task",
+        ),
     )
 }
 
@@ -192,6 +210,11 @@ def preset_command(name: str) -> str:
         raise AgentCommandError(
             f"There is no agent preset {name!r}: use one of {known}, or --agent-command."
         ) from None
+
+
+def with_python(part: str, python: str) -> str:
+    """`part` of an agent command with `{python}` as the worker's interpreter `python`."""
+    return part.replace(PYTHON, python)
 
 
 def preset_named_by(command: str) -> Preset | None:
