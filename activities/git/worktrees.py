@@ -31,6 +31,7 @@ from activities.git.fast_forward import finish_fast_forward
 from activities.git.worktree_admin import remove_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, WorktreeDiscardedError
@@ -217,7 +218,19 @@ class WorktreeActivities:
             )
         if plan_path.is_file():
             _abort_leftover_rebase(path)
-        uncommitted = porcelain_files(path)
+        folder = job_dir(self.settings, request.number)
+        uncommitted, by_setup = split_uncommitted(folder, path, porcelain_files(path))
+        result = self._integrate_work(request, clone, plan_path, uncommitted)
+        if by_setup:
+            return result.model_copy(update={"setup_files": by_setup[: request.report_files]})
+        return result
+
+    def _integrate_work(
+        self, request: IntegrationRequest, clone: Path, plan_path: Path, uncommitted: list[str]
+    ) -> IntegrationResult:
+        """Refuse the agent's uncommitted changes, else rebase and fast-forward the clone."""
+        tree = request.worktree
+        path = Path(tree.path)
         found, on_base = commit_line(path, tree.base, "HEAD")
         commits, omitted = _capped(found, request.report_commits)
         if uncommitted:

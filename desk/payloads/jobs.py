@@ -296,6 +296,9 @@ class IntegrationResult(Payload):
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
     uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    """The agent's uncommitted changes (none of `setup_files`)."""
+    setup_files: list[ScrubbedText] = Field(default_factory=list)
+    """Untracked files the repository's set-up left, unchanged: not the agent's, not integrated."""
     conflict_files: list[ScrubbedText] = Field(default_factory=list)
     branch_kept: bool = False
     git_state: ScrubbedText = ""
@@ -355,6 +358,8 @@ class JobReport(Payload):
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
     uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    setup_files: list[ScrubbedText] = Field(default_factory=list)
+    """Untracked files the repository's set-up left in the worktree (not the agent's)."""
     conflict_files: list[ScrubbedText] = Field(default_factory=list)
     output: ScrubbedText = ""
     output_cut: int = 0
