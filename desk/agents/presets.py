@@ -16,10 +16,13 @@ Every preset hands the agent the job's standing instructions (desk/agents/instru
 way its CLI takes a system or developer prompt, never through the repository's files, and says
 which way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the
 text), `{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a
-TOML string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
-JSON config whose `instructions` list names that file, opencode's form). A preset may also set
-variables for its CLI (`env`), with the same placeholders in their values; a custom command
-sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).
+TOML string, for an option such as codex's `-c key=value`), `{instructions_config}` (the path of a
+JSON config whose `instructions` list names that file, opencode's form) or `{instructions_json}`
+(that config's JSON text). A preset may also set variables for its CLI (`env`), with the same
+placeholders in their values; one it names in `merged_env` holds a JSON config that is merged
+over the owner's own value of it (lists added to, objects updated), never refused nor dropped.
+A custom command sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode
+run -- {task}`).
 
 `{python}` is the worker's own Python, the one codedesk runs on: the `demo` preset runs codedesk's
 deterministic demo agent with it (surfaces/demo_agent.py: no model, no network), so a new user can
@@ -46,11 +49,13 @@ INSTRUCTIONS = "{instructions}"
 INSTRUCTIONS_FILE = "{instructions_file}"
 INSTRUCTIONS_TOML = "{instructions_toml}"
 INSTRUCTIONS_CONFIG = "{instructions_config}"
+INSTRUCTIONS_JSON = "{instructions_json}"
 INSTRUCTIONS_PLACEHOLDERS = (
     INSTRUCTIONS,
     INSTRUCTIONS_FILE,
     INSTRUCTIONS_TOML,
     INSTRUCTIONS_CONFIG,
+    INSTRUCTIONS_JSON,
 )
 """Where a command or a preset's variable takes the job's standing instructions."""
 
@@ -89,6 +94,9 @@ class Preset:
     """How the CLI gets the standing instructions, in words (the guide's table shows it)."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables the preset sets for its CLI (name, value template), e.g. opencode's config."""
+    merged_env: tuple[str, ...] = ()
+    """Those of `env` whose value is a JSON config merged over the owner's own value of the
+    variable (opencode merges `OPENCODE_CONFIG_CONTENT` with its other config files)."""
     holds_by_plugin: bool = False
     """codedesk wires its holds into every command that runs this CLI through the CLI's own
     plugin configuration (opencode), so no placeholder is needed in the command."""
@@ -165,10 +173,11 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="1.18.33",
             package="npm opencode-ai",
             instructions_in=(
-                "`OPENCODE_CONFIG`: a config whose `instructions` names the file, added to its"
-                " system prompt (merged with the owner's own config files)"
+                "`OPENCODE_CONFIG_CONTENT`: a config whose `instructions` names the file, added"
+                " to its system prompt (merged with the owner's own config and its instructions)"
             ),
-            env=(("OPENCODE_CONFIG", INSTRUCTIONS_CONFIG),),
+            env=(("OPENCODE_CONFIG_CONTENT", INSTRUCTIONS_JSON),),
+            merged_env=("OPENCODE_CONFIG_CONTENT",),
             cannot_work=(r"^Error: Cannot connect to API",),
             holds_by_plugin=True,
         ),
