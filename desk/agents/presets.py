@@ -104,11 +104,12 @@ class Preset:
     built_in: bool = False
     """codedesk's own agent, run on the worker's Python (`{python}`): nothing to install."""
 
-    def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
-        """Why the agent could not work, when this line of its output matches `patterns`."""
+    def sign_in(self, line: str, patterns: tuple[str, ...]) -> str | None:
+        """This line of its output, without terminal escapes, when it matches `patterns` (a
+        sign that the agent could not work, or that it worked after all); else None."""
         plain = ANSI_ESCAPE.sub("", line)
         if any(re.search(pattern, plain) for pattern in patterns):
-            return f"{self.program} could not work: {plain.strip()[:300]}"
+            return plain.strip()
         return None
 
     @property
