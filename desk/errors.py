@@ -10,6 +10,7 @@ DeskError
 │   ├── AdoptionError       a folder cannot be taken onto the shelf as is: nothing moved   ~
 │   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more    ~
 │   ├── SetupError          a worktree set-up file escapes the clone, is a symlink or missing ~
+│   ├── GitDirEscapeError   a clone's git directory is outside the clone                   ~
 │   └── GitError            git failed; its message is scrubbed of credentials
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
 │                           a dropped connection)
@@ -130,6 +131,11 @@ class WorktreeDiscardedError(ShelfError, benign=True):
 
 class SetupError(ShelfError, benign=True):
     """A repository's worktree set-up names a file that cannot be copied: nothing was copied."""
+
+
+class GitDirEscapeError(ShelfError, benign=True):
+    """A clone's git directory (its `.git` a symlink or a `gitdir:` file) is outside the clone:
+    codedesk does not work on it."""
 
 
 class GitError(ShelfError):

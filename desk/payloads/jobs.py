@@ -78,6 +78,10 @@ class CloneInfo(Payload):
     last_commit: ScrubbedText = ""
     last_commit_at: datetime | None = None
     error: ScrubbedText = ""
+    """Why `repo list --fetch` could not fetch it."""
+    refusal: ScrubbedText = ""
+    """Why codedesk does not work on this clone (its git directory is outside it); nothing
+    else is read of a refused clone."""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
     recent_commits: list[CommitInfo] = Field(default_factory=list)
