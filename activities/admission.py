@@ -21,6 +21,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.run import agent_argv
 from activities.agent.setup.instructions import load_instructions
+from activities.git.own_dir import refuse_escaping_git_dir
 from activities.paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
@@ -55,6 +56,7 @@ class AdmissionActivities:
                 f"Repository {request.repo!r} is not on the shelf: add it with "
                 f"`codedesk repo add {request.repo}` (`codedesk repo list` shows the shelf)."
             )
+        refuse_escaping_git_dir(request.repo, clone_path(self.settings, request.repo))
         load_instructions(self.settings)  # the owner's instructions must still be usable
         program = agent_argv(request.agent_command, "")[0]
         if not _installed(program):

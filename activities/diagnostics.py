@@ -2,7 +2,8 @@
 
 Git's stderr can run to thousands of lines (every file a checkout would overwrite); a failure
 quotes it scrubbed and cut to this many characters, keeping its start (what failed) and its
-end (git's advice), so a report, a card and the history stay readable.
+end (git's advice), so a report, a card and the history stay readable. gh's answers and an
+agent CLI's own error text (its result's error, its "could not work" line) are quoted the same.
 """
 
 from __future__ import annotations

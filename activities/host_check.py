@@ -7,6 +7,7 @@ import importlib.util
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from temporalio import activity
@@ -14,7 +15,7 @@ from temporalio import activity
 from activities.agent.preset_checks import preset_checks
 from activities.agent.sandbox_probe import sandbox_problem
 from activities.sandbox.bubblewrap import UNCONFINED, choose_sandbox, describe
-from desk.agents.presets import PRESETS
+from desk.agents.presets import PRESETS, with_python
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.payloads.jobs import HostReport, HostReportInput
@@ -64,7 +65,8 @@ class HostActivities:
 
 
 def program_of(command: str) -> str:
-    return shlex.split(command)[0]
+    """The program an agent command starts (`{python}`: this host's Python)."""
+    return with_python(shlex.split(command)[0], sys.executable)
 
 
 def git_version() -> tuple[str, str]:

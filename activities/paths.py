@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from activities.git.own_dir import refuse_escaping_git_dir
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, RepoNameError
 from desk.repo_names import RepoName, parse_repo_name
@@ -25,12 +26,14 @@ def clone_path(settings: DeskSettings, repo: str | RepoName) -> Path:
 
 
 def existing_clone(settings: DeskSettings, repo: str) -> Path:
-    """The clone of `repo` on the shelf; CloneMissingError when there is none."""
+    """The clone of `repo` on the shelf; CloneMissingError when there is none, and
+    GitDirEscapeError when its git directory is outside it."""
     path = clone_path(settings, repo)
-    if not (path / ".git").exists():
+    if not ((path / ".git").exists() or (path / ".git").is_symlink()):
         raise CloneMissingError(
             f"Repository {repo!r} is not on the shelf: add it with `codedesk repo add {repo}`."
         )
+    refuse_escaping_git_dir(repo, path)
     return path
 
 

@@ -2,14 +2,15 @@
 
 DeskError
 ├── SettingsError           a setting has a bad value (names the setting)
-├── RepoNameError           not owner/repo, a dot-leading owner, a path escape
-├── RemoteUrlError          a clone source with user info, a query, a fragment or a bad scheme
+├── RepoNameError           not owner/repo, a dot-leading owner, a path escape             ~
+├── RemoteUrlError          a clone source that is no URL or path, or has user info       ~
 ├── ShelfError              the shelf cannot do what was asked
 │   ├── CloneExistsError    the clone is already on the shelf                              ~
 │   ├── CloneMissingError   no clone of that repository on the shelf                       ~
 │   ├── AdoptionError       a folder cannot be taken onto the shelf as is: nothing moved   ~
 │   ├── WorktreeDiscardedError  the job was cancelled: its worktree is not cut any more    ~
 │   ├── SetupError          a worktree set-up file escapes the clone, is a symlink or missing ~
+│   ├── GitDirEscapeError   a clone's git directory is outside the clone                   ~
 │   └── GitError            git failed; its message is scrubbed of credentials
 │       └── GitBusyError    git failed for a reason that passes (a held lock, a busy file,   R
 │                           a dropped connection)
@@ -17,18 +18,18 @@ DeskError
 ├── InstructionsError       the owner's agent instructions are unreadable or lack a required part
 ├── StaleAgentAttemptError  "StaleAgentAttempt": a later attempt already started the agent  R
 ├── SandboxError            the agent's sandbox cannot be set up as the settings ask
-├── DurationError           a duration like "10m" could not be read
+├── DurationError           a duration like "10m" could not be read                        ~
 ├── ServerError             the Temporal server cannot be reached or started               R
 │   ├── NoWorkerError       the server answers, but no codedesk worker polls the task queue R
 │   └── DeskSilentError     the desk gave no answer to a submission, asked again and again R
-├── JobNotFoundError        no job with that number
+├── JobNotFoundError        no job with that number                                        ~
 ├── JobExistsError          "JobExists": the job's workflow id is taken (numbering reset)
 ├── QueueFullError          "QueueFull": the desk runs and queues all the jobs it may       ~
 ├── AdmissionCheckFailedError  "AdmissionCheckFailed": no worker could check a new job
-├── ApprovalNotFoundError   no open approval matches the id given
-├── ApprovalSettledError    "ApprovalSettled": the approval was answered or withdrawn already
+├── ApprovalNotFoundError   no open approval matches the id given                          ~
+├── ApprovalSettledError    "ApprovalSettled": the approval was answered or withdrawn     ~
 ├── HoldError               `codedesk hold` cannot decide (bad request, no job, no server)
-├── ShaError                not a full commit SHA
+├── ShaError                not a full commit SHA                                          ~
 ├── ShipRefusal             the clone or remote is not fit to report or push; nothing changed ~
 ├── ShipFailedError         "ShipFailed": a report's or push's git step failed, not refused
 ├── ForgeError              the forge CLI (gh) is missing or not logged in; nothing pushed ~
@@ -41,12 +42,13 @@ DeskError
 ├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
 │   └── DailySpendLimitError  the desk's jobs spent the day's limit; new tasks refused     ~
 ├── ChatPlaceError          a chat command came from where codedesk cannot post; no job    ~
-└── ModeError               a mode, value or scope that does not exist; nothing was switched
+└── ModeError               a mode, value or scope that does not exist; nothing switched   ~
     ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
-    └── JobFinishedError    the switch names a job that has finished
+    └── JobFinishedError    the switch names a job that has finished                       ~
 
 R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected
-refusal, sent as benign (the worker logs it without a traceback). A name in quotes is the
+refusal (a person's mistake or a state that refuses them), sent as benign: the worker logs it
+in one line, without a traceback (workers/refusal_log.py). A name in quotes is the
 error's wire name; every other error's wire name is its class name.
 
 Each class declares these in its header (`class GitBusyError(GitError, retryable=True)`), and
@@ -99,11 +101,11 @@ class SettingsError(DeskError):
     """A setting has a value codedesk cannot use."""
 
 
-class RepoNameError(DeskError):
+class RepoNameError(DeskError, benign=True):
     """A repository name is not a safe owner/repo."""
 
 
-class RemoteUrlError(DeskError):
+class RemoteUrlError(DeskError, benign=True):
     """A clone source is not a URL or path codedesk will use."""
 
 
@@ -129,6 +131,11 @@ class WorktreeDiscardedError(ShelfError, benign=True):
 
 class SetupError(ShelfError, benign=True):
     """A repository's worktree set-up names a file that cannot be copied: nothing was copied."""
+
+
+class GitDirEscapeError(ShelfError, benign=True):
+    """A clone's git directory (its `.git` a symlink or a `gitdir:` file) is outside the clone:
+    codedesk does not work on it."""
 
 
 class GitError(ShelfError):
@@ -159,7 +166,7 @@ class SandboxError(DeskError):
     """The agent's sandbox cannot be set up as the settings ask."""
 
 
-class DurationError(DeskError):
+class DurationError(DeskError, benign=True):
     """A duration could not be read."""
 
 
@@ -175,7 +182,7 @@ class DeskSilentError(ServerError):
     """The desk gave a submission no answer in time, though it was asked again with its id."""
 
 
-class JobNotFoundError(DeskError):
+class JobNotFoundError(DeskError, benign=True):
     """No job has that number."""
 
 
@@ -191,11 +198,11 @@ class AdmissionCheckFailedError(DeskError, wire="AdmissionCheckFailed"):
     """No worker could check a new job (its shelf, its agent, a running push): it is refused."""
 
 
-class ApprovalNotFoundError(DeskError):
+class ApprovalNotFoundError(DeskError, benign=True):
     """No open approval matches what was given."""
 
 
-class ApprovalSettledError(DeskError, wire="ApprovalSettled"):
+class ApprovalSettledError(DeskError, wire="ApprovalSettled", benign=True):
     """The approval was answered or withdrawn already: the first answer won."""
 
 
@@ -203,7 +210,7 @@ class HoldError(DeskError):
     """`codedesk hold` cannot decide, so the call may not run."""
 
 
-class ShaError(DeskError):
+class ShaError(DeskError, benign=True):
     """Not a full commit SHA."""
 
 
@@ -253,7 +260,7 @@ class ChatPlaceError(DeskError, benign=True):
     """A chat command came from a place codedesk cannot post in: no job was started."""
 
 
-class ModeError(DeskError):
+class ModeError(DeskError, benign=True):
     """A mode switch names a mode, value or scope that does not exist; nothing was switched."""
 
 

@@ -1,7 +1,9 @@
 """The demo agent: a deterministic script, not an AI, that makes one real commit from the task.
 
-Run as `python -m surfaces.demo_agent` inside a job's worktree. It writes the task into a
-note under `notes/`, commits it, and says plainly what it is.
+Run inside a job's worktree as the `demo` preset (`--agent demo`: `{python} -I -m
+surfaces.demo_agent -- {task}`), or as `python -m surfaces.demo_agent` with the task in
+`CODEDESK_TASK`. It writes the task into a note under `notes/`, commits it, and says plainly
+what it is.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ def slug(text: str) -> str:
     return words[:48].rstrip("-") or "task"
 
 
-def main() -> int:
-    task = os.environ.get("CODEDESK_TASK", "").strip()
+def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    after = given[given.index("--") + 1 :] if "--" in given else []
+    task = (" ".join(after) or os.environ.get("CODEDESK_TASK", "")).strip()
     job = os.environ.get("CODEDESK_JOB", "?")
     print("codedesk demo agent: a deterministic script, not an AI.", flush=True)
     if not task:

@@ -26,6 +26,7 @@ from activities.ship_request import ShipRequestActivities
 from activities.shipping import ShipActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
+from workers.refusal_log import RefusalLog
 from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.approval import Approval
 from workflows.desk.entity import Desk
@@ -134,6 +135,7 @@ def build_worker(
                 graceful_shutdown_timeout=timedelta(seconds=5),
                 identity=identity,
                 max_heartbeat_throttle_interval=throttle,
+                interceptors=[RefusalLog()],
             ),
             Worker(
                 client,
@@ -142,6 +144,7 @@ def build_worker(
                 graceful_shutdown_timeout=timedelta(seconds=5),
                 identity=identity,
                 max_heartbeat_throttle_interval=throttle,
+                interceptors=[RefusalLog()],
             ),
         ]
     )

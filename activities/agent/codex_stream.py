@@ -23,6 +23,7 @@ from typing import Any
 
 from activities.agent.json_events import Event, JsonLines, cut, output_lines
 from activities.agent.signs import Signs
+from activities.diagnostics import quoted
 from desk.agents.presets import Preset
 
 PROGRAM = "codex"
@@ -96,7 +97,7 @@ class CodexStream:
         if kind == "turn.failed":
             why = _message(event.get("error")) or "no reason given"
             self._said = self.final_answer = None
-            self._turn_failed = f"codex could not finish: {cut(why)}"
+            self._turn_failed = f"codex could not finish: {quoted(why)}"
             return [self._own(f"codex: the turn failed: {cut(why)}")]
         if kind == "error":
             return [self._own(cut(f"ERROR: {_message(event)}"))]

@@ -1,10 +1,11 @@
 """How an agent is started: an environment without the owner's authority, and its confinement.
 
 The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDESK_REPO`,
-`CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `PWD`), the variables `agent_env` names (locale,
-terminal, model APIs), a home of the job's own seeded from the owner's configuration of its CLI
-(activities/agent/setup/cli_home.py) and git that has no credential helper. It never gets
-the Temporal address or namespace, codedesk's settings, `SSH_AUTH_SOCK` or the owner's tokens.
+`CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `CODEDESK_HOLD_COMMAND`, `PWD`), the variables
+`agent_env` names (locale, terminal, model APIs), a home of the job's own seeded from the
+owner's configuration of its CLI (activities/agent/setup/cli_home.py) and git that has no
+credential helper. It never gets the Temporal address or namespace, codedesk's settings,
+`SSH_AUTH_SOCK` or the owner's tokens.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from activities.agent.git import AgentGit
 from activities.agent.setup.cli_home import seed_cli_home
+from activities.agent.setup.hook_settings import hook_command
 from activities.sandbox.bubblewrap import (
     BWRAP,
     SandboxLayout,
@@ -114,6 +116,8 @@ def plan_launch(
             "CODEDESK_REPO": request.repo,
             "CODEDESK_WORKTREE": request.worktree,
             "CODEDESK_HOLD_SOCKET": str(paths.hold_socket),
+            # A command agent asks for a hold with it: `sh -c "$CODEDESK_HOLD_COMMAND"`.
+            "CODEDESK_HOLD_COMMAND": hook_command(form="plain"),
             "CODEDESK_ATTEMPT": str(attempt),
             "CODEDESK_INTERRUPTED": "1" if attempt > 1 else "0",
             "GIT_TERMINAL_PROMPT": "0",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, replace
 
 from desk.agents.presets import AGENT_PRESETS, Preset
@@ -35,7 +36,12 @@ def preset_checks(search_path: str | None = None) -> list[PresetCheck]:
 
 
 def check_preset(preset: Preset, search_path: str | None = None) -> PresetCheck:
-    """Find `preset`'s program and ask it for its version (`--version`)."""
+    """Find `preset`'s program and ask it for its version (`--version`).
+
+    A built-in preset runs on this host's Python: it is there wherever codedesk is.
+    """
+    if preset.built_in:
+        return PresetCheck(preset.name, preset.program, sys.executable, None, "")
     path = shutil.which(preset.program, path=search_path)
     found = PresetCheck(preset.name, preset.program, path, None, preset.proven_version)
     if path is None:

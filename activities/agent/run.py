@@ -8,6 +8,7 @@ import contextlib
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 from collections import deque
 from datetime import UTC, datetime, timedelta
@@ -48,7 +49,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_group, kill_stale_agents
 from activities.setup.steps import setup_now
-from desk.agents.presets import TASK, guards_off_refusal, preset_named_by
+from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures
@@ -64,7 +65,8 @@ READ_CHUNK = 1 << 16
 
 
 def agent_argv(command: str, task: str) -> list[str]:
-    """Split the agent command like a shell would and put the task where `{task}` stands."""
+    """Split the agent command like a shell would, put the task where `{task}` stands and the
+    worker's own Python where `{python}` does."""
     try:
         parts = shlex.split(command)
     except ValueError as error:
@@ -73,7 +75,7 @@ def agent_argv(command: str, task: str) -> list[str]:
         raise AgentCommandError(
             "The agent command is empty: set CODEDESK_AGENT_COMMAND or pass --agent-command."
         )
-    return [part.replace("{task}", task) for part in parts]
+    return [with_python(part, sys.executable).replace(TASK, task) for part in parts]
 
 
 class AgentActivities:

@@ -3,6 +3,7 @@ forever without working (`Preset.cannot_work`, `worked`, `gives_up`)."""
 
 from __future__ import annotations
 
+from activities.diagnostics import quoted
 from desk.agents.presets import Preset
 
 
@@ -19,10 +20,16 @@ class Signs:
         preset = self.preset
         if preset is None or self.give_up:
             return
-        gave_up = preset.cannot_work_reason(line, preset.gives_up)
+        gave_up = preset.sign_in(line, preset.gives_up)
         if gave_up is not None:
-            self.failure, self.give_up = gave_up, True
-        elif preset.cannot_work_reason(line, preset.worked) is not None:
+            self.failure, self.give_up = self._could_not_work(gave_up), True
+        elif preset.sign_in(line, preset.worked) is not None:
             self.failure = None  # an earlier sign was a retry that worked
-        else:
-            self.failure = preset.cannot_work_reason(line, preset.cannot_work) or self.failure
+        elif (sign := preset.sign_in(line, preset.cannot_work)) is not None:
+            self.failure = self._could_not_work(sign)
+
+    def _could_not_work(self, sign: str) -> str:
+        """The failure a sign gives: the CLI's words, scrubbed and cut to the setting
+        (CODEDESK_DIAGNOSTIC_CHARS)."""
+        assert self.preset is not None
+        return f"{self.preset.program} could not work: {quoted(sign)}"

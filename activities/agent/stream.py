@@ -19,6 +19,7 @@ from activities.agent.codex_stream import CodexStream, is_codex_json
 from activities.agent.json_events import Event, JsonLines, cut, output_lines
 from activities.agent.signs import Signs
 from activities.agent.texts import Paragraphs
+from activities.diagnostics import quoted
 from desk.agents.presets import Preset, preset_for
 from desk.config.durations import format_duration
 from desk.scrub import scrub
@@ -134,7 +135,7 @@ class ClaudeStream:
             return [f"claude: deferred a held call after {turns} turns, {took}"]
         if event.get("is_error") or event.get("subtype") != "success":
             why = self.final_answer or str(event.get("subtype") or "an error")
-            self.failure = f"Claude Code could not finish: {cut(why)}"
+            self.failure = f"Claude Code could not finish: {quoted(why)}"
             return [f"claude: stopped after {turns} turns, {took}: {cut(why)}"]
         return [f"claude: finished after {turns} turns, {took}"]
 

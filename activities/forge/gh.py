@@ -11,13 +11,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from activities.diagnostics import quoted
 from desk.errors import ForgeCallError, ForgeError
-from desk.scrub import scrub
 
 GH = "gh"
 GH_TIMEOUT = 120.0
 """One gh call (a pull request's creation talks to the forge's API once or twice)."""
-SAID_CHARS = 500
 
 
 def gh_program() -> str:
@@ -73,5 +72,5 @@ def _gh(program: str, clone: Path, *args: str) -> subprocess.CompletedProcess[st
 
 
 def _said(done: subprocess.CompletedProcess[str]) -> str:
-    text = scrub((done.stderr or done.stdout or "").strip()) or f"exit {done.returncode}"
-    return text if len(text) <= SAID_CHARS else f"{text[:SAID_CHARS]}…"
+    """What gh said, scrubbed and cut to the setting (CODEDESK_DIAGNOSTIC_CHARS)."""
+    return quoted(done.stderr or done.stdout or "") or f"exit {done.returncode}"

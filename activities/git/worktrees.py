@@ -31,9 +31,10 @@ from activities.git.fast_forward import finish_fast_forward
 from activities.git.worktree_admin import remove_worktree
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir, worktree_path
+from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
-from desk.errors import CloneMissingError, WorktreeDiscardedError
+from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
 from desk.failures import desk_failures
 from desk.payloads.jobs import (
     CommitInfo,
@@ -159,8 +160,9 @@ class WorktreeActivities:
             path = Path(request.worktree.path)
             try:
                 clone = existing_clone(self.settings, request.repo)
-            except CloneMissingError as gone:
-                # Someone removed the clone: there is no git left to ask, and nothing to undo.
+            except (CloneMissingError, GitDirEscapeError) as gone:
+                # Someone removed the clone, or moved its git directory out of it: there is no
+                # git of its own left to ask, and nothing to undo.
                 activity.logger.warning(
                     "%s Job %s's worktree %s is left as it is.", gone, request.number, path
                 )
@@ -217,7 +219,19 @@ class WorktreeActivities:
             )
         if plan_path.is_file():
             _abort_leftover_rebase(path)
-        uncommitted = porcelain_files(path)
+        folder = job_dir(self.settings, request.number)
+        uncommitted, by_setup = split_uncommitted(folder, path, porcelain_files(path))
+        result = self._integrate_work(request, clone, plan_path, uncommitted)
+        if by_setup:
+            return result.model_copy(update={"setup_files": by_setup[: request.report_files]})
+        return result
+
+    def _integrate_work(
+        self, request: IntegrationRequest, clone: Path, plan_path: Path, uncommitted: list[str]
+    ) -> IntegrationResult:
+        """Refuse the agent's uncommitted changes, else rebase and fast-forward the clone."""
+        tree = request.worktree
+        path = Path(tree.path)
         found, on_base = commit_line(path, tree.base, "HEAD")
         commits, omitted = _capped(found, request.report_commits)
         if uncommitted:
@@ -391,9 +405,7 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
     if status.dirty:
         shown = ", ".join(status.dirty[:max_files])
         return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them.", ""
-    git_dir = clone / ".git"
-    if not git_dir.is_dir():
-        git_dir = Path(run_git(clone, "rev-parse", "--absolute-git-dir").strip())
+    git_dir = clone / ".git"  # its own, inside it: activities/git/own_dir.py
     if _mid_rebase(git_dir):
         return f"The clone {clone} is in the middle of a rebase; finish or abort it.", status.head
     if (git_dir / "MERGE_HEAD").exists():

@@ -21,6 +21,7 @@ from activities.agent.log import AGENT_LOG
 from activities.off_loop import off_the_loop
 from activities.paths import existing_clone, job_dir
 from activities.setup.copy_files import copy_setup_files
+from activities.setup.left_files import record_setup_files
 from activities.setup.sandboxed import Confined, run_confined
 from desk.config.settings import DeskSettings
 from desk.errors import ServerError, SetupError
@@ -56,10 +57,14 @@ class SetupActivities:
                 )
             except SetupError as refused:
                 return WorktreeSetUp(setup=setup, refusal=str(refused))
-            ran = None
+            ran, left = None, []
             if setup.setup:
                 ran = await self._run(request, setup.setup, "set-up", self.settings.setup_timeout)
-            return WorktreeSetUp(setup=setup, copied=copied, ran=ran)
+                # Recorded outside the worktree, after the command: the agent's check leaves
+                # these out while they stay as the set-up left them.
+                folder = job_dir(self.settings, request.number)
+                left = await off_the_loop(lambda at: record_setup_files(folder, at), worktree)
+            return WorktreeSetUp(setup=setup, copied=copied, ran=ran, left=left)
 
     @activity.defn
     async def check_worktree(self, request: WorktreeStepInput) -> CommandRun | None:

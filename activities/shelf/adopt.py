@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from activities.git.commands import porcelain_files, try_git
+from activities.git.own_dir import git_dir_escape
 from desk.errors import AdoptionError, CloneExistsError
 from desk.repo_names import check_clone_source
 
@@ -31,6 +32,12 @@ def adoption_problem(folder: Path) -> str:
     """Why `folder` cannot be adopted as it is, or "" when it can."""
     if folder.is_symlink() or not folder.is_dir():
         return f"{folder} is not a folder."
+    escape = git_dir_escape(folder)
+    if escape:
+        return (
+            f"{folder} keeps its git directory outside the clone ({escape}): codedesk does not "
+            "work on such a clone. Clone it instead: codedesk repo add OWNER/REPO --from URL."
+        )
     git_folder = folder / ".git"
     if git_folder.is_symlink() or not git_folder.is_dir():
         return (

@@ -11,12 +11,13 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.git.commands import run_git, try_git
+from activities.git.own_dir import git_dir_escape, refuse_escaping_git_dir
 from activities.off_loop import off_the_loop
 from activities.paths import clone_path
 from activities.shelf.adopt import adopt_clone
 from activities.shelf.describe import describe_clone, shelf_clones
 from desk.config.settings import DeskSettings
-from desk.errors import AdoptionError, CloneExistsError, RemoteUrlError
+from desk.errors import AdoptionError, CloneExistsError, GitDirEscapeError, RemoteUrlError
 from desk.failures import desk_failures
 from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name
@@ -88,6 +89,7 @@ class ShelfActivities:
         return self._described(repo, target)
 
     def _described(self, repo: str, path: Path) -> CloneInfo:
+        refuse_escaping_git_dir(repo, path)
         return describe_clone(repo, path, self.settings.repo_list_commits)
 
     def _list_repos(self, request: ListReposInput) -> ShelfListing:
@@ -95,6 +97,12 @@ class ShelfActivities:
             clones = []
             for path in shelf_clones(self.settings.shelf_dir):
                 repo = f"{path.parent.name}/{path.name}"
+                if git_dir_escape(path):  # listed with the refusal; no git runs there
+                    try:
+                        refuse_escaping_git_dir(repo, path)
+                    except GitDirEscapeError as refused:
+                        clones.append(CloneInfo(repo=repo, path=str(path), refusal=str(refused)))
+                    continue
                 error = ""
                 if request.fetch:
                     ok, text = try_git(path, "fetch", "--quiet", "--prune", "origin")

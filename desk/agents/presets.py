@@ -16,10 +16,17 @@ Every preset hands the agent the job's standing instructions (desk/agents/instru
 way its CLI takes a system or developer prompt, never through the repository's files, and says
 which way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the
 text), `{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a
-TOML string, for an option such as codex's `-c key=value`) or `{instructions_config}` (the path of a
-JSON config whose `instructions` list names that file, opencode's form). A preset may also set
-variables for its CLI (`env`), with the same placeholders in their values; a custom command
-sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode run -- {task}`).
+TOML string, for an option such as codex's `-c key=value`), `{instructions_config}` (the path of a
+JSON config whose `instructions` list names that file, opencode's form) or `{instructions_json}`
+(that config's JSON text). A preset may also set variables for its CLI (`env`), with the same
+placeholders in their values; one it names in `merged_env` holds a JSON config that is merged
+over the owner's own value of it (lists added to, objects updated), never refused nor dropped.
+A custom command sets its own through `env` (`env OPENCODE_CONFIG={instructions_config} opencode
+run -- {task}`).
+
+`{python}` is the worker's own Python, the one codedesk runs on: the `demo` preset runs codedesk's
+deterministic demo agent with it (surfaces/demo_agent.py: no model, no network), so a new user can
+try jobs, holds and shipping before any agent CLI is installed.
 """
 
 from __future__ import annotations
@@ -36,15 +43,19 @@ HOOK_SETTINGS = "{hook_settings}"
 CODEX_HOOKS = "{codex_hooks}"
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TASK = "{task}"
+PYTHON = "{python}"
+"""The worker's own Python interpreter (`sys.executable` where the agent starts)."""
 INSTRUCTIONS = "{instructions}"
 INSTRUCTIONS_FILE = "{instructions_file}"
 INSTRUCTIONS_TOML = "{instructions_toml}"
 INSTRUCTIONS_CONFIG = "{instructions_config}"
+INSTRUCTIONS_JSON = "{instructions_json}"
 INSTRUCTIONS_PLACEHOLDERS = (
     INSTRUCTIONS,
     INSTRUCTIONS_FILE,
     INSTRUCTIONS_TOML,
     INSTRUCTIONS_CONFIG,
+    INSTRUCTIONS_JSON,
 )
 """Where a command or a preset's variable takes the job's standing instructions."""
 
@@ -83,16 +94,22 @@ class Preset:
     """How the CLI gets the standing instructions, in words (the guide's table shows it)."""
     env: tuple[tuple[str, str], ...] = ()
     """Variables the preset sets for its CLI (name, value template), e.g. opencode's config."""
+    merged_env: tuple[str, ...] = ()
+    """Those of `env` whose value is a JSON config merged over the owner's own value of the
+    variable (opencode merges `OPENCODE_CONFIG_CONTENT` with its other config files)."""
     holds_by_plugin: bool = False
     """codedesk wires its holds into every command that runs this CLI through the CLI's own
     plugin configuration (opencode), so no placeholder is needed in the command."""
     notes: str = ""
+    built_in: bool = False
+    """codedesk's own agent, run on the worker's Python (`{python}`): nothing to install."""
 
-    def cannot_work_reason(self, line: str, patterns: tuple[str, ...]) -> str | None:
-        """Why the agent could not work, when this line of its output matches `patterns`."""
+    def sign_in(self, line: str, patterns: tuple[str, ...]) -> str | None:
+        """This line of its output, without terminal escapes, when it matches `patterns` (a
+        sign that the agent could not work, or that it worked after all); else None."""
         plain = ANSI_ESCAPE.sub("", line)
         if any(re.search(pattern, plain) for pattern in patterns):
-            return f"{self.program} could not work: {plain.strip()[:300]}"
+            return plain.strip()
         return None
 
     @property
@@ -157,10 +174,11 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="1.18.33",
             package="npm opencode-ai",
             instructions_in=(
-                "`OPENCODE_CONFIG`: a config whose `instructions` names the file, added to its"
-                " system prompt (merged with the owner's own config files)"
+                "`OPENCODE_CONFIG_CONTENT`: a config whose `instructions` names the file, added"
+                " to its system prompt (merged with the owner's own config and its instructions)"
             ),
-            env=(("OPENCODE_CONFIG", INSTRUCTIONS_CONFIG),),
+            env=(("OPENCODE_CONFIG_CONTENT", INSTRUCTIONS_JSON),),
+            merged_env=("OPENCODE_CONFIG_CONTENT",),
             cannot_work=(r"^Error: Cannot connect to API",),
             holds_by_plugin=True,
         ),
@@ -172,6 +190,16 @@ AGENT_PRESETS: dict[str, Preset] = {
             package="Block's download script (not on a package registry)",
             instructions_in="none yet (untested)",
             notes="untested: goose cannot be installed from a package registry",
+        ),
+        Preset(
+            name="demo",
+            command=f"{PYTHON} -I -m surfaces.demo_agent -- {TASK}",
+            program="surfaces.demo_agent",
+            proven_version="",
+            package="codedesk itself",
+            instructions_in="none: a script, not a model, it reads no prompt",
+            built_in=True,
+            notes="a deterministic script, not an AI: it commits a note made from the task",
         ),
     )
 }
@@ -192,6 +220,11 @@ def preset_command(name: str) -> str:
         raise AgentCommandError(
             f"There is no agent preset {name!r}: use one of {known}, or --agent-command."
         ) from None
+
+
+def with_python(part: str, python: str) -> str:
+    """`part` of an agent command with `{python}` as the worker's interpreter `python`."""
+    return part.replace(PYTHON, python)
 
 
 def preset_named_by(command: str) -> Preset | None:

@@ -44,7 +44,8 @@ OUR_VARIABLES = frozenset(
         CONFIG_ENV,
         # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
-        "CODEDESK_HOLD_SOCKET", "CODEDESK_ATTEMPT", "CODEDESK_INTERRUPTED",
+        "CODEDESK_HOLD_SOCKET", "CODEDESK_HOLD_COMMAND", "CODEDESK_ATTEMPT",
+        "CODEDESK_INTERRUPTED",
         # What a result command runs with (activities/results.py).
         "CODEDESK_DELIVERY", "CODEDESK_EVENT",
         # docker-compose.yml's two hosts' names.

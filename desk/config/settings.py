@@ -418,7 +418,8 @@ class DeskSettings(BaseSettings):
     diagnostic_chars: int = Field(
         default=DIAGNOSTIC_CHARS,
         ge=80,
-        description="Characters of git's (scrubbed) error output a failure message quotes.",
+        description="Characters of a failed command's (scrubbed) words a failure quotes: "
+        "git's, gh's and the agent CLI's.",
     )
     time_zone: str = Field(
         default="",

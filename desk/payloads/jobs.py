@@ -78,6 +78,10 @@ class CloneInfo(Payload):
     last_commit: ScrubbedText = ""
     last_commit_at: datetime | None = None
     error: ScrubbedText = ""
+    """Why `repo list --fetch` could not fetch it."""
+    refusal: ScrubbedText = ""
+    """Why codedesk does not work on this clone (its git directory is outside it); nothing
+    else is read of a refused clone."""
     host: str = ""
     """The host whose shelf holds the clone (empty when not known)."""
     recent_commits: list[CommitInfo] = Field(default_factory=list)
@@ -296,6 +300,9 @@ class IntegrationResult(Payload):
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
     uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    """The agent's uncommitted changes (none of `setup_files`)."""
+    setup_files: list[ScrubbedText] = Field(default_factory=list)
+    """Untracked files the repository's set-up left, unchanged: not the agent's, not integrated."""
     conflict_files: list[ScrubbedText] = Field(default_factory=list)
     branch_kept: bool = False
     git_state: ScrubbedText = ""
@@ -355,6 +362,8 @@ class JobReport(Payload):
     commits: list[CommitInfo] = Field(default_factory=list)
     commits_omitted: int = 0
     uncommitted: list[ScrubbedText] = Field(default_factory=list)
+    setup_files: list[ScrubbedText] = Field(default_factory=list)
+    """Untracked files the repository's set-up left in the worktree (not the agent's)."""
     conflict_files: list[ScrubbedText] = Field(default_factory=list)
     output: ScrubbedText = ""
     output_cut: int = 0

@@ -109,6 +109,9 @@ class WorktreeSetUp(Payload):
     ran: CommandRun | None = None
     refusal: ScrubbedText = ""
     """Why nothing more was done (a file that cannot be copied); empty when all was done."""
+    left: list[ScrubbedText] = Field(default_factory=list)
+    """Untracked files the set-up command left in the worktree (activities/setup/left_files.py):
+    not the agent's uncommitted changes."""
 
     def failed(self) -> str:
         """Why the job cannot go on, or empty."""

@@ -1,8 +1,11 @@
 """Usage read from each agent CLI's own output, a line at a time, as it streams.
 
 - Claude Code (`--output-format stream-json`): each assistant message's `usage` (counted once
-  per message id: a message comes as one event per content block), replaced at the end by the
-  result's `usage` and `total_cost_usd`, the CLI's own total.
+  per message id: a message comes as one event per content block), replaced at each result by
+  the CLI's own total: its `modelUsage` (per model, what the process used so far: the main
+  turns, its subagents and its side requests) and `total_cost_usd`. A result's `usage` covers
+  its own turn's main model only: it is the total only for a CLI that sends no `modelUsage`
+  (then the results' `usage` are added).
 - codex (`exec --json`): `turn.completed` events' `usage`; OpenAI's input count includes the
   cached tokens, which are counted here as cached only. No money: the price table prices it.
 - aider: `Tokens: 2.3k sent, 1.1k cache hit, 120 received. Cost: $0.0012 message, $0.0040
@@ -21,7 +24,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Protocol
 
-from desk.usage.tally import Usage, count, money
+from desk.usage.tally import ModelUsage, Usage, count, money
 
 
 class UsageReader(Protocol):
@@ -52,6 +55,9 @@ class ClaudeUsage:
         self._messages: dict[str, Usage] = {}
         self._anonymous = Usage()
         self._final: Usage | None = None
+        self._results = Usage()
+        """The results' own `usage` added (each covers its turn): for a CLI without
+        `modelUsage`."""
         self._model: str | None = None
 
     @property
@@ -79,8 +85,9 @@ class ClaudeUsage:
             else:
                 self._anonymous = self._anonymous.plus(used)
         elif event.get("type") == "result":
-            used = _anthropic(event.get("usage"), self._model)
+            self._results = self._results.plus(_anthropic(event.get("usage"), self._model))
             cost = money(event.get("total_cost_usd"))
+            used = _by_model(event.get("modelUsage"), self._model) or self._results
             self._final = used.model_copy(update={"cost": cost}) if cost is not None else used
 
 
@@ -93,6 +100,41 @@ def _anthropic(value: Any, model: str | None) -> Usage:
         cached_tokens=count(block.get("cache_read_input_tokens")),
         model=model,
     )
+
+
+def _by_model(value: Any, main: str | None) -> Usage | None:
+    """The totals of a result's `modelUsage` (`{model: {inputTokens, outputTokens,
+    cacheReadInputTokens, cacheCreationInputTokens, costUSD}}`), each model's part kept; None
+    when it names no model. The main model is the session's (or the one that used the most)."""
+    if not isinstance(value, Mapping):
+        return None
+    parts = {
+        str(name): ModelUsage(
+            input_tokens=count(block.get("inputTokens"))
+            + count(block.get("cacheCreationInputTokens")),
+            output_tokens=count(block.get("outputTokens")),
+            cached_tokens=count(block.get("cacheReadInputTokens")),
+            cost=money(block.get("costUSD")),
+        )
+        for name, block in value.items()
+        if isinstance(block, Mapping)
+    }
+    if not parts:
+        return None
+    costs = [part.cost for part in parts.values()]
+    heaviest = max(parts, key=lambda name: _tokens(parts[name]))
+    return Usage(
+        input_tokens=sum(part.input_tokens for part in parts.values()),
+        output_tokens=sum(part.output_tokens for part in parts.values()),
+        cached_tokens=sum(part.cached_tokens for part in parts.values()),
+        cost=None if None in costs else sum((c for c in costs if c is not None), Decimal(0)),
+        model=main if main in parts else heaviest,
+        by_model=parts if len(parts) > 1 else {},
+    )
+
+
+def _tokens(part: ModelUsage) -> int:
+    return part.input_tokens + part.output_tokens + part.cached_tokens
 
 
 class CodexUsage:

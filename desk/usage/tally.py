@@ -4,9 +4,31 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 USD = "USD"
+UNKNOWN_MODEL = "unknown model"
+
+
+class ModelUsage(BaseModel):
+    """What one model used, within a `Usage` of several models."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost: Decimal | None = None
+
+    def plus(self, other: ModelUsage) -> ModelUsage:
+        """Both added; the cost is unknown if either part's is."""
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return ModelUsage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
+            cost=cost,
+        )
 
 
 class Usage(BaseModel):
@@ -14,6 +36,9 @@ class Usage(BaseModel):
 
     `cost` is None when it is not known (a CLI that reports no money and a model the price
     table does not name): it is never taken as 0. A sum with an unknown part is unknown.
+    `by_model` parts the totals by model when a CLI says what each model used (Claude Code's
+    `modelUsage`: its subagents and side requests may run on other models than the main one);
+    empty when the CLI names one model at most (`model`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -24,6 +49,7 @@ class Usage(BaseModel):
     cost: Decimal | None = None
     currency: str = USD
     model: str | None = None
+    by_model: dict[str, ModelUsage] = Field(default_factory=dict)
 
     @property
     def tokens(self) -> int:
@@ -45,6 +71,10 @@ class Usage(BaseModel):
         cost = None
         if self.cost is not None and other.cost is not None and self.currency == other.currency:
             cost = self.cost + other.cost
+        by_model: dict[str, ModelUsage] = {}
+        if self.by_model or other.by_model:
+            for name, used in [*self.models().items(), *other.models().items()]:
+                by_model[name] = by_model[name].plus(used) if name in by_model else used
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
@@ -52,7 +82,21 @@ class Usage(BaseModel):
             cost=cost,
             currency=self.currency,
             model=self.model if self.model == other.model else self.model or other.model,
+            by_model=by_model,
         )
+
+    def models(self) -> dict[str, ModelUsage]:
+        """What each model used: `by_model`, or the whole tally under its one model's name
+        ("unknown model" when it names none)."""
+        if self.by_model:
+            return dict(self.by_model)
+        whole = ModelUsage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cached_tokens=self.cached_tokens,
+            cost=self.cost,
+        )
+        return {self.model or UNKNOWN_MODEL: whole}
 
 
 def count(value: object) -> int:

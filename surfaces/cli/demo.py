@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import sys
 from pathlib import Path
 
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.errors import ServerError
 from desk.holds.approvals import ApprovalState, Decision, Principal
@@ -29,7 +29,7 @@ from workers.search_attributes import ensure_search_attributes
 from workers.temporal.client import connect, workflow_url
 from workers.worker import build_worker
 
-DEMO_AGENT = f"{sys.executable} -m surfaces.demo_agent"
+DEMO_AGENT = preset_command("demo")
 DEMO_TASKS = (
     "Add a note on how to run the sample service",
     "Add a note listing the sample's open questions",

@@ -20,6 +20,7 @@ def clone_cells(clones: list[CloneInfo]) -> tuple[list[str], list[list[str]]]:
     for clone in clones:
         distance = f"+{clone.ahead}/-{clone.behind}" if clone.upstream else ""
         last = f"{clone.head[:10]} {clone.last_commit}" if clone.head else "(no commits)"
+        last = "(refused: see below)" if clone.refusal else last
         dirty = str(len(clone.dirty)) if clone.dirty else ""
         rows.append(
             [
@@ -42,6 +43,7 @@ def clone_details(clone: CloneInfo) -> list[str]:
     ci = [*clone.ci_hints, *(f"{name} (a symlink: not read)" for name in clone.refused_folders)]
     commits = " · ".join(f"{c.sha[:10]} {c.subject}" for c in clone.recent_commits)
     lines = [
+        ("refused: ", clone.refusal),
         ("", clone.summary),
         ("last commits: ", commits),
         ("agents read: ", ", ".join(clone.instruction_files)),

@@ -98,6 +98,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     for title, files in (
         ("conflicting files", report.conflict_files),
         ("uncommitted files", report.uncommitted),
+        ("files the set-up left (not the agent's, not integrated)", report.setup_files),
     ):
         if files:
             blocks.append(field(title, *joined(name(path) for path in files)))

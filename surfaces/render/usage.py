@@ -17,10 +17,20 @@ def cost_words(usage: Usage) -> str:
 
 
 def usage_words(usage: Usage) -> str:
-    """`1,200 tokens in, 300 out, 5 cached; $0.0123`."""
-    tokens = (
-        f"{usage.input_tokens:,} tokens in, {usage.output_tokens:,} out,"
-        f" {usage.cached_tokens:,} cached"
-    )
+    """`1,200 tokens in, 300 out, 5 cached; $0.0123`, and each model's part when several
+    models were used: `(claude-opus-4-8: 1,100 in, 290 out, 5 cached, $0.0120;
+    claude-haiku-4-5: 100 in, 10 out, 0 cached, $0.0003)`."""
+    tokens = _tokens(usage.input_tokens, usage.output_tokens, usage.cached_tokens, " tokens")
+    if usage.by_model:
+        parts = "; ".join(
+            f"{name}: {_tokens(part.input_tokens, part.output_tokens, part.cached_tokens)}, "
+            + cost_words(Usage(cost=part.cost, currency=usage.currency))
+            for name, part in usage.by_model.items()
+        )
+        return f"{tokens}; {cost_words(usage)} ({parts})"
     model = f" ({usage.model})" if usage.model else ""
     return f"{tokens}{model}; {cost_words(usage)}"
+
+
+def _tokens(given: int, made: int, cached: int, unit: str = "") -> str:
+    return f"{given:,}{unit} in, {made:,} out, {cached:,} cached"

@@ -70,11 +70,11 @@ def test_each_preset_hands_the_instructions_over_its_own_way(tmp_path: Path) -> 
     assert tomllib.loads(option)["developer_instructions"] == text
     aider_file = next(p for p in given["aider"].argv if p.startswith("--read="))
     assert Path(aider_file.removeprefix("--read=")).read_text() == text
-    config = json.loads(Path(given["opencode"].env["OPENCODE_CONFIG"]).read_text())
+    config = json.loads(given["opencode"].env["OPENCODE_CONFIG_CONTENT"])
     assert [Path(path).read_text() for path in config["instructions"]] == [text]
     for name, hand in given.items():
         assert not any(m in p for p in hand.argv for m in INSTRUCTIONS_PLACEHOLDERS), name
-        if name == "goose":  # untested: it gets none, and says so
+        if name in ("goose", "demo"):  # untested, or no model: it gets none, and says so
             assert hand.used is None and hand.files == ()
             continue
         assert hand.used is not None and hand.used.name == BUILT_IN_NAME, name
@@ -200,35 +200,58 @@ def shown(clone: Path, commit: str, name: str) -> str:
     return git(clone, "show", f"{commit}:{name}")
 
 
-async def test_opencodes_config_variable_reaches_it_and_one_of_the_owners_is_not_overridden(
+async def test_opencodes_config_variables_reach_it_and_the_owners_stay_as_they_are(
     desk: DeskClient,
     settings: DeskSettings,
     origin: Path,
     gates: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The preset's `OPENCODE_CONFIG` names the job's config (a stand-in `opencode` commits
-    what it finds there); where the worker's environment gives the agent its own, the preset's
-    job fails saying so instead of dropping the owner's configuration, and a custom command
-    may set it with `env`."""
+    """The preset's `OPENCODE_CONFIG_CONTENT` names the job's instructions (a stand-in
+    `opencode` commits what it finds in its config variables), merged over the owner's own
+    value of it; the owner's `OPENCODE_CONFIG` reaches the agent as it is, and a custom command
+    may set a variable with `env`."""
     stand_in = gates / "opencode"
     stand_in.write_text(
-        '#!/bin/sh\ncp "$OPENCODE_CONFIG" config.json && git add -A && git commit -qm config\n'
+        "#!/bin/sh\n"
+        'printf %s "$OPENCODE_CONFIG_CONTENT" > content.json\n'
+        'printf %s "$OPENCODE_CONFIG" > config-path.txt\n'
+        "git add -A && git commit -qm config\n"
     )
     stand_in.chmod(0o755)
     monkeypatch.setenv("PATH", f"{gates}:{os.environ['PATH']}")
     await desk.add_repo(REPO, str(origin))
+    clone = clone_path(desk.settings, REPO)
     command = AGENT_PRESETS["opencode"].command
     report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
     assert report.outcome == JobOutcome.INTEGRATED, report
-    config = json.loads(shown(clone_path(desk.settings, REPO), report.head, "config.json"))
+    config = json.loads(shown(clone, report.head, "content.json"))
     assert [Path(path).name for path in config["instructions"]] == ["instructions.md"]
+    assert [Path(path).name for path in config["plugin"]] == ["codedesk-hold-plugin.js"]
     assert report.instructions is not None and report.instructions.name == "owner's rules.md"
 
-    monkeypatch.setenv("OPENCODE_CONFIG", "/home/owner/opencode.json")
+    # The owner's own configuration: a file, and a content with its instructions.
+    monkeypatch.setenv("OPENCODE_CONFIG", "/srv/opencode/server.json")
+    owner = {"instructions": ["/srv/opencode/house-rules.md"], "model": "fake/gpt-fake"}
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(owner))
+    report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert shown(clone, report.head, "config-path.txt") == "/srv/opencode/server.json"
+    config = json.loads(shown(clone, report.head, "content.json"))
+    assert config["model"] == "fake/gpt-fake"
+    assert [Path(path).name for path in config["instructions"]] == [
+        "house-rules.md",
+        "instructions.md",
+    ]
+    assert report.instructions is not None
+
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", "[1, 2]")
     report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=command)).number)
     assert report.outcome == JobOutcome.FAILED, report
-    assert "passes the agent its standing instructions in OPENCODE_CONFIG" in report.reason
+    assert "OPENCODE_CONFIG_CONTENT in the agent's environment is not a JSON object" in (
+        report.reason
+    )
+    monkeypatch.delenv("OPENCODE_CONFIG_CONTENT")
     # A custom command sets the variable itself, as the owner chose.
     custom = "env OPENCODE_CONFIG={instructions_config} opencode run -- {task}"
     report = await desk.wait((await desk.submit_job(REPO, "work", agent_command=custom)).number)

@@ -16,8 +16,9 @@ from temporalio.service import RPCError
 from activities.git.branches import cut_worktree
 from activities.git.commands import CheckoutStatus, checkout_status, run_git
 from activities.git.locks import git_step
-from activities.git.worktrees import _clone_refusal
-from desk.errors import GitBusyError, GitError
+from activities.paths import clone_path, existing_clone
+from desk.config.settings import load_settings
+from desk.errors import GitBusyError, GitDirEscapeError, GitError
 from desk.names import repo_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk import DeskClient
@@ -239,14 +240,46 @@ def test_the_status_of_a_detached_head_names_no_branch(tmp_path: Path) -> None:
     assert status == CheckoutStatus(git(checkout, "rev-parse", "HEAD"), "", [])
 
 
-def test_a_clone_whose_git_dir_lives_elsewhere_is_still_seen_mid_merge(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["gitdir-file", "symlink", "commondir"])
+def test_a_clone_whose_git_dir_lives_elsewhere_is_refused_before_git_runs(
+    tmp_path: Path, layout: str
+) -> None:
+    """`git clone --separate-git-dir` (a `gitdir:` file), a `.git` symlink, or a git directory
+    whose `commondir` leads out: the clone's git lives outside it, and the shelf refuses it."""
+    settings = load_settings(home=str(tmp_path / "home"))
     origin = a_checkout(tmp_path)
     git(origin, "commit", "--quiet", "--allow-empty", "-m", "initial")
-    clone = tmp_path / "clone"
-    git(tmp_path, "clone", "--quiet", "--separate-git-dir", str(tmp_path / "elsewhere"),
-        str(origin), str(clone))  # fmt: skip
-    (tmp_path / "elsewhere" / "MERGE_HEAD").write_text(git(clone, "rev-parse", "HEAD") + "\n")
+    clone = clone_path(settings, "acme/api")
+    clone.parent.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    if layout == "gitdir-file":
+        git(tmp_path, "clone", "--quiet", "--separate-git-dir", str(elsewhere),
+            str(origin), str(clone))  # fmt: skip
+    else:
+        git(tmp_path, "clone", "--quiet", str(origin), str(clone))
+        if layout == "symlink":
+            (clone / ".git").rename(elsewhere)
+            (clone / ".git").symlink_to(elsewhere)
+        else:
+            (clone / ".git").rename(elsewhere)
+            (clone / ".git").mkdir()
+            (clone / ".git" / "commondir").write_text(f"{elsewhere}\n")
+    (elsewhere / "MERGE_HEAD").write_text(git(origin, "rev-parse", "HEAD") + "\n")
 
-    refusal, _ = _clone_refusal(clone, 5)
+    with pytest.raises(GitDirEscapeError) as refused:
+        existing_clone(settings, "acme/api")
 
-    assert "in the middle of a merge" in refusal
+    message = str(refused.value)
+    assert f"The clone of acme/api at {clone} keeps its git directory outside" in message
+    assert str(elsewhere) in message and "codedesk repo add acme/api" in message
+
+
+def test_a_git_dir_linked_inside_the_clone_is_its_own(tmp_path: Path) -> None:
+    settings = load_settings(home=str(tmp_path / "home"))
+    origin = a_checkout(tmp_path)
+    git(origin, "commit", "--quiet", "--allow-empty", "-m", "initial")
+    clone = clone_path(settings, "acme/api")
+    git(tmp_path, "clone", "--quiet", str(origin), str(clone))
+    (clone / ".git").rename(clone / ".git-real")
+    (clone / ".git").symlink_to(clone / ".git-real")
+    assert existing_clone(settings, "acme/api") == clone

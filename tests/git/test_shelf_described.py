@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from desk.config.settings import DeskSettings
-from desk.errors import AdoptionError, CloneExistsError
+from desk.errors import AdoptionError, CloneExistsError, GitDirEscapeError
 from surfaces.clients.desk import DeskClient
+from surfaces.clients.shipping import ShippingClient
 from tests.git.test_shelf import snapshot
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.repos import git, make_origin
@@ -116,7 +117,7 @@ async def test_an_unfit_folder_is_refused_and_left_where_it_was(
     elif unfit == "worktree":
         git(folder, "worktree", "add", "--quiet", str(tmp_path / "linked"))
         folder = tmp_path / "linked"
-        reason = "its .git is not a folder"
+        reason = "keeps its git directory outside the clone"
     elif unfit == "no-origin":
         git(folder, "remote", "remove", "origin")
         reason = "no remote named origin"
@@ -155,3 +156,55 @@ async def test_a_source_and_an_adoption_at_once_are_refused(
     )
     assert_refused(both, "--from", "--adopt")
     assert (folder / ".git").is_dir()
+
+
+def _git_dir_moved_out(clone: Path, elsewhere: Path, layout: str) -> None:
+    """The clone's git directory moved to `elsewhere`, named by a symlink or a gitdir file."""
+    (clone / ".git").rename(elsewhere)
+    if layout == "symlink":
+        (clone / ".git").symlink_to(elsewhere)
+    else:
+        (clone / ".git").write_text(f"gitdir: {elsewhere}\n")
+        git(clone, "config", "core.worktree", str(clone))
+
+
+@pytest.mark.parametrize("layout", ["symlink", "gitdir-file"])
+async def test_a_clone_whose_git_directory_is_elsewhere_is_not_adopted(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, layout: str
+) -> None:
+    origin = make_origin(tmp_path / "origins" / "acme" / "api.git")
+    folder = own_clone(tmp_path, origin)
+    elsewhere = tmp_path / "elsewhere.git"
+    _git_dir_moved_out(folder, elsewhere, layout)
+    before = snapshot(folder)
+    env = settings_env(settings)
+    added = await run_cli(env, "repo", "add", REPO, "--adopt", str(folder), cwd=tmp_path)
+    assert_refused(added, "keeps its git directory outside the clone", str(elsewhere))
+    assert snapshot(folder) == before
+    assert not (settings.shelf_dir / "acme" / "api").exists()
+
+
+@pytest.mark.parametrize("layout", ["symlink", "gitdir-file"])
+async def test_a_shelf_clone_whose_git_directory_moved_out_is_refused_at_every_use(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, layout: str
+) -> None:
+    origin = make_origin(tmp_path / "origins" / "acme" / "api.git")
+    clone = Path((await desk.add_repo(REPO, str(origin))).path)
+    elsewhere = tmp_path / "elsewhere.git"
+    _git_dir_moved_out(clone, elsewhere, layout)
+    says = f"The clone of {REPO} at {clone} keeps its git directory outside the clone"
+
+    [listed] = await desk.list_repos()
+    assert listed.refusal.startswith(says) and str(elsewhere) in listed.refusal, listed
+    with pytest.raises(GitDirEscapeError, match=says):
+        await desk.submit_job(REPO, "work")
+    with pytest.raises(GitDirEscapeError, match=says):
+        await ShippingClient(desk.client, settings).change_report(REPO)
+    with pytest.raises(CloneExistsError):
+        await desk.add_repo(REPO, str(origin))
+    env = settings_env(settings)
+    listing = await run_cli(env, "repo", "list", cwd=tmp_path)
+    assert listing.returncode == 0, shown(listing)
+    assert f"{REPO}: refused: The clone of {REPO} at " in listing.stdout, shown(listing)
+    as_json = await run_cli(env, "repo", "list", "--json", cwd=tmp_path)
+    assert json.loads(as_json.stdout)[0]["refusal"].startswith(says), shown(as_json)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from desk.errors import CloneExistsError
+from desk.errors import CloneExistsError, RemoteUrlError
 from surfaces.clients.desk import DeskClient
 from workflows.reasons import reason_of
 
@@ -50,4 +50,21 @@ async def test_an_expected_refusal_is_its_message_and_logs_no_traceback(
     assert failed, "the refusal was not seen by the worker at all"
     assert all(record.levelno <= logging.DEBUG for record in failed), [
         (record.levelname, record.getMessage()) for record in failed
+    ]
+
+
+async def test_a_users_mistake_is_one_line_in_the_workers_log(
+    desk: DeskClient, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`repo add --from` a path that is not there: the worker's log says so in one line."""
+    missing = tmp_path / "no-such-clone"
+    with caplog.at_level(logging.INFO):
+        with pytest.raises(RemoteUrlError):
+            await desk.add_repo("me/toy", str(missing))
+    shown = [r for r in caplog.records if r.levelno >= logging.INFO]
+    assert not [r for r in shown if r.exc_info or r.exc_text], [r.getMessage() for r in shown]
+    lines = [r.getMessage() for r in shown if str(missing) in r.getMessage()]
+    assert lines == [
+        f"Refused (RemoteUrlError): add_repo for shelf-add-me/toy: Clone source '{missing}' is "
+        "neither a URL nor an existing path; check the path."
     ]

@@ -54,7 +54,8 @@ def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instruc
     for preset in AGENT_PRESETS.values():
         row = next(line for line in README.splitlines() if line.startswith(f"| `{preset.name}` |"))
         cells = [cell.strip() for cell in row.strip("|").split("|")]
-        assert cells[1] == (preset.proven_version or "untested"), row
+        proven = "codedesk itself" if preset.built_in else preset.proven_version or "untested"
+        assert cells[1] == proven, row
         assert len(cells) == 6 and all(cells), row
         # Only Claude Code can defer a held call, so only its agent is suspended.
         assert ("suspends" in cells[3]) == (preset.name == "claude"), row

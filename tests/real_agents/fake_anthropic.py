@@ -3,7 +3,8 @@
 The conversation's requests (those that offer tools) get the script's next step: a tool call
 or a final text. Which step is next is counted from the assistant turns already in the request,
 so a retried request gets the same answer. Side requests without tools (a session title, a
-summary) get a short text. Every request is recorded for the test to read, the system prompt
+summary) get a short text, and so does a subagent on a Haiku model (one the script started with
+`Task`'s `model: "haiku"`). Every request is recorded for the test to read, the system prompt
 the model was given included (`system_prompts`), and a step may depend on it (`IfInstructed`).
 """
 
@@ -25,6 +26,7 @@ USAGE_KEYS = (
     "cache_read_input_tokens",
     "output_tokens",
 )
+SUBAGENT_SAYS = "The subagent looked around."
 _message_numbers = itertools.count(1)
 
 
@@ -111,6 +113,8 @@ class FakeAnthropic:
                 self.used[key] += usage[key]
         if not body.get("tools"):
             return _events([{"type": "text", "text": "Codedesk task"}], "end_turn", "side", usage)
+        if "haiku" in str(body.get("model", "")):
+            return _events([{"type": "text", "text": SUBAGENT_SAYS}], "end_turn", "sub", usage)
         step = chosen(
             self.steps[turn] if turn < len(self.steps) else Say(self.final), system_text(body)
         )

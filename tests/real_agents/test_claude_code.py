@@ -14,6 +14,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,13 @@ from desk.payloads.shipping import PushStatus
 from surfaces.clients.approvals import ApprovalsClient, ApprovalState
 from surfaces.clients.desk import DeskClient
 from surfaces.render.approval import approval_card
+from surfaces.render.reports import job_report
 from surfaces.render.text import plain
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import (
+    SUBAGENT_SAYS,
     FakeAnthropic,
     IfInstructed,
     Say,
@@ -223,6 +226,37 @@ async def test_harmless_calls_run_and_commit_and_the_report_has_the_final_answer
     assert report.usage.cached_tokens == used["cache_read_input_tokens"]
     assert report.usage.output_tokens == used["output_tokens"]
     assert report.usage.cost is not None and report.usage.cost > 0, report.usage
+
+
+async def test_a_subagent_on_another_model_counts_in_the_report_by_its_model(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+) -> None:
+    """The result's `usage` covers the main model's turns only; what the job reports is what
+    every request cost, the subagent's on Haiku included, with each model's part."""
+    look = {"description": "look", "prompt": "Look around.", "subagent_type": "general-purpose"}
+    # In the foreground: newer releases start a subagent in the background by default.
+    task = ToolCall("Task", {**look, "model": "haiku", "run_in_background": False})
+    fake = claude_env([task, Say("Looked.")])
+    await desk.add_repo(REPO, str(origin))
+    report, _ = await run_job(desk, settings, "look around with a subagent")
+    assert report.outcome == JobOutcome.NOTHING, report
+    assert SUBAGENT_SAYS in "".join(fake.tool_results())
+    used, usage = fake.used, report.usage
+    assert usage is not None, report
+    assert usage.input_tokens == used["input_tokens"] + used["cache_creation_input_tokens"]
+    assert usage.cached_tokens == used["cache_read_input_tokens"]
+    assert usage.output_tokens == used["output_tokens"]
+    haiku = [name for name in usage.by_model if "haiku" in name]
+    assert len(usage.by_model) == 2 and len(haiku) == 1, usage
+    # The CLI's own total (`total_cost_usd`), which its per-model floats add up to.
+    assert usage.cost is not None
+    parts = sum(part.cost or 0 for part in usage.by_model.values())
+    assert abs(usage.cost - parts) < Decimal("1e-12"), usage
+    shown = "\n".join(plain(job_report(report)))
+    assert all(f"{name}: " in shown for name in usage.by_model), shown
 
 
 async def test_an_approved_push_to_main_is_shipped_by_codedesk_and_a_forced_one_stays_held(

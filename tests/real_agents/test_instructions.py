@@ -17,7 +17,7 @@ import pytest
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
-from desk.agents.presets import preset_command
+from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk import DeskClient
@@ -26,7 +26,7 @@ from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfInstructed, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, npm_cli, pip_cli
+from tests.real_agents.install import agent_cache, newest_npm, npm_cli, pip_cli
 
 REPO = "acme/api"
 TASK = "Add a notes file"
@@ -162,4 +162,36 @@ async def test_opencode_gets_them_in_its_system_prompt(
         report = await run_preset(desk, origin, "opencode")
     prompts = fake.standing_prompts()
     assert prompts, "opencode asked its model nothing"
+    assert_told_and_integrated(report, settings, prompts[-1])
+
+
+@pytest.mark.parametrize("release", ["pinned", "newest"])
+async def test_opencode_keeps_the_owners_config_file_and_its_instructions(
+    release: str,
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+    gates: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The usual server set-up: `OPENCODE_CONFIG` names the owner's file with the provider and
+    rules of the house. The preset leaves it in place and adds the job's instructions through
+    `OPENCODE_CONFIG_CONTENT`, which opencode merges with it, instruction lists included."""
+    version = AGENT_PRESETS["opencode"].proven_version
+    folder, package = ("opencode", f"opencode-ai@{version}")
+    if release == "newest":
+        folder, package = ("opencode-newest", f"opencode-ai@{newest_npm('opencode-ai')}")
+    on_path(monkeypatch, npm_cli(folder, package, "opencode"))
+    steps = commits_when_told(lambda cmd: ToolCall("bash", {"command": cmd, "description": "run"}))
+    fake = FakeOpenAI(steps=steps, task=TASK)
+    house_rules = gates / "house-rules.md"  # where the sandbox may read: the tests' settings
+    house_rules.write_text("HOUSE RULE: answer in plain words.\n")
+    owners = gates / "opencode-server.json"
+    with serving(fake):
+        owners.write_text(json.dumps(opencode_config(fake.url, instructions=[str(house_rules)])))
+        monkeypatch.setenv("OPENCODE_CONFIG", str(owners))
+        report = await run_preset(desk, origin, "opencode")
+    prompts = fake.standing_prompts()
+    assert prompts, "opencode asked its model nothing"
+    assert "HOUSE RULE: answer in plain words." in prompts[-1], prompts[-1][-3000:]
     assert_told_and_integrated(report, settings, prompts[-1])

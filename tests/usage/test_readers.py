@@ -59,6 +59,83 @@ def test_claude_result_is_the_total_with_its_money() -> None:
     assert usage.cost == Decimal("0.0123456")
 
 
+def result_with_models(turn: dict[str, int], **models: dict[str, float]) -> dict[str, object]:
+    """A result event as Claude Code 2.1.197 and 2.1.332 print it (the fields codedesk reads):
+    `usage` is the turn's main model only; `modelUsage` and `total_cost_usd` are the process's
+    totals, a subagent's or a side request's model included."""
+    return {
+        "type": "result",
+        "subtype": "success",
+        "usage": {**turn, "server_tool_use": {"web_search_requests": 0}, "iterations": []},
+        "modelUsage": {
+            name: {
+                "inputTokens": used["input"],
+                "outputTokens": used["output"],
+                "cacheReadInputTokens": used["read"],
+                "cacheCreationInputTokens": used["write"],
+                "webSearchRequests": 0,
+                "costUSD": used["cost"],
+                "contextWindow": 200000,
+                "maxOutputTokens": 32000,
+            }
+            for name, used in models.items()
+        },
+        "total_cost_usd": sum(used["cost"] for used in models.values()),
+    }
+
+
+def test_claude_counts_what_every_model_used_not_only_the_main_turns() -> None:
+    turn = {
+        "input_tokens": 15,
+        "cache_creation_input_tokens": 6,
+        "cache_read_input_tokens": 100,
+        "output_tokens": 23,
+    }
+    main = {"input": 15, "output": 23, "read": 100, "write": 6, "cost": 0.0007375}
+    side = {"input": 50, "output": 5, "read": 0, "write": 0, "cost": 0.000075}
+    result = result_with_models(
+        turn, **{"claude-opus-4-8[1m]": main, "claude-haiku-4-5-20251001": side}
+    )
+    usage = read("claude", lines(assistant("msg_1", "a", **turn), result))
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (71, 28, 100)
+    assert usage.cost == Decimal("0.0007375") + Decimal("0.000075")
+    assert usage.model == "claude-opus-4-8[1m]"  # the one that used the most
+    haiku = usage.by_model["claude-haiku-4-5-20251001"]
+    assert (haiku.input_tokens, haiku.output_tokens, haiku.cost) == (50, 5, Decimal("0.000075"))
+    assert usage.by_model["claude-opus-4-8[1m]"].input_tokens == 21
+    # Two attempts (a crash, a suspension) add up model by model.
+    twice = usage.plus(usage)
+    assert twice.by_model["claude-haiku-4-5-20251001"].input_tokens == 100
+    assert twice.input_tokens == 142
+
+
+def test_claude_in_a_streamed_session_takes_the_latest_totals_not_the_last_turn() -> None:
+    # With streaming input, each turn ends with a result whose `usage` is that turn's alone,
+    # while `modelUsage` and `total_cost_usd` are what the process used so far.
+    first = {"input": 15, "output": 23, "read": 100, "write": 6, "cost": 0.0007}
+    both = {"input": 24, "output": 36, "read": 300, "write": 9, "cost": 0.0012}
+    second_turn = {"input_tokens": 9, "cache_read_input_tokens": 200, "output_tokens": 13}
+    usage = read(
+        "claude",
+        lines(
+            result_with_models({"input_tokens": 15}, **{"claude-opus-4-8": first}),
+            result_with_models(second_turn, **{"claude-opus-4-8": both}),
+        ),
+    )
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (33, 36, 300)
+    assert usage.cost == Decimal("0.0012") and usage.by_model == {}
+    # A CLI without `modelUsage`: the results' own counts are added.
+    plain = [
+        {k: v for k, v in result.items() if k != "modelUsage"}
+        for result in (
+            result_with_models({"input_tokens": 15, "output_tokens": 23}, m=first),
+            result_with_models(second_turn, m=both),
+        )
+    ]
+    usage = read("claude", lines(*plain))
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (24, 36, 200)
+
+
 def test_codex_adds_turns_and_counts_cached_input_once() -> None:
     turn = {
         "type": "turn.completed",

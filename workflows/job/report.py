@@ -69,6 +69,7 @@ def build_report(
             integration.commits_omitted,
         )
         report.uncommitted = integration.uncommitted
+        report.setup_files = integration.setup_files
         report.conflict_files = integration.conflict_files
         report.branch_kept = integration.branch_kept
         report.git_state = integration.git_state

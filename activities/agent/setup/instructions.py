@@ -24,13 +24,14 @@ from desk.agents.presets import (
     INSTRUCTIONS,
     INSTRUCTIONS_CONFIG,
     INSTRUCTIONS_FILE,
+    INSTRUCTIONS_JSON,
     INSTRUCTIONS_PLACEHOLDERS,
     INSTRUCTIONS_TOML,
     TASK,
     Preset,
 )
 from desk.config.settings import DeskSettings
-from desk.errors import InstructionsError
+from desk.errors import AgentCommandError, InstructionsError
 from desk.payloads.jobs import InstructionsUsed
 
 INSTRUCTIONS_FILE_NAME = "instructions.md"
@@ -74,11 +75,16 @@ def instructions_for(
     settings: DeskSettings, argv: list[str], preset: Preset | None, folder: Path, task: str
 ) -> GivenInstructions:
     """This host's instructions where the command (`preset`'s own, or None: a custom one) or
-    its preset's variables ask for them, and the task where it asks for that; a variable the
+    its preset's variables ask for them, and the task where it asks for that. A variable the
+    preset merges (`Preset.merged_env`) is merged over the owner's own value; another that the
     owner passes the agent already is refused rather than silently replaced."""
     instructions = load_instructions(settings)
     given = give_instructions(argv, preset.env if preset else (), instructions, folder, task)
-    clash = clashing_variables(given.env, passed_environment(settings.agent_env))
+    passed = passed_environment(settings.agent_env)
+    merged = set(preset.merged_env) if preset is not None else set()
+    for name in merged & set(given.env) & set(passed):
+        given.env[name] = merged_config(name, passed[name], given.env[name])
+    clash = [name for name in clashing_variables(given.env, passed) if name not in merged]
     if preset is not None and clash:
         raise InstructionsError(
             f"The {preset.name} preset passes the agent its standing instructions in "
@@ -107,12 +113,14 @@ def give_instructions(
     text_file = folder / INSTRUCTIONS_FILE_NAME
     text_file.write_text(instructions.text, encoding="utf-8")
     config_file = folder / INSTRUCTIONS_CONFIG_NAME
-    config_file.write_text(json.dumps({"instructions": [str(text_file)]}, indent=2) + "\n")
+    config = {"instructions": [str(text_file)]}
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
     values = {
         INSTRUCTIONS: instructions.text,
         INSTRUCTIONS_FILE: str(text_file),
         INSTRUCTIONS_TOML: toml_string(instructions.text),
         INSTRUCTIONS_CONFIG: str(config_file),
+        INSTRUCTIONS_JSON: json.dumps(config),
     }
     return GivenInstructions(
         argv=[fill(part, {**values, TASK: task}) for part in argv],
@@ -140,6 +148,32 @@ def toml_string(text: str) -> str:
         else:
             out.append(char)
     return '"' + "".join(out) + '"'
+
+
+def merged_config(name: str, owner: str, ours: str) -> str:
+    """The owner's JSON config in `name` with codedesk's merged over it: a list is added to
+    (the owner's entries first: opencode's `instructions`), an object updated, anything else
+    set. The owner's value must be a JSON object, or nothing could be merged into it."""
+    try:
+        document = json.loads(owner) if owner else {}
+    except ValueError as error:
+        document = error
+    if not isinstance(document, dict):
+        raise AgentCommandError(
+            f"{name} in the agent's environment is not a JSON object, so codedesk cannot add "
+            "the job's standing instructions to it: write it as plain JSON (no comments), or "
+            "keep that configuration in a file (OPENCODE_CONFIG), which stays as it is."
+        )
+    merged: dict[str, object] = dict(document)
+    for key, value in json.loads(ours).items():
+        mine = merged.get(key)
+        if isinstance(mine, list) and isinstance(value, list):
+            merged[key] = [*mine, *(item for item in value if item not in mine)]
+        elif isinstance(mine, dict) and isinstance(value, dict):
+            merged[key] = {**mine, **value}
+        else:
+            merged[key] = value
+    return json.dumps(merged)
 
 
 def clashing_variables(env: dict[str, str], passed: dict[str, str]) -> list[str]:

@@ -42,6 +42,8 @@ def repos_text(clones: Sequence[CloneInfo]) -> str:
             parts.append(f"{code(clone.head[:10])} {plain(cut(clone.last_commit, 60))}")
         if clone.error:
             parts.append(f"(fetch failed: {plain(clone.error)})")
+        if clone.refusal:
+            parts.append(f"(refused: {plain(clone.refusal)})")
         lines.append("- " + " · ".join(parts))
         if clone.summary:
             lines.append(f"  {plain(cut(clone.summary, 120))}")
