@@ -89,8 +89,6 @@ The signals above are what one workflow sends another (the desk its jobs, a job 
 repository's entity its jobs and pushes, a push the entity): each is declared with its name and
 sent by it, so no workflow module imports another's (tests/workflows/test_message_names.py holds
 the names to the definitions)."""
-SHIP_ASKED_UPDATE = "asked"
-"""`codedesk push` asks a `Ship` whether it opened its approval or ended first (`Ship.asked`)."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""

@@ -19,7 +19,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import (
         REPO_REQUEST_PUSH_SIGNAL,
-        SHIP_ASKED_UPDATE,
         SHIP_PUSH_FINISHED_SIGNAL,
         SHIP_SUPERSEDED_SIGNAL,
         SHIP_WORKFLOW_TYPE,
@@ -94,7 +93,7 @@ class Ship:
         if self.superseded_by is None:
             self.superseded_by = notice
 
-    @workflow.update(name=SHIP_ASKED_UPDATE)
+    @workflow.update
     async def asked(self) -> ShipAsked:
         """Wait until the push asks for its approval (or pushes), or ends without asking:
         `codedesk push` says which, a refusal before any card included."""
