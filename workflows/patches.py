@@ -90,6 +90,7 @@ OUTSIDE_SANDBOX = "card-says-outside-sandbox"
 HELD_CUT = "held-summary-cut-counted"
 RESULT_ASKED = "result-names-requester"
 SHIP_HEAD_CHECK = "ship-head-check"
+MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -355,6 +356,16 @@ PATCHES = (
         commit="de8d38d",
         asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
         old_branch="ship_pushed",
+    ),
+    Patch(
+        MESSAGES_AFTER_THE_RUN,
+        guards="messages that had not reached the agent when its run ended run it again (its "
+        "session resumed with them) before the check and the integration",
+        came="",
+        commit="",
+        asked_by=JOB,
+        unrecorded="asked only when a message is pending as the agent's run ends, which no "
+        "recording before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -29,12 +29,9 @@ from activities.agent.launch import (
     program_found,
 )
 from activities.agent.log import AGENT_LOG
-from activities.agent.session import (
-    SessionWatch,
-    deferral_resume_argv,
-    earlier_attempts,
-    resume_argv,
-)
+from activities.agent.opening import AFRESH
+from activities.agent.run_messages import RunMessages
+from activities.agent.session import SessionWatch, earlier_attempts
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.spawn import open_gate, spawn
@@ -49,6 +46,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_group, kill_stale_agents
 from activities.setup.steps import setup_now
+from desk.agents.messages import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
@@ -95,48 +93,46 @@ class AgentActivities:
         folder = job_dir(self.settings, request.number)
         log_path = folder / AGENT_LOG
         folder.mkdir(parents=True, exist_ok=True)
+        confined = self.sandbox.mode == BWRAP
+        home = folder / (SANDBOX_HOME if confined else PRIVATE_HOME)
+        earlier = earlier_attempts(info.heartbeat_details)
+        known = earlier.session_id or request.resume_session or request.continue_session
         with desk_failures():
-            # The task and the instructions in one pass, after the hook: a text that spells a
-            # placeholder stays as it is.
             wiring = wire_holds(agent_argv(request.agent_command, TASK), folder, self.settings)
             preset = preset_named_by(request.agent_command)
+            talking = RunMessages(self.client, request, info.attempt, folder, seam_of(wiring.argv))
+            await asyncio.to_thread(talking.look_back, home, known)
+            # The task and the instructions in one pass, after the hook: a text that spells a
+            # placeholder stays as it is.
             given = await asyncio.to_thread(
-                instructions_for, self.settings, wiring.argv, preset, folder, request.task
+                instructions_for, self.settings, wiring.argv, preset, folder, talking.task()
             )
-        argv, hook_file = given.argv, wiring.hook_file
+        argv, hook_file = talking.argv(given.argv), wiring.hook_file
         # Only under the job's claim: a stale attempt never starts an agent beside a later one.
         claimed = AgentClaim.take(folder, info.attempt, request.execution)
         with contextlib.closing(await claimed) as claim:
             # Only an agent the job started before can be stale: the first skips the /proc walk.
             killed = await kill_stale_agents(request.worktree) if claim.run > 1 else 0
-            confined = self.sandbox.mode == BWRAP
             refusal = guards_off_refusal(argv, confined, self.settings.unconfined_guards_off)
-            earlier = earlier_attempts(info.heartbeat_details)
-            home = folder / (SANDBOX_HOME if confined else PRIVATE_HOME)
-            known = earlier.session_id or request.resume_session
-            if claim.run > 1:
-                resumed = resume_argv(argv, known, home)
-            elif request.resume_session:  # after a suspension: the hook decides the deferred call
-                resumed = deferral_resume_argv(argv, request.resume_session, home)
-            else:
-                resumed = None
+            opened = talking.open(argv, info.attempt, claim.run, known, home)
+            resumed = opened.resumed
             session = SessionWatch(
                 known if resumed else "",
-                earlier.resumed + (claim.run > 1 and resumed is not None),
-                earlier.started_over + (claim.run > 1 and resumed is None),
+                earlier.resumed + (opened.interrupted and resumed),
+                earlier.started_over + (opened.interrupted and not resumed),
             )
-            argv = resumed or argv
+            argv = opened.argv
             translator = translator_for(argv)
             usage = UsageWatch.of(argv, self.settings, request.spend_limit, request.spent_before)
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"=== codedesk: attempt {claim.run} at {datetime.now(UTC):%H:%M:%S}Z")
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
-                log.write(f"codedesk: resuming session {session.session_id}\n" if resumed else "")
-                if request.resume_session and not resumed:
-                    log.write(
-                        f"codedesk: session {request.resume_session} is gone; starting over\n"
-                    )
+                if resumed:
+                    log.write(f"codedesk: resuming session {session.session_id} {opened.start}\n")
+                wanted = request.resume_session or request.continue_session
+                if wanted and not resumed and opened.start == AFRESH and not opened.interrupted:
+                    log.write(f"codedesk: session {wanted} is gone; starting over\n")
                 if refusal is not None:
                     log.write(f"codedesk: {refusal}\n")
                     return AgentResult(
@@ -158,7 +154,13 @@ class AgentActivities:
                     else None
                 )
                 paths = JobPaths(
-                    folder, socket_dir / SOCKET_NAME, hook_file, egress, given.files, given.env
+                    folder,
+                    socket_dir / SOCKET_NAME,
+                    hook_file,
+                    egress,
+                    given.files,
+                    given.env,
+                    talking.file,
                 )
                 try:
                     rules = self._rules(request, translator, git)
@@ -184,7 +186,7 @@ class AgentActivities:
                             log,
                             info,
                             claim,
-                            (translator, session),
+                            (translator, session, talking),
                             channel,
                             usage,
                         )
@@ -220,8 +222,10 @@ class AgentActivities:
             instructions=given.used,
             usage=usage.total(channel.usage),
             deferred_approval=channel.deferred if suspended else "",
-            session_id=session.session_id if suspended else "",
+            session_id=session.session_id,
             setup=await setup_now(self.client, request.repo),
+            messages_delivered=talking.delivered,
+            message_seam=talking.delivered_by,
         )
 
     def _rules(
@@ -256,23 +260,36 @@ class AgentActivities:
         log: TextIO,
         info: activity.Info,
         claim: AgentClaim,
-        readers: tuple[OutputTranslator, SessionWatch],
+        readers: tuple[OutputTranslator, SessionWatch, RunMessages],
         channel: HoldChannel,
         usage: UsageWatch,
     ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
         confined = launch.confinement == BWRAP
+        talking = readers[2]
         try:
-            process, gate = await spawn(launch, request.worktree)
+            spawned = await spawn(launch, request.worktree, talking.takes_input)
         finally:
             claim.close()  # started (or not): a later attempt may now kill it and start its own
+        process = spawned.process
         channel.watch(process.pid, launch.argv[launch.command_at :], confined=confined)
-        await open_gate(process, gate)
+        input_fd = await open_gate(spawned)
+
+        def note(line: str) -> None:
+            log.write(f"{line}\n")
+            log.flush()
+
         tail = _Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
-        end = await _supervise(process, log, tail, every, readers, channel, usage, confined, texts)
+        try:
+            await talking.started(input_fd, channel, note)
+            end = await _supervise(
+                process, log, tail, every, readers, channel, usage, confined, texts
+            )
+        finally:
+            await talking.ended()
         return end, process, tail
 
     def _not_started(self, program: str, log_path: Path, attempt: int) -> AgentResult:
@@ -377,7 +394,7 @@ async def _supervise(
     log: TextIO,
     tail: _Tail,
     every: float,
-    readers: tuple[OutputTranslator, SessionWatch],
+    readers: tuple[OutputTranslator, SessionWatch, RunMessages],
     channel: HoldChannel,
     usage: UsageWatch,
     confined: bool,
@@ -394,7 +411,7 @@ async def _supervise(
     # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
     # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
     scrubber = StreamScrubber()
-    translator, session = readers
+    translator, session, talking = readers
 
     def details() -> AgentHeartbeat:
         return AgentHeartbeat(
@@ -439,6 +456,7 @@ async def _supervise(
             *complete, pending = pending.split("\n")
             for line in complete:
                 emit(line + "\n")
+            await talking.heard(translator)
             if translator.give_up or usage.stop_reason(channel.usage):
                 await kill_group(process.pid, grace=0.2)
             if len(pending) >= READ_CHUNK:
@@ -451,6 +469,7 @@ async def _supervise(
         if pending:
             emit(pending)
         emit("", end=True)
+        await talking.heard(translator)
 
     async def beat() -> None:
         # One at once: the heartbeat timeout runs from the activity's start, and a sandboxed

@@ -271,6 +271,11 @@ class DeskSettings(BaseSettings):
     report_held_chars: int = Field(
         default=1000, ge=20, description="Characters of each held call in a report."
     )
+    message_chars: int = Field(
+        default=8000,
+        ge=1,
+        description="The longest message `codedesk say` may send a job's agent, in characters.",
+    )
     card_value_chars: int = Field(
         default=DEFAULT_CARD_VALUE_CHARS,
         ge=CARD_VALUE_CHARS_MIN,

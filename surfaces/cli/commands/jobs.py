@@ -12,7 +12,16 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_desk
+from surfaces.cli.runner import (
+    err,
+    more_line,
+    out,
+    reach,
+    refuse_inside_a_job,
+    run,
+    settings,
+    with_desk,
+)
 
 if TYPE_CHECKING:
     from desk.payloads.jobs import JobReport
@@ -308,6 +317,27 @@ def watch(number: int = NUMBER) -> None:
             _print_report(current.report, desk.settings.time_zone)
         else:
             out.print(f"job {number} ended: {state.name.lower()}")
+
+    with_desk(body)
+
+
+def say(
+    number: int = NUMBER,
+    text: str = typer.Argument(
+        ...,
+        metavar="TEXT",
+        help="What the agent should hear: any text, even one starting with '-'; '-' reads stdin.",
+    ),
+) -> None:
+    """Send a job's agent a message: it reads it while it works, or when its run ends."""
+    refuse_inside_a_job("say")
+    if text == "-":
+        text = sys.stdin.read().strip("\n")
+    from surfaces.render.messages import say_answer
+
+    async def body(desk: DeskClient) -> None:
+        answer = await desk.say(number, text)
+        out.print(say_answer(answer), markup=False)
 
     with_desk(body)
 
