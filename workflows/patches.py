@@ -361,8 +361,8 @@ PATCHES = (
         MESSAGES_AFTER_THE_RUN,
         guards="messages that had not reached the agent when its run ended run it again (its "
         "session resumed with them) before the check and the integration",
-        came="",
-        commit="",
+        came="2026-12-06",
+        commit="53ba91b",
         asked_by=JOB,
         unrecorded="asked only when a message is pending as the agent's run ends, which no "
         "recording before it has",
