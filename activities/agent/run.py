@@ -101,7 +101,7 @@ class AgentActivities:
             wiring = wire_holds(agent_argv(request.agent_command, TASK), folder, self.settings)
             preset = preset_named_by(request.agent_command)
             talking = RunMessages(self.client, request, info.attempt, folder, seam_of(wiring.argv))
-            await asyncio.to_thread(talking.look_back, home, known)
+            await talking.look_back(home, known)
             # The task and the instructions in one pass, after the hook: a text that spells a
             # placeholder stays as it is.
             given = await asyncio.to_thread(

@@ -9,11 +9,14 @@ the job told the rest, and the run's result says which messages it delivered and
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowQueryFailedError
+from temporalio.service import RPCError
 
 from activities.agent.live_messages import Feed, FileFeed, StdinFeed, following
 from activities.agent.messages import (
@@ -27,10 +30,13 @@ from activities.agent.opening import Opening, Start, opening
 from activities.agent.stream import ClaudeStream, OutputTranslator
 from activities.holds.channel import HoldChannel
 from desk.agents.messages import live, task_with_messages
-from desk.payloads.jobs import RunAgentInput
+from desk.names import JOB_STATE_QUERY, job_workflow_id
+from desk.payloads.jobs import JobStatus, RunAgentInput
 from desk.payloads.messages import InboxAsk, JobMessage, MessageSeam
 
 REPLAY = "--replay-user-messages"
+STATE_WAIT = timedelta(seconds=10)
+"""How long the run waits for its job to say which messages came since it was scheduled."""
 
 
 class RunMessages:
@@ -54,25 +60,43 @@ class RunMessages:
         self.session = ""
         """What the resumed session held when the attempt began."""
         self.unseen: list[JobMessage] = list(request.messages)
+        self.after = request.messages_through
+        """The last message the run knows of when it starts: the inbox hands over later ones."""
         self.opened: Opening | None = None
         self.feed: Feed | None = None
         self._following: contextlib.AsyncExitStack | None = None
 
-    def look_back(self, home: Path, session_id: str) -> None:
-        """Find the run's messages an earlier attempt delivered (the session or the file holds
-        them): the job is told, and the run delivers only the others."""
+    async def look_back(self, home: Path, session_id: str) -> None:
+        """The run's messages: those it was given, and those that came since it was scheduled
+        (asked of the job: a retried attempt has its first attempt's input). Those an earlier
+        attempt delivered (the session or the file holds them) are told to the job; the run
+        delivers the others."""
         if not self.talking:
             self.unseen = []
             return
-        messages = self.request.messages
+        messages = [*self.request.messages, *await self._since(self.request.messages_through)]
+        self.after = max([self.request.messages_through, *(m.seq for m in messages)])
         if self.file is not None:
-            found = in_file(self.file)
+            found = await asyncio.to_thread(in_file, self.file)
         else:
-            self.session = session_text(home, session_id) if session_id else ""
+            if session_id:
+                self.session = await asyncio.to_thread(session_text, home, session_id)
             found = self.talk.found_in(self.session, messages)
         self.talk.learn(messages)
         self.talk.reached(message.seq for message in messages if message.seq in found)
         self.unseen = [message for message in messages if message.seq not in found]
+
+    async def _since(self, after: int) -> list[JobMessage]:
+        """The job's messages after `after` that have not reached the agent (none when the job
+        cannot be asked: the inbox hands them over then)."""
+        handle = self.client.get_workflow_handle(job_workflow_id(self.request.number))
+        try:
+            status: JobStatus = await handle.query(
+                JOB_STATE_QUERY, result_type=JobStatus, rpc_timeout=STATE_WAIT
+            )
+        except (RPCError, WorkflowQueryFailedError):
+            return []
+        return [m for m in status.messages if m.seq > after and m.delivered is None]
 
     def task(self) -> str:
         """The task as the CLI's first prompt has it: with the messages after it for a CLI
@@ -133,7 +157,7 @@ class RunMessages:
             stack = contextlib.AsyncExitStack()
             ask = InboxAsk(
                 run=self.request.message_run,
-                after_seq=self.request.messages_through,
+                after_seq=self.after,
                 attempt=self.talk.attempt,
             )
             await stack.enter_async_context(

@@ -24,6 +24,7 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.checks import check_blocks
+from surfaces.render.messages import message_blocks
 from surfaces.render.report_reasons import report_reason
 from surfaces.render.ship_requests import ship_requests
 from surfaces.render.usage import usage_words
@@ -102,6 +103,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     ):
         if files:
             blocks.append(field(title, *joined(name(path) for path in files)))
+    blocks += message_blocks(report.messages, report.messages_omitted, zone)
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
     blocks += ship_requests(report.ship_requests, report.branch_pushes)

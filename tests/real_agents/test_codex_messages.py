@@ -1,0 +1,88 @@
+"""A message to the real codex (the `codex` preset, pinned and newest, in bubblewrap), its model
+a scripted fake: codex takes no input while it runs, so the message waits for the run's end;
+then the job resumes codex's thread (`codex exec resume <thread>`) with the message as the
+prompt, the model reads it in the resumed thread, and it changes what the job commits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from desk.agents.presets import preset_command
+from desk.config.settings import DeskSettings
+from desk.payloads.jobs import JobOutcome
+from desk.payloads.messages import MessageDelivery, MessageSeam
+from surfaces.clients.desk import DeskClient
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, eventually
+from tests.real_agents.fake_anthropic import IfTold, Say, ToolCall, told
+from tests.real_agents.fake_openai import FakeOpenAI
+from tests.real_agents.install import npm_cli
+from tests.real_agents.test_other_clis import RELEASES, REPO, npm_release, on_path
+from tests.real_agents.test_other_clis import agent_env as agent_env
+from tests.real_agents.test_other_clis import fake as fake
+from tests.real_agents.test_other_clis import settings as settings
+
+pytestmark = pytest.mark.timeout(600)
+ASKED = "Please also add a CHANGELOG.md"
+CHANGELOG = (
+    "echo '- notes' > CHANGELOG.md && git add CHANGELOG.md"
+    " && git commit -q -m 'Add the changelog' && echo ok"
+)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+async def test_a_message_to_codex_is_delivered_when_its_run_ends_by_resuming_its_thread(
+    release: str,
+    fake: FakeOpenAI,
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+    gates: Path,
+    tmp_path: Path,
+    agent_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    gate = gates / "codex-may-end"
+    fake.steps = [
+        ToolCall("exec_command", {"cmd": f"while [ ! -e {gate} ]; do sleep 0.1; done; echo on"}),
+        IfTold(ASKED, ToolCall("exec_command", {"cmd": CHANGELOG}), Say("I waited.")),
+        Say("Added the changelog."),
+    ]
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
+        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    info = await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, "wait for the gate", agent_command=preset_command("codex"))
+    await eventually(fake.conversation, lambda asked: len(asked) >= 1, "codex's first step")
+
+    answer = await desk.say(number, ASKED)
+    assert (answer.delivery, answer.seam) == (MessageDelivery.TURN_END, MessageSeam.RESUME)
+    gate.touch()
+
+    report = await awaited(desk.wait(number), "the job's report")
+    log = Path(report.log_path).read_text() if report.log_path else ""
+    assert report.outcome == JobOutcome.INTEGRATED, (report, log)
+    assert [commit.subject for commit in report.commits] == ["Add the changelog"], report
+    assert (Path(info.path) / "CHANGELOG.md").read_text() == "- notes\n"
+    assert git(Path(info.path), "status", "--porcelain") == ""
+    [message] = report.messages
+    assert message.delivered is not None, message
+    assert (message.delivered.run, message.delivered.seam) == (2, MessageSeam.RESUME)
+    asked = fake.conversation()
+    before = [body for body in asked if not told(body, ASKED)]
+    after = [body for body in asked if told(body, ASKED)]
+    assert before and after, [json.dumps(body)[-300:] for body in asked]
+    # The resumed thread: the message comes after codex's earlier turns, and once.
+    resumed = json.dumps(after[0].get("input"))
+    assert "while [ ! -e" in resumed and resumed.count(ASKED) == 1, resumed[-2000:]
+    assert "codedesk: resuming session" in log and "for messages" in log, log
