@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
 import os
 import shlex
 import shutil
 import sys
 import tempfile
-from collections import deque
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TextIO
@@ -36,6 +34,7 @@ from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.spawn import open_gate, spawn
 from activities.agent.stream import ClaudeStream, OutputTranslator, final_output, translator_for
+from activities.agent.supervise import Tail, supervise
 from activities.agent.texts import AgentTexts
 from activities.agent.usage import UsageWatch
 from activities.git.worktrees import WORKTREE_RECEIPT
@@ -44,7 +43,7 @@ from activities.off_loop import off_the_loop
 from activities.paths import job_dir
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
-from activities.sandbox.processes import kill_group, kill_stale_agents
+from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
 from desk.agents.messages import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
@@ -52,14 +51,12 @@ from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError
 from desk.failures import desk_failures
 from desk.holds.protocol import SOCKET_NAME
-from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+from desk.payloads.agent_progress import RUN_AGENT
 from desk.payloads.jobs import AgentEnd, AgentResult, RunAgentInput, Worktree
-from desk.scrub import StreamScrubber, scrub
+from desk.scrub import scrub
 
-TAIL_LINES = 20
 EGRESS_SOCKET = "egress.sock"
 NOT_FOUND_EXIT = 127
-READ_CHUNK = 1 << 16
 
 
 def agent_argv(command: str, task: str) -> list[str]:
@@ -263,7 +260,7 @@ class AgentActivities:
         readers: tuple[OutputTranslator, SessionWatch, RunMessages],
         channel: HoldChannel,
         usage: UsageWatch,
-    ) -> tuple[AgentEnd, asyncio.subprocess.Process, _Tail]:
+    ) -> tuple[AgentEnd, asyncio.subprocess.Process, Tail]:
         # Confined, the agent waits at the gate until bwrap is bound to this worker's life;
         # unconfined, the reaper binds itself (see their modules).
         confined = launch.confinement == BWRAP
@@ -280,12 +277,12 @@ class AgentActivities:
             log.write(f"{line}\n")
             log.flush()
 
-        tail = _Tail(request.output_chars)
+        tail = Tail(request.output_chars)
         every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
         try:
             await talking.started(input_fd, channel, note)
-            end = await _supervise(
+            end = await supervise(
                 process, log, tail, every, readers, channel, usage, confined, texts
             )
         finally:
@@ -358,160 +355,3 @@ def _exit_code(code: int | None, confined: bool) -> int | None:
     if confined and code is not None and 128 < code < 128 + 65:
         return -(code - 128)
     return code
-
-
-class _Tail:
-    """The last `limit` characters of the output, and how many earlier ones were cut."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.chunks: deque[str] = deque()
-        self.size = 0
-        self.cut = 0
-        self.lines: deque[str] = deque(maxlen=TAIL_LINES)
-        self.lines_total = 0
-
-    def add(self, text: str) -> None:
-        self.chunks.append(text)
-        self.size += len(text)
-        lines = text.rstrip("\n").split("\n")
-        self.lines.extend(lines)
-        self.lines_total += len(lines)
-        while self.size - len(self.chunks[0]) >= self.limit:
-            dropped = self.chunks.popleft()
-            self.size -= len(dropped)
-            self.cut += len(dropped)
-
-    def text(self) -> str:
-        whole = "".join(self.chunks)
-        extra = max(0, len(whole) - self.limit)
-        self.cut += extra
-        return whole[extra:]
-
-
-async def _supervise(
-    process: asyncio.subprocess.Process,
-    log: TextIO,
-    tail: _Tail,
-    every: float,
-    readers: tuple[OutputTranslator, SessionWatch, RunMessages],
-    channel: HoldChannel,
-    usage: UsageWatch,
-    confined: bool,
-    texts: AgentTexts,
-) -> AgentEnd:
-    """Copy output to the log and heartbeat until the agent's own process exits.
-
-    The agent runs under bubblewrap (as the last process of its PID namespace) or the reaper,
-    so what it left behind dies when it exits: a background process holding its output
-    cannot keep the job running. Cancellation kills the whole group.
-    """
-    assert process.stdout is not None
-
-    # The log and the tail get the output scrubbed as a stream (a key block or a wrapped token
-    # held back until it is whole), before the cap cuts it, so no cut keeps part of a secret.
-    scrubber = StreamScrubber()
-    translator, session, talking = readers
-
-    def details() -> AgentHeartbeat:
-        return AgentHeartbeat(
-            pgid=process.pid,
-            last_lines=[scrub(x) for x in tail.lines],
-            tool_calls=channel.calls,
-            lines_total=tail.lines_total,
-            session_id=session.session_id,
-            resumed=session.resumed,
-            started_over=session.started_over,
-            texts=list(texts.kept),
-            texts_total=texts.total,
-            usage=usage.total(channel.usage),
-        )
-
-    def show(text: str) -> None:
-        if text:
-            log.write(text)
-            log.flush()
-            tail.add(text)
-
-    def emit(text: str, end: bool = False) -> None:
-        usage.feed(text)
-        if session.feed(text):
-            activity.heartbeat(details())  # at once: a crash from now on resumes the session
-        for line in translator.finish() if end else translator.feed(text):
-            show(scrubber.feed(line))
-        channel.can_defer = translator.defers
-        texts.take(translator.texts)
-        if end:
-            show(scrubber.flush())
-
-    async def pump() -> None:
-        # Read chunks, not readline(): a line longer than the stream limit (64 KiB) would end
-        # the pump, and the agent would block on a full pipe until its budget ran out.
-        assert process.stdout is not None
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        pending = ""
-        while chunk := await process.stdout.read(READ_CHUNK):
-            channel.heard(len(chunk))  # output is a sign of work beside a waiting hold
-            pending += decoder.decode(chunk)
-            *complete, pending = pending.split("\n")
-            for line in complete:
-                emit(line + "\n")
-            await talking.heard(translator)
-            if translator.give_up or usage.stop_reason(channel.usage):
-                await kill_group(process.pid, grace=0.2)
-            if len(pending) >= READ_CHUNK:
-                # A very long line goes out in pieces, cut at whitespace where it can be so a
-                # credential (which has none) stays whole for the scrubber.
-                cut = max(pending.rfind(" "), pending.rfind("\t")) + 1 or len(pending)
-                emit(pending[:cut])
-                pending = pending[cut:]
-        pending += decoder.decode(b"", final=True)
-        if pending:
-            emit(pending)
-        emit("", end=True)
-        await talking.heard(translator)
-
-    async def beat() -> None:
-        # One at once: the heartbeat timeout runs from the activity's start, and a sandboxed
-        # start (the job's git prepared, bwrap bound to the worker) can take most of a short
-        # one on a loaded machine; the agent ran again beside a stale attempt when it did.
-        while True:
-            if usage.stop_reason(channel.usage):  # a report on the hold channel reached it
-                await kill_group(process.pid, grace=0.2)
-            activity.heartbeat(details())
-            await asyncio.sleep(every)
-
-    pumping = asyncio.create_task(pump())
-    beating = asyncio.create_task(beat())
-    end = AgentEnd.EXITED
-    try:
-        await process.wait()
-    except asyncio.CancelledError:
-        await kill_group(process.pid)
-        await process.wait()
-        if not _stopped_by_its_job():
-            pumping.cancel()
-            raise
-        # The job stopped it (its budget ran out, or the job was cancelled): the run ends with
-        # a result, so what the agent said and spent until then reaches the job's report.
-        end = AgentEnd.TIMED_OUT
-    finally:
-        beating.cancel()
-    # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
-    # is done: bwrap exits only once its PID namespace is empty (its init's exit waits for
-    # every process of it), and the group holds at most bwrap's own zombie, whose look would
-    # cost a walk of /proc in a thread at every job's end (issue 13).
-    if not confined:
-        await kill_group(process.pid, grace=0.2)
-    try:
-        await asyncio.wait_for(pumping, timeout=5)
-    except TimeoutError:
-        pumping.cancel()
-    return end
-
-
-def _stopped_by_its_job() -> bool:
-    """Whether this activity was cancelled because its job asked (not a worker shutting down,
-    a timeout or a lost activity: those must stay cancellations so the attempt is retried)."""
-    details = activity.cancellation_details()
-    return details is not None and details.cancel_requested and not details.worker_shutdown
