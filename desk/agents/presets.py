@@ -136,7 +136,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="2.1.197",
             package="npm @anthropic-ai/claude-code",
             instructions_in="`--append-system-prompt`: appended to its system prompt",
-            messages_in="live: each one on its streaming input, read at the model's next step",
+            messages_in="live, on its streaming input (read at the model's next step)",
         ),
         Preset(
             name="codex",
@@ -153,7 +153,7 @@ AGENT_PRESETS: dict[str, Preset] = {
                 " `model_instructions_file` would replace codex's own system prompt)"
             ),
             gives_up=(r"^ERROR: Reconnecting\.\.\. waiting for network",),
-            messages_in="when its run ends: `codex exec resume <thread>` with them as the prompt",
+            messages_in="when its run ends: its thread resumed with them (`exec resume`)",
             notes="its own sandbox cannot commit in a worktree: codedesk's sandbox replaces it",
         ),
         Preset(
@@ -171,7 +171,7 @@ AGENT_PRESETS: dict[str, Preset] = {
                 " this is its way for conventions)"
             ),
             own_files=(".aider*",),
-            messages_in="when its run ends: a new run in the worktree, the task and the messages",
+            messages_in="when its run ends: a new run with the task and them",
             cannot_work=(r"^litellm\.\w*Error:",),
             worked=(r"^Tokens: [\d.]+k? sent",),
         ),
@@ -189,7 +189,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             merged_env=("OPENCODE_CONFIG_CONTENT",),
             cannot_work=(r"^Error: Cannot connect to API",),
             holds_by_plugin=True,
-            messages_in="when its run ends: a new run in the worktree, the task and the messages",
+            messages_in="when its run ends: a new run with the task and them",
         ),
         Preset(
             name="goose",
@@ -198,7 +198,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="",
             package="Block's download script (not on a package registry)",
             instructions_in="none yet (untested)",
-            messages_in="when its run ends: a new run in the worktree, the task and the messages",
+            messages_in="when its run ends: a new run with the task and them",
             notes="untested: goose cannot be installed from a package registry",
         ),
         Preset(
@@ -208,7 +208,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="",
             package="codedesk itself",
             instructions_in="none: a script, not a model, it reads no prompt",
-            messages_in="the file `CODEDESK_MESSAGES` names (the demo reads none)",
+            messages_in="live, in `CODEDESK_MESSAGES` (the demo reads none)",
             built_in=True,
             notes="a deterministic script, not an AI: it commits a note made from the task",
         ),

@@ -120,7 +120,10 @@ class DeskSettings(BaseSettings):
     )
     agent_command: str = Field(
         default=PRESETS["claude"],
-        description="The coding agent's command; `{task}` is replaced by the task text.",
+        description=(
+            "The coding agent's command; `{task}` is replaced by the task text (the default"
+            " takes it on its streaming input)."
+        ),
     )
     agent_instructions: Path | None = Field(
         default=None,
@@ -274,7 +277,7 @@ class DeskSettings(BaseSettings):
     message_chars: int = Field(
         default=8000,
         ge=1,
-        description="The longest message `codedesk say` may send a job's agent, in characters.",
+        description="The longest message a job's agent may be sent, in characters; host policy.",
     )
     card_value_chars: int = Field(
         default=DEFAULT_CARD_VALUE_CHARS,

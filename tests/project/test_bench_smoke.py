@@ -92,12 +92,20 @@ def suspension_figures(figures: dict[str, Any]) -> None:
         assert isinstance(figures[key], int | float) and figures[key] > 0, key
 
 
+def conversation_figures(figures: dict[str, Any]) -> None:
+    assert figures["rounds"] == 1 and len(figures["runs"]) == 1
+    for key in ("say_returned_to_request_ms", "say_to_request_ms", "cli_write_to_request_ms"):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x", ""]
+
+
 SMALL = {
     "job_overhead.py": ["--jobs", "2"],
     "queue_throughput.py": ["--jobs", "2"],
     "hold_latency.py": ["--jobs", "2"],
     "cli_start.py": ["--jobs", "2", "--runs", "1"],
     "suspension.py": ["--rounds", "1"],
+    "conversation.py": ["--rounds", "1"],
     "load.py": [
         "--jobs",
         "2",
@@ -126,8 +134,21 @@ SMALL = {
             suspension_figures,
             marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
         ),
+        pytest.param(
+            "conversation.py",
+            conversation_figures,
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
     ],
-    ids=["job_overhead", "queue_throughput", "cli_start", "load", "hold_latency", "suspension"],
+    ids=[
+        "job_overhead",
+        "queue_throughput",
+        "cli_start",
+        "load",
+        "hold_latency",
+        "suspension",
+        "conversation",
+    ],
 )
 def test_bench_runs_and_reports_figures(
     script: str, check: Callable[[dict[str, Any]], None], tmp_path: Path
@@ -147,7 +168,7 @@ def test_bench_runs_and_reports_figures(
     assert json.loads(written.read_text()) == figures
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
-    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py")
+    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py", "conversation.py")
     assert figures["bench"] == script.removesuffix(".py")
     assert figures["cores"] >= 1 and len(figures["load"]) == 3
     for row in figures["comparisons"]:
