@@ -2,28 +2,31 @@
 
 Usage: python bench/conversation.py [--rounds N] [--json] [--out FILE]
 
-It starts its own headless Temporal dev server, a real `codedesk worker` process (agents in
-bubblewrap), a bare origin, a temporary home, and the scripted fake of the Anthropic API
-(tests/real_agents/fake_anthropic.py) that the real Claude Code CLI (the `claude` preset's proven
-version, installed into the agent cache) talks to. The model's first step is a bash call that
-waits for a gate file; a message the CLI gets while a tool runs goes into the model's next
-request, after the call's result. Each of N rounds (default 5) runs, interleaved:
+It starts its own headless Temporal dev server, a real `codedesk worker` process, a bare origin,
+a temporary home, and the scripted fake of the Anthropic API (tests/real_agents/fake_anthropic.py)
+that the real Claude Code CLI (the `claude` preset's proven version, installed into the agent
+cache) talks to. The model's first step is a bash call that waits for a gate file; a message the
+CLI gets while a tool runs goes into the model's next request, after the call's result. N rounds
+(default 5) run with the job's agent unconfined, then N with it in bubblewrap (a worker started
+with each sandbox), each round interleaving:
 
 - the CLI's own delay (the baseline): `claude -p --input-format stream-json ...` run directly
   (no sandbox, no codedesk, a fresh config folder), its task written on its standard input;
   once its gate call runs, the bench writes the message on the CLI's input and opens the gate
   at once, and times until the fake receives a request whose conversation holds the message;
 - codedesk's path: a `claude` preset job with the same script; once its gate call runs, the
-  bench sends the message with `DeskClient.say`, and when `say` returns opens the gate, and
-  times until the fake receives a request holding the message (from `say` returning, and from
-  `say` being called).
+  bench sends the message with `DeskClient.say` (which answers once the agent's input has it),
+  opens the gate when `say` returns, and times until the fake receives a request holding the
+  message (from `say` returning, and from `say` being called).
 
-Figures (medians over the rounds): from `say` returning to the model's request holding the
-message, against the CLI's own delay from the write to that request (the target: within
-1.3x); and from `say` being called, against the same. It exits non-zero unless every message
+Figures (medians): with the agent unconfined, from `say` returning to the model's request
+holding the message against the CLI's own delay from the write to that request (the target:
+within 1.3x), and from `say` called against the same; with the agent in bubblewrap, from `say`
+returning against that round's baseline (no target: the sandbox's own cost is in it, its bash
+call and its model request through the egress proxy). It exits non-zero unless every message
 reached the model in the request after the gate call and every `say` answered that the running
-agent took it. Without bubblewrap, node or npm, or where the CLI cannot be installed, it says
-why and exits 0 without figures.
+agent had it. Without bubblewrap, node or npm, or where the CLI cannot be installed, it says why
+and exits 0 without figures.
 """
 
 from __future__ import annotations
@@ -189,6 +192,12 @@ def _next_request(fake: StampedFake, mark: int, message: str) -> bool:
     return len(asked) >= 2 and told(asked[1], message) == 1
 
 
+SANDBOXES = ("none", "bwrap")
+"""The job's agent unconfined (codedesk's own path, against the bare CLI's), then in bubblewrap
+(the same, with the sandbox's own cost: its tool call and its model request through the egress
+proxy)."""
+
+
 async def run(rounds: int, claude: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
@@ -198,7 +207,7 @@ async def run(rounds: int, claude: Path) -> dict[str, Any]:
         home = root / "home"
         server = await start_server(home)
         worker: Worker | None = None
-        rows: list[dict[str, float]] = []
+        rows: dict[str, list[dict[str, float]]] = {}
         try:
             settings = load_settings(
                 home=home,
@@ -210,15 +219,26 @@ async def run(rounds: int, claude: Path) -> dict[str, Any]:
             )
             with serving(StampedFake(steps=[])) as fake:
                 assert isinstance(fake, StampedFake)
-                worker = Worker(worker_env(settings, fake, root), root)
-                await worker.start()
                 desk = DeskClient(await connect(settings), settings)
-                await desk.add_repo(REPO, str(make_origin(root / "origin")))
                 bench = Bench(root, claude, settings, desk, fake, gates)
-                for turn in range(rounds):
-                    cli = await bench.cli_round(f"Bare message {turn}: read this.")
-                    returned, called = await bench.job_round(f"Job message {turn}: read this.")
-                    rows.append({"cli_ms": cli, "say_returned_ms": returned, "say_ms": called})
+                for sandbox in SANDBOXES:
+                    folder = root / sandbox  # each worker's own (its CLI's config folder too)
+                    folder.mkdir()
+                    env = worker_env(settings, fake, folder)
+                    env["CODEDESK_SANDBOX"] = sandbox
+                    worker = Worker(env, folder)
+                    await worker.start()
+                    if sandbox == SANDBOXES[0]:
+                        await desk.add_repo(REPO, str(make_origin(root / "origin")))
+                    rows[sandbox] = []
+                    for turn in range(rounds):
+                        cli = await bench.cli_round(f"Bare message {sandbox} {turn}: read this.")
+                        said = f"Job message {sandbox} {turn}: read this."
+                        returned, called = await bench.job_round(said)
+                        row = {"cli_ms": cli, "say_returned_ms": returned, "say_ms": called}
+                        rows[sandbox].append(row)
+                    await worker.kill()
+                    worker = None
         finally:
             if worker is not None:
                 await worker.kill()
@@ -226,20 +246,25 @@ async def run(rounds: int, claude: Path) -> dict[str, Any]:
     return summary(rows, bench.problems)
 
 
-def summary(rows: list[dict[str, float]], problems: list[str]) -> dict[str, Any]:
-    def over(key: str) -> float:
-        return round(median([row[key] for row in rows]), 1)
+def summary(rows: dict[str, list[dict[str, float]]], problems: list[str]) -> dict[str, Any]:
+    def over(sandbox: str, key: str) -> float:
+        return round(median([row[key] for row in rows[sandbox]]), 1)
 
     return {
-        "rounds": len(rows),
-        "jobs": len(rows),
+        "rounds": len(rows["none"]),
+        "jobs": sum(len(done) for done in rows.values()),
         "ok": not problems,
         "problems": problems,
         "claude_version": AGENT_PRESETS["claude"].proven_version,
-        "say_returned_to_request_ms": over("say_returned_ms"),
-        "say_to_request_ms": over("say_ms"),
-        "cli_write_to_request_ms": over("cli_ms"),
-        "runs": [{key: round(value, 1) for key, value in row.items()} for row in rows],
+        "say_returned_to_request_ms": over("none", "say_returned_ms"),
+        "say_to_request_ms": over("none", "say_ms"),
+        "cli_write_to_request_ms": over("none", "cli_ms"),
+        "sandboxed_say_returned_to_request_ms": over("bwrap", "say_returned_ms"),
+        "sandboxed_cli_write_to_request_ms": over("bwrap", "cli_ms"),
+        "runs": {
+            sandbox: [{key: round(value, 1) for key, value in row.items()} for row in done]
+            for sandbox, done in rows.items()
+        },
     }
 
 
@@ -263,7 +288,8 @@ def main() -> int:
     returned = figures["say_returned_to_request_ms"]
     comparisons = [
         Comparison(
-            "`say` returning to the model's request holding the message (median)",
+            "`say` returning to the model's request holding the message, the agent unconfined"
+            " (median)",
             returned,
             "ms",
             "the same Claude Code, the message written on its input, to that request",
@@ -278,10 +304,18 @@ def main() -> int:
             "the same baseline",
             baseline,
         ),
+        Comparison(
+            "`say` returning to that request, the job's agent in bubblewrap (median)",
+            figures["sandboxed_say_returned_to_request_ms"],
+            "ms",
+            "the bare CLI as above, the same rounds",
+            figures["sandboxed_cli_write_to_request_ms"],
+        ),
     ]
     text = (
-        f"{figures['rounds']} rounds, Claude Code {figures['claude_version']}, the job's in "
-        "bubblewrap; each message sent while the agent's bash call ran, the call ended at once."
+        f"{figures['rounds']} rounds each way, Claude Code {figures['claude_version']}, the "
+        "job's agent unconfined, then in bubblewrap; each message sent while the agent's bash "
+        "call ran, the call ended at once."
     )
     report("conversation", figures, comparisons, args, text)
     for problem in figures["problems"]:

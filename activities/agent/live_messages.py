@@ -141,6 +141,7 @@ class StdinFeed:
             return
         for message in messages:
             self.unread[message.seq] = message
+        self.talk.handed(message.seq for message in messages)
 
     def _close(self) -> None:
         if not self.closed:

@@ -116,7 +116,7 @@ class Conversation:
         self.tags: dict[int, str] = {}
         self.delivered: list[int] = []
         """The messages this attempt delivered, or found delivered, in order."""
-        self._told: asyncio.Queue[tuple[list[int], MessageSeam] | None] = asyncio.Queue()
+        self._told: asyncio.Queue[tuple[list[int], MessageSeam, bool] | None] = asyncio.Queue()
         self._telling: asyncio.Task[None] | None = None
 
     def learn(self, messages: Iterable[JobMessage]) -> None:
@@ -139,16 +139,28 @@ class Conversation:
         fresh = [seq for seq in dict.fromkeys(seqs) if seq not in self.delivered]
         if fresh:
             self.delivered += fresh
-            self._told.put_nowait((fresh, seam or self.seam))
-            if self._telling is None:
-                self._telling = asyncio.create_task(self._tell())
+            self._send(fresh, seam or self.seam, taken=True)
         return fresh
+
+    def handed(self, seqs: Iterable[int]) -> None:
+        """The live seam has these messages (the agent takes them at its next step): the job
+        is told, so its `say` can answer that the running agent has them."""
+        fresh = [seq for seq in seqs if seq not in self.delivered]
+        if fresh:
+            self._send(fresh, self.seam, taken=False)
+
+    def _send(self, seqs: list[int], seam: MessageSeam, taken: bool) -> None:
+        self._told.put_nowait((seqs, seam, taken))
+        if self._telling is None:
+            self._telling = asyncio.create_task(self._tell())
 
     async def _tell(self) -> None:
         handle = self.client.get_workflow_handle(job_workflow_id(self.number))
         while (item := await self._told.get()) is not None:
-            seqs, seam = item
-            told = MessagesDelivered(seqs=seqs, run=self.run, attempt=self.attempt, seam=seam)
+            seqs, seam, taken = item
+            told = MessagesDelivered(
+                seqs=seqs, run=self.run, attempt=self.attempt, seam=seam, taken=taken
+            )
             for trial in range(TELL_TRIES):
                 try:
                     await handle.signal(JOB_MESSAGES_DELIVERED_SIGNAL, told)

@@ -117,3 +117,6 @@ class MessagesDelivered(Payload):
     run: int
     attempt: int = 1
     seam: MessageSeam
+    taken: bool = True
+    """They are in the agent's conversation; False: its live seam has them (written on Claude
+    Code's input, which takes them at the model's next step), which the `say` answer waits for."""

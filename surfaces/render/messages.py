@@ -100,4 +100,6 @@ def delivered_line(told: MessagesDelivered) -> str:
     attempt = f", attempt {told.attempt}" if told.attempt > 1 else ""
     noun = "message" if len(told.seqs) == 1 else "messages"
     how = SEAMS.get(told.seam, told.seam)
+    if not told.taken:
+        return f"{noun} {numbers} handed to the running agent (run {told.run}{attempt}, {how})"
     return f"{noun} {numbers} reached the agent (run {told.run}{attempt}, {how})"

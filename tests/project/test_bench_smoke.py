@@ -93,10 +93,20 @@ def suspension_figures(figures: dict[str, Any]) -> None:
 
 
 def conversation_figures(figures: dict[str, Any]) -> None:
-    assert figures["rounds"] == 1 and len(figures["runs"]) == 1
-    for key in ("say_returned_to_request_ms", "say_to_request_ms", "cli_write_to_request_ms"):
+    assert figures["rounds"] == 1 and figures["jobs"] == 2
+    assert {sandbox: len(runs) for sandbox, runs in figures["runs"].items()} == {
+        "none": 1,
+        "bwrap": 1,
+    }
+    for key in (
+        "say_returned_to_request_ms",
+        "say_to_request_ms",
+        "cli_write_to_request_ms",
+        "sandboxed_say_returned_to_request_ms",
+        "sandboxed_cli_write_to_request_ms",
+    ):
         assert isinstance(figures[key], int | float) and figures[key] > 0, key
-    assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x", ""]
+    assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x", "", ""]
 
 
 SMALL = {

@@ -11,6 +11,8 @@ message is refused, and the refusal says what to do.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
@@ -44,6 +46,8 @@ from workflows.job.state import JobState
 
 REPORT_MESSAGES = 100
 """Messages a report lists (the job keeps them all, and `show` during the job lists them)."""
+HANDOFF_WAIT = timedelta(seconds=5)
+"""How long `say` waits for a running agent's live seam to say it has the message."""
 
 
 def refusal(state: JobState, said: SayInput) -> DeskError | None:
@@ -101,9 +105,18 @@ async def take(state: JobState, said: SayInput) -> SayAnswer:
     if not live(seam):
         return SayAnswer(number=number, seq=seq, delivery=MessageDelivery.TURN_END, seam=seam)
     run = state.agent_runs
-    await workflow.wait_condition(
-        lambda: state.inbox_handed >= seq or not state.inbox_waiting or not running(state, run)
-    )
+
+    def settled() -> bool:
+        if state.inbox_handed >= seq or not running(state, run):
+            return True
+        return state.inbox_taken < seq and not state.inbox_waiting  # nobody reads just now
+
+    try:
+        await workflow.wait_condition(
+            settled, timeout=HANDOFF_WAIT, timeout_summary="the agent's seam takes the message"
+        )
+    except TimeoutError:
+        pass  # its step took it and has not said it wrote it: it gets it shortly
     handed = state.inbox_handed >= seq
     delivery = MessageDelivery.DELIVERED if handed else MessageDelivery.SHORTLY
     return SayAnswer(number=number, seq=seq, delivery=delivery, seam=seam)
@@ -143,12 +156,17 @@ async def inbox(state: JobState, ask: InboxAsk) -> Inbox:
     if not running(state, ask.run):
         return Inbox(over=True)
     given = fresh()
-    state.inbox_handed = max([state.inbox_handed, *(message.seq for message in given)])
+    state.inbox_taken = max([state.inbox_taken, *(message.seq for message in given)])
     return Inbox(messages=given)
 
 
 def delivered(state: JobState, told: MessagesDelivered) -> None:
-    """Note the messages that reached the agent (the first time each did counts)."""
+    """Note the messages the running agent's seam has, and those that reached the agent (the
+    first time each did counts)."""
+    if told.run == state.agent_runs and told.seqs:
+        state.inbox_handed = max(state.inbox_handed, *told.seqs)
+    if not told.taken:
+        return
     seqs = set(told.seqs)
     for message in state.status.messages:
         if message.seq in seqs and message.delivered is None:

@@ -72,8 +72,10 @@ class JobState:
     """Whether run `agent_runs` of the agent's step is going on now."""
     inbox_waiting: int = 0
     """How many `agent_inbox` Updates wait for a message now."""
+    inbox_taken: int = 0
+    """The last message an `agent_inbox` answer gave the running agent's step."""
     inbox_handed: int = 0
-    """The last message an `agent_inbox` answer handed the running agent's step."""
+    """The last message the running agent's live seam has (the step said so)."""
     agent_done: bool = False
     """The agent's work is over (no message will run it again): `say` is refused."""
 
