@@ -70,6 +70,7 @@ class StdinFeed:
         self.until_turn_end = False
         """Write nothing before the first turn ends (a resumed deferral: its turn resumes the
         deferred call first)."""
+        self._ended = False
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._pump = asyncio.create_task(self._pumping())
@@ -86,6 +87,11 @@ class StdinFeed:
         known = {*self.unread, *(message.seq for message in self.waiting), *self.talk.delivered}
         self.waiting += [message for message in messages if message.seq not in known]
         self._wake.set()
+
+    def closing(self) -> None:
+        """The CLI has ended: write nothing more (a process it left may hold the pipe open)."""
+        self.until_turn_end = True
+        self._ended = True
 
     def may_defer(self) -> bool:
         """Whether a held call may be deferred now: no written message is unread."""
@@ -132,7 +138,7 @@ class StdinFeed:
 
     async def _write(self, texts: list[str], messages: list[JobMessage]) -> None:
         """Write one user message (under the lock); a closed input leaves them undelivered."""
-        if self.closed:
+        if self.closed or self._ended:
             return
         try:
             await asyncio.to_thread(_write_all, self.fd, user_event(texts))
@@ -156,9 +162,16 @@ class FileFeed:
         self.path = path
         self.talk = talk
         self.note = note
+        self.ended = False
+
+    def closing(self) -> None:
+        """The agent has ended: a line appended now would be read by nobody."""
+        self.ended = True
 
     def offer(self, messages: list[JobMessage]) -> None:
         """Append the messages the file does not hold yet; each is delivered then."""
+        if self.ended:
+            return
         present = in_file(self.path)
         with self.path.open("a", encoding="utf-8") as file:
             for message in messages:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from activities.agent.session import (
     RESUME_PROMPT,
+    continue_argv,
     deferral_resume_argv,
     resume_argv,
     stream_resume_argv,
@@ -152,6 +153,8 @@ def _resumed(argv: list[str], session: str, start: Start, why: str) -> Opening |
     else:
         prompt = messages_prompt(unseen, start.tags)
     resumed = resume_argv(argv, session, start.home, prompt)
+    if resumed is None and not crash:
+        resumed = continue_argv(argv, start.home, prompt)
     if resumed is None:
         return None
     return Opening(resumed, why, resumed=True, messages=unseen, seam=MessageSeam.RESUME)

@@ -126,7 +126,8 @@ class AgentActivities:
                 log.write(f"{' after killing a stale agent' if killed else ''}")
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
                 if resumed:
-                    log.write(f"codedesk: resuming session {session.session_id} {opened.start}\n")
+                    resuming = session.session_id or "(the agent's last)"
+                    log.write(f"codedesk: resuming session {resuming} {opened.start}\n")
                 wanted = request.resume_session or request.continue_session
                 if wanted and not resumed and opened.start == AFRESH and not opened.interrupted:
                     log.write(f"codedesk: session {wanted} is gone; starting over\n")

@@ -65,6 +65,7 @@ class RunMessages:
         self.opened: Opening | None = None
         self.feed: Feed | None = None
         self._following: contextlib.AsyncExitStack | None = None
+        self._follow_task: asyncio.Task[None] | None = None
 
     async def look_back(self, home: Path, session_id: str) -> None:
         """The run's messages: those it was given, and those that came since it was scheduled
@@ -160,7 +161,7 @@ class RunMessages:
                 after_seq=self.after,
                 attempt=self.talk.attempt,
             )
-            await stack.enter_async_context(
+            self._follow_task = await stack.enter_async_context(
                 following(self.client, self.request.number, ask, feed, self._already)
             )
             self._following = stack
@@ -182,6 +183,14 @@ class RunMessages:
         ended, translator.turns_ended = translator.turns_ended, []
         for deferred in ended:
             await feed.turn_ended(deferred)
+
+    def agent_ended(self) -> None:
+        """The agent's process has ended: hand its seam nothing more (what came since stays
+        with the job, for its next run)."""
+        if self.feed is not None:
+            self.feed.closing()
+        if self._follow_task is not None:
+            self._follow_task.cancel()
 
     async def ended(self) -> None:
         """The agent has ended: stop following the inbox, close its input, tell the job."""

@@ -14,8 +14,9 @@ before. After a suspension (a deferred held call) the job's next run resumes the
 no prompt at all: Claude Code asks its hook again for the deferred call. A run for messages that
 came as the agent's last run ended resumes its session with them as the prompt. Claude Code with
 streaming input (the `claude` preset) takes no prompt in its command: its resumed session gets
-the prompt, if any, on its standard input (`stream_resume_argv`). Once the job's worktree is
-removed, its agent's homes go too (`forget_sessions`).
+the prompt, if any, on its standard input (`stream_resume_argv`); opencode, whose output names
+no session, continues the job's last one (`continue_argv`, for messages only: a crash starts it
+over). Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ RESUME_PROMPT = (
 )
 CLAUDE = "claude"
 CODEX = "codex"
+OPENCODE = "opencode"
+OPENCODE_DATA = ".local/share/opencode/opencode.db"
+"""Where opencode keeps its sessions under the job's home (`XDG_DATA_HOME` points there)."""
 SESSION_EVENTS = {"system": "session_id", "thread.started": "thread_id"}
 """The event that says the session's id, by its type (Claude Code's, codex's), and its key."""
 CODEX_RESUMABLE = frozenset(
@@ -133,6 +137,21 @@ def resume_argv(
     if _is_resumable_codex(argv[:cut]) and codex_session_kept(home, session_id):
         return [argv[0], "exec", "resume", *argv[2:cut], session_id, "--", prompt]
     return None
+
+
+def continue_argv(argv: Sequence[str], home: Path, prompt: str) -> list[str] | None:
+    """`argv` (`opencode run ... -- <task>`) made to continue the job's last opencode session
+    with `prompt` (`opencode run --continue`); None when it cannot (not that shape, no opencode
+    data in the job's home `home`). opencode's plain output names no session id: the job's home
+    holds only its own sessions, so its last one is the agent's."""
+    if "--" not in argv or argv.index("--") != len(argv) - 2 or len(argv) < 2:
+        return None
+    if argv[0].rsplit("/", 1)[-1] != OPENCODE or argv[1] != "run":
+        return None
+    if not (home / OPENCODE_DATA).is_file():
+        return None
+    cut = argv.index("--")
+    return [argv[0], "run", "--continue", *argv[2:cut], "--", prompt]
 
 
 def stream_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:

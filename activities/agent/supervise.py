@@ -167,6 +167,7 @@ async def supervise(
         end = AgentEnd.TIMED_OUT
     finally:
         beating.cancel()
+        talking.agent_ended()  # no message is handed to an agent that has ended
     # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
     # is done: bwrap exits only once its PID namespace is empty (its init's exit waits for
     # every process of it), and the group holds at most bwrap's own zombie, whose look would

@@ -2,9 +2,9 @@
 
 Each agent command has one seam (`seam_of`): Claude Code run with streaming input takes a
 message on its standard input while it works (`--input-format stream-json`); a command agent
-reads them from the file `CODEDESK_MESSAGES` names; codex and a Claude Code without streaming
-input get them when their run ends, by resuming their session with the messages as its prompt;
-a CLI whose session codedesk does not resume (opencode, aider, goose) runs again in the same
+reads them from the file `CODEDESK_MESSAGES` names; codex, opencode and a Claude Code without
+streaming input get them when their run ends, by resuming their session with the messages as
+its prompt; a CLI whose session codedesk does not resume (aider, goose) runs again in the same
 worktree with the task and the messages. Messages sent before the agent started are in its
 first prompt.
 
@@ -29,7 +29,7 @@ from desk.payloads.messages import JobMessage, MessageSeam
 TAG_HEX = 16
 """Hex digits of a message's tag: 64 bits an agent cannot guess."""
 STREAM_JSON = "stream-json"
-RESUMABLE = frozenset({"claude", "codex"})
+RESUMABLE = frozenset({"claude", "codex", "opencode"})
 """Preset programs whose session a run can resume with the messages as its prompt."""
 SENDER_CHARS = 80
 _NOT_NAME = re.compile(r"[\[\]\r\n\t]+")

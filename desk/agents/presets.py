@@ -189,7 +189,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             merged_env=("OPENCODE_CONFIG_CONTENT",),
             cannot_work=(r"^Error: Cannot connect to API",),
             holds_by_plugin=True,
-            messages_in="when its run ends: a new run with the task and them",
+            messages_in="when its run ends: its last session continued with them (`--continue`)",
         ),
         Preset(
             name="goose",

@@ -1,7 +1,8 @@
-"""A message to the real codex (the `codex` preset, pinned and newest, in bubblewrap), its model
-a scripted fake: codex takes no input while it runs, so the message waits for the run's end;
-then the job resumes codex's thread (`codex exec resume <thread>`) with the message as the
-prompt, the model reads it in the resumed thread, and it changes what the job commits."""
+"""A message to the real codex and opencode (their presets, pinned and newest, in bubblewrap),
+each against a scripted fake of its model: neither takes input while it runs, so the message
+waits for the run's end; then the job resumes the CLI's own session with the message as the
+prompt (`codex exec resume <thread>`, `opencode run --continue`), the model reads it after its
+earlier turns, and it changes what the job commits."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from desk.payloads.messages import MessageDelivery, MessageSeam
 from surfaces.clients.desk import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
+from tests.real_agents.agent_env import opencode_config
 from tests.real_agents.fake_anthropic import IfTold, Say, ToolCall, told
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.install import npm_cli
@@ -86,3 +88,50 @@ async def test_a_message_to_codex_is_delivered_when_its_run_ends_by_resuming_its
     resumed = json.dumps(after[0].get("input"))
     assert "while [ ! -e" in resumed and resumed.count(ASKED) == 1, resumed[-2000:]
     assert "codedesk: resuming session" in log and "for messages" in log, log
+
+
+@pytest.mark.parametrize("release", RELEASES)
+async def test_a_message_to_opencode_is_delivered_when_its_run_ends_in_its_last_session(
+    release: str,
+    fake: FakeOpenAI,
+    desk: DeskClient,
+    settings: DeskSettings,
+    origin: Path,
+    gates: Path,
+    agent_env: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    on_path(monkeypatch, npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode"))
+    gate = gates / "opencode-may-end"
+    task = "wait for the gate"
+    wait = f"while [ ! -e {gate} ]; do sleep 0.1; done; echo on"
+    fake.task = task
+    fake.steps = [
+        ToolCall("bash", {"command": wait, "description": "wait"}),
+        Say("I waited."),
+        IfTold(ASKED, ToolCall("bash", {"command": CHANGELOG, "description": "commit"})),
+        Say("Added the changelog."),
+    ]
+    monkeypatch.setenv("OPENCODE_CONFIG_CONTENT", json.dumps(opencode_config(fake.url)))
+    info = await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, task, agent_command=preset_command("opencode"))
+    await eventually(fake.conversation, lambda asked: len(asked) >= 1, "opencode's first step")
+
+    answer = await desk.say(number, ASKED)
+    assert (answer.delivery, answer.seam) == (MessageDelivery.TURN_END, MessageSeam.RESUME)
+    gate.touch()
+
+    report = await awaited(desk.wait(number), "the job's report")
+    log = Path(report.log_path).read_text() if report.log_path else ""
+    assert report.outcome == JobOutcome.INTEGRATED, (report, log)
+    assert [commit.subject for commit in report.commits] == ["Add the changelog"], report
+    assert (Path(info.path) / "CHANGELOG.md").read_text() == "- notes\n"
+    [message] = report.messages
+    assert message.delivered is not None, message
+    assert (message.delivered.run, message.delivered.seam) == (2, MessageSeam.RESUME)
+    after = [body for body in fake.conversation() if told(body, ASKED)]
+    assert after, [json.dumps(body)[-300:] for body in fake.conversation()]
+    # Its last session, continued: the earlier turns, then the message, once.
+    resumed = json.dumps(after[0].get("messages"))
+    assert "I waited." in resumed and resumed.count(ASKED) == 1, resumed[-2000:]
+    assert "codedesk: resuming session (the agent's last) for messages" in log, log
