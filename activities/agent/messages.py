@@ -18,7 +18,7 @@ import json
 import logging
 import os
 import secrets
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 
 from temporalio.client import (
@@ -94,20 +94,41 @@ def in_file(path: Path) -> set[int]:
     return found
 
 
+Tell = Callable[[MessagesDelivered], Awaitable[None]]
+"""How an attempt tells its job which messages reached the agent (`job_teller`)."""
+
+
+def job_teller(client: Client, number: int) -> Tell:
+    """Tell job `number` by its `messages_delivered` signal, tried a few times: the run's
+    result says it again, should every try fail."""
+    handle = client.get_workflow_handle(job_workflow_id(number))
+
+    async def tell(told: MessagesDelivered) -> None:
+        for trial in range(TELL_TRIES):
+            try:
+                await handle.signal(JOB_MESSAGES_DELIVERED_SIGNAL, told)
+                return
+            except RPCError as error:
+                log.info("Job %s was not told of messages %s: %s", number, told.seqs, error)
+                await asyncio.sleep(INBOX_PAUSE * (trial + 1))
+
+    return tell
+
+
 class Conversation:
     """One attempt's view of the job's messages: their tags, which reached the agent, and the
     job told so (in order, each once)."""
 
     def __init__(
         self,
-        client: Client,
+        tell: Tell,
         number: int,
         run: int,
         attempt: int,
         key: bytes,
         seam: MessageSeam,
     ) -> None:
-        self.client = client
+        self.tell = tell
         self.number = number
         self.run = run
         self.attempt = attempt
@@ -116,7 +137,7 @@ class Conversation:
         self.tags: dict[int, str] = {}
         self.delivered: list[int] = []
         """The messages this attempt delivered, or found delivered, in order."""
-        self._told: asyncio.Queue[tuple[list[int], MessageSeam, bool] | None] = asyncio.Queue()
+        self._told: asyncio.Queue[MessagesDelivered | None] = asyncio.Queue()
         self._telling: asyncio.Task[None] | None = None
 
     def learn(self, messages: Iterable[JobMessage]) -> None:
@@ -150,24 +171,16 @@ class Conversation:
             self._send(fresh, self.seam, taken=False)
 
     def _send(self, seqs: list[int], seam: MessageSeam, taken: bool) -> None:
-        self._told.put_nowait((seqs, seam, taken))
+        told = MessagesDelivered(
+            seqs=seqs, run=self.run, attempt=self.attempt, seam=seam, taken=taken
+        )
+        self._told.put_nowait(told)
         if self._telling is None:
             self._telling = asyncio.create_task(self._tell())
 
     async def _tell(self) -> None:
-        handle = self.client.get_workflow_handle(job_workflow_id(self.number))
-        while (item := await self._told.get()) is not None:
-            seqs, seam, taken = item
-            told = MessagesDelivered(
-                seqs=seqs, run=self.run, attempt=self.attempt, seam=seam, taken=taken
-            )
-            for trial in range(TELL_TRIES):
-                try:
-                    await handle.signal(JOB_MESSAGES_DELIVERED_SIGNAL, told)
-                    break
-                except RPCError as error:  # the run's result says it again
-                    log.info("Job %s was not told of messages %s: %s", self.number, seqs, error)
-                    await asyncio.sleep(INBOX_PAUSE * (trial + 1))
+        while (told := await self._told.get()) is not None:
+            await self.tell(told)
 
     async def close(self) -> None:
         """Tell the job what is left to tell, then stop."""

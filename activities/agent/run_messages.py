@@ -23,6 +23,7 @@ from activities.agent.messages import (
     MESSAGES_FILE,
     Conversation,
     in_file,
+    job_teller,
     message_key,
     session_text,
 )
@@ -55,7 +56,8 @@ class RunMessages:
         self.seam = seam
         self.talking = request.message_run > 0
         key = message_key(folder) if self.talking else b""
-        self.talk = Conversation(client, request.number, request.message_run, attempt, key, seam)
+        tell = job_teller(client, request.number)
+        self.talk = Conversation(tell, request.number, request.message_run, attempt, key, seam)
         self.file = folder / MESSAGES_FILE if seam == MessageSeam.FILE else None
         self.session = ""
         """What the resumed session held when the attempt began."""
