@@ -127,3 +127,46 @@ async def test_a_message_to_a_suspended_claude_is_delivered_with_its_resume(
     declined = next(k for k, body in enumerate(asked) if "declined" in str(body["messages"]))
     assert told(asked[declined], ASKED) == 0
     assert told(asked[-1], ASKED) == 1
+
+
+OLD_PRESET = (
+    "claude -p --output-format stream-json --verbose --permission-mode acceptEdits"
+    " --settings {hook_settings} --append-system-prompt={instructions} -- {task}"
+)
+"""The `claude` preset before its input streamed: jobs started then carry it, as may an owner's
+own command. It takes no message while it runs."""
+
+
+async def test_a_claude_command_without_streaming_input_gets_its_message_in_a_resumed_session(
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    origin: Path,
+    gates: Path,
+) -> None:
+    gate = gates / "old-may-end"
+    fake = claude_env(
+        [
+            bash(f"while [ ! -e {gate} ]; do sleep 0.1; done"),
+            Say("I waited."),
+            IfTold(ASKED, CHANGELOG),
+            COMMIT_CHANGELOG,
+            Say("Added the changelog."),
+        ]
+    )
+    info = await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, "wait for the gate", agent_command=OLD_PRESET)
+    await eventually(fake.conversation, lambda asked: len(asked) >= 1, "the agent's first step")
+    answer = await desk.say(number, ASKED)
+    assert (answer.delivery, answer.seam) == (MessageDelivery.TURN_END, MessageSeam.RESUME)
+    gate.touch()
+
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["Add the changelog"]
+    assert (Path(info.path) / "CHANGELOG.md").read_text() == "- notes\n"
+    [message] = report.messages
+    assert message.delivered is not None, message
+    assert (message.delivered.run, message.delivered.seam) == (2, MessageSeam.RESUME)
+    asked = fake.conversation()
+    resumed = next(body for body in asked if told(body, ASKED))
+    assert "I waited." in str(resumed["messages"]) and told(asked[-1], ASKED) == 1
