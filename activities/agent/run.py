@@ -27,7 +27,7 @@ from activities.agent.launch import (
     program_found,
 )
 from activities.agent.log import AGENT_LOG
-from activities.agent.opening import AFRESH
+from activities.agent.opening import AFRESH, AFTER_CRASH
 from activities.agent.run_messages import RunMessages
 from activities.agent.session import SessionWatch, earlier_attempts
 from activities.agent.setup.hold_wiring import wire_holds
@@ -127,7 +127,8 @@ class AgentActivities:
                 log.write(f", sandbox {self.sandbox.mode} ===\n")
                 if resumed:
                     resuming = session.session_id or "(the agent's last)"
-                    log.write(f"codedesk: resuming session {resuming} {opened.start}\n")
+                    why = "" if opened.start == AFTER_CRASH else f" {opened.start}"
+                    log.write(f"codedesk: resuming session {resuming}{why}\n")
                 wanted = request.resume_session or request.continue_session
                 if wanted and not resumed and opened.start == AFRESH and not opened.interrupted:
                     log.write(f"codedesk: session {wanted} is gone; starting over\n")
