@@ -45,10 +45,11 @@ DeskError
 ├── ModeError               a mode, value or scope that does not exist; nothing switched   ~
 │   ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
 │   └── JobFinishedError    the switch names a job that has finished                       ~
-└── MessageError            a message the job cannot take (empty); nothing was kept        ~
-    ├── MessageSenderError  its sender is neither the job's requester nor an owner         ~
-    ├── MessageTooLongError it is longer than the host's cap (the limit named)             ~
-    └── AgentDoneError      the job's agent has finished its work: what to do instead      ~
+├── MessageError            a message the job cannot take (empty); nothing was kept        ~
+│   ├── MessageSenderError  its sender is neither the job's requester nor an owner         ~
+│   ├── MessageTooLongError  it is longer than the host's cap (the limit named)            ~
+│   └── AgentDoneError      the job's agent has finished its work: what to do instead      ~
+└── InboxClosedError        an agent run's step asked for messages once its run was over   ~
 
 R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected
 refusal (a person's mistake or a state that refuses them), sent as benign: the worker logs it
@@ -291,6 +292,11 @@ class MessageTooLongError(MessageError):
 class AgentDoneError(MessageError):
     """The job's agent has finished its work (the job checks, integrates or has ended): a
     message can no longer reach it."""
+
+
+class InboxClosedError(DeskError, benign=True):
+    """An agent run's step asked its job for messages once that run was over (an attempt that
+    was left behind): it gets none, and stops asking."""
 
 
 def desk_error_types() -> list[type[DeskError]]:

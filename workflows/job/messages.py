@@ -14,13 +14,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from desk.agents.messages import command_seam, live
     from desk.errors import (
         AgentDoneError,
         DeskError,
+        InboxClosedError,
         MessageError,
         MessageSenderError,
         MessageTooLongError,
@@ -85,14 +85,27 @@ def refuse(state: JobState, said: SayInput) -> None:
         raise failure_of(refused)
 
 
+def keep(state: JobState, said: SayInput) -> JobMessage:
+    """Keep a message for the agent, numbered after the others: the running agent's inbox
+    hands it over, or the job's next run of the agent delivers it (`for_messages` resumes its
+    session with the messages that have not reached it). A step that has words for the agent
+    itself (a reviewer's request, leave to go on) keeps them so, as a sender of its own."""
+    messages = state.status.messages
+    message = JobMessage(
+        seq=len(messages) + 1,
+        text=said.text,
+        by=said.by,
+        surface=said.surface,
+        at=workflow.now(),
+    )
+    messages.append(message)
+    return message
+
+
 async def take(state: JobState, said: SayInput) -> SayAnswer:
     """Keep the message and say what became of it: a running agent that reads its messages
     takes it in this same workflow task (its inbox waits for one)."""
-    messages = state.status.messages
-    seq = len(messages) + 1
-    messages.append(
-        JobMessage(seq=seq, text=said.text, by=said.by, surface=said.surface, at=workflow.now())
-    )
+    seq = keep(state, said).seq
     seam = command_seam(state.job.agent_command)
     number = state.job.number
     if state.status.phase == JobPhase.SUSPENDED:
@@ -130,10 +143,10 @@ def running(state: JobState, run: int) -> bool:
 def check_inbox(state: JobState, ask: InboxAsk) -> None:
     """The `agent_inbox` validator: only the running run's step is answered."""
     if not running(state, ask.run):
-        raise ApplicationError(
-            f"Run {ask.run} of job {state.job.number}'s agent is over: it takes no messages.",
-            type="AgentRunOver",
-            non_retryable=True,
+        raise failure_of(
+            InboxClosedError(
+                f"Run {ask.run} of job {state.job.number}'s agent is over: it takes no messages."
+            )
         )
 
 
