@@ -374,7 +374,7 @@ PATCHES = (
         "suspends the job too: the run is ended, and the answer resumes the session as its "
         "prompt (before, such a call waited live for the hold wait and was refused)",
         came="2026-12-06",
-        commit="0000000",
+        commit="72e4fe9",
         asked_by=JOB,
         old_branch="coding_job_suspended",
     ),
