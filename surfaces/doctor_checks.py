@@ -25,11 +25,11 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES
 from desk.payloads.jobs import HostReport, HostReportInput
-from surfaces.clients.patches import patch_standings
-from surfaces.clients.results import troubled_deliveries
-from surfaces.clients.worker_check import live_pollers, no_worker
-from surfaces.render.policy import policy_differences, policy_lines
-from surfaces.render.reports import delivery_lines
+from surfaces.clients.listings.worker_check import live_pollers, no_worker
+from surfaces.clients.patch_standings import patch_standings
+from surfaces.clients.result_deliveries import troubled_deliveries
+from surfaces.render.layout.report_layout import delivery_lines
+from surfaces.render.words.policy_words import policy_differences, policy_lines
 from workers.temporal.client import connect, resolve_address
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck

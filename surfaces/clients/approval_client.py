@@ -29,9 +29,9 @@ from desk.holds.approvals import (
 )
 from desk.names import PUSH_ID_PREFIX
 from desk.payloads.shipping import PushResult
-from surfaces.clients.approval_listing import OPEN, open_page, open_states, opened_at
-from surfaces.clients.listing import Page
-from surfaces.clients.worker_check import live_pollers, no_worker, require_worker
+from surfaces.clients.listings.approval_listing import OPEN, open_page, open_states, opened_at
+from surfaces.clients.listings.page import Page
+from surfaces.clients.listings.worker_check import live_pollers, no_worker, require_worker
 from workflows.approval import Approval
 from workflows.ship import Ship
 

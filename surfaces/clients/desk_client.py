@@ -66,11 +66,11 @@ from desk.payloads.jobs import (
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
-from surfaces.clients.hosts import host_for_new_repo
-from surfaces.clients.job_listing import JobRow as JobRow
-from surfaces.clients.job_listing import job_page
-from surfaces.clients.listing import Page
-from surfaces.clients.worker_check import live_pollers, require_worker
+from surfaces.clients.host_client import host_for_new_repo
+from surfaces.clients.listings.job_listing import JobRow as JobRow
+from surfaces.clients.listings.job_listing import job_page
+from surfaces.clients.listings.page import Page
+from surfaces.clients.listings.worker_check import live_pollers, require_worker
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.entity import Desk

@@ -11,7 +11,7 @@ from desk.failures import error_of
 from desk.holds.approvals import Principal
 from desk.names import DESK_WORKFLOW_ID
 from desk.policy.modes import ModeRequest, ModesView, ModeSwitched, ScopeKind, mode_problem
-from surfaces.clients.worker_check import require_worker
+from surfaces.clients.listings.worker_check import require_worker
 from workers.desk_entity import desk_start
 from workflows.desk.entity import Desk
 from workflows.reasons import reason_of

@@ -15,7 +15,7 @@ from desk.failures import error_of
 from desk.names import repo_workflow_id
 from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
 from desk.repo_names import parse_repo_name
-from surfaces.clients.shipping import QUERY_TIMEOUT, repo_entity_start
+from surfaces.clients.ship_client import QUERY_TIMEOUT, repo_entity_start
 from workflows.repo.entity import RepoEntity
 
 

@@ -51,8 +51,8 @@ from desk.payloads.shipping import (
     ship_tool,
 )
 from desk.repo_names import parse_repo_name
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.worker_check import require_worker
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.listings.worker_check import require_worker
 from workflows.desk.entity import Desk
 from workflows.reasons import reason_of
 from workflows.repo.entity import RepoEntity

@@ -40,11 +40,11 @@ from surfaces.discord.delivery import (
 )
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
-from surfaces.discord.markdown.embeds import card_embed
-from surfaces.discord.markdown.progress import ProgressBoards
-from surfaces.discord.markdown.replies import report_text
-from surfaces.discord.markdown.text import sanitize, split_message
-from surfaces.render.narration import narration_text, thread_text
+from surfaces.discord.progress_boards import ProgressBoards
+from surfaces.render.discord.embeds import card_embed
+from surfaces.render.discord.message_text import sanitize, split_message
+from surfaces.render.discord.replies import report_text
+from surfaces.render.words.narration_words import narration_text, thread_text
 
 log = logging.getLogger(__name__)
 

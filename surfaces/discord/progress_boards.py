@@ -20,7 +20,7 @@ import discord
 
 from surfaces.discord.closed_threads import ClosedThreads
 from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce, reopened
-from surfaces.discord.markdown.embeds import is_progress, progress_embed
+from surfaces.render.discord.embeds import is_progress, progress_embed
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from activities.git.worktrees import _clone_refusal
 from desk.errors import GitBusyError, GitError
 from desk.names import repo_workflow_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import until

@@ -10,7 +10,7 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.errors import AdoptionError, CloneExistsError
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.git.test_shelf import snapshot
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.repos import git, make_origin

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import more_line, out, reach, refuse_inside_a_job, run, settings
+from surfaces.cli.runner import more_line, reach, refuse_inside_a_job, run, settings
+from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:
     from desk.holds.approvals import ApprovalState, Decision
@@ -31,7 +32,7 @@ def approvals(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List open approvals, newest first, each as a card rendered for this terminal."""
-    from surfaces.clients.approval_listing import open_page
+    from surfaces.clients.listings.approval_listing import open_page
     from workers.runtime import server_address
     from workers.temporal.service import connect_service
 
@@ -79,7 +80,7 @@ def withdraw(
 ) -> None:
     """Withdraw an open approval for every caller waiting on it."""
     refuse_inside_a_job("withdraw")
-    from surfaces.clients.approvals import ApprovalsClient
+    from surfaces.clients.approval_client import ApprovalsClient
     from workers.temporal.client import connect
 
     config = settings()
@@ -112,9 +113,9 @@ def hold(output: HoldFormat = FORMAT) -> None:
 
 def _answer(given: str, decision: Decision) -> int:
     from desk.holds.approvals import Decision, Principal
-    from surfaces.cli.render import print_blocks
-    from surfaces.clients.approvals import ApprovalsClient
-    from surfaces.render.answers import answer_led_to
+    from surfaces.clients.approval_client import ApprovalsClient
+    from surfaces.render.layout.answer_outcomes import answer_led_to
+    from surfaces.render.terminal.printing import print_blocks
     from workers.temporal.client import connect, ui_url, workflow_url
 
     config = settings()
@@ -147,8 +148,8 @@ def _answer(given: str, decision: Decision) -> int:
 
 def print_card(state: ApprovalState, value_chars: int) -> None:
     """One open approval as a terminal card, from its structured payload."""
-    from surfaces.cli.render import print_blocks
-    from surfaces.render.approval import approval_card
+    from surfaces.render.layout.approval_layout import approval_card
+    from surfaces.render.terminal.printing import print_blocks
 
     print_blocks(approval_card(state, value_chars=value_chars))
     out.print()

@@ -8,18 +8,19 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import out, run, settings
+from surfaces.cli.runner import run, settings
+from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:
-    from surfaces.clients.patches import PatchStanding
-    from surfaces.doctor import Check
+    from surfaces.clients.patch_standings import PatchStanding
+    from surfaces.doctor_checks import Check
 
 STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
 def doctor(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Check the server, the workers, search attributes, git, the agents, sandbox and imports."""
-    from surfaces.doctor import run_checks
+    from surfaces.doctor_checks import run_checks
 
     config = settings()
     checks = run(run_checks(config))
@@ -44,7 +45,7 @@ def _print(check: Check) -> None:
 def patches(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List each workflow patch and the running workflows that may still need its old branch
     (a patch retires once none does); fail for any on a retired patch's old branch."""
-    from surfaces.clients.patches import patch_standings
+    from surfaces.clients.patch_standings import patch_standings
     from workers.temporal.client import connect
 
     config = settings()

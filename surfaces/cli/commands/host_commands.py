@@ -7,11 +7,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import out, with_desk
+from surfaces.cli.runner import with_desk
+from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:
-    from surfaces.clients.desk import DeskClient
-    from surfaces.clients.hosts import HostRow
+    from surfaces.clients.desk_client import DeskClient
+    from surfaces.clients.host_client import HostRow
 
 
 HOST_COLUMNS = ("host", "worker", "slots", "repos", "running jobs", "shelf")
@@ -19,8 +20,8 @@ HOST_COLUMNS = ("host", "worker", "slots", "repos", "running jobs", "shelf")
 
 def hosts(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """List hosts: whether a worker polls each now, its shelf, job slots, repos, running jobs."""
-    from surfaces.cli.plain_table import print_table
-    from surfaces.clients.hosts import host_rows
+    from surfaces.clients.host_client import host_rows
+    from surfaces.render.terminal.tables import print_table
 
     async def body(desk: DeskClient) -> None:
         state = await desk.desk_state()

@@ -12,13 +12,14 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import err, more_line, out, reach, run, settings, with_desk
+from surfaces.cli.runner import more_line, reach, run, settings, with_desk
+from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:
     from desk.payloads.jobs import JobReport
     from desk.policy.daily import DayLimitReached
     from desk.usage.tally import Usage
-    from surfaces.clients.desk import DeskClient
+    from surfaces.clients.desk_client import DeskClient
 
 NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
 
@@ -91,7 +92,7 @@ def task(
                 markup=False,
             )
         if admission.day_limit is not None:
-            from surfaces.render.daily_limit import day_limit_reason
+            from surfaces.render.words.daily_limit_words import day_limit_reason
 
             why = day_limit_reason(admission.day_limit, desk.settings.time_zone)
             out.print(
@@ -153,9 +154,9 @@ def jobs(
     """List jobs, newest first: number, repository, phase, outcome, cost, requester, start."""
     if sort not in ("number", "cost"):
         raise typer.BadParameter(f"--sort {sort!r}: choose number or cost.")
-    from surfaces.cli.plain_table import JOB_COLUMNS, job_cells, print_table
-    from surfaces.clients.job_listing import job_page
-    from surfaces.clients.worker_check import no_worker
+    from surfaces.clients.listings.job_listing import job_page
+    from surfaces.clients.listings.worker_check import no_worker
+    from surfaces.render.terminal.tables import JOB_COLUMNS, job_cells, print_table
     from workers.runtime import server_address
     from workers.temporal.service import connect_service
 
@@ -219,10 +220,10 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
 
     from desk.names import job_workflow_id
     from desk.payloads.jobs import JobPhase
-    from surfaces.clients.results import job_delivery
-    from surfaces.render.history import history_lines
-    from surfaces.render.report_reasons import report_reason
-    from surfaces.render.reports import delivery_lines
+    from surfaces.clients.result_deliveries import job_delivery
+    from surfaces.render.layout.report_layout import delivery_lines
+    from surfaces.render.layout.report_reasons import report_reason
+    from surfaces.render.words.history_lines import history_lines
     from workers.temporal.client import ui_url, workflow_url
 
     async def body(desk: DeskClient) -> None:
@@ -269,13 +270,13 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 markup=False,
             )
         if day is not None:
-            from surfaces.render.daily_limit import day_limit_reason
+            from surfaces.render.words.daily_limit_words import day_limit_reason
 
             why = day_limit_reason(day, desk.settings.time_zone)
             out.print(f"waiting: {why}.", markup=False)
         if current.report is None:
             from desk.policy.modes import modes_said
-            from surfaces.render.usage import usage_words
+            from surfaces.render.layout.usage_words import usage_words
 
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
@@ -364,7 +365,7 @@ def cancel(number: int = NUMBER) -> None:
 
 async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
     """Say on stderr, at once, that no worker polls: nothing waits for one meanwhile."""
-    from surfaces.clients.worker_check import no_worker
+    from surfaces.clients.listings.worker_check import no_worker
 
     if not await desk.worker_polling():
         err.print(
@@ -374,7 +375,7 @@ async def _note_when_no_worker(desk: DeskClient, consequence: str) -> None:
 
 
 async def _follow(desk: DeskClient, number: int) -> None:
-    from surfaces.render.history import HistoryReader
+    from surfaces.render.words.history_lines import HistoryReader
 
     reader = HistoryReader()
     async for event in desk.follow(number):
@@ -392,7 +393,7 @@ async def _follow_agent(desk: DeskClient, number: int) -> None:
     from desk.names import job_workflow_id
     from desk.scrub import scrub
     from surfaces.clients.agent_lines import NewLines, NewTexts, agent_lines
-    from surfaces.render.text import visible
+    from surfaces.render.terminal.block_lines import visible
 
     follower, texts = NewLines(), NewTexts()
     while True:
@@ -419,8 +420,8 @@ async def _follow_agent(desk: DeskClient, number: int) -> None:
 
 
 def _print_report(report: JobReport, zone: str) -> None:
-    from surfaces.cli.render import print_blocks
-    from surfaces.render.reports import job_report
+    from surfaces.render.layout.report_layout import job_report
+    from surfaces.render.terminal.printing import print_blocks
 
     print_blocks(job_report(report, zone))
 

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import fail, out, refuse_inside_a_job, run, settings
+from surfaces.cli.runner import fail, refuse_inside_a_job, run, settings
+from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:
     from desk.policy.modes import ModesView, ModeSwitched
@@ -38,7 +39,7 @@ def mode(
 
 
 def _show(as_json: bool) -> int:
-    from surfaces.clients.modes import ModesClient
+    from surfaces.clients.mode_client import ModesClient
     from workers.temporal.client import connect
 
     config = settings()
@@ -57,7 +58,7 @@ def _show(as_json: bool) -> int:
 def _switch(name: str, value: str, job: int | None, channel: str | None, as_json: bool) -> int:
     from desk.holds.approvals import Principal
     from desk.policy.modes import ScopeKind
-    from surfaces.clients.modes import ModesClient
+    from surfaces.clients.mode_client import ModesClient
     from workers.temporal.client import connect
 
     config = settings()
@@ -103,7 +104,7 @@ def _print_view(view: ModesView, zone: str) -> None:
         said = [s.said() if (s := modes.of(mode)) else f"{mode.value} off" for mode in Mode]
         out.print(f"job {number}: {'; '.join(said)}", markup=False)
     if view.policy is not None:
-        from surfaces.render.policy import mode_policy_line
+        from surfaces.render.words.policy_words import mode_policy_line
 
         out.print(mode_policy_line(view.policy), markup=False)
     for refusal in view.refusals[-3:]:

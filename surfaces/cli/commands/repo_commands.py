@@ -10,10 +10,11 @@ import typer
 
 from desk.host_slots import repo_host
 from surfaces.cli.options import DeskTyper
-from surfaces.cli.runner import err, out, with_desk
+from surfaces.cli.runner import with_desk
+from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:
-    from surfaces.clients.desk import DeskClient
+    from surfaces.clients.desk_client import DeskClient
 
 repo_app = DeskTyper(
     help="The shelf: the clones codedesk works on.", no_args_is_help=True, rich_markup_mode=None
@@ -57,8 +58,8 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List every host's clones: git state, last commits, README line, instruction files, CI."""
-    from surfaces.cli.plain_table import print_table
-    from surfaces.cli.render import clone_cells, clone_details
+    from surfaces.render.terminal.printing import clone_cells, clone_details
+    from surfaces.render.terminal.tables import print_table
 
     async def body(desk: DeskClient) -> None:
         shelves = await desk.shelves(fetch=fetch)
@@ -117,8 +118,8 @@ def set_(
     """Set a repository's worktree set-up and check (the owner's, never the repository's)."""
     from desk.payloads.repo_setup import SetRepoSetup
     from surfaces.cli.runner import refuse_inside_a_job
-    from surfaces.clients.repo_setup import RepoSetupClient
-    from surfaces.render.repo_setup import setup_lines
+    from surfaces.clients.repo_setup_client import RepoSetupClient
+    from surfaces.render.words.setup_lines import setup_lines
 
     refuse_inside_a_job("repo set")
     change = SetRepoSetup(
@@ -147,8 +148,8 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of lines."),
 ) -> None:
     """Show a repository's worktree set-up and check."""
-    from surfaces.clients.repo_setup import RepoSetupClient
-    from surfaces.render.repo_setup import setup_lines
+    from surfaces.clients.repo_setup_client import RepoSetupClient
+    from surfaces.render.words.setup_lines import setup_lines
 
     async def body(desk: DeskClient) -> None:
         found = await RepoSetupClient(desk.client, desk.settings).setup_of(repo)

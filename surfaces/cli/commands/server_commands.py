@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from surfaces.cli.commands.discord import bot_beside
-from surfaces.cli.runner import out, refuse_inside_a_job, run, settings
+from surfaces.cli.commands.discord_commands import bot_beside
+from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.render.terminal.console import out
 
 
 def up(

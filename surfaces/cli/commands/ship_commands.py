@@ -6,7 +6,8 @@ import json
 
 import typer
 
-from surfaces.cli.runner import out, refuse_inside_a_job, run, settings
+from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.render.terminal.console import out
 
 REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf.")
 
@@ -14,9 +15,9 @@ REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf
 def report(repo: str = REPO, as_json: bool = typer.Option(False, "--json")) -> None:
     """Fetch, check and describe what a push of the clone's HEAD would ship (keeps a receipt)."""
     refuse_inside_a_job("report")
-    from surfaces.cli.render import print_blocks
-    from surfaces.clients.shipping import ShippingClient
-    from surfaces.render.reports import change_report
+    from surfaces.clients.ship_client import ShippingClient
+    from surfaces.render.layout.report_layout import change_report
+    from surfaces.render.terminal.printing import print_blocks
     from workers.temporal.client import connect
 
     config = settings()
@@ -51,9 +52,9 @@ def push(
     it first."""
     refuse_inside_a_job("push")
     from desk.payloads.shipping import PushStatus
-    from surfaces.cli.render import print_blocks
-    from surfaces.clients.shipping import ShippingClient
-    from surfaces.render.reports import push_result
+    from surfaces.clients.ship_client import ShippingClient
+    from surfaces.render.layout.report_layout import push_result
+    from surfaces.render.terminal.printing import print_blocks
     from workers.temporal.client import connect
 
     config = settings()

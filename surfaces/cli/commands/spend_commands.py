@@ -12,8 +12,8 @@ from surfaces.cli.runner import reach, run
 def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """What finished jobs cost, added up per day, repository and requester (known costs only);
     today's total against the desk's daily spend limit when it has one."""
-    from surfaces.cli.plain_table import plain_table, shown_cost
-    from surfaces.clients.spend import spend as read_spend
+    from surfaces.clients.listings.spend_totals import spend as read_spend
+    from surfaces.render.terminal.tables import plain_table, shown_cost
     from workers.runtime import server_address
     from workers.temporal.service import connect_service
 
@@ -35,7 +35,7 @@ def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         said = f" ({', '.join(apart)}: not counted)" if apart else ""
         typer.echo(f"Spent {shown_cost(found.total)} on {found.jobs} jobs{said}.")
         if found.day is not None:
-            from surfaces.render.daily_limit import day_total_line
+            from surfaces.render.words.daily_limit_words import day_total_line
 
             typer.echo(day_total_line(found.day, found.day.action, where.time_zone))
         for title, values in (

@@ -20,9 +20,9 @@ from temporalio.api.workflowservice.v1 import (
 
 from desk.holds.approvals import ApprovalState
 from desk.names import APPROVAL_STATE_QUERY, APPROVAL_WORKFLOW_TYPE
-from surfaces.clients.job_listing import json_data, listed
-from surfaces.clients.listing import Page
-from surfaces.clients.worker_check import require_worker_at
+from surfaces.clients.listings.job_listing import json_data, listed
+from surfaces.clients.listings.page import Page
+from surfaces.clients.listings.worker_check import require_worker_at
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService

@@ -44,8 +44,8 @@ from desk.names import (
 )
 from desk.payloads.job_states import JobPhase
 from desk.policy.utc_days import next_utc_day, utc_day
-from surfaces.clients.listing import Page
-from surfaces.clients.worker_check import pollers_of
+from surfaces.clients.listings.page import Page
+from surfaces.clients.listings.worker_check import pollers_of
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService

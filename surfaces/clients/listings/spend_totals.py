@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from desk.config.dates import zone_of
-from surfaces.clients.job_listing import (
+from surfaces.clients.listings.job_listing import (
     JOBS_QUERY,
     DayView,
     JobRow,
@@ -25,7 +25,7 @@ from surfaces.clients.job_listing import (
     job_row,
     listed,
 )
-from surfaces.clients.worker_check import pollers_of
+from surfaces.clients.listings.worker_check import pollers_of
 
 if TYPE_CHECKING:
     from temporalio.service import WorkflowService

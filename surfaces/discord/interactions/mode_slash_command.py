@@ -14,8 +14,8 @@ from discord import app_commands
 from desk.policy.modes import Mode, ModesView, ModeSwitch, ScopeKind
 from surfaces.discord.delivery import NO_MENTIONS
 from surfaces.discord.interactions.access import principal
-from surfaces.discord.markdown.text import plain, split_message
 from surfaces.discord.services import services_of
+from surfaces.render.discord.message_text import plain, split_message
 
 MODES = [app_commands.Choice(name=mode.value, value=mode.value) for mode in Mode]
 VALUES = [app_commands.Choice(name=value, value=value) for value in ("on", "off")]

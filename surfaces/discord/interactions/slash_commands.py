@@ -28,9 +28,11 @@ from surfaces.discord.delivery import NO_MENTIONS
 from surfaces.discord.interactions.access import REFUSAL
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.job_place import Follow, job_place
-from surfaces.discord.interactions.mode_command import mode_command
-from surfaces.discord.markdown.embeds import card_embed
-from surfaces.discord.markdown.replies import (
+from surfaces.discord.interactions.mode_slash_command import mode_command
+from surfaces.discord.services import services_of
+from surfaces.render.discord.embeds import card_embed
+from surfaces.render.discord.message_text import code, cut, plain, split_message
+from surfaces.render.discord.replies import (
     approvals_text,
     change_report_text,
     jobs_text,
@@ -38,9 +40,7 @@ from surfaces.discord.markdown.replies import (
     repos_text,
     status_text,
 )
-from surfaces.discord.markdown.text import code, cut, plain, split_message
-from surfaces.discord.services import services_of
-from surfaces.render.daily_limit import day_limit_reason
+from surfaces.render.words.daily_limit_words import day_limit_reason
 
 log = logging.getLogger(__name__)
 

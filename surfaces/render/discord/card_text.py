@@ -2,14 +2,14 @@
 
 Nothing a model wrote may format text, link anywhere, mention anyone or hide a character, so
 Discord's text is built from these helpers; which characters they spell out, and how, is
-`surfaces.render.visible`, shared with the terminal.
+`surfaces.render.layout.visible`, shared with the terminal.
 """
 
 from __future__ import annotations
 
 import re
 
-from surfaces.render.visible import BIDI, LINE_BREAK, invisible, quote, spell_out
+from surfaces.render.layout.visible import BIDI, LINE_BREAK, invisible, quote, spell_out
 
 ZWSP = "\u200b"
 

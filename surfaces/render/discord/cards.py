@@ -1,8 +1,9 @@
-"""Approval cards for Discord: the one layout (`surfaces.render.approval`) as markdown, fitted.
+"""Approval cards for Discord: the one layout (`surfaces.render.layout.approval_layout`) as
+markdown, fitted.
 
 The blocks are the terminal's, shaped by pi-roundtable 0.15's card rules (`SEED`: a lone `\r`,
 U+2028, U+2029 and U+0085 are line breaks, and a call whose tool's schema lists no properties
-is one JSON block); what is Discord's is the markdown (`surfaces.discord.markdown.blocks`, whose
+is one JSON block); what is Discord's is the markdown (`surfaces.render.discord.markdown`, whose
 escaping means nothing a model wrote can format the card, hide part of it, link anywhere or
 mention anyone) and the budget an embed gives it: over budget, strings are cut to a common cap
 (never below ``limits.value_chars``), then the last arguments are left out and named, then the
@@ -16,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from surfaces.discord.markdown import card_text
-from surfaces.discord.markdown.blocks import markdown
-from surfaces.render.approval import (
+from surfaces.render.discord import card_text
+from surfaces.render.discord.markdown import markdown
+from surfaces.render.layout.approval_layout import (
     FILES,
     NO_ARGUMENTS,
     SEED,
@@ -28,7 +29,7 @@ from surfaces.render.approval import (
     entry_at,
     json_object,
 )
-from surfaces.render.blocks import count, line, ours
+from surfaces.render.layout.blocks import count, line, ours
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def approval_card(
 ) -> str:
     """One tool call for a person to approve, as markdown within ``limits``.
 
-    The arguments of `surfaces.render.approval.call_layout`, and the surface's budget.
+    The arguments of `surfaces.render.layout.approval_layout.call_layout`, and the surface's budget.
     """
     if isinstance(files, str | bytes):
         files = [files]

@@ -1,6 +1,6 @@
 """Approval cards and the progress message as Discord embeds, within Discord's limits.
 
-The card's body is the card renderer's markdown (`surfaces.discord.markdown.cards.approval_card`)
+The card's body is the card renderer's markdown (`surfaces.render.discord.cards.approval_card`)
 under a budget that fits an embed's description; everything else on it (title, fields, footer) is
 escaped here. A closed card keeps its body and shows the outcome as its footer.
 """
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import discord
 
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind
-from surfaces.discord.markdown.blocks import markdown
-from surfaces.discord.markdown.cards import CardLimits, approval_card
-from surfaces.discord.markdown.text import code, cut, line, plain, sanitize
-from surfaces.render.approval_effect import approval_effect
-from surfaces.render.blocks import Block, Role
-from surfaces.render.visible import invisible
+from surfaces.render.discord.cards import CardLimits, approval_card
+from surfaces.render.discord.markdown import markdown
+from surfaces.render.discord.message_text import code, cut, line, plain, sanitize
+from surfaces.render.layout.approval_effect import approval_effect
+from surfaces.render.layout.blocks import Block, Role
+from surfaces.render.layout.visible import invisible
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
 """An embed's description holds 4,096 characters; the rest of the card needs the difference."""

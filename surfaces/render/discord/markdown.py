@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
-from surfaces.discord.markdown import card_text
-from surfaces.discord.markdown.text import code, plain
-from surfaces.render.blocks import Block, Kind, Role, Span, Tone
+from surfaces.render.discord import card_text
+from surfaces.render.discord.message_text import code, plain
+from surfaces.render.layout.blocks import Block, Kind, Role, Span, Tone
 
 
 def markdown(blocks: Iterable[Block]) -> str:
-    """One markdown text; `surfaces.discord.markdown.text.split_message` cuts it into messages."""
+    """One markdown text; `surfaces.render.discord.message_text.split_message` cuts it into
+    messages."""
     lines = []
     for block in blocks:
         if block.role == Role.CODE:

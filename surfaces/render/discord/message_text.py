@@ -1,6 +1,6 @@
 """Text for Discord: model-written text made harmless, and long text split under the limit.
 
-The escaping is the cards' (`surfaces.discord.markdown.card_text`), so a card, a thread message
+The escaping is the cards' (`surfaces.render.discord.card_text`), so a card, a thread message
 and a reply follow one rule: nothing a model wrote can mention anyone, mask a link, hide or reorder
 text. Thread text keeps its markdown (headings, lists, code), which is what makes it readable; only
 the parts that can link, mention or hide are neutralised.
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from surfaces.discord.markdown import card_text
-from surfaces.discord.markdown.card_text import UNSAFE_BLOCK, UNSAFE_INLINE, ZWSP
-from surfaces.render.visible import spell_out
+from surfaces.render.discord import card_text
+from surfaces.render.discord.card_text import UNSAFE_BLOCK, UNSAFE_INLINE, ZWSP
+from surfaces.render.layout.visible import spell_out
 
 MESSAGE_CHARS = 2000
 """Discord's limit on a message's content."""

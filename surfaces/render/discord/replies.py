@@ -1,8 +1,9 @@
 """Markdown for job reports and the commands' answers; every value from a job or a repo escaped.
 
-Each function returns one markdown text; `surfaces.discord.markdown.text.split_message` cuts it into
-messages. The job report, the change report and a push's result are laid out once
-(`surfaces.render.reports`) and rendered here as markdown (`surfaces.discord.markdown.blocks`).
+Each function returns one markdown text; `surfaces.render.discord.message_text.split_message`
+cuts it into messages. The job report, the change report and a push's result are laid out once
+(`surfaces.render.layout.report_layout`) and rendered here as markdown
+(`surfaces.render.discord.markdown`).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from desk.holds.approvals import ApprovalState
 from desk.payloads.jobs import CloneInfo, JobReport, JobStatus
 from desk.payloads.shipping import ChangeReport, PushResult
 from desk.policy.modes import modes_said
-from surfaces.clients.desk import JobRow
-from surfaces.discord.markdown.blocks import markdown
-from surfaces.discord.markdown.text import code, cut, plain
-from surfaces.render.reports import change_report, job_report, push_result
+from surfaces.clients.desk_client import JobRow
+from surfaces.render.discord.markdown import markdown
+from surfaces.render.discord.message_text import code, cut, plain
+from surfaces.render.layout.report_layout import change_report, job_report, push_result
 
 TASK_CHARS = 80
 

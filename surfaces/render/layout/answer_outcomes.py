@@ -7,8 +7,8 @@ from desk.errors import JobNotFoundError
 from desk.holds.approvals import ApprovalRequest, Decision
 from desk.names import PUSH_ID_PREFIX, job_number
 from desk.payloads.shipping import PushResult
-from surfaces.render.blocks import Block, line, name, ours, text
-from surfaces.render.reports import push_result
+from surfaces.render.layout.blocks import Block, line, name, ours, text
+from surfaces.render.layout.report_layout import push_result
 
 
 def answer_led_to(

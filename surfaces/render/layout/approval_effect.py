@@ -11,7 +11,7 @@ what cannot happen.
 from __future__ import annotations
 
 from desk.holds.approvals import ApprovalRequest
-from surfaces.render.checks import check_said
+from surfaces.render.layout.check_layout import check_said
 
 
 def approval_effect(request: ApprovalRequest) -> str:

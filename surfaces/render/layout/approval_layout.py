@@ -6,7 +6,7 @@ key as a name when the schema does not declare them), a command exactly as it wi
 strings cut to a cap with the count of what is cut, and the files the call sends with their
 size now. Each target renders the same blocks: the terminal (`approval_card` here) shows them
 at its `value_chars` between the approval's id and the commands that answer it; Discord
-(`surfaces.discord.markdown.cards`) renders them as markdown and fits them to an embed, with
+(`surfaces.render.discord.cards`) renders them as markdown and fits them to an embed, with
 a common cap it searches for and the last arguments left out when even that does not fit.
 
 Where the targets differ is `Shapes`: Discord's card follows pi-roundtable 0.15's rules
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from desk.holds.approvals import ApprovalState
-from surfaces.render.approval_effect import approval_effect
-from surfaces.render.blocks import (
+from surfaces.render.layout.approval_effect import approval_effect
+from surfaces.render.layout.blocks import (
     Block,
     Span,
     Tone,
@@ -44,8 +44,7 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
-from surfaces.render.text import hidden_count
-from surfaces.render.visible import LINE_BREAK, invisible, quote, to_json
+from surfaces.render.layout.visible import LINE_BREAK, hidden_count, invisible, quote, to_json
 
 INLINE_MAX = 100
 """A string longer than this, or with a line break, is shown as a block below its label."""

@@ -2,8 +2,9 @@
 
 A layout says what is shown and what each piece of text is (our own words, text from a job
 or a model, a name such as a path or a SHA), never how a target marks it up: the terminal
-(`surfaces.render.text`), plain text, and Discord (`surfaces.discord.markdown.blocks`) each decide
-that, so no target's markup ever reaches another.
+(`surfaces.render.terminal.block_lines`), plain text, and Discord
+(`surfaces.render.discord.markdown`) each decide that, so no target's markup ever reaches
+another.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.results import DeliveryStatus, DeliveryView, HookView
 from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.render.blocks import (
+from surfaces.render.layout.blocks import (
     Block,
     Span,
     Tone,
@@ -23,10 +23,10 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
-from surfaces.render.checks import check_blocks
-from surfaces.render.report_reasons import report_reason
-from surfaces.render.ship_requests import ship_requests
-from surfaces.render.usage import usage_words
+from surfaces.render.layout.check_layout import check_blocks
+from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.layout.ship_request_layout import ship_requests
+from surfaces.render.layout.usage_words import usage_words
 
 OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,

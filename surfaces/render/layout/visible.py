@@ -1,7 +1,7 @@
 """Every character of a value made visible: which characters show nothing, and their spelling.
 
 Target-neutral: the terminal and Discord both show model-written values through these, and each
-adds its own escaping (Discord's markdown in `surfaces.discord.markdown.card_text`).
+adds its own escaping (Discord's markdown in `surfaces.render.discord.card_text`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,18 @@ JSON_HIDDEN = re.compile(f"[\x7f-\x9f{_FORMAT}]")
 # Bidi controls reorder what a person reads ("Trojan source"), so they are always spelled out.
 BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 LINE_BREAK = re.compile("\r\n|[\n\r\u2028\u2029\x85]")
+HIDDEN_IN_CODE = re.compile(HIDDEN.pattern.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1))
+"""In preformatted text a line break is a line break; every other hidden character is shown."""
 
 
 def invisible(s: str) -> bool:
     """Whether a string shows nothing: empty, white space, zero-width or other hidden chars."""
     return not HIDDEN.sub("", s).strip()
+
+
+def hidden_count(value: str) -> int:
+    """How many characters of `value` a terminal card spells out (line breaks excepted)."""
+    return len(HIDDEN_IN_CODE.findall(value))
 
 
 def escape_char(c: str) -> str:

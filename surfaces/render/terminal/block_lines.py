@@ -8,16 +8,12 @@ or a carriage return, zero-width and bidi characters): those are spelled out as 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from rich.text import Text
 
-from surfaces.render.blocks import Block, Kind, Role, Span, Tone
-from surfaces.render.visible import HIDDEN, escape_char
-
-HIDDEN_IN_CODE = re.compile(HIDDEN.pattern.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f", 1))
-"""In preformatted text a line break is a line break; every other hidden character is shown."""
+from surfaces.render.layout.blocks import Block, Kind, Role, Span, Tone
+from surfaces.render.layout.visible import HIDDEN, HIDDEN_IN_CODE, escape_char
 
 INDENT = {Role.HEADING: 0, Role.LINE: 2, Role.FIELD: 2, Role.ITEM: 4, Role.CODE: 4}
 STYLE = {
@@ -32,11 +28,6 @@ MADE_VISIBLE = "reverse"
 """How a styled terminal marks a spelled-out character, so it cannot pass for typed text."""
 
 Fragment = tuple[str, str]  # text, rich style
-
-
-def hidden_count(value: str) -> int:
-    """How many characters of `value` a terminal card spells out (line breaks excepted)."""
-    return len(HIDDEN_IN_CODE.findall(value))
 
 
 def visible(value: str, *, keep_line_breaks: bool = False) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 
 from desk.payloads.jobs import CloneInfo
-from surfaces.cli.runner import out
-from surfaces.render.blocks import Block
-from surfaces.render.text import plain, terminal
+from surfaces.render.layout.blocks import Block
+from surfaces.render.terminal.block_lines import plain, terminal
+from surfaces.render.terminal.console import out
 
 
 def clone_cells(clones: list[CloneInfo]) -> tuple[list[str], list[list[str]]]:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import typer
 
 from desk.config.dates import shown_date
-from surfaces.clients.job_listing import JobRow
+from surfaces.clients.listings.job_listing import JobRow
 
 JOB_COLUMNS = ("job", "repo", "phase", "outcome", "cost", "requester", "started", "task")
 TASK_CHARS = 60
@@ -57,7 +57,7 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from surfaces.cli.runner import out
+    from surfaces.render.terminal.console import out
 
     table = Table(box=None, pad_edge=False)
     for column in columns:

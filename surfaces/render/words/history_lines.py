@@ -12,7 +12,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from desk.config.dates import shown_date
 from desk.config.durations import format_duration
 from desk.scrub import scrub
-from surfaces.render.history_noise import without_noise
+from surfaces.render.words.history_noise import without_noise
 
 E = EventType
 

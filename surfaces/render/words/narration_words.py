@@ -7,7 +7,7 @@ from typing import assert_never
 from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
-from surfaces.render.blocks import cut_mark
+from surfaces.render.layout.blocks import cut_mark
 
 
 def narration_text(progress: ThreadProgress) -> str:
