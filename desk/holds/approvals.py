@@ -262,7 +262,7 @@ class HoldRequest(Payload):
 
 class HoldWhy(StrEnum):
     """Why a hold was answered as it was: data the hook words for the agent
-    (surfaces/render/hold_answers.py), with the answer's fields each names."""
+    (surfaces/render/words/hold_answers.py), with the answer's fields each names."""
 
     ALLOWED = "allowed"
     """Nothing in the call needs a person."""

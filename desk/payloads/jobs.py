@@ -343,7 +343,7 @@ class JobReport(Payload):
     whole reason of a report of an earlier version; every surface shows `report_reason`."""
     reason_kind: ReasonKind | None = None
     """Why the job ended, as data (with `exit_code`, `budget`, `extended_by`, `budget_ceiling`,
-    `integration_wait`): surfaces/render/report_reasons.py words it."""
+    `integration_wait`): surfaces/render/layout/report_reasons.py words it."""
     failure_category: FailureKind = FailureKind.NONE
     exit_code: int | None = None
     budget: timedelta | None = None

@@ -41,8 +41,8 @@ class ThreadText(Payload):
     """Text for a job's thread: a long message of its own (split under the surface's limit).
 
     A job tells its thread of a modes switch as data (`job`, `modes`, `following`), which the
-    surface words (`surfaces.render.narration.thread_text`); `text` is anything already in words,
-    and what jobs of earlier versions sent for a switch too.
+    surface words (`surfaces.render.words.narration_words.thread_text`); `text` is anything
+    already in words, and what jobs of earlier versions sent for a switch too.
     """
 
     kind: Literal["text"] = "text"
@@ -62,7 +62,7 @@ class ThreadProgress(Payload):
     """Short narration: replaces the text of the thread's one progress message.
 
     The job sends what happens (`narration`, with the branch or host it names); the surface
-    words it (`surfaces.render.narration`). `text` is what jobs of earlier versions sent
+    words it (`surfaces.render.words.narration_words`). `text` is what jobs of earlier versions sent
     instead, still read from outboxes that hold one.
     """
 

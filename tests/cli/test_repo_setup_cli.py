@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 
 REPO = "acme/api"

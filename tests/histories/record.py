@@ -49,11 +49,11 @@ from desk.names import (
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
 from desk.payloads.repo_setup import SetRepoSetup
 from desk.policy.modes import ScopeKind
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
-from surfaces.clients.repo_setup import RepoSetupClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git, make_origin

@@ -25,9 +25,9 @@ from desk.holds.approvals import (
     approval_id,
 )
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.render.hold_answers import answer_words
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.words.hold_answers import answer_words
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working

@@ -14,13 +14,13 @@ from desk.errors import JobFinishedError, JobNotFoundError, ModeRefusedError
 from desk.holds.approvals import HeldCall, HoldVerdict, OutcomeKind, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.policy.modes import Mode, ScopeKind
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.report_reasons import report_reason
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agent_pids import agent_said
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
