@@ -90,6 +90,7 @@ OUTSIDE_SANDBOX = "card-says-outside-sandbox"
 HELD_CUT = "held-summary-cut-counted"
 RESULT_ASKED = "result-names-requester"
 SHIP_HEAD_CHECK = "ship-head-check"
+MODES_NEED_OWNER = "modes-need-an-owner-starter"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
