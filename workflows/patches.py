@@ -357,6 +357,15 @@ PATCHES = (
         asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
         old_branch="ship_pushed",
     ),
+    Patch(
+        MODES_NEED_OWNER,
+        guards="a job whose starter is no owner follows no long-running mode either (it "
+        "followed long-running for any starter, yolo only for an owner's job)",
+        came="2026-12-06",
+        commit="6f6d1e5",
+        asked_by=JOB,
+        old_branch="coding_job_integrated",
+    ),
 )
 """Every patch the workflows ask, oldest first."""
 

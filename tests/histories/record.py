@@ -788,6 +788,28 @@ async def record_head_check(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_stranger_modes(tmp: Path, out: Path) -> None:
+    """A job a stranger started under long-running mode (patch `modes-need-an-owner-starter`):
+    it follows no mode, and stops at its budget."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "stranger-modes")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "stranger-modes")
+        owner = Principal(id=settings.owner, name="owner")
+        await ModesClient(env.client, settings).switch("long-running", "on", by=owner)
+        admission = await desk.submit_job(
+            "acme/api",
+            "long",
+            agent_command=agent("sleep:60"),
+            starter="discord:666",
+            budget=timedelta(seconds=2),
+        )
+        print(admission.number, (await desk.wait(admission.number)).outcome)
+        h = await desk.job(admission.number).fetch_history()
+        keep(out / "coding_job_stranger_modes.json", h)
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -809,6 +831,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "yolo": record_yolo_told,
     "daily-limit": record_daily_limit,
     "head-check": record_head_check,
+    "stranger-modes": record_stranger_modes,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
