@@ -82,6 +82,9 @@ REPO_REQUEST_PUSH_SIGNAL = "request_push"
 """A `Ship` asks the repository's entity to push (`RepoEntity.request_push`)."""
 SHIP_PUSH_FINISHED_SIGNAL = "push_finished"
 """The repository's entity answers a `Ship`'s push (`Ship.push_finished`)."""
+REPO_LOOK_AT_SHELF_SIGNAL = "look_at_shelf"
+"""A worker that starts asks each `Repo` entity whose clone it lacks to look at its shelf
+(`RepoEntity.look_at_shelf`): one whose clone is on no shelf, with nothing to do, ends."""
 SHIP_SUPERSEDED_SIGNAL = "superseded"
 """The repository's entity tells a waiting `Ship` the clone moved on (`Ship.superseded`).
 

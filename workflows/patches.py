@@ -91,6 +91,7 @@ HELD_CUT = "held-summary-cut-counted"
 RESULT_ASKED = "result-names-requester"
 SHIP_HEAD_CHECK = "ship-head-check"
 MODES_NEED_OWNER = "modes-need-an-owner-starter"
+REPO_ENDS_OFF_SHELF = "repo-entity-ends-off-shelf"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})

@@ -102,6 +102,12 @@ class ShelfListing(Payload):
     clones: list[CloneInfo] = Field(default_factory=list)
 
 
+class ShelfLook(Payload):
+    """A `Repo` entity asks its clone's host whether the clone is on the shelf."""
+
+    repo: str
+
+
 # The job
 
 

@@ -27,7 +27,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
         "queries": {"current"},
     },
     RepoEntity: {
-        "signals": {"request_integration", "withdraw_integration", "request_push"},
+        "signals": {"request_integration", "withdraw_integration", "request_push", "look_at_shelf"},
         "updates": {"change_report", "configure_setup"},
         "queries": {"current", "receipt"},
     },
@@ -61,6 +61,7 @@ SENT = [
     (names.REQUEST_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.WITHDRAW_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.REPO_REQUEST_PUSH_SIGNAL, RepoEntity, "signals"),
+    (names.REPO_LOOK_AT_SHELF_SIGNAL, RepoEntity, "signals"),
     (names.REPO_STATE_QUERY, RepoEntity, "queries"),
     (names.SHIP_PUSH_FINISHED_SIGNAL, Ship, "signals"),
     (names.SHIP_SUPERSEDED_SIGNAL, Ship, "signals"),
