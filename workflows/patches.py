@@ -367,6 +367,15 @@ PATCHES = (
         asked_by=JOB,
         old_branch="coding_job_integrated",
     ),
+    Patch(
+        REPO_ENDS_OFF_SHELF,
+        guards="a repository's entity looks at its run's start whether its clone is on its "
+        "host's shelf, and ends, once idle, when it is not",
+        came="2026-12-06",
+        commit="533117c",
+        asked_by=REPO,
+        old_branch="repo_entity",
+    ),
 )
 """Every patch the workflows ask, oldest first."""
 

@@ -60,6 +60,7 @@ from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
+from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
 from workflows.approval import Approval
 from workflows.desk.entity import Desk
@@ -810,6 +811,25 @@ async def record_stranger_modes(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_off_shelf(tmp: Path, out: Path) -> None:
+    """A repository's entity that looks at its shelf as it starts (patch
+    `repo-entity-ends-off-shelf`), finds its clone and makes a report; the clone is then
+    removed by hand, a starting worker asks it to look again (`look_at_shelf`), and it ends."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "off-shelf")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "off-shelf")
+        clone = settings.shelf_dir / "acme" / "api"
+        _commit(clone, "o.txt")
+        print((await ShippingClient(desk.client, settings).change_report("acme/api")).head)
+        shutil.move(clone, tmp / "moved-away")
+        print(await ask_entities_to_look(env.client, settings))
+        entity = env.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        await entity.result()
+        keep(out / "repo_entity_off_shelf.json", await entity.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -832,6 +852,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "daily-limit": record_daily_limit,
     "head-check": record_head_check,
     "stranger-modes": record_stranger_modes,
+    "off-shelf": record_off_shelf,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
