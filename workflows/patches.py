@@ -92,6 +92,8 @@ RESULT_ASKED = "result-names-requester"
 SHIP_HEAD_CHECK = "ship-head-check"
 MODES_NEED_OWNER = "modes-need-an-owner-starter"
 REPO_ENDS_OFF_SHELF = "repo-entity-ends-off-shelf"
+SHIP_OUTCOME_TOLD = "ship-outcome-told"
+OUTBOX_STARTED_AGAIN = "outbox-started-again"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})

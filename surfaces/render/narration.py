@@ -8,6 +8,8 @@ from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
 from surfaces.render.blocks import cut_mark
+from surfaces.render.reports import push_result
+from surfaces.render.text import plain
 
 
 def narration_text(progress: ThreadProgress) -> str:
@@ -42,8 +44,12 @@ def narration_text(progress: ThreadProgress) -> str:
 
 def thread_text(told: ThreadText) -> str:
     """`Job 4: modes now yolo on (desk, by alice); long-running off.` for a switch, `Job 4: approved
-    by yolo mode, switched on by alice: Run: rm -rf build` for a call yolo approved, else the
-    text as it was sent."""
+    by yolo mode, switched on by alice: Run: rm -rf build` for a call yolo approved, `Job 4:
+    Pushed 1a2b… to main at …` for the end of a push its agent asked for, else the text as it
+    was sent."""
+    if told.push_result is not None:
+        said = " ".join(line.strip() for line in plain(push_result(told.push_result)))
+        return f"Job {told.job}: {said}"
     if told.yolo_approved is not None:
         call = told.yolo_approved
         said = call.summary + (cut_mark(call.summary_cut) if call.summary_cut else "")
