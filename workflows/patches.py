@@ -378,6 +378,25 @@ PATCHES = (
         asked_by=REPO,
         old_branch="repo_entity",
     ),
+    Patch(
+        SHIP_OUTCOME_TOLD,
+        guards="the push a job's agent asked for tells the job's thread how it ended",
+        came="2026-12-06",
+        commit="ec07e9f",
+        asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
+        unrecorded="asked only for an agent's push from a job with a thread, which no "
+        "recording from before it has",
+    ),
+    Patch(
+        OUTBOX_STARTED_AGAIN,
+        guards="an item whose outbox ended between its start and the item's signal starts the "
+        "outbox again (its report out) and is shown, where it was lost",
+        came="2026-12-06",
+        commit="ec07e9f",
+        asked_by=frozenset({JOB_WORKFLOW_TYPE, APPROVAL_WORKFLOW_TYPE, SHIP_WORKFLOW_TYPE}),
+        unrecorded="asked only when an outbox ends between the start and the signal, which no "
+        "recording has",
+    ),
 )
 """Every patch the workflows ask, oldest first."""
 

@@ -830,6 +830,39 @@ async def record_off_shelf(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_ship_told(tmp: Path, out: Path) -> None:
+    """An agent's approved push from a job in a (fake) chat thread: the `Ship` of its integrated
+    SHA, approved and pushed, tells the job's thread how it ended (patch `ship-outcome-told`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "ship-told")
+    queue = "rec-ship-told-surface"
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin HEAD:main"}})
+    surface = FakeSurface()
+    async with (
+        build_worker(env.client, settings),
+        Worker(env.client, task_queue=queue, activities=SurfaceActivities(surface).all()),
+    ):
+        desk = await _desk_with_clone(env, settings, tmp / "ship-told")
+        admission = await desk.submit_job(
+            "acme/api",
+            "push it",
+            agent_command=agent("write:t.txt=t", "commit:t", f"hold:{push}", "say:held"),
+            place=SurfacePlace(queue=queue, channel="thread-7"),
+        )
+        approvals = ApprovalsClient(env.client)
+        owner = Principal(id=settings.owner)
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        report = await desk.wait(admission.number)
+        [shipped] = report.ship_requests
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        ship = env.client.get_workflow_handle(shipped.push_workflow_id)
+        print(await ship.result())
+        while not any("Pushed" in text for _, text in surface.posts):
+            await asyncio.sleep(0.1)
+        keep(out / "ship_outcome_told.json", await ship.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -853,6 +886,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "head-check": record_head_check,
     "stranger-modes": record_stranger_modes,
     "off-shelf": record_off_shelf,
+    "ship-told": record_ship_told,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
