@@ -60,6 +60,9 @@ APPROVAL_OUTCOME_UPDATE = "outcome"
 """An approval's Update that waits for its outcome (`Approval.outcome`)."""
 JOB_HOLD_UPDATE = "hold"
 """A job's Update that answers whether a held call may run (`CodingJob.hold`)."""
+JOB_WITHDRAW_CALL_UPDATE = "withdraw_call"
+"""A job's Update that withdraws one of its calls whose approval is no longer open
+(`CodingJob.withdraw_call`): `codedesk withdraw` sends it."""
 JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 """A job's signal of time its agent worked beside a waiting hold (`CodingJob.agent_worked`).
 

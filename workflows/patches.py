@@ -94,6 +94,7 @@ MODES_NEED_OWNER = "modes-need-an-owner-starter"
 REPO_ENDS_OFF_SHELF = "repo-entity-ends-off-shelf"
 SHIP_OUTCOME_TOLD = "ship-outcome-told"
 OUTBOX_STARTED_AGAIN = "outbox-started-again"
+WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})

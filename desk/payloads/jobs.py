@@ -419,6 +419,9 @@ class JobStatus(Payload):
     """While the job is suspended: the held call whose approval it waits for (one line)."""
     suspensions: int = 0
     """How many times the job's agent was suspended for an approval, and resumed."""
+    late_approvals: list[str] = Field(default_factory=list)
+    """Approvals approved after the hook that asked gave up, not used yet by an identical call
+    (`codedesk withdraw` finds them here)."""
 
 
 # The desk

@@ -31,6 +31,7 @@ from desk.holds.approvals import SurfacePlace, approval_id
 from desk.host_slots import repo_host
 from desk.names import (
     DESK_WORKFLOW_ID,
+    SHIP_ASKED_UPDATE,
     push_approval_scope,
     push_workflow_id,
     pushing_memo,
@@ -182,7 +183,10 @@ class ShippingClient:
         try:
             async with asyncio.timeout(wait.total_seconds()):
                 try:
-                    return await push.execute_update(Ship.asked)
+                    asked: ShipAsked = await push.execute_update(
+                        SHIP_ASKED_UPDATE, result_type=ShipAsked
+                    )
+                    return asked
                 except (RPCError, WorkflowUpdateFailedError):  # it ended before it was asked
                     return ShipAsked(result=await push.result())
         except TimeoutError:

@@ -18,7 +18,7 @@ from workflows.ship import Ship
 HANDLERS: dict[type, dict[str, set[str]]] = {
     CodingJob: {
         "signals": {"admit", "modes_changed", "agent_worked", "integration_finished"},
-        "updates": {"hold"},
+        "updates": {"hold", "withdraw_call"},
         "queries": {"current"},
     },
     Desk: {
@@ -53,6 +53,7 @@ SENT = [
     (names.JOB_INTEGRATION_FINISHED_SIGNAL, CodingJob, "signals"),
     (names.JOB_AGENT_WORKED_SIGNAL, CodingJob, "signals"),
     (names.JOB_HOLD_UPDATE, CodingJob, "updates"),
+    (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),
     (names.JOB_STATE_QUERY, CodingJob, "queries"),
     (names.DESK_JOB_ENDED_SIGNAL, Desk, "signals"),
     (names.DESK_JOB_SUSPENDS_SIGNAL, Desk, "signals"),

@@ -2,8 +2,9 @@
 
 A mode is followed only when the job's starter is one of its owners: a job gains nothing its
 starter could not have turned on (yolo always; long-running since patch
-`modes-need-an-owner-starter`, before which any starter's job followed it). long-running lets the work clock (`WorkClock`) go past the
-budget, one check interval at a time, never past `long_running_max`.
+`modes-need-an-owner-starter`, before which any starter's job followed it). long-running lets
+the work clock (`WorkClock`) go past the budget, one check interval at a time, never past
+`long_running_max`.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ async def release_by_yolo(
 ) -> HoldAnswer:
     """Yolo was switched on while the call waited: its card closes, and yolo approves it."""
     answer = await approve_by_yolo(state, tool, action, classes, ident)
+    state.job_withdrew.add(ident)
     child = workflow.get_external_workflow_handle(ident)
     try:
         await child.signal(APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason=answer.by, by=YOLO_BY))
