@@ -398,6 +398,16 @@ PATCHES = (
         unrecorded="asked only when an outbox ends between the start and the signal, which no "
         "recording has",
     ),
+    Patch(
+        WITHDRAWN_STAYS,
+        guards="a call a person withdrew is never held again: an identical call is refused as "
+        "withdrawn without a card, and one withdrawn after its hook gave up is listed",
+        came="2026-12-06",
+        commit="0dc2d39",
+        asked_by=JOB,
+        unrecorded="asked only when a person withdraws a job's call, which no recording from "
+        "before it has",
+    ),
 )
 """Every patch the workflows ask, oldest first."""
 

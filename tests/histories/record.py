@@ -32,6 +32,7 @@ from desk.errors import DeskError, ModeRefusedError
 from desk.holds.approvals import (
     ApprovalRequest,
     Decision,
+    HoldRequest,
     OutcomeWatch,
     Principal,
     SurfacePlace,
@@ -65,6 +66,7 @@ from workers.worker import build_worker, shelf_activities_for
 from workflows.approval import Approval
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
+from workflows.job.coding_job import CodingJob
 
 IDS = "workflow_ids.json"
 """Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""
@@ -863,6 +865,41 @@ async def record_ship_told(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_withdrawn_calls(tmp: Path, out: Path) -> None:
+    """A job whose held call is withdrawn, then asked again and refused without a card; and a
+    call approved after its hook gave up, withdrawn by `codedesk withdraw` before any call used
+    it (the job's `withdraw_call`), then refused too (patch `withdrawn-calls-stay-withdrawn`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "withdrawn")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "withdrawn")
+        number = await desk.start_job("acme/api", "wait", agent_command=agent("sleep:60"))
+        while (await desk.status(number))[1].phase != "working":
+            await asyncio.sleep(0.1)
+        job = desk.job(number)
+        approvals = ApprovalsClient(env.client, settings.task_queue)
+
+        async def hold(command: str, wait: float) -> str:
+            request = HoldRequest(tool="Bash", input={"command": command}, wait_seconds=wait)
+            return (await job.execute_update(CodingJob.hold, request)).verdict.value
+
+        print(await hold("git push origin main", 0.5))
+        withdrawn = await approvals.withdraw_call(f"job-{number}", "not this way", settings.owner)
+        print(await env.client.get_workflow_handle(withdrawn.approval_id).result())
+        print(await hold("git push origin main", 5))
+        print(await hold("git push origin feature", 0.5))
+        late = await _first_open(approvals)
+        await approvals.answer(late, Decision.APPROVE, Principal(id=settings.owner))
+        while (await desk.status(number))[1].late_approvals != [late]:
+            await asyncio.sleep(0.1)
+        print(await approvals.withdraw_call(late, "not any more", settings.owner))
+        print(await hold("git push origin feature", 5))
+        await desk.cancel(number)
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_withdrawn_calls.json", await job.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -887,6 +924,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "stranger-modes": record_stranger_modes,
     "off-shelf": record_off_shelf,
     "ship-told": record_ship_told,
+    "withdrawn": record_withdrawn_calls,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 
