@@ -77,8 +77,9 @@ def withdraw(
     approval: str = ID,
     reason: str = typer.Option("", "--reason", help="Why it is withdrawn (shown on the card)."),
 ) -> None:
-    """Withdraw a held call: its open approval for every caller waiting on it, or its late
-    approval that no call used yet. A withdrawn call is never held again."""
+    """Withdraw a held call: its open approval, or a late approval no call used yet.
+
+    A withdrawn call is never held again: its job refuses an identical call as withdrawn."""
     refuse_inside_a_job("withdraw")
     from surfaces.clients.approvals import ApprovalsClient
     from surfaces.render.answers import withdrawal_words
