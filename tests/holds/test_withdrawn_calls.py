@@ -26,6 +26,8 @@ from desk.holds.approvals import (
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approvals import ApprovalsClient
 from surfaces.clients.desk import DeskClient
+from surfaces.render.reports import job_report
+from surfaces.render.text import plain
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working
@@ -107,6 +109,8 @@ async def test_a_call_approved_late_is_withdrawn_and_never_runs(
     [late] = [call for call in report.held_calls if call.approval_id == ident]
     assert late.verdict == HoldVerdict.WITHDRAWN, late
     assert late.note_kind == "late_approval_withdrawn" and late.note == "not any more"
+    said = " ".join(" ".join(plain(job_report(report))).split())
+    assert "then withdrawn before any call used it" in said, said
 
 
 def _child_id(event: HistoryEvent) -> str:
