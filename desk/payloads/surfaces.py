@@ -14,6 +14,7 @@ from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, HeldCall, Sur
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
 from desk.payloads.narration import Narration
+from desk.payloads.shipping import PushResult
 from desk.policy.modes import JobModes
 
 
@@ -56,6 +57,8 @@ class ThreadText(Payload):
     """Which of them the job follows (`JobStatus.following`)."""
     yolo_approved: HeldCall | None = None
     """A held call yolo mode approved without a card, when this announces one."""
+    push_result: PushResult | None = None
+    """How the push the job's agent asked for ended (its `Ship`'s result), when this tells it."""
 
 
 class ThreadProgress(Payload):

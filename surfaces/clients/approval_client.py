@@ -23,11 +23,22 @@ from desk.holds.approvals import (
     AnswerInput,
     AnswerResult,
     ApprovalState,
+    CallWithdrawal,
+    CallWithdrawalKind,
     Decision,
     Principal,
+    WithdrawCall,
     WithdrawInput,
+    approval_scope,
 )
-from desk.names import PUSH_ID_PREFIX
+from desk.names import (
+    JOB_ID_PREFIX,
+    JOB_STATE_QUERY,
+    JOB_WITHDRAW_CALL_UPDATE,
+    JOB_WORKFLOW_TYPE,
+    PUSH_ID_PREFIX,
+)
+from desk.payloads.jobs import JobStatus
 from desk.payloads.shipping import PushResult
 from surfaces.clients.listings.approval_listing import OPEN, open_page, open_states, opened_at
 from surfaces.clients.listings.page import Page
@@ -147,6 +158,64 @@ class ApprovalsClient:
             await handle.signal(Approval.withdraw, WithdrawInput(reason=reason, by=by))
         except RPCError as error:
             raise ApprovalNotFoundError(_closed(error, ident)) from None
+
+    async def withdraw_call(self, given: str, reason: str, by: str) -> CallWithdrawal:
+        """Withdraw the call `given` names, as `codedesk withdraw` does.
+
+        An open approval is withdrawn for every caller waiting on it (its job then refuses an
+        identical call as withdrawn). A job's call whose approval is closed is withdrawn by its
+        job: one approved after its hook gave up, and not used yet, is forgotten (`given` may
+        name it by a unique part, as the job's status lists it); any other is answered as it
+        stands. Fails closed: what cannot be reached is an error, never a silent success.
+        """
+        if self.task_queue:
+            await require_worker(self.client, self.task_queue)
+        open_ids = [item.id async for item in self.client.list_workflows(OPEN)]
+        try:
+            ident = match_approval(given, open_ids)
+        except ApprovalNotFoundError:
+            ident = match_approval(given, await self._late_approvals())
+        if ident in open_ids:
+            try:
+                await self.withdraw(ident, reason, by)
+                return CallWithdrawal(approval_id=ident, kind=CallWithdrawalKind.WITHDRAWING)
+            except ApprovalNotFoundError:
+                pass  # it settled meanwhile: its job says what stands
+        scope = approval_scope(ident)
+        if not scope.startswith(JOB_ID_PREFIX):
+            await self.withdraw(ident, reason, by)  # a push's approval: open, or an error
+            return CallWithdrawal(approval_id=ident, kind=CallWithdrawalKind.WITHDRAWING)
+        job = self.client.get_workflow_handle(scope)
+        try:
+            done: CallWithdrawal = await job.execute_update(
+                JOB_WITHDRAW_CALL_UPDATE,
+                WithdrawCall(approval_id=ident, reason=reason, by=by),
+                result_type=CallWithdrawal,
+                rpc_timeout=ANSWER_TIMEOUT,
+            )
+        except (RPCError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError):
+            raise ApprovalNotFoundError(
+                f"Approval {ident} is no longer open, and {scope} did not take the withdrawal "
+                "(it has ended, or no worker answered): a job that has ended runs none of its "
+                "calls any more; `codedesk show` of the job says what ran."
+            ) from None
+        return done
+
+    async def _late_approvals(self) -> list[str]:
+        """The approvals running jobs keep for their next identical call (approved after the
+        hook gave up), as each job's status lists them."""
+        query = f"WorkflowType = '{JOB_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'"
+        found: list[str] = []
+        async for job in self.client.list_workflows(query):
+            handle = self.client.get_workflow_handle(job.id)
+            try:
+                status: JobStatus = await handle.query(
+                    JOB_STATE_QUERY, result_type=JobStatus, rpc_timeout=ANSWER_TIMEOUT
+                )
+            except (RPCError, WorkflowQueryFailedError):
+                continue
+            found += status.late_approvals
+        return found
 
 
 def match_approval(given: str, open_ids: list[str]) -> str:

@@ -71,6 +71,7 @@ from surfaces.clients.listings.job_listing import JobRow as JobRow
 from surfaces.clients.listings.job_listing import job_page
 from surfaces.clients.listings.page import Page
 from surfaces.clients.listings.worker_check import live_pollers, require_worker
+from surfaces.clients.ship_outcomes import with_ship_outcomes
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.entity import Desk
@@ -396,7 +397,7 @@ class DeskClient:
             phase=JobPhase(attributes.get(PHASE_ATTRIBUTE) or JobPhase.STARTING.value),
         )
         if state == WorkflowExecutionStatus.COMPLETED:
-            report = await handle.result()
+            report = await with_ship_outcomes(self.client, await handle.result())
             fallback.report, fallback.phase = report, JobPhase.DONE
             fallback.task, fallback.branch, fallback.worktree = (
                 report.task,

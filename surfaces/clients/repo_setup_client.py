@@ -15,7 +15,7 @@ from desk.failures import error_of
 from desk.names import repo_workflow_id
 from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
 from desk.repo_names import parse_repo_name
-from surfaces.clients.ship_client import QUERY_TIMEOUT, repo_entity_start
+from surfaces.clients.ship_client import QUERY_TIMEOUT, not_on_shelf, repo_entity_start
 from workflows.repo.entity import RepoEntity
 
 
@@ -25,8 +25,12 @@ class RepoSetupClient:
         self.settings = settings
 
     async def configure(self, change: SetRepoSetup, host: str = "") -> RepoSetup:
-        """Change the set-up in the repository's entity (started if it does not run yet)."""
+        """Change the set-up in the repository's entity (started if it does not run yet); a
+        repository on no shelf is refused before its entity could start."""
         name = str(parse_repo_name(change.repo))
+        missing = await not_on_shelf(self.client, self.settings, name, "Nothing was set.")
+        if missing is not None:
+            raise missing
         start = repo_entity_start(name, host, self.settings.task_queue)
         try:
             return await self.client.execute_update_with_start_workflow(

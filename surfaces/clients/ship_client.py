@@ -81,9 +81,15 @@ class ShippingClient:
         self.settings = settings
 
     async def change_report(self, repo: str) -> ChangeReport:
-        """Make a change report under the repository's lock; the entity keeps it as a receipt."""
+        """Make a change report under the repository's lock; the entity keeps it as a receipt.
+
+        A repository on no shelf is refused before its entity could start (it would wait for
+        nothing, for ever)."""
         name = str(parse_repo_name(repo))
         await require_worker(self.client, self.settings.task_queue)
+        missing = await not_on_shelf(self.client, self.settings, name, "Nothing was reported.")
+        if missing is not None:
+            raise missing
         host = await self._host_of(name)
         start = repo_entity_start(name, host, self.settings.task_queue)
         request = ReportInput(
@@ -216,28 +222,13 @@ class ShippingClient:
         except WorkflowQueryFailedError as error:
             raise ServerError(f"The receipts of {repo} could not be read: {error}.") from None
         if found is None:
-            raise await self._not_on_shelf(repo) or ShipRefusal(
+            raise await not_on_shelf(
+                self.client, self.settings, repo, "Nothing was pushed."
+            ) or ShipRefusal(
                 f"There is no change report of {sha} for {repo}: run `codedesk report {repo}` "
                 "and push the SHA it names."
             )
         return found
-
-    async def _not_on_shelf(self, repo: str) -> CloneMissingError | None:
-        """Why there can be no receipt of `repo`: it is not on the shelf (the nearest name on
-        it named); None when it is, or when a host did not answer and it may be there."""
-        try:
-            shelves = await DeskClient(self.client, self.settings).shelves()
-        except DeskError:
-            return None
-        names = [clone.repo for clone in shelves.clones]
-        if repo in names or shelves.silent:
-            return None
-        near = nearest(repo, names)
-        hint = f"did you mean {near}? " if near else ""
-        return CloneMissingError(
-            f"Repository {repo!r} is not on the shelf: {hint}`codedesk repo list` shows the "
-            f"shelf, `codedesk repo add {repo}` adds it. Nothing was pushed."
-        )
 
     async def ships_pull_requests(self, repo: str) -> bool:
         """Whether the owner set `repo` to ship as pull requests (`codedesk repo set --pr`)."""
@@ -261,3 +252,24 @@ class ShippingClient:
         except (RPCError, WorkflowQueryFailedError):
             return ""
         return state.pushing.receipt.head if state.pushing else ""
+
+
+async def not_on_shelf(
+    client: Client, settings: DeskSettings, repo: str, nothing_done: str
+) -> CloneMissingError | None:
+    """Why `repo` can have no receipt, report or set-up: it is on no shelf (the nearest name on
+    one named, then `nothing_done`); None when it is, or when a host did not answer and it may
+    be there."""
+    try:
+        shelves = await DeskClient(client, settings).shelves()
+    except DeskError:
+        return None
+    names = [clone.repo for clone in shelves.clones]
+    if repo in names or shelves.silent:
+        return None
+    near = nearest(repo, names)
+    hint = f"did you mean {near}? " if near else ""
+    return CloneMissingError(
+        f"Repository {repo!r} is not on the shelf: {hint}`codedesk repo list` shows the "
+        f"shelf, `codedesk repo add {repo}` adds it. {nothing_done}"
+    )

@@ -78,18 +78,20 @@ def withdraw(
     approval: str = ID,
     reason: str = typer.Option("", "--reason", help="Why it is withdrawn (shown on the card)."),
 ) -> None:
-    """Withdraw an open approval for every caller waiting on it."""
+    """Withdraw a held call: its open approval, or a late approval no call used yet.
+
+    A withdrawn call is never held again: its job refuses an identical call as withdrawn."""
     refuse_inside_a_job("withdraw")
     from surfaces.clients.approval_client import ApprovalsClient
+    from surfaces.render.layout.answer_outcomes import withdrawal_words
     from workers.temporal.client import connect
 
     config = settings()
 
     async def body() -> None:
         client = ApprovalsClient(await connect(config), config.task_queue)
-        ident = await client.resolve(approval)
-        await client.withdraw(ident, reason, config.owner)
-        out.print(f"Withdrawal of {ident} sent; it counts unless the approval settled first.")
+        done = await client.withdraw_call(approval, reason, config.owner)
+        out.print(withdrawal_words(done), markup=False)
 
     run(body())
 

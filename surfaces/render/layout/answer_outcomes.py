@@ -3,8 +3,10 @@ run or not, or where to see what is not known yet."""
 
 from __future__ import annotations
 
-from desk.errors import JobNotFoundError
-from desk.holds.approvals import ApprovalRequest, Decision
+from typing import assert_never
+
+from desk.errors import ApprovalNotFoundError, ApprovalSettledError, JobNotFoundError
+from desk.holds.approvals import ApprovalRequest, CallWithdrawal, CallWithdrawalKind, Decision
 from desk.names import PUSH_ID_PREFIX, job_number
 from desk.payloads.shipping import PushResult
 from surfaces.render.layout.blocks import Block, line, name, ours, text
@@ -74,3 +76,36 @@ def answer_led_to(
             ),
         )
     ]
+
+
+def withdrawal_words(done: CallWithdrawal) -> str:
+    """What `codedesk withdraw` did, in one line; an `ApprovalSettledError` or
+    `ApprovalNotFoundError` for a withdrawal that could change nothing it was asked to."""
+    ident = done.approval_id
+    match done.kind:
+        case CallWithdrawalKind.WITHDRAWING:
+            return (
+                f"Withdrawal of {ident} sent; it counts unless the approval settled first. A "
+                "withdrawn call is not held again: an identical call is refused as withdrawn."
+            )
+        case CallWithdrawalKind.FORGOTTEN:
+            return (
+                f"Withdrew {ident}: it was approved late and no call had used it yet, so it will "
+                f"not run; job {done.job} refuses an identical call as withdrawn."
+            )
+        case CallWithdrawalKind.ALREADY:
+            return f"{ident} was withdrawn already; nothing changed."
+        case CallWithdrawalKind.SETTLED:
+            return f"{ident} was {done.outcome or 'settled'} already: its call does not run."
+        case CallWithdrawalKind.APPROVED:
+            raise ApprovalSettledError(
+                f"{ident} was approved before this withdrawal: an approval answered first "
+                "stands (its call ran, or runs once); nothing was withdrawn."
+            )
+        case CallWithdrawalKind.UNKNOWN:
+            raise ApprovalNotFoundError(
+                f"Job {done.job} held no call {ident}: `codedesk approvals` lists the open "
+                f"approvals, `codedesk show {done.job}` the job's held calls."
+            )
+        case _:
+            assert_never(done.kind)

@@ -131,6 +131,9 @@ HELD_NOTE_WORDS = {
         "Approved after the agent's hook gave up; honoured once by the next same call."
     ),
     HeldNote.UNANSWERED_AT_END: "Nobody answered before the job ended.",
+    HeldNote.LATE_APPROVAL_WITHDRAWN: (
+        "Approved after the agent's hook gave up, then withdrawn before any call used it."
+    ),
 }
 """The job's word on a held call, as the report says it."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from desk.payloads.ship_requests import (
     BranchPushResult,
     BranchPushStatus,
+    ShipOutcome,
     ShipRequestResult,
     ShipRequestStatus,
 )
@@ -43,6 +44,8 @@ def _branch(push: BranchPushResult) -> Block:
 
 def _entry(result: ShipRequestResult) -> Block:
     asked = ", ".join(result.agent_approvals)
+    if result.status == ShipRequestStatus.REQUESTED and result.outcome is not None:
+        return _shipped(result, result.outcome, asked)
     if result.status == ShipRequestStatus.REQUESTED:
         return item(
             ours("push of ", Tone.GOOD),
@@ -65,4 +68,31 @@ def _entry(result: ShipRequestResult) -> Block:
         ours(": "),
         text(result.reason),
         ours(f" ({asked})"),
+    )
+
+
+def _shipped(result: ShipRequestResult, outcome: ShipOutcome, asked: str) -> Block:
+    """The push asked for has ended: pushed, or why not (its `Ship`'s own words)."""
+    request = ours(f" (the agent's request: {asked})")
+    if outcome.status == "pushed":
+        by = [ours(", approved by "), text(outcome.approved_by)] if outcome.approved_by else []
+        pull = [ours("; pull request "), name(outcome.pull_request_url)]
+        return item(
+            ours("pushed ", Tone.GOOD),
+            name(result.sha),
+            ours(" to "),
+            name(result.branch),
+            *([ours(" at "), name(outcome.destination)] if outcome.destination else []),
+            *by,
+            *(pull if outcome.pull_request_url else []),
+            request,
+        )
+    return item(
+        ours("push of ", Tone.BAD),
+        name(result.sha),
+        ours(" to "),
+        name(result.branch),
+        ours(f" {outcome.status}: "),
+        text(outcome.reason),
+        request,
     )

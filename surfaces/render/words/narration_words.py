@@ -8,6 +8,7 @@ from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
 from surfaces.render.layout.blocks import cut_mark
+from surfaces.render.layout.report_layout import push_result
 
 
 def narration_text(progress: ThreadProgress) -> str:
@@ -42,8 +43,13 @@ def narration_text(progress: ThreadProgress) -> str:
 
 def thread_text(told: ThreadText) -> str:
     """`Job 4: modes now yolo on (desk, by alice); long-running off.` for a switch, `Job 4: approved
-    by yolo mode, switched on by alice: Run: rm -rf build` for a call yolo approved, else the
-    text as it was sent."""
+    by yolo mode, switched on by alice: Run: rm -rf build` for a call yolo approved, `Job 4:
+    Pushed 1a2b… to main at …` for the end of a push its agent asked for, else the text as it
+    was sent."""
+    if told.push_result is not None:
+        blocks = push_result(told.push_result)
+        said = " ".join("".join(span.text for span in block.parts) for block in blocks)
+        return f"Job {told.job}: {said}"
     if told.yolo_approved is not None:
         call = told.yolo_approved
         said = call.summary + (cut_mark(call.summary_cut) if call.summary_cut else "")
