@@ -190,6 +190,15 @@ class DeskSettings(BaseSettings):
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."
     )
+    kept_worktrees: int = Field(
+        default=4,
+        ge=0,
+        description=(
+            "Idle worktrees kept per clone for later jobs, at most max_workers; a job takes one "
+            "and makes it clean at the clone's HEAD instead of checking out every file "
+            "(0: every job cuts a new worktree)."
+        ),
+    )
     desk_reclaim_interval: timedelta = Field(
         default=timedelta(seconds=30),
         description="While jobs wait, how often the desk reclaims slots of jobs no longer running.",

@@ -1,0 +1,243 @@
+"""A kept worktree made what a fresh cut at a commit would be, or the reason it cannot be proven.
+
+An earlier job's agent is untrusted: it may have left untracked and ignored files, nested
+repositories, links where folders were, files hidden from `git status` by its own index
+(`--skip-worktree`, `--assume-unchanged`, a sparse checkout), anything in the worktree's admin
+dir (`.git/worktrees/<id>`: HEAD, index, `config.worktree`, refs and logs of its own), odd modes
+or extended attributes on folders. None of that is asked of the worktree; it is overwritten:
+
+1. the admin dir keeps only `commondir` and `gitdir`, both rewritten; HEAD is set to the commit
+   and the index is the host's copy of the one git wrote when the worktree was last made
+   clean (kept where no agent reaches, activities/git/kept.py), so git judges every file by
+   the stat data it recorded itself, ctime included, which no process can set back;
+2. every entry of the worktree that the index does not track is removed (links never
+   followed), and every folder that holds tracked files must be a real folder of this user
+   with the mode a new folder gets here and no user or ACL attribute, else the worktree is not
+   clean and is rebuilt;
+3. `git read-tree -u --reset <commit>` (`reset --hard` without its ORIG_HEAD) with the settings that make git look at every file: it writes
+   the files the commit changes and every file whose stat data differs from the index's.
+
+A file git wrote in the last clock tick before it wrote the index is "racily clean": git then
+compares its content, not its stat data, so a change in that tick is found too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+from activities.git.commands import SAFE_CONFIG, git_env, run_git
+from activities.git.worktree_admin import remove_tree
+from desk.errors import GitBusyError, GitError
+
+STRICT_CONFIG = (
+    "-c", "core.trustctime=true",
+    "-c", "core.checkStat=default",
+    "-c", "core.ignoreStat=false",
+    "-c", "core.sparseCheckout=false",
+    "-c", "core.sparseCheckoutCone=false",
+    "-c", "index.sparse=false",
+    "-c", "core.splitIndex=false",
+    "-c", "core.untrackedCache=false",
+    "-c", "submodule.recurse=false",
+)  # fmt: skip
+"""What host-side git runs with on a kept worktree: every file looked at by its full stat data,
+the whole tree checked out, nothing cached beside the index, no submodule entered."""
+
+ADMIN_POINTERS = ("commondir", "gitdir")
+GITLINK_MODE = "160000"
+SYMLINK_MODE = "120000"
+EXECUTABLE_MODE = "100755"
+PLAIN_ATTRIBUTES = ("user.", "system.posix_acl")
+"""Extended attributes an unprivileged agent can set on its folders (a default ACL would give
+later files other modes)."""
+
+
+def strict_git(worktree: Path, *args: str) -> str:
+    """`git <args>` in a kept worktree, with the settings that make git look at every file."""
+    return run_git(worktree, *STRICT_CONFIG, *args)
+
+
+def point_at(admin: Path, worktree: Path) -> None:
+    """Make the admin dir and the worktree's `.git` file name each other (the worktree moved)."""
+    replace_file(admin / "gitdir", f"{worktree / '.git'}\n")
+    replace_file(worktree / ".git", f"gitdir: {admin}\n")
+
+
+def reset_admin(admin: Path, worktree: Path, commit: str, index: Path) -> None:
+    """Leave in the admin dir only its pointers (rewritten), HEAD at `commit` (detached) and a
+    copy of `index` that keeps the copy's time (git's racy-file check reads it)."""
+    for entry in os.scandir(admin):
+        if entry.name not in ADMIN_POINTERS or not entry.is_file(follow_symlinks=False):
+            remove_entry(Path(entry.path))
+    replace_file(admin / "commondir", "../..\n")
+    replace_file(admin / "HEAD", f"{commit}\n")
+    staged = admin / ".index.codedesk-new"
+    shutil.copy2(index, staged)
+    os.replace(staged, admin / "index")
+    point_at(admin, worktree)
+
+
+def make_clean(worktree: Path, commit: str) -> str:
+    """Sweep the worktree and check out `commit` (its admin dir already reset); returns ""
+    when it is proven clean, else why not (the caller rebuilds it)."""
+    try:
+        tracked = _tracked(worktree)
+        problem = _sweep(worktree, tracked, _new_folder_mode())
+        if problem:
+            return problem
+        strict_git(worktree, "read-tree", "-u", "--reset", commit)
+    except GitBusyError:
+        raise
+    except GitError as error:
+        return str(error)
+    return ""
+
+
+def _tracked(worktree: Path) -> dict[str, str]:
+    """Every path the index tracks, with its mode (as the file system spells the path)."""
+    done = subprocess.run(
+        ["git", *SAFE_CONFIG, *STRICT_CONFIG, "ls-files", "--stage", "-z"],
+        cwd=worktree,
+        env=git_env(),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise GitError(f"git ls-files failed in {worktree}: {done.stderr.decode(errors='replace')}")
+    tracked = {}
+    for record in done.stdout.split(b"\0"):
+        if record:
+            meta, path = record.split(b"\t", 1)
+            tracked[os.fsdecode(path)] = meta.split(b" ", 1)[0].decode()
+    return tracked
+
+
+def _sweep(worktree: Path, tracked: dict[str, str], mode: int) -> str:
+    """Remove what the index does not track; check the folders that hold what it does."""
+    folders = {""}
+    for path in tracked:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
+    pending = [""]
+    try:
+        problem = _folder_problem(worktree, "", mode)
+        while pending and not problem:
+            relative = pending.pop()
+            for entry in _entries(worktree / relative):
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                problem = problem or _swept(worktree, entry, path, tracked, folders, mode, pending)
+    except OSError as error:
+        return f"{error.filename or worktree}: {error.strerror or error}"
+    return problem
+
+
+def _swept(
+    worktree: Path,
+    entry: os.DirEntry[str],
+    path: str,
+    tracked: dict[str, str],
+    folders: set[str],
+    mode: int,
+    pending: list[str],
+) -> str:
+    """Keep, look into or remove one entry of the worktree; why it is not clean, or ""."""
+    if path == ".git":
+        return ""  # the worktree's pointer, written by the host just before
+    real_folder = entry.is_dir(follow_symlinks=False)
+    if real_folder and path in folders:
+        pending.append(path)
+        return _folder_problem(worktree, path, mode)
+    if real_folder and tracked.get(path) == GITLINK_MODE:
+        for inside in _entries(Path(entry.path)):  # a submodule's: codedesk never fills one
+            remove_entry(Path(inside.path))
+        if _entries(Path(entry.path)):
+            return f"{path} (a submodule's folder) could not be emptied"
+        return _folder_problem(worktree, path, mode)
+    if not real_folder and tracked.get(path, GITLINK_MODE) != GITLINK_MODE:
+        if _file_problem(entry, tracked[path], mode):
+            remove_entry(Path(entry.path))  # git writes it anew
+        return ""  # git's checkout judges the content of the rest
+    remove_entry(Path(entry.path))
+    return f"{path} could not be removed" if os.path.lexists(entry.path) else ""
+
+
+def _entries(folder: Path) -> list[os.DirEntry[str]]:
+    with os.scandir(folder) as listing:
+        return list(listing)
+
+
+def _folder_problem(worktree: Path, path: str, mode: int) -> str:
+    """Why the folder at `path` is not as a fresh checkout makes one, or ""."""
+    folder = worktree / path
+    info = folder.lstat()
+    shown = path or "the worktree's top folder"
+    if info.st_uid != os.getuid():
+        return f"{shown} belongs to user {info.st_uid}"
+    if stat.S_IMODE(info.st_mode) != mode:
+        return f"{shown} has mode {stat.S_IMODE(info.st_mode):o}, not {mode:o}"
+    try:
+        names = os.listxattr(folder, follow_symlinks=False)
+    except OSError:
+        names = []  # a file system without extended attributes
+    marked = [name for name in names if name.startswith(PLAIN_ATTRIBUTES)]
+    if marked:
+        return f"{shown} has extended attributes {', '.join(sorted(marked))}"
+    return ""
+
+
+def _file_problem(entry: os.DirEntry[str], tracked_mode: str, folder_mode: int) -> bool:
+    """Whether a tracked file or link differs from a fresh checkout's in what git does not
+    compare when its content is unchanged: its mode beyond the executable bit, its owner, its
+    extended attributes, another name for it (a hard link). A change within the second git
+    wrote the file may leave its stat data as git recorded it (git compares whole seconds)."""
+    info = entry.stat(follow_symlinks=False)
+    if info.st_uid != os.getuid() or info.st_nlink != 1:
+        return True
+    if tracked_mode == SYMLINK_MODE:
+        return not stat.S_ISLNK(info.st_mode)
+    full = 0o777 if tracked_mode == EXECUTABLE_MODE else 0o666
+    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != full & folder_mode:
+        return True
+    try:
+        names = os.listxattr(entry.path, follow_symlinks=False)
+    except OSError:
+        return False  # a file system without extended attributes
+    return any(name.startswith(PLAIN_ATTRIBUTES) for name in names)
+
+
+def _new_folder_mode() -> int:
+    """The mode git gives a folder it makes here: 0777 less this process's umask."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return 0o777 & ~int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o755
+
+
+def remove_entry(path: Path) -> None:
+    """Remove a file, a link or a whole folder; nothing there is fine."""
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    else:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        except IsADirectoryError:
+            remove_tree(path)
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Put `text` at `path` in one step (a link or a folder there is replaced, not followed)."""
+    if path.is_dir() and not path.is_symlink():
+        remove_tree(path)
+    staged = path.with_name(f".{path.name}.codedesk-new")
+    remove_entry(staged)
+    staged.write_text(text)
+    os.replace(staged, path)
