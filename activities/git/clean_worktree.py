@@ -11,14 +11,18 @@ or extended attributes on folders. None of that is asked of the worktree; it is 
    clean (kept where no agent reaches, activities/git/kept.py), so git judges every file by
    the stat data it recorded itself, ctime included, which no process can set back;
 2. every entry of the worktree that the index does not track is removed (links never
-   followed), and every folder that holds tracked files must be a real folder of this user
-   with the mode a new folder gets here and no user or ACL attribute, else the worktree is not
-   clean and is rebuilt;
-3. `git read-tree -u --reset <commit>` (`reset --hard` without its ORIG_HEAD) with the settings that make git look at every file: it writes
-   the files the commit changes and every file whose stat data differs from the index's.
+   followed), and so is every tracked file whose mode, owner, extended attributes or link
+   count are not a fresh checkout's (git compares none of those when the content is the
+   same); every folder that holds tracked files must be a real folder of this user with the
+   mode a new folder gets here and no user or ACL attribute, else the worktree is not clean
+   and is rebuilt;
+3. `git read-tree -u --reset <commit>` (what `reset --hard` does, without its ORIG_HEAD), with
+   the settings that make git look at every file: it writes the files the commit changes and
+   every file whose stat data differs from the index's.
 
-A file git wrote in the last clock tick before it wrote the index is "racily clean": git then
-compares its content, not its stat data, so a change in that tick is found too.
+Git compares whole seconds of a file's times, and the content of a file written in the second
+it wrote the index ("racily clean"): a change is found either way, since an agent runs after
+that index is written.
 """
 
 from __future__ import annotations

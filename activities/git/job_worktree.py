@@ -56,8 +56,7 @@ def take_out(kept: KeptWorktrees, path: Path, number: int, folder: Path) -> tupl
     branch, base = cut_worktree(kept.clone, path, number, cut)
     new = kept.admin_of(path) if kept.size else None
     if new is not None:
-        with worktree_list_lock(kept.clone):
-            kept.save_index(new)
+        kept.save_index(new)
         record.write_text(new.as_json())
     return branch, base
 
@@ -127,6 +126,5 @@ def _made_clean(
         return None
     branch, _ = branch_at(kept.clone, number, base, cut)
     replace_file(tree.admin / "HEAD", f"ref: refs/heads/{branch}\n")
-    with worktree_list_lock(kept.clone):
-        kept.save_index(tree)
+    kept.save_index(tree)
     return branch, base

@@ -30,6 +30,8 @@ from activities.git.worktree_admin import remove_tree, worktree_list_lock
 INDEX_SUFFIX = ".index"
 SET_ASIDE = ".gone-"
 """The prefix of an idle worktree's folder set aside to be removed outside the lock."""
+STAGED = ".new-"
+"""The prefix of an index copy being written."""
 
 
 @dataclass(frozen=True)
@@ -114,11 +116,13 @@ class KeptWorktrees:
             return True
 
     def save_index(self, kept: KeptTree) -> None:
-        """Copy the index git just wrote (the worktree clean, no agent yet), with its time."""
+        """Copy the index git just wrote (the worktree clean, no agent yet), with its time;
+        under the lock, so that a take's sweep of stray copies never meets one half made."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        staged = self.folder / f".{kept.name}{INDEX_SUFFIX}.{uuid.uuid4().hex[:8]}"
-        shutil.copy2(kept.admin / "index", staged)
-        os.replace(staged, self.index_of(kept.name))
+        staged = self.folder / f"{STAGED}{kept.name}{INDEX_SUFFIX}"
+        with worktree_list_lock(self.clone):
+            shutil.copy2(kept.admin / "index", staged)
+            os.replace(staged, self.index_of(kept.name))
 
     def forget(self, kept: KeptTree | None) -> None:
         """The worktree will not come back (kept for its work, or removed): its copy goes."""
@@ -186,9 +190,11 @@ class KeptWorktrees:
                 try_git(self.clone, "worktree", "prune")
 
     def _drop_stray_indexes(self) -> None:
-        """Index copies whose worktree is gone (its admin dir removed) go."""
+        """Index copies whose worktree is gone (its admin dir removed) go, and any a killed
+        step left half made."""
         worktrees = self.clone / ".git" / "worktrees"
         for entry in os.scandir(self.folder):
             name = entry.name.removesuffix(INDEX_SUFFIX)
-            if entry.name.endswith(INDEX_SUFFIX) and not (worktrees / name).is_dir():
+            stray = entry.name.startswith(STAGED) or not (worktrees / name).is_dir()
+            if entry.name.endswith(INDEX_SUFFIX) and stray:
                 Path(entry.path).unlink(missing_ok=True)

@@ -72,7 +72,8 @@ class WorktreeActivities:
 
     @activity.defn
     async def prepare_worktree(self, request: PrepareWorktreeInput) -> CutWorktree:
-        """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`.
+        """Give the job its branch at the clone's HEAD and a worktree on it at
+        `<shelf>/.worktrees/.../<n>`: a kept one made clean, or a new cut.
 
         It also reads the repository's set-up then, so that a job with none to run skips its
         set-up step (issue 32; the agent's end reads it again for the check).
@@ -83,17 +84,18 @@ class WorktreeActivities:
 
     @activity.defn
     async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:
-        """After a cancel during `prepare_worktree`: remove what it cut; True if it cut any."""
+        """After a cancel during `prepare_worktree`: undo what it did; True if it cut any."""
         return await off_the_loop(self._discard, request)
 
     @activity.defn
     async def integrate(self, request: IntegrationRequest) -> IntegrationResult:
-        """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, clean up."""
+        """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, hand the
+        worktree back (activities/git/job_worktree.py) and delete the branch."""
         return await off_the_loop(self._integrate_once, request)
 
     @activity.defn
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
-        """After a failure: keep a worktree that holds work, remove one that holds none."""
+        """After a failure: keep a worktree that holds work, hand back one that holds none."""
         return await off_the_loop(self._release, request)
 
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
@@ -118,8 +120,8 @@ class WorktreeActivities:
 
     def _discard(self, request: DiscardWorktreeInput) -> bool:
         """A cancelled prepare's thread may still be cutting: under the job's lock, either it
-        is done (and what it cut is removed here) or it has not begun (and the mark left here
-        stops it)."""
+        is done (and what it cut or took is handed back or removed here) or it has not begun
+        (and the mark left here stops it)."""
         with desk_failures(), self._job_lock(request.number):
             folder = job_dir(self.settings, request.number)
             (folder / DISCARDED).touch()
