@@ -1,6 +1,6 @@
 """Bench: a codedesk job on a repository of real size against the floor on the same repository.
 
-Usage: python bench/big_repo.py [--files N] [--jobs J] [--json] [--out FILE]
+Usage: python bench/big_repo.py [--files N] [--jobs J] [--kept-worktrees K] [--json] [--out FILE]
 
 It makes a bare origin of N small files (default 5,000; `--files 60000` for issue 49's figure)
 with one `git fast-import`, 100 to a folder, starts its own headless dev server and an
@@ -16,7 +16,8 @@ clone's HEAD (activities/git/job_worktree.py): the first job cuts one, as the fl
 time. The first round counts in the median like every other.
 
 It prints each side's median and p90, the first codedesk job's time, and the ratio of the
-medians against issue 49's target: at most 0.25x the floor at 60,000 files. It exits non-zero
+medians against issue 49's target: at most 0.25x the floor at 60,000 files. `--kept-worktrees
+0` measures codedesk as it was before it kept worktrees (a new one each job). It exits non-zero
 unless every job integrated and each clone gained J commits.
 """
 
@@ -59,7 +60,9 @@ def make_big_origin(bare: Path, files: int) -> Path:
     return bare
 
 
-async def run(files: int, rounds: int) -> tuple[Figures, Figures, list[str], list[str]]:
+async def run(
+    files: int, rounds: int, kept: int | None
+) -> tuple[Figures, Figures, list[str], list[str]]:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
         isolate(root)
@@ -74,7 +77,8 @@ async def run(files: int, rounds: int) -> tuple[Figures, Figures, list[str], lis
         agent.write_text(AGENT)
         codedesk, floor = Figures(), Figures()
         reports: list[JobReport] = []
-        async with running_desk(root / "home", AGENT_COMMAND) as (client, settings):
+        overrides = {} if kept is None else {"kept_worktrees": kept}
+        async with running_desk(root / "home", AGENT_COMMAND, **overrides) as (client, settings):
             desk = DeskClient(client, settings)
             clone = Path((await desk.add_repo(REPO, str(origin))).path)
             before = int(git(clone, "rev-list", "--count", "HEAD"))
@@ -129,17 +133,25 @@ def more(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--files", type=int, default=5_000, help="files in the repository (default 5000)"
     )
+    parser.add_argument(
+        "--kept-worktrees",
+        type=int,
+        help="the desk's kept_worktrees (default: the setting's; 0: a new worktree each job)",
+    )
 
 
 def main() -> int:
     args = arguments(__doc__, "rounds: a codedesk job and a floor job each (default 5)", more, 5)
     if args.files < 1:
         raise SystemExit("--files must be at least 1")
-    codedesk, floor, outcomes, problems = asyncio.run(run(args.files, args.jobs))
+    codedesk, floor, outcomes, problems = asyncio.run(
+        run(args.files, args.jobs, args.kept_worktrees)
+    )
     ratio = codedesk.median / floor.median
     figures = {
         "files": args.files,
         "jobs": args.jobs,
+        "kept_worktrees": args.kept_worktrees,
         "ok": not problems,
         "problems": problems,
         "outcomes": outcomes,

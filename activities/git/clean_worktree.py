@@ -54,7 +54,11 @@ the whole tree checked out, nothing cached beside the index, no submodule entere
 ADMIN_POINTERS = ("commondir", "gitdir")
 GITLINK_MODE = "160000"
 SYMLINK_MODE = "120000"
+FILE_MODE = "100644"
 EXECUTABLE_MODE = "100755"
+SETTLED_NS = 1_000_000_000
+"""A file whose ctime is older than the index copy by this much (ns) is as git left it: the
+margin covers clocks whose timestamps are coarser than they look."""
 PLAIN_ATTRIBUTES = ("user.", "system.posix_acl")
 """Extended attributes an unprivileged agent can set on its folders (a default ACL would give
 later files other modes)."""
@@ -85,12 +89,13 @@ def reset_admin(admin: Path, worktree: Path, commit: str, index: Path) -> None:
     point_at(admin, worktree)
 
 
-def make_clean(worktree: Path, commit: str) -> str:
-    """Sweep the worktree and check out `commit` (its admin dir already reset); returns ""
-    when it is proven clean, else why not (the caller rebuilds it)."""
+def make_clean(worktree: Path, commit: str, since: int) -> str:
+    """Sweep the worktree and check out `commit` (its admin dir already reset, its index the
+    copy written at `since`, in ns); returns "" when it is proven clean, else why not (the
+    caller rebuilds it)."""
     try:
-        tracked = _tracked(worktree)
-        problem = _sweep(worktree, tracked, _new_folder_mode())
+        sweep = _Sweep(worktree, _tracked(worktree), _new_folder_mode(), since - SETTLED_NS)
+        problem = sweep.run()
         if problem:
             return problem
         strict_git(worktree, "read-tree", "-u", "--reset", commit)
@@ -120,53 +125,87 @@ def _tracked(worktree: Path) -> dict[str, str]:
     return tracked
 
 
-def _sweep(worktree: Path, tracked: dict[str, str], mode: int) -> str:
-    """Remove what the index does not track; check the folders that hold what it does."""
-    folders = {""}
-    for path in tracked:
-        parts = path.split("/")[:-1]
-        folders.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
-    pending = [""]
-    try:
-        problem = _folder_problem(worktree, "", mode)
-        while pending and not problem:
-            relative = pending.pop()
-            for entry in _entries(worktree / relative):
-                path = f"{relative}/{entry.name}" if relative else entry.name
-                problem = problem or _swept(worktree, entry, path, tracked, folders, mode, pending)
-    except OSError as error:
-        return f"{error.filename or worktree}: {error.strerror or error}"
-    return problem
+class _Sweep:
+    """One walk of a worktree: what the index does not track goes, what it tracks is looked at."""
 
+    def __init__(self, worktree: Path, tracked: dict[str, str], mode: int, since: int) -> None:
+        self.worktree, self.tracked, self.folder_mode, self.since = worktree, tracked, mode, since
+        self.folders = {""}
+        for path in tracked:
+            parts = path.split("/")[:-1]
+            self.folders.update("/".join(parts[: depth + 1]) for depth in range(len(parts)))
+        self.file_modes = {
+            FILE_MODE: stat.S_IFREG | (0o666 & mode),
+            EXECUTABLE_MODE: stat.S_IFREG | (0o777 & mode),
+        }
+        self.uid = os.getuid()
 
-def _swept(
-    worktree: Path,
-    entry: os.DirEntry[str],
-    path: str,
-    tracked: dict[str, str],
-    folders: set[str],
-    mode: int,
-    pending: list[str],
-) -> str:
-    """Keep, look into or remove one entry of the worktree; why it is not clean, or ""."""
-    if path == ".git":
-        return ""  # the worktree's pointer, written by the host just before
-    real_folder = entry.is_dir(follow_symlinks=False)
-    if real_folder and path in folders:
-        pending.append(path)
-        return _folder_problem(worktree, path, mode)
-    if real_folder and tracked.get(path) == GITLINK_MODE:
-        for inside in _entries(Path(entry.path)):  # a submodule's: codedesk never fills one
-            remove_entry(Path(inside.path))
-        if _entries(Path(entry.path)):
-            return f"{path} (a submodule's folder) could not be emptied"
-        return _folder_problem(worktree, path, mode)
-    if not real_folder and tracked.get(path, GITLINK_MODE) != GITLINK_MODE:
-        if _file_problem(entry, tracked[path], mode):
-            remove_entry(Path(entry.path))  # git writes it anew
-        return ""  # git's checkout judges the content of the rest
-    remove_entry(Path(entry.path))
-    return f"{path} could not be removed" if os.path.lexists(entry.path) else ""
+    def run(self) -> str:
+        """Why the worktree is not clean, or "" once the walk is done."""
+        pending = [""]
+        try:
+            problem = self._folder_problem("")
+            while pending and not problem:
+                relative = pending.pop()
+                for entry in _entries(self.worktree / relative):
+                    path = f"{relative}/{entry.name}" if relative else entry.name
+                    problem = problem or self._swept(entry, path, pending)
+        except OSError as error:
+            return f"{error.filename or self.worktree}: {error.strerror or error}"
+        return problem
+
+    def _swept(self, entry: os.DirEntry[str], path: str, pending: list[str]) -> str:
+        """Keep, look into or remove one entry of the worktree; why it is not clean, or ""."""
+        if path == ".git":
+            return ""  # the worktree's pointer, written by the host just before
+        real_folder = entry.is_dir(follow_symlinks=False)
+        mode = self.tracked.get(path, GITLINK_MODE)
+        if real_folder and path in self.folders:
+            pending.append(path)
+            return self._folder_problem(path)
+        if real_folder and path in self.tracked and mode == GITLINK_MODE:
+            for inside in _entries(Path(entry.path)):  # a submodule's: codedesk never fills one
+                remove_entry(Path(inside.path))
+            if _entries(Path(entry.path)):
+                return f"{path} (a submodule's folder) could not be emptied"
+            return self._folder_problem(path)
+        if not real_folder and mode != GITLINK_MODE:
+            if self._file_problem(entry, mode):
+                remove_entry(Path(entry.path))  # git writes it anew
+            return ""  # git's checkout judges the content of the rest
+        remove_entry(Path(entry.path))
+        return f"{path} could not be removed" if os.path.lexists(entry.path) else ""
+
+    def _file_problem(self, entry: os.DirEntry[str], tracked_mode: str) -> bool:
+        """Whether a tracked file or link changed since the index was written in what git does
+        not compare when its content is the same: its mode beyond the executable bit, its
+        owner, its extended attributes, another name for it (a hard link). Git compares whole
+        seconds of a file's times: a change in the second git wrote the file may leave them
+        as git recorded them. Every such change moves the file's ctime, so a file whose ctime
+        is older than the index (by a margin) is as git left it."""
+        info = entry.stat(follow_symlinks=False)
+        if info.st_ctime_ns < self.since:
+            return False
+        if info.st_uid != self.uid or info.st_nlink != 1:
+            return True
+        if tracked_mode == SYMLINK_MODE:
+            return not stat.S_ISLNK(info.st_mode)
+        if info.st_mode != self.file_modes.get(tracked_mode):
+            return True
+        return _marked(entry.path)
+
+    def _folder_problem(self, path: str) -> str:
+        """Why the folder at `path` is not as a fresh checkout makes one, or ""."""
+        folder = self.worktree / path
+        info = folder.lstat()
+        shown = path or "the worktree's top folder"
+        if info.st_uid != self.uid:
+            return f"{shown} belongs to user {info.st_uid}"
+        if stat.S_IMODE(info.st_mode) != self.folder_mode:
+            return f"{shown} has mode {stat.S_IMODE(info.st_mode):o}, not {self.folder_mode:o}"
+        if _marked(str(folder)):
+            return f"{shown} has extended attributes an agent set"
+        return ""
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
@@ -174,40 +213,10 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
         return list(listing)
 
 
-def _folder_problem(worktree: Path, path: str, mode: int) -> str:
-    """Why the folder at `path` is not as a fresh checkout makes one, or ""."""
-    folder = worktree / path
-    info = folder.lstat()
-    shown = path or "the worktree's top folder"
-    if info.st_uid != os.getuid():
-        return f"{shown} belongs to user {info.st_uid}"
-    if stat.S_IMODE(info.st_mode) != mode:
-        return f"{shown} has mode {stat.S_IMODE(info.st_mode):o}, not {mode:o}"
+def _marked(path: str) -> bool:
+    """Whether `path` has a user or ACL extended attribute (never followed if it is a link)."""
     try:
-        names = os.listxattr(folder, follow_symlinks=False)
-    except OSError:
-        names = []  # a file system without extended attributes
-    marked = [name for name in names if name.startswith(PLAIN_ATTRIBUTES)]
-    if marked:
-        return f"{shown} has extended attributes {', '.join(sorted(marked))}"
-    return ""
-
-
-def _file_problem(entry: os.DirEntry[str], tracked_mode: str, folder_mode: int) -> bool:
-    """Whether a tracked file or link differs from a fresh checkout's in what git does not
-    compare when its content is unchanged: its mode beyond the executable bit, its owner, its
-    extended attributes, another name for it (a hard link). A change within the second git
-    wrote the file may leave its stat data as git recorded it (git compares whole seconds)."""
-    info = entry.stat(follow_symlinks=False)
-    if info.st_uid != os.getuid() or info.st_nlink != 1:
-        return True
-    if tracked_mode == SYMLINK_MODE:
-        return not stat.S_ISLNK(info.st_mode)
-    full = 0o777 if tracked_mode == EXECUTABLE_MODE else 0o666
-    if not stat.S_ISREG(info.st_mode) or stat.S_IMODE(info.st_mode) != full & folder_mode:
-        return True
-    try:
-        names = os.listxattr(entry.path, follow_symlinks=False)
+        names = os.listxattr(path, follow_symlinks=False)
     except OSError:
         return False  # a file system without extended attributes
     return any(name.startswith(PLAIN_ATTRIBUTES) for name in names)

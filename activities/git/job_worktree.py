@@ -115,10 +115,11 @@ def _made_clean(
     """Make the taken worktree clean at the clone's HEAD on the job's branch; None when it
     cannot be proven clean (the caller removes it and cuts a new one)."""
     base = head_sha(kept.clone)
+    index = kept.index_of(tree.name)
     with worktree_list_lock(kept.clone):
-        reset_admin(tree.admin, path, base, kept.index_of(tree.name))
+        reset_admin(tree.admin, path, base, index)
     drop_planned_branch(kept.clone, cut)  # an earlier attempt's, now that HEAD is detached
-    problem = make_clean(path, base)
+    problem = make_clean(path, base, index.stat().st_mtime_ns)
     if problem:
         activity.logger.warning(
             "The kept worktree %s could not be proven clean (%s): a new one is cut.", path, problem
