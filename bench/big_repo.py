@@ -36,7 +36,7 @@ from floor import Floor
 from job_overhead import AGENT, AGENT_COMMAND, SETTLE, Figures
 
 from desk.payloads.jobs import JobOutcome, JobReport
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/big"
 PER_FOLDER = 100

@@ -18,7 +18,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import CODEDESK, settings_env, shown, started_number

@@ -10,8 +10,8 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_setup import SetRepoSetup
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.repo_setup import RepoSetupClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import until

@@ -18,7 +18,7 @@ from workflows.ship import Ship
 HANDLERS: dict[type, dict[str, set[str]]] = {
     CodingJob: {
         "signals": {"admit", "modes_changed", "agent_worked", "integration_finished"},
-        "updates": {"hold"},
+        "updates": {"hold", "withdraw_call"},
         "queries": {"current"},
     },
     Desk: {
@@ -27,7 +27,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
         "queries": {"current"},
     },
     RepoEntity: {
-        "signals": {"request_integration", "withdraw_integration", "request_push"},
+        "signals": {"request_integration", "withdraw_integration", "request_push", "look_at_shelf"},
         "updates": {"change_report", "configure_setup"},
         "queries": {"current", "receipt"},
     },
@@ -53,6 +53,7 @@ SENT = [
     (names.JOB_INTEGRATION_FINISHED_SIGNAL, CodingJob, "signals"),
     (names.JOB_AGENT_WORKED_SIGNAL, CodingJob, "signals"),
     (names.JOB_HOLD_UPDATE, CodingJob, "updates"),
+    (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),
     (names.JOB_STATE_QUERY, CodingJob, "queries"),
     (names.DESK_JOB_ENDED_SIGNAL, Desk, "signals"),
     (names.DESK_JOB_SUSPENDS_SIGNAL, Desk, "signals"),
@@ -61,6 +62,7 @@ SENT = [
     (names.REQUEST_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.WITHDRAW_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.REPO_REQUEST_PUSH_SIGNAL, RepoEntity, "signals"),
+    (names.REPO_LOOK_AT_SHELF_SIGNAL, RepoEntity, "signals"),
     (names.REPO_STATE_QUERY, RepoEntity, "queries"),
     (names.SHIP_PUSH_FINISHED_SIGNAL, Ship, "signals"),
     (names.SHIP_SUPERSEDED_SIGNAL, Ship, "signals"),

@@ -23,6 +23,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
         JOB_STATE_QUERY,
+        JOB_WITHDRAW_CALL_UPDATE,
     )
     from desk.payloads.jobs import JobPhase
 
@@ -147,7 +148,7 @@ def _names(*names: str) -> frozenset[str]:
 
 JOB_PHASES = PhaseTable(
     first=_names(JobPhase.STARTING),
-    everywhere=_names(JOB_STATE_QUERY, JOB_MODES_CHANGED_SIGNAL),
+    everywhere=_names(JOB_STATE_QUERY, JOB_MODES_CHANGED_SIGNAL, JOB_WITHDRAW_CALL_UPDATE),
     rows=(
         Phase(
             JobPhase.STARTING,
