@@ -250,7 +250,10 @@ async def test_nothing_committed_leaves_nothing_behind(desk: DeskClient, clone: 
     assert report.commits == []
     assert not Path(report.worktree).exists()
     assert worker_branches(clone) == []
-    assert len(git(clone, "worktree", "list", "--porcelain").split("\n\n")) == 1
+    # The worktree waits, detached and on no branch, among the clone's kept ones.
+    listed = git(clone, "worktree", "list", "--porcelain").split("\n\n")
+    kept = Path(report.worktree).with_name(".kept") / str(number)
+    assert listed[1:] == [f"worktree {kept}\nHEAD {head}\ndetached"]
     assert git(clone, "rev-parse", "HEAD") == head
 
 

@@ -11,8 +11,9 @@ from desk.config.section_base import Duration, SettingsSection
 
 
 class QueueSettings(SettingsSection):
-    """The desk: how many jobs run and wait, how it keeps its slots and its history, and how
-    long a submission, a push or an answer waits to hear what came of it."""
+    """The desk: how many jobs run and wait, how many idle worktrees a clone keeps for them, how
+    it keeps its slots and its history, and how long a submission, a push or an answer waits to
+    hear what came of it."""
 
     heading: ClassVar[str] = "The desk: slots, queue and answers"
 
@@ -23,6 +24,15 @@ class QueueSettings(SettingsSection):
     )
     max_queued: int = Field(
         default=16, ge=0, description="Jobs that may wait for a slot; one more is refused."
+    )
+    kept_worktrees: int = Field(
+        default=4,
+        ge=0,
+        description=(
+            "Idle worktrees kept per clone for later jobs, at most max_workers; a job takes one "
+            "and makes it clean at the clone's HEAD instead of checking out every file "
+            "(0: every job cuts a new worktree)."
+        ),
     )
     desk_reclaim_interval: Duration = Field(
         default=timedelta(seconds=30),
