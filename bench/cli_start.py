@@ -40,7 +40,7 @@ from common import (
 )
 
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/cli"
 CODEDESK = str(Path(sys.executable).parent / "codedesk")

@@ -224,7 +224,7 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
             raise Refusal(f"This agent cannot defer a held call; {NOT_RUN}.")
         _write(sys.stdout.fileno(), deferred_output())
         return ALLOWED
-    from surfaces.render.hold_answers import answer_words
+    from surfaces.render.words.hold_answers import answer_words
 
     said = answer_words(answer)
     if verdict == "approved":

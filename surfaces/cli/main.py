@@ -14,18 +14,21 @@ import sys
 import typer
 
 from surfaces.cli import coercion
-from surfaces.cli.commands import approvals as approval_commands
-from surfaces.cli.commands import discord as discord_commands
-from surfaces.cli.commands import hosts as host_commands
-from surfaces.cli.commands import jobs as job_commands
-from surfaces.cli.commands import modes as mode_commands
-from surfaces.cli.commands import servers as server_commands
-from surfaces.cli.commands import shipping as ship_commands
-from surfaces.cli.commands import spend as spend_commands
-from surfaces.cli.commands.repos import repo_app
-from surfaces.cli.doctor import doctor, patches
+from surfaces.cli.commands import (
+    approval_commands,
+    discord_commands,
+    host_commands,
+    job_commands,
+    mode_commands,
+    server_commands,
+    ship_commands,
+    spend_commands,
+)
+from surfaces.cli.commands.doctor_commands import doctor, patches
+from surfaces.cli.commands.repo_commands import repo_app
 from surfaces.cli.options import DeskTyper
-from surfaces.cli.runner import err, run, settings
+from surfaces.cli.runner import run, settings
+from surfaces.render.terminal.console import err
 
 coercion.install()
 app = DeskTyper(

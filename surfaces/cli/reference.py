@@ -33,17 +33,18 @@ def command_rows() -> list[str]:
     return [*own, *rows]
 
 
-def settings_rows() -> list[str]:
-    return ["| `{}` | `{}` | `{}` | {} |".format(*row) for row in settings_table()]
-
-
 def commands_table() -> str:
     return "\n".join(["| command | what it does |", "| --- | --- |", *command_rows()])
 
 
 def settings_text() -> str:
+    """A table per section of the settings, under the section's heading."""
     header = ["| name | environment variable | default | meaning |", "| --- | --- | --- | --- |"]
-    return "\n".join([*header, *settings_rows()])
+    tables = []
+    for heading, rows in settings_table():
+        lines = ["| `{}` | `{}` | `{}` | {} |".format(*row) for row in rows]
+        tables.append("\n".join([f"## {heading}", "", *header, *lines]))
+    return "\n\n".join(tables)
 
 
 def command_details() -> str:

@@ -13,7 +13,7 @@ import pytest
 import typer
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import (

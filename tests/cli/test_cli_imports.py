@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import CODEDESK, cli_env, run_cli, settings_env, shown
 
 HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")

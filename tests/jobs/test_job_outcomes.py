@@ -11,8 +11,8 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, ReasonKind
-from surfaces.clients.desk import DeskClient, JobRow
-from surfaces.render.report_reasons import report_reason
+from surfaces.clients.desk_client import DeskClient, JobRow
+from surfaces.render.layout.report_reasons import report_reason
 from tests.helpers.agent_pids import agent_pids, agent_tag, grandchild_pids, tagged_pids
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.cli_helpers import pid_dead

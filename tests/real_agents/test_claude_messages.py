@@ -16,8 +16,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.messages import MessageDelivery, MessageSeam
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told

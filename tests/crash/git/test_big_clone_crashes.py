@@ -18,8 +18,8 @@ from desk.holds.approvals import Decision
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.crash.big_repos import (
     Template,
     changed_files,

@@ -21,7 +21,7 @@ from activities.paths import worktree_path
 from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import (
     REPO,
     ResumeClock,
