@@ -79,7 +79,7 @@ def anchors(markdown: str) -> set[str]:
 
 @cache
 def cli() -> Any:
-    from surfaces.cli.main import app
+    from surfaces.cli.app import app
 
     return typer.main.get_command(app)
 

@@ -200,7 +200,7 @@ def test_the_graph_is_read() -> None:
     # Inside a function (the CLI imports a command's needs when it runs):
     assert ("surfaces.cli.commands.job_commands", "activities.agent.log") in seen
     # `from a.b import c`, c a module, imports the module a.b.c:
-    assert ("surfaces.cli.main", "surfaces.cli.coercion") in seen
+    assert ("surfaces.cli.app", "surfaces.cli.coercion") in seen
     assert len({edge.module for edge in edges}) > 150
 
 
