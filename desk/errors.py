@@ -42,9 +42,14 @@ DeskError
 ├── PolicyError             an ask looser than the host's policy allows; nothing was done  ~
 │   └── DailySpendLimitError  the desk's jobs spent the day's limit; new tasks refused     ~
 ├── ChatPlaceError          a chat command came from where codedesk cannot post; no job    ~
-└── ModeError               a mode, value or scope that does not exist; nothing switched   ~
-    ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
-    └── JobFinishedError    the switch names a job that has finished                       ~
+├── ModeError               a mode, value or scope that does not exist; nothing switched   ~
+│   ├── ModeRefusedError    the switch's asker is not an owner (the refusal is recorded)   ~
+│   └── JobFinishedError    the switch names a job that has finished                       ~
+├── MessageError            a message the job cannot take (empty); nothing was kept        ~
+│   ├── MessageSenderError  its sender is neither the job's requester nor an owner         ~
+│   ├── MessageTooLongError  it is longer than the host's cap (the limit named)            ~
+│   └── AgentDoneError      the job's agent has finished its work: what to do instead      ~
+└── InboxClosedError        an agent run's step asked for messages once its run was over   ~
 
 R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected
 refusal (a person's mistake or a state that refuses them), sent as benign: the worker logs it
@@ -270,6 +275,28 @@ class ModeRefusedError(ModeError, benign=True):
 
 class JobFinishedError(ModeError):
     """A mode switch names a job that has finished."""
+
+
+class MessageError(DeskError, benign=True):
+    """A message to a job's agent that the job does not take: nothing of it was kept."""
+
+
+class MessageSenderError(MessageError):
+    """Only the job's requester and the host's owners talk to its agent."""
+
+
+class MessageTooLongError(MessageError):
+    """A message longer than the host's `CODEDESK_MESSAGE_CHARS`."""
+
+
+class AgentDoneError(MessageError):
+    """The job's agent has finished its work (the job checks, integrates or has ended): a
+    message can no longer reach it."""
+
+
+class InboxClosedError(DeskError, benign=True):
+    """An agent run's step asked its job for messages once that run was over (an attempt that
+    was left behind): it gets none, and stops asking."""
 
 
 def desk_error_types() -> list[type[DeskError]]:

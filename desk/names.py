@@ -60,6 +60,11 @@ APPROVAL_OUTCOME_UPDATE = "outcome"
 """An approval's Update that waits for its outcome (`Approval.outcome`)."""
 JOB_HOLD_UPDATE = "hold"
 """A job's Update that answers whether a held call may run (`CodingJob.hold`)."""
+JOB_AGENT_INBOX_UPDATE = "agent_inbox"
+"""A job's Update that hands its running agent the messages after a number, once there are
+some or the run is over (`CodingJob.agent_inbox`)."""
+JOB_MESSAGES_DELIVERED_SIGNAL = "messages_delivered"
+"""A job's signal that messages reached its agent (`CodingJob.messages_delivered`)."""
 JOB_WITHDRAW_CALL_UPDATE = "withdraw_call"
 """A job's Update that withdraws one of its calls whose approval is no longer open
 (`CodingJob.withdraw_call`): `codedesk withdraw` sends it."""
@@ -69,6 +74,8 @@ JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
 admission, the desk's policy) send by name, so that no activity imports a workflow module (the
 layer rule, tests/project/test_layers.py); the definitions are declared with these same names."""
+JOB_SAY_UPDATE = "say"
+"""A person's message to a job's agent (`CodingJob.say`): every surface sends it by name."""
 JOB_ADMIT_SIGNAL = "admit"
 """The desk lets a queued job run (`CodingJob.admit`)."""
 JOB_MODES_CHANGED_SIGNAL = "modes_changed"

@@ -95,6 +95,7 @@ REPO_ENDS_OFF_SHELF = "repo-entity-ends-off-shelf"
 SHIP_OUTCOME_TOLD = "ship-outcome-told"
 OUTBOX_STARTED_AGAIN = "outbox-started-again"
 WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
+MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -407,6 +408,16 @@ PATCHES = (
         asked_by=JOB,
         unrecorded="asked only when a person withdraws a job's call, which no recording from "
         "before it has",
+    ),
+    Patch(
+        MESSAGES_AFTER_THE_RUN,
+        guards="messages that had not reached the agent when its run ended run it again (its "
+        "session resumed with them) before the check and the integration",
+        came="2026-12-06",
+        commit="53ba91b",
+        asked_by=JOB,
+        unrecorded="asked only when a message is pending as the agent's run ends, which no "
+        "recording before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -1,7 +1,8 @@
 """How an agent is started: an environment without the owner's authority, and its confinement.
 
 The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDESK_REPO`,
-`CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `CODEDESK_HOLD_COMMAND`, `PWD`), the variables
+`CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `CODEDESK_HOLD_COMMAND`, `PWD`, and for a command
+agent `CODEDESK_MESSAGES`, its messages file, read-only in the sandbox), the variables
 `agent_env` names (locale, terminal, model APIs), a home of the job's own seeded from the
 owner's configuration of its CLI (activities/agent/setup/cli_home.py) and git that has no
 credential helper. It never gets the Temporal address or namespace, codedesk's settings,
@@ -71,6 +72,8 @@ class JobPaths:
     """The job's copy of the standing instructions and its config, for the agent to read."""
     preset_env: dict[str, str] = field(default_factory=dict)
     """Variables the agent's preset sets for its CLI (desk/agents/presets.py `Preset.env`)."""
+    messages_file: Path | None = None
+    """A command agent's messages (`CODEDESK_MESSAGES`), which it may read, never write."""
 
 
 def passed_environment(names: list[str], environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -119,6 +122,7 @@ def plan_launch(
             # A command agent asks for a hold with it: `sh -c "$CODEDESK_HOLD_COMMAND"`.
             "CODEDESK_HOLD_COMMAND": hook_command(form="plain"),
             "CODEDESK_ATTEMPT": str(attempt),
+            **({"CODEDESK_MESSAGES": str(paths.messages_file)} if paths.messages_file else {}),
             "CODEDESK_INTERRUPTED": "1" if attempt > 1 else "0",
             "GIT_TERMINAL_PROMPT": "0",
             "GIT_CONFIG_GLOBAL": str(gitconfig),
@@ -147,6 +151,8 @@ def plan_launch(
     if paths.hook_settings is not None:
         readable.append(paths.hook_settings)
     readable += paths.instructions
+    if paths.messages_file is not None:
+        readable.append(paths.messages_file)
     writable: list[tuple[Path, Path]] = []
     if git is not None:
         writable, git_readable = git.binds()

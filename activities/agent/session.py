@@ -11,8 +11,12 @@ read; Temporal gives the last heartbeat's details to the next attempt
 resume <id>` with a short prompt instead of the task, when the session's file is still in the
 home. Anything else (no id heard, no file, another CLI or shape of command) starts over as
 before. After a suspension (a deferred held call) the job's next run resumes the session with
-no prompt at all: Claude Code asks its hook again for the deferred call. Once the job's
-worktree is removed, its agent's homes go too (`forget_sessions`).
+no prompt at all: Claude Code asks its hook again for the deferred call. A run for messages that
+came as the agent's last run ended resumes its session with them as the prompt. Claude Code with
+streaming input (the `claude` preset) takes no prompt in its command: its resumed session gets
+the prompt, if any, on its standard input (`stream_resume_argv`); opencode, whose output names
+no session, continues the job's last one (`continue_argv`, for messages only: a crash starts it
+over). Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ RESUME_PROMPT = (
 )
 CLAUDE = "claude"
 CODEX = "codex"
+OPENCODE = "opencode"
+OPENCODE_DATA = ".local/share/opencode/opencode.db"
+"""Where opencode keeps its sessions under the job's home (`XDG_DATA_HOME` points there)."""
 SESSION_EVENTS = {"system": "session_id", "thread.started": "thread_id"}
 """The event that says the session's id, by its type (Claude Code's, codex's), and its key."""
 CODEX_RESUMABLE = frozenset(
@@ -113,21 +120,50 @@ def _heartbeat(value: Any) -> AgentHeartbeat | None:
         return None
 
 
-def resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
-    """`argv` made to resume the CLI's session `session_id` with a short prompt instead of the
-    task; None when it cannot (neither Claude Code in print mode nor `codex exec --json`, no
-    task after `--`, an option the resume does not take, no such session in the job's home
-    `home`), and the attempt starts over."""
+def resume_argv(
+    argv: Sequence[str], session_id: str, home: Path, prompt: str = RESUME_PROMPT
+) -> list[str] | None:
+    """`argv` made to resume the CLI's session `session_id` with `prompt` (a short one, by
+    default) instead of the task; None when it cannot (neither Claude Code in print mode nor
+    `codex exec --json`, no task after `--`, an option the resume does not take, no such
+    session in the job's home `home`), and the attempt starts over."""
     if not SESSION_ID.fullmatch(session_id) or "--" not in argv:
         return None
     cut = argv.index("--")
     if cut != len(argv) - 2:
         return None
     if _is_claude(argv) and session_kept(home, session_id):
-        return [*argv[:cut], "--resume", session_id, "--", RESUME_PROMPT]
+        return [*argv[:cut], "--resume", session_id, "--", prompt]
     if _is_resumable_codex(argv[:cut]) and codex_session_kept(home, session_id):
-        return [argv[0], "exec", "resume", *argv[2:cut], session_id, "--", RESUME_PROMPT]
+        return [argv[0], "exec", "resume", *argv[2:cut], session_id, "--", prompt]
     return None
+
+
+def continue_argv(argv: Sequence[str], home: Path, prompt: str) -> list[str] | None:
+    """`argv` (`opencode run ... -- <task>`) made to continue the job's last opencode session
+    with `prompt` (`opencode run --continue`); None when it cannot (not that shape, no opencode
+    data in the job's home `home`). opencode's plain output names no session id: the job's home
+    holds only its own sessions, so its last one is the agent's."""
+    if "--" not in argv or argv.index("--") != len(argv) - 2 or len(argv) < 2:
+        return None
+    if argv[0].rsplit("/", 1)[-1] != OPENCODE or argv[1] != "run":
+        return None
+    if not (home / OPENCODE_DATA).is_file():
+        return None
+    cut = argv.index("--")
+    return [argv[0], "run", "--continue", *argv[2:cut], "--", prompt]
+
+
+def stream_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
+    """`argv` (Claude Code in print mode with streaming input, which takes its prompt on its
+    standard input) made to resume the session `session_id`; None when it cannot (not that
+    CLI, no such session in `home`), and the run starts over."""
+    if not SESSION_ID.fullmatch(session_id) or not _is_claude(argv):
+        return None
+    if not session_kept(home, session_id):
+        return None
+    cut = argv.index("--") if "--" in argv else len(argv)
+    return [*argv[:cut], "--resume", session_id, *argv[cut:]]
 
 
 def deferral_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> list[str] | None:
@@ -145,14 +181,31 @@ def deferral_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> li
 
 def session_kept(home: Path, session_id: str) -> bool:
     """Whether Claude Code's conversation `session_id` is kept in the job's home `home`."""
-    projects = home / CLI_HOMES[CLAUDE].folder / "projects"
-    return projects.is_dir() and any(projects.glob(f"*/{session_id}.jsonl"))
+    return bool(_claude_files(home, session_id))
 
 
 def codex_session_kept(home: Path, session_id: str) -> bool:
     """Whether codex's thread `session_id` is kept in the job's home `home`."""
+    return bool(_codex_files(home, session_id))
+
+
+def session_files(home: Path, session_id: str) -> list[Path]:
+    """The files in which Claude Code or codex keeps the session `session_id` in `home`."""
+    if not SESSION_ID.fullmatch(session_id):
+        return []
+    return [*_claude_files(home, session_id), *_codex_files(home, session_id)]
+
+
+def _claude_files(home: Path, session_id: str) -> list[Path]:
+    projects = home / CLI_HOMES[CLAUDE].folder / "projects"
+    return sorted(projects.glob(f"*/{session_id}.jsonl")) if projects.is_dir() else []
+
+
+def _codex_files(home: Path, session_id: str) -> list[Path]:
     sessions = home / CLI_HOMES[CODEX].folder / "sessions"
-    return sessions.is_dir() and any(sessions.glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
+    if not sessions.is_dir():
+        return []
+    return sorted(sessions.glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
 
 
 def _is_claude(argv: Sequence[str]) -> bool:

@@ -92,6 +92,11 @@ class ClaudeStream:
         self.texts: list[str] = []
         self.defers = False
         self.deferred = False
+        self.taken: list[str] = []
+        """The texts of the user messages the CLI took into its conversation since run_agent
+        last looked (with `--replay-user-messages` it says each as it takes it)."""
+        self.turns_ended: list[bool] = []
+        """A `result` event since run_agent last looked, each: whether its turn deferred a call."""
         self._lines = JsonLines("claude")
 
     def feed(self, text: str) -> list[str]:
@@ -120,9 +125,13 @@ class ClaudeStream:
             self.texts += [b["text"] for b in blocks if b.get("type") == "text" and _is_str(b)]
             return _assistant(blocks)
         if kind == "user":
-            return _results(_content(event))
+            blocks = _content(event)
+            self.taken += [b["text"] for b in blocks if b.get("type") == "text" and _is_str(b)]
+            return _results(blocks)
         if kind == "result":
-            return self._result(event)
+            lines = self._result(event)
+            self.turns_ended.append(self.deferred)
+            return lines
         return []
 
     def _result(self, event: Mapping[str, Any]) -> list[str]:
@@ -130,6 +139,7 @@ class ClaudeStream:
         self.final_answer = answer if isinstance(answer, str) else None
         took = format_duration(timedelta(milliseconds=_number(event.get("duration_ms"))))
         turns = int(_number(event.get("num_turns")))
+        self.deferred = False  # a turn after a message: only the last turn's end counts
         if event.get("stop_reason") == DEFERRED and not event.get("is_error"):
             self.deferred = True
             return [f"claude: deferred a held call after {turns} turns, {took}"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
@@ -102,6 +102,9 @@ class HoldChannel:
         """The agent's CLI said it can defer a call (run_agent reads its output)."""
         self.deferred = ""
         """The approval of the call the hook deferred (the agent then ends): one per run."""
+        self.may_defer: Callable[[], bool] = lambda: True
+        """Whether a call may be deferred now, as the agent's input says: not while a message
+        written to the CLI is unread (activities/agent/live_messages.py)."""
 
     def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is
@@ -176,7 +179,8 @@ class HoldChannel:
     def _defers(self) -> bool:
         """Whether a held call nobody answers within the live window is deferred: the job can
         suspend, the CLI said it can defer, and no call of this run was deferred yet."""
-        return self.rules.live_wait is not None and self.can_defer and not self.deferred
+        live = self.rules.live_wait is not None and self.can_defer and not self.deferred
+        return live and self.may_defer()
 
     def _read(
         self, line: bytes

@@ -8,7 +8,9 @@ but it forces a full fork of the worker (8 ms of every job with a 200 MB worker,
 after it has set its death signal; only then does the worker open the gate: one line on the
 sandbox's standard input, which a shell inside reads before it becomes the agent (whose input is
 `/dev/null`, as it always was). A worker that died first never writes that line, the pipe
-closes, and the shell exits without starting the agent.
+closes, and the shell exits without starting the agent. An agent that takes its input on its
+standard input (Claude Code's streaming input) keeps the pipe after the line: the worker writes
+its messages there (`keep_input`), and closing it is the input's end.
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ class LaunchGate:
     info_write: int
     gate_read: int
     gate_write: int
+    keep_input: bool = False
+    """The agent reads its input from the gate's pipe after the line (the worker keeps its end
+    open: `input_fd`); else its input is `/dev/null`."""
     _closed: set[int] = field(default_factory=set)
 
     @classmethod
-    def create(cls) -> LaunchGate:
+    def create(cls, keep_input: bool = False) -> LaunchGate:
         info_read, info_write = os.pipe()
         gate_read, gate_write = os.pipe()
-        return cls(info_read, info_write, gate_read, gate_write)
+        return cls(info_read, info_write, gate_read, gate_write, keep_input)
 
     @property
     def inherited(self) -> tuple[int]:
@@ -48,9 +53,10 @@ class LaunchGate:
         and the command held at the gate.
 
         The agent inherits neither pipe: bwrap closes its info descriptor, and the shell gives
-        the agent `/dev/null` for input.
+        the agent `/dev/null` for input, or (`keep_input`) the rest of the gate's pipe: `read`
+        takes no byte past its line from a pipe.
         """
-        hold = 'read -r _ && exec "$@" </dev/null'
+        hold = 'read -r _ && exec "$@"' if self.keep_input else 'read -r _ && exec "$@" </dev/null'
         return [
             bwrap[0],
             "--info-fd",
@@ -96,8 +102,19 @@ class LaunchGate:
             bound = False
         finally:
             loop.remove_reader(self.info_read)
-            self.close()
+            if bound and self.keep_input:
+                self._close(self.info_read)
+            else:
+                self.close()
         return bound
+
+    def input_fd(self) -> int | None:
+        """The worker's end of the agent's input, once the gate opened (`keep_input`); the
+        caller closes it. None: the agent's input is `/dev/null`, or the gate stayed shut."""
+        if not self.keep_input or self.gate_write in self._closed:
+            return None
+        self._closed.add(self.gate_write)
+        return self.gate_write
 
     def close(self) -> None:
         """Close every end still open here (an unopened gate stays shut for good)."""

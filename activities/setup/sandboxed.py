@@ -61,8 +61,9 @@ async def run_confined(
         launch = plan_launch(
             where.settings, where.mode, request, [SHELL, "-c", command], paths, 1, None
         )
-        process, gate = await spawn(launch, str(where.worktree))
-        await open_gate(process, gate)
+        spawned = await spawn(launch, str(where.worktree))
+        await open_gate(spawned)
+        process = spawned.process
         text, cut, timed_out = await _supervise(process, timeout, log, tail_chars)
     finally:
         shutil.rmtree(sockets, ignore_errors=True)

@@ -10,7 +10,9 @@ call codedesk's hold hook before each tool runs (written per job by the `run_age
 and `{codex_hooks}` codex's `hooks.PreToolUse=[...]` config override that does the same for
 codex. opencode needs no placeholder: any command that runs it gets codedesk's plugin (see
 `Preset.holds_by_plugin`). Every preset passes the task where the CLI cannot read it as an
-option (after `--`, or glued to its option as `--message=TEXT`).
+option (after `--`, or glued to its option as `--message=TEXT`), but `claude`, which reads it
+as the first message of its streaming input (a command with no `{task}`: run_agent writes the
+task, then the job's messages, on its standard input; desk/agents/messages.py).
 
 Every preset hands the agent the job's standing instructions (desk/agents/instructions.py) the
 way its CLI takes a system or developer prompt, never through the repository's files, and says
@@ -100,6 +102,8 @@ class Preset:
     holds_by_plugin: bool = False
     """codedesk wires its holds into every command that runs this CLI through the CLI's own
     plugin configuration (opencode), so no placeholder is needed in the command."""
+    messages_in: str = ""
+    """How a message a person sends the job reaches the CLI, in words (the README's table)."""
     notes: str = ""
     built_in: bool = False
     """codedesk's own agent, run on the worker's Python (`{python}`): nothing to install."""
@@ -124,13 +128,15 @@ AGENT_PRESETS: dict[str, Preset] = {
         Preset(
             name="claude",
             command=(
-                "claude -p --output-format stream-json --verbose --permission-mode acceptEdits"
-                " --settings {hook_settings} --append-system-prompt={instructions} -- {task}"
+                "claude -p --input-format stream-json --output-format stream-json --verbose"
+                " --replay-user-messages --permission-mode acceptEdits --settings {hook_settings}"
+                " --append-system-prompt={instructions}"
             ),
             program="claude",
             proven_version="2.1.197",
             package="npm @anthropic-ai/claude-code",
             instructions_in="`--append-system-prompt`: appended to its system prompt",
+            messages_in="live, on its streaming input (read at the model's next step)",
         ),
         Preset(
             name="codex",
@@ -147,6 +153,7 @@ AGENT_PRESETS: dict[str, Preset] = {
                 " `model_instructions_file` would replace codex's own system prompt)"
             ),
             gives_up=(r"^ERROR: Reconnecting\.\.\. waiting for network",),
+            messages_in="when its run ends: its thread resumed with them (`exec resume`)",
             notes="its own sandbox cannot commit in a worktree: codedesk's sandbox replaces it",
         ),
         Preset(
@@ -164,6 +171,7 @@ AGENT_PRESETS: dict[str, Preset] = {
                 " this is its way for conventions)"
             ),
             own_files=(".aider*",),
+            messages_in="when its run ends: a new run with the task and them",
             cannot_work=(r"^litellm\.\w*Error:",),
             worked=(r"^Tokens: [\d.]+k? sent",),
         ),
@@ -181,6 +189,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             merged_env=("OPENCODE_CONFIG_CONTENT",),
             cannot_work=(r"^Error: Cannot connect to API",),
             holds_by_plugin=True,
+            messages_in="when its run ends: its last session continued with them (`--continue`)",
         ),
         Preset(
             name="goose",
@@ -189,6 +198,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="",
             package="Block's download script (not on a package registry)",
             instructions_in="none yet (untested)",
+            messages_in="when its run ends: a new run with the task and them",
             notes="untested: goose cannot be installed from a package registry",
         ),
         Preset(
@@ -198,6 +208,7 @@ AGENT_PRESETS: dict[str, Preset] = {
             proven_version="",
             package="codedesk itself",
             instructions_in="none: a script, not a model, it reads no prompt",
+            messages_in="live, in `CODEDESK_MESSAGES` (the demo reads none)",
             built_in=True,
             notes="a deterministic script, not an AI: it commits a note made from the task",
         ),

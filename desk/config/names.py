@@ -23,7 +23,8 @@ SETTING_NAMES = frozenset(
         "hold_live_wait",
         "setup_timeout", "check_timeout",
         "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",
-        "report_held_chars", "card_value_chars", "port", "ui_url", "ui_port", "result_webhook",
+        "report_held_chars", "message_chars", "card_value_chars", "port", "ui_url", "ui_port",
+        "result_webhook",
         "result_webhook_secret", "result_command", "result_hook_timeout", "result_hook_window",
         "discord_token",
         "discord_owner_ids", "discord_owner_role_ids", "discord_guild_ids", "sandbox",
@@ -45,7 +46,7 @@ OUR_VARIABLES = frozenset(
         # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
         "CODEDESK_HOLD_SOCKET", "CODEDESK_HOLD_COMMAND", "CODEDESK_ATTEMPT",
-        "CODEDESK_INTERRUPTED",
+        "CODEDESK_INTERRUPTED", "CODEDESK_MESSAGES",
         # What a result command runs with (activities/results.py).
         "CODEDESK_DELIVERY", "CODEDESK_EVENT",
         # docker-compose.yml's two hosts' names.

@@ -189,6 +189,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "hold_request_bytes": integer(1024),
         "report_held_calls": integer(1),
         "report_held_chars": integer(20),
+        "message_chars": integer(1),
         "port": integer(1, 65535),
         "ui_url": text,
         "ui_port": integer(1, 65535),

@@ -17,6 +17,7 @@ from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
 from desk.payloads.job_states import ReasonKind as ReasonKind
+from desk.payloads.messages import JobMessage, MessageSeam
 from desk.payloads.repo_setup import CommandRun, RepoSetup
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
@@ -164,6 +165,8 @@ class JobInput(Payload):
     judged, admitted before host policy)."""
     result_hooks: ResultHooks | None = None
     """Where the host sends the job's report when it ends (None: nowhere but the surfaces)."""
+    message_chars: int = 8000
+    """The longest message a person may send the job's agent (the host's policy)."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -217,6 +220,18 @@ class RunAgentInput(Payload):
     its hook is asked again for the deferred call."""
     spent_before: Usage | None = None
     """What the job's agent spent in its runs before this one (before a suspension)."""
+    message_run: int = 0
+    """Which of the job's agent runs this is, for its messages (0: a job of an older version,
+    which takes none)."""
+    messages: list[JobMessage] = Field(default_factory=list)
+    """The job's messages that had not reached the agent when this run was scheduled."""
+    messages_through: int = 0
+    """The job's last message number then: later ones come by the `agent_inbox` Update."""
+    for_messages: bool = False
+    """A run for `messages`, which came as (or after) the agent's last run ended: it resumes
+    `continue_session` with them as its prompt, or starts over with the task and them."""
+    continue_session: str = ""
+    """The session of the agent's last run (empty: its CLI named none)."""
 
 
 class AgentEnd(StrEnum):
@@ -267,6 +282,10 @@ class AgentResult(Payload):
     setup: RepoSetup | None = None
     """The repository's set-up as the agent ended: whether the job runs its check step. None
     when it could not be read (or an older worker): the job runs the step, which reads it."""
+    messages_delivered: list[int] = Field(default_factory=list)
+    """The numbers of the job's messages this run delivered (also signalled as it did)."""
+    message_seam: MessageSeam | None = None
+    """How this run delivered them."""
 
 
 class IntegrationStatus(StrEnum):
@@ -404,6 +423,10 @@ class JobReport(Payload):
     """The agent's approved pushes to other branches, which codedesk made (or why not)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    messages: list[JobMessage] = Field(default_factory=list)
+    """The messages people sent the agent, in order, with when and how each reached it (a
+    report keeps the first REPORT_MESSAGES, each text cut to `report_held_chars`)."""
+    messages_omitted: int = 0
 
 
 class JobStatus(Payload):
@@ -428,6 +451,8 @@ class JobStatus(Payload):
     """While the job is suspended: the held call whose approval it waits for (one line)."""
     suspensions: int = 0
     """How many times the job's agent was suspended for an approval, and resumed."""
+    messages: list[JobMessage] = Field(default_factory=list)
+    """The job's conversation so far: every message people sent its agent, whole."""
     late_approvals: list[str] = Field(default_factory=list)
     """Approvals approved after the hook that asked gave up, not used yet by an identical call
     (`codedesk withdraw` finds them here)."""

@@ -59,6 +59,8 @@ class HostPolicy(Payload):
     report_files: int = 100
     report_held_calls: int = 10
     report_held_chars: int = 1000
+    message_chars: int = 8000
+    """The longest message a person may send a job's agent."""
     hold_wait: timedelta = timedelta(minutes=10)
     """How long a held call waits for a person (applied by the worker that runs the agent)."""
     result_hooks: list[ResultHook] = Field(default_factory=list)
@@ -112,6 +114,7 @@ POLICY_SETTINGS = {
     "report_files": "report_files",
     "report_held_calls": "report_held_calls",
     "report_held_chars": "report_held_chars",
+    "message_chars": "message_chars",
     "hold_wait": "hold_wait",
     "result_hook_timeout": "result_hook_timeout",
     "result_hook_window": "result_hook_window",

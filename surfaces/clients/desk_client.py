@@ -39,7 +39,7 @@ from desk.errors import (
     ShelfError,
 )
 from desk.failures import error_of
-from desk.holds.approvals import SurfacePlace
+from desk.holds.approvals import Principal, SurfacePlace
 from desk.names import (
     DESK_WORKFLOW_ID,
     PHASE_ATTRIBUTE,
@@ -63,9 +63,11 @@ from desk.payloads.jobs import (
     RepoPlacement,
     ShelfListing,
 )
+from desk.payloads.messages import SayAnswer, SayInput
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
+from surfaces.clients.conversation.message_client import cli_sender, say
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
 from surfaces.clients.listings.job_listing import job_page
@@ -415,6 +417,15 @@ class DeskClient:
 
     async def wait(self, number: int) -> JobReport:
         return await self.job(number).result()
+
+    async def say(
+        self, number: int, text: str, by: Principal | None = None, surface: str = "cli"
+    ) -> SayAnswer:
+        """Send job `number`'s agent a message as `by` (default: this CLI's owner); the job's
+        answer says whether it reached the running agent or when it will (surfaces/clients/
+        messages.py)."""
+        said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
+        return await say(self.client, self.settings.task_queue, number, said)
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

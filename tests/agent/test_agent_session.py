@@ -12,6 +12,7 @@ from activities.agent.session import (
     earlier_attempts,
     forget_sessions,
     resume_argv,
+    stream_resume_argv,
 )
 from desk.agents.presets import preset_command
 from desk.payloads.agent_progress import AgentHeartbeat
@@ -65,10 +66,23 @@ def test_the_next_attempt_resumes_a_session_kept_in_the_jobs_home(tmp_path: Path
 
 
 def test_the_presets_command_has_the_shape_that_is_resumed(tmp_path: Path) -> None:
-    argv = preset_command("claude").replace("{task}", "TASK").split()
-    assert argv[-2:] == ["--", "TASK"]
-    resumed = resume_argv(argv, SESSION, kept_session(tmp_path))
-    assert resumed is not None and resumed[-1] == RESUME_PROMPT and "TASK" not in resumed
+    """The `claude` preset takes its prompt on its standard input: resumed, it names the
+    session and nothing else changes."""
+    argv = preset_command("claude").split()
+    home = kept_session(tmp_path)
+    assert stream_resume_argv(argv, SESSION, home) == [*argv, "--resume", SESSION]
+    assert stream_resume_argv(argv, SESSION, tmp_path / "elsewhere") is None
+    assert stream_resume_argv(argv, "../x", home) is None
+    assert stream_resume_argv(["codex", "exec", "--json"], SESSION, home) is None
+
+
+def test_a_claude_command_with_its_task_after_dashes_is_resumed_with_a_prompt(
+    tmp_path: Path,
+) -> None:
+    """An owner's own Claude Code command without streaming input."""
+    argv = ["claude", "-p", "--output-format", "stream-json", "--", "TASK"]
+    resumed = resume_argv(argv, SESSION, kept_session(tmp_path), prompt="the messages")
+    assert resumed == [*argv[:-2], "--resume", SESSION, "--", "the messages"]
 
 
 def test_without_a_kept_session_or_a_known_shape_the_attempt_starts_over(tmp_path: Path) -> None:

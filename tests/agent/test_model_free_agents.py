@@ -78,3 +78,37 @@ async def test_the_guides_command_agent_asks_for_a_hold_and_does_what_a_person_a
     clone = Path((await desk.list_repos())[0].path)
     assert (clone / "NOTE.md").read_text() == f"{tasks[Decision.DECLINE]}\n"
     assert git(clone, "log", "--format=%s", "-2").splitlines() == ["Note the task"] * 2
+
+
+MESSAGES_PATH = "/opt/agents/follow-messages.sh"
+
+
+async def test_the_guides_command_agent_does_what_its_first_message_says(
+    desk: DeskClient, settings: DeskSettings, origin: Path, gates: Path
+) -> None:
+    """The guide's messages example, read from docs/guide.md: run as documented, it waits for
+    the job's first message in `CODEDESK_MESSAGES` and commits what it says."""
+    text = GUIDE.read_text()
+    [script] = [
+        block
+        for block in re.findall(r"```sh\n(.*?)```", text, flags=re.DOTALL)
+        if block.startswith("#!/bin/sh\n# follow-messages.sh")
+    ]
+    [line] = [line for line in text.splitlines() if MESSAGES_PATH in line]
+    words = shlex.split(line.split("#")[0])
+    assert words[:3] == ["codedesk", "task", REPO], line
+    [said] = [line for line in text.splitlines() if line.startswith('codedesk say 1 "Ship it')]
+    message = shlex.split(said.split("#")[0])[3]
+    saved = gates / "follow-messages.sh"
+    saved.write_text(script)
+    command = words[words.index("--agent-command") + 1].replace(MESSAGES_PATH, str(saved))
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, words[3], agent_command=command)
+    answer = await desk.say(number, message)
+    assert answer.seq == 1, answer
+    report = await desk.wait(number)
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert f"Done: {message}" in report.output, report.output
+    clone = Path((await desk.list_repos())[0].path)
+    assert (clone / "MESSAGE.md").read_text() == f"{message}\n"
+    assert git(clone, "log", "-1", "--format=%s") == "Do as the message says"

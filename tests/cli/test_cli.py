@@ -321,6 +321,7 @@ ARGUMENTS = {
     "task": ["acme/api", "x"],
     "show": ["1"],
     "watch": ["1"],
+    "say": ["1", "hi"],
     "logs": ["1"],
     "cancel": ["1"],
     "approve": ["job-1"],

@@ -900,6 +900,55 @@ async def record_withdrawn_calls(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def _agent_waits(settings: DeskSettings, number: int, line: str) -> None:
+    """Until job `number`'s agent log has `line` (its agent reached that step)."""
+    log = settings.jobs_dir / str(number) / "agent.log"
+    for _ in range(600):
+        if log.is_file() and line in log.read_text():
+            return
+        await asyncio.sleep(0.1)
+    raise SystemExit(f"job {number}'s agent never logged {line!r}")
+
+
+async def record_messages(tmp: Path, out: Path) -> None:
+    """The conversation (issue 45): a message to a command agent while it works, delivered
+    through its messages file at once (the `say` Update, the agent's `agent_inbox`, the
+    `messages_delivered` signal); and one to an agent that takes none while it runs (a one-shot
+    agent taken for aider), delivered by running it again with the task (patch
+    `agent-runs-again-for-messages`)."""
+    env = await local_server()
+    gates = tmp / "gates"  # the sandboxed agent reads its gate there
+    gates.mkdir()
+    settings = _settings_for(env, tmp, "messages").model_copy(
+        update={"sandbox_read_paths": [str(gates)]}
+    )
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "messages")
+        live = await desk.start_job(
+            "acme/api", "obey", agent_command=agent("obey:1", "commit:As asked")
+        )
+        await _agent_waits(settings, live, "scripted agent: waiting for")
+        print(await desk.say(live, "write:CHANGELOG.md=- asked"))
+        print((await desk.wait(live)).outcome)
+        keep(out / "coding_job_messages.json", await desk.job(live).fetch_history())
+
+        gate = gates / "one-shot-may-end"
+        program = tmp / "one-shot-bin" / "aider"
+        program.parent.mkdir()
+        one_shot = Path(__file__).parents[1] / "helpers" / "programs" / "one_shot_agent.py"
+        program.write_text(f'#!/bin/sh\nexec {sys.executable} {one_shot} "$@"\n')
+        program.chmod(0o755)
+        again = await desk.start_job(
+            "acme/api", f"wait-file:{gate}", agent_command=f"{program} --message={{task}}"
+        )
+        await _agent_waits(settings, again, "scripted agent: waiting for")
+        print(await desk.say(again, "write:AGAIN.md=yes"))
+        gate.touch()
+        print((await desk.wait(again)).outcome)
+        keep(out / "coding_job_messages_rerun.json", await desk.job(again).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -925,6 +974,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "off-shelf": record_off_shelf,
     "ship-told": record_ship_told,
     "withdrawn": record_withdrawn_calls,
+    "messages": record_messages,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

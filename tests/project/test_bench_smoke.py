@@ -101,6 +101,23 @@ def suspension_figures(figures: dict[str, Any]) -> None:
         assert isinstance(figures[key], int | float) and figures[key] > 0, key
 
 
+def conversation_figures(figures: dict[str, Any]) -> None:
+    assert figures["rounds"] == 1 and figures["jobs"] == 2
+    assert {sandbox: len(runs) for sandbox, runs in figures["runs"].items()} == {
+        "none": 1,
+        "bwrap": 1,
+    }
+    for key in (
+        "say_returned_to_request_ms",
+        "say_to_request_ms",
+        "cli_write_to_request_ms",
+        "sandboxed_say_returned_to_request_ms",
+        "sandboxed_cli_write_to_request_ms",
+    ):
+        assert isinstance(figures[key], int | float) and figures[key] > 0, key
+    assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x", "", ""]
+
+
 SMALL = {
     "job_overhead.py": ["--jobs", "2"],
     "big_repo.py": ["--jobs", "2", "--files", "300"],
@@ -108,6 +125,7 @@ SMALL = {
     "hold_latency.py": ["--jobs", "2"],
     "cli_start.py": ["--jobs", "2", "--runs", "1"],
     "suspension.py": ["--rounds", "1"],
+    "conversation.py": ["--rounds", "1"],
     "load.py": [
         "--jobs",
         "2",
@@ -137,6 +155,11 @@ SMALL = {
             suspension_figures,
             marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
         ),
+        pytest.param(
+            "conversation.py",
+            conversation_figures,
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
     ],
     ids=[
         "job_overhead",
@@ -146,6 +169,7 @@ SMALL = {
         "load",
         "hold_latency",
         "suspension",
+        "conversation",
     ],
 )
 def test_bench_runs_and_reports_figures(
@@ -166,7 +190,7 @@ def test_bench_runs_and_reports_figures(
     assert json.loads(written.read_text()) == figures
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
-    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py")
+    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py", "conversation.py")
     assert figures["bench"] == script.removesuffix(".py")
     assert figures["cores"] >= 1 and len(figures["load"]) == 3
     for row in figures["comparisons"]:

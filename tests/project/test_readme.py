@@ -55,7 +55,9 @@ def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must
         assert f"| {part.name} | {part.sentence} | {part.why} |" in guide, part.name
 
 
-def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instructions() -> None:
+def test_the_readme_names_every_preset_with_its_proven_version_holds_instructions_messages() -> (
+    None
+):
     from desk.agents.presets import AGENT_PRESETS
 
     for preset in AGENT_PRESETS.values():
@@ -63,6 +65,7 @@ def test_the_readme_names_every_preset_with_its_proven_version_holds_and_instruc
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         proven = "codedesk itself" if preset.built_in else preset.proven_version or "untested"
         assert cells[1] == proven, row
-        assert len(cells) == 6 and all(cells), row
+        assert len(cells) == 7 and all(cells), row
+        assert cells[6] == preset.messages_in, row
         # Only Claude Code can defer a held call, so only its agent is suspended.
         assert ("suspends" in cells[3]) == (preset.name == "claude"), row

@@ -55,7 +55,17 @@ class IfInstructed:
     otherwise: str = "Done; nothing asked me to commit."
 
 
-Step = ToolCall | Say | IfInstructed
+@dataclass(frozen=True)
+class IfTold:
+    """The model takes `step` only when the conversation so far (the request's messages) holds
+    `words`, as a model that read a person's message acts on it; otherwise `otherwise`."""
+
+    words: str
+    step: ToolCall | Say
+    otherwise: ToolCall | Say = Say("Done; nobody asked for more.")
+
+
+Step = ToolCall | Say | IfInstructed | IfTold
 
 
 @dataclass
@@ -115,9 +125,7 @@ class FakeAnthropic:
             return _events([{"type": "text", "text": "Codedesk task"}], "end_turn", "side", usage)
         if "haiku" in str(body.get("model", "")):
             return _events([{"type": "text", "text": SUBAGENT_SAYS}], "end_turn", "sub", usage)
-        step = chosen(
-            self.steps[turn] if turn < len(self.steps) else Say(self.final), system_text(body)
-        )
+        step = chosen(self.steps[turn] if turn < len(self.steps) else Say(self.final), body)
         if isinstance(step, Say):
             text = [{"type": "text", "text": step.text}]
             return _events(text, "end_turn", f"turn{turn}", usage)
@@ -130,11 +138,22 @@ class FakeAnthropic:
         return _events([call], "tool_use", f"turn{turn}", usage)
 
 
-def chosen(step: Step, prompt: str) -> ToolCall | Say:
-    """The step the model takes, given the system or developer prompt it was sent."""
+def chosen(step: Step, body: dict[str, Any], prompt: str | None = None) -> ToolCall | Say:
+    """The step the model takes, given the request it was sent: its system prompt (`prompt`,
+    else the Messages API's), and the conversation so far."""
     if isinstance(step, IfInstructed):
-        return step.step if step.marker in prompt else Say(step.otherwise)
+        standing = system_text(body) if prompt is None else prompt
+        return step.step if step.marker in standing else Say(step.otherwise)
+    if isinstance(step, IfTold):
+        return step.step if told(body, step.words) else step.otherwise
     return step
+
+
+def told(body: dict[str, Any], words: str) -> int:
+    """How many times `words` appear in the request's conversation (the Messages API's
+    `messages`, the Responses API's `input`)."""
+    conversation = body.get("messages", body.get("input"))
+    return json.dumps(conversation, ensure_ascii=False).count(words)
 
 
 def system_text(body: dict[str, Any]) -> str:

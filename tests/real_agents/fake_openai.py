@@ -72,7 +72,7 @@ class FakeOpenAI:
 
     def step(self, turn: int, body: dict[str, Any]) -> ToolCall | Say:
         step: Step = self.steps[turn] if turn < len(self.steps) else Say(self.final)
-        return chosen(step, standing_prompt(body))
+        return chosen(step, body, standing_prompt(body))
 
     def responses(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The Responses API events answering `body`."""

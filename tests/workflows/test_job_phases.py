@@ -70,6 +70,23 @@ def test_only_a_working_job_answers_a_hold() -> None:
     assert answering == {JobPhase.WORKING}
 
 
+def test_a_message_is_taken_until_the_agents_work_is_over() -> None:
+    """`say` before the agent starts, while it works and while it is suspended; never once the
+    job integrates (the job also refuses it while it checks the agent's work: its state says)."""
+    answering = {phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "say")}
+    assert answering == {
+        JobPhase.STARTING,
+        JobPhase.QUEUED,
+        JobPhase.PREPARING,
+        JobPhase.WORKING,
+        JobPhase.SUSPENDED,
+    }
+    inbox = {
+        phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "agent_inbox")
+    }
+    assert inbox == {JobPhase.WORKING}
+
+
 def test_the_table_names_every_message_the_job_takes_and_no_other() -> None:
     """A handler added to `CodingJob` needs its place in the table, and the table names no
     message the job does not declare."""
@@ -85,7 +102,7 @@ def test_a_new_phase_is_one_row() -> None:
         "review",
         waits_for="an owner's word on the work before it lands: integrate, revise or discard",
         hears=frozenset({"review_answer"}),
-        answers=frozenset({"say"}),
+        answers=frozenset({"revise"}),
         next=frozenset({JobPhase.INTEGRATING, JobPhase.WORKING, JobPhase.CLEANING}),
         after=frozenset({JobPhase.WORKING}),
     )
@@ -96,7 +113,7 @@ def test_a_new_phase_is_one_row() -> None:
     assert set(JOB_PHASES.rows) - set(grown.rows) == set()
     grown.check_move(JobPhase.WORKING, "review")
     grown.check_move("review", JobPhase.INTEGRATING)
-    assert grown.answers("review", "say") and not grown.answers(JobPhase.WORKING, "say")
+    assert grown.answers("review", "revise") and not grown.answers(JobPhase.WORKING, "revise")
     with pytest.raises(PhaseMoveError):
         JOB_PHASES.check_move(JobPhase.WORKING, "review")
 

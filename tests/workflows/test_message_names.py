@@ -17,8 +17,14 @@ from workflows.ship import Ship
 
 HANDLERS: dict[type, dict[str, set[str]]] = {
     CodingJob: {
-        "signals": {"admit", "modes_changed", "agent_worked", "integration_finished"},
-        "updates": {"hold", "withdraw_call"},
+        "signals": {
+            "admit",
+            "modes_changed",
+            "agent_worked",
+            "integration_finished",
+            "messages_delivered",
+        },
+        "updates": {"hold", "say", "agent_inbox", "withdraw_call"},
         "queries": {"current"},
     },
     Desk: {
@@ -53,6 +59,9 @@ SENT = [
     (names.JOB_INTEGRATION_FINISHED_SIGNAL, CodingJob, "signals"),
     (names.JOB_AGENT_WORKED_SIGNAL, CodingJob, "signals"),
     (names.JOB_HOLD_UPDATE, CodingJob, "updates"),
+    (names.JOB_SAY_UPDATE, CodingJob, "updates"),
+    (names.JOB_AGENT_INBOX_UPDATE, CodingJob, "updates"),
+    (names.JOB_MESSAGES_DELIVERED_SIGNAL, CodingJob, "signals"),
     (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),
     (names.JOB_STATE_QUERY, CodingJob, "queries"),
     (names.DESK_JOB_ENDED_SIGNAL, Desk, "signals"),

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches
 from workflows.hosts import Route
 from workflows.in_flight import cancelled
+from workflows.job.messages import delivered_by, pending
 from workflows.job.modes import follows
 from workflows.job.progress import on_the_clones_host
 from workflows.job.state import JobState
@@ -25,16 +26,21 @@ from workflows.summaries import agent_summary
 
 
 async def run_agent_on_host(
-    state: JobState, worktree: Worktree, suspended: AgentResult | None = None
+    state: JobState,
+    worktree: Worktree,
+    suspended: AgentResult | None = None,
+    continued: AgentResult | None = None,
 ) -> AgentResult | None:
     """Run the agent on the clone's host, starting it again whenever the host was gone;
-    after a suspension (`suspended`), resume its session. None when the budget ran out."""
+    after a suspension (`suspended`), resume its session; after a run (`continued`) that ended
+    before every message reached it, resume its session with them. None when the budget ran
+    out."""
     execution = 0
 
     async def run(route: Route) -> AgentResult | None:
         nonlocal execution
         execution += 1  # the agent is told which run of its step this is
-        return await _run_agent(state, worktree, route, execution, suspended)
+        return await _run_agent(state, worktree, route, execution, suspended, continued)
 
     return await on_the_clones_host(state, run)
 
@@ -45,6 +51,7 @@ async def _run_agent(
     route: Route,
     execution: int = 1,
     suspended: AgentResult | None = None,
+    continued: AgentResult | None = None,
 ) -> AgentResult | None:
     """Run the agent under the job's work clock; None when the budget ran out.
 
@@ -54,6 +61,9 @@ async def _run_agent(
     the activity is cancelled, which kills the agent's process group.
     """
     job, clock = state.job, state.clock
+    state.agent_runs += 1
+    run = state.agent_runs
+    waiting = pending(state)
     handle = workflow.start_activity_method(
         AgentActivities.run_agent,
         RunAgentInput(
@@ -69,7 +79,12 @@ async def _run_agent(
             spend_limit=job.spend_limit,
             may_defer=workflow.patched(patches.AGENT_SUSPENDS),
             resume_session=suspended.session_id if suspended else "",
-            spent_before=state.spent if suspended else None,
+            spent_before=state.spent if suspended or continued else None,
+            message_run=run,
+            messages=waiting,
+            messages_through=len(state.status.messages),
+            for_messages=continued is not None,
+            continue_session=continued.session_id if continued else "",
         ),
         **(
             agent_step(clock.limit, job.heartbeat_timeout)
@@ -77,8 +92,23 @@ async def _run_agent(
             | ActivityConfig(summary=agent_summary(job.agent_command, execution))
         ),
     )
-    if suspended is None:  # a resumed session goes on with the work it did before
+    if suspended is None and continued is None:  # a resumed session goes on with its work
         clock.restart()
+    state.agent_running = True
+    try:
+        agent = await _under_the_clock(state, handle)
+    finally:
+        state.agent_running = False  # its inbox's waits end: the run takes no more messages
+    if agent is not None:
+        delivered_by(state, run, agent)
+    return agent
+
+
+async def _under_the_clock(
+    state: JobState, handle: asyncio.Task[AgentResult]
+) -> AgentResult | None:
+    """Wait for the agent's step while its work clock runs; None when the budget ran out."""
+    clock = state.clock
     out_of_time = False
     try:
         while not handle.done() and not out_of_time:

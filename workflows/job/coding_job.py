@@ -23,9 +23,11 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.names import (
         JOB_ADMIT_SIGNAL,
+        JOB_AGENT_INBOX_UPDATE,
         JOB_AGENT_WORKED_SIGNAL,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
+        JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
@@ -46,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         ReasonKind,
         Worktree,
     )
+    from desk.payloads.messages import Inbox, InboxAsk, MessagesDelivered, SayAnswer, SayInput
     from desk.payloads.narration import Narration
     from desk.payloads.repo_setup import CommandRun
     from desk.payloads.results import asked_for_job
@@ -58,6 +61,15 @@ from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
 from workflows.job.holds import answer_hold, close_open_approvals, withdraw_call
 from workflows.job.integration import answered, integrate
+from workflows.job.messages import (
+    check_inbox,
+    delivered,
+    for_messages,
+    for_report,
+    inbox,
+    refuse,
+    take,
+)
 from workflows.job.modes import follow_modes, show_modes
 from workflows.job.progress import narrate, set_phase
 from workflows.job.report import build_report, say_cost
@@ -131,6 +143,7 @@ class CodingJob:
         report.finished_at = workflow.now()
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
+        report.messages, report.messages_omitted = for_report(state)
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
@@ -174,6 +187,32 @@ class CodingJob:
     def agent_worked(self, worked: AgentWorked) -> None:
         """The agent kept working beside a waiting hold: that time counts against the budget."""
         self.state.clock.charge_beside_holds(worked.seconds)
+
+    @workflow.update  # named `say` (JOB_SAY_UPDATE): surfaces call it by reference
+    async def say(self, said: SayInput) -> SayAnswer:
+        """A person's message to the agent: kept, numbered, and delivered through the agent
+        CLI's own seam; the answer says whether it reached the running agent at once."""
+        return await take(self.state, said)
+
+    @say.validator
+    def _may_say(self, said: SayInput) -> None:
+        """Refused, with nothing kept: a sender who may not, an empty or too long text, or an
+        agent whose work is over."""
+        refuse(self.state, said)
+
+    @workflow.update(name=JOB_AGENT_INBOX_UPDATE)
+    async def agent_inbox(self, ask: InboxAsk) -> Inbox:
+        """The running agent's step: the messages it has not had, once there is one."""
+        return await inbox(self.state, ask)
+
+    @agent_inbox.validator
+    def _inbox_open(self, ask: InboxAsk) -> None:
+        check_inbox(self.state, ask)
+
+    @workflow.signal(name=JOB_MESSAGES_DELIVERED_SIGNAL)
+    def messages_delivered(self, told: MessagesDelivered) -> None:
+        """The agent's step: these messages reached the agent."""
+        delivered(self.state, told)
 
     @workflow.signal(name=JOB_INTEGRATION_FINISHED_SIGNAL)
     def integration_finished(self, result: IntegrationResult) -> None:
@@ -231,8 +270,15 @@ class CodingJob:
 
         try:
             agent = await run_agent_on_host(state, worktree)
-            while agent is not None and agent.end == AgentEnd.SUSPENDED:
-                agent = await self._suspended(worktree, agent)
+            while agent is not None:
+                if agent.end == AgentEnd.SUSPENDED:
+                    agent = await self._suspended(worktree, agent)
+                elif for_messages(state, agent):
+                    # Messages that did not reach it: resume its session with them.
+                    agent = await run_agent_on_host(state, worktree, continued=agent)
+                else:
+                    break
+            state.agent_done = True
         except (ActivityError, asyncio.CancelledError) as error:
             if cancelled(error):
                 return await left_behind(

@@ -18,10 +18,13 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.names import (
         JOB_ADMIT_SIGNAL,
+        JOB_AGENT_INBOX_UPDATE,
         JOB_AGENT_WORKED_SIGNAL,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
+        JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_SAY_UPDATE,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
     )
@@ -154,29 +157,36 @@ JOB_PHASES = PhaseTable(
             JobPhase.STARTING,
             waits_for="its first workflow task: admitted at once, or queued",
             hears=_names(JOB_ADMIT_SIGNAL),
+            answers=_names(JOB_SAY_UPDATE),
             next=_names(JobPhase.QUEUED, JobPhase.PREPARING),
         ),
         Phase(
             JobPhase.QUEUED,
             waits_for="a slot at its desk: the desk's `admit` (first, or after a suspension)",
             hears=_names(JOB_ADMIT_SIGNAL),
+            answers=_names(JOB_SAY_UPDATE),
             next=_names(JobPhase.PREPARING, JobPhase.WORKING, JobPhase.CLEANING, JobPhase.DONE),
         ),
         Phase(
             JobPhase.PREPARING,
             waits_for="its worktree cut on the clone's host, and the repository's set-up",
+            answers=_names(JOB_SAY_UPDATE),
             next=_names(JobPhase.WORKING, JobPhase.CLEANING, JobPhase.DONE),
         ),
         Phase(
             JobPhase.WORKING,
-            waits_for="the agent's run under the work clock, then the check",
-            hears=_names(JOB_AGENT_WORKED_SIGNAL),
-            answers=_names(JOB_HOLD_UPDATE),
+            waits_for=(
+                "the agent's runs under the work clock (again while a message has not reached"
+                " it), then the check"
+            ),
+            hears=_names(JOB_AGENT_WORKED_SIGNAL, JOB_MESSAGES_DELIVERED_SIGNAL),
+            answers=_names(JOB_HOLD_UPDATE, JOB_SAY_UPDATE, JOB_AGENT_INBOX_UPDATE),
             next=_names(JobPhase.SUSPENDED, JobPhase.INTEGRATING, JobPhase.CLEANING),
         ),
         Phase(
             JobPhase.SUSPENDED,
             waits_for="a person's answer to the call the agent deferred: no process, no slot",
+            answers=_names(JOB_SAY_UPDATE),
             next=_names(JobPhase.QUEUED, JobPhase.CLEANING),
         ),
         Phase(

@@ -70,6 +70,21 @@ class JobState:
     """The agent's approved plain pushes to the default branch, by approval id: codedesk asks
     for the push of the integrated commit once the job integrates."""
 
+    # Messages (the conversation itself is `status.messages`)
+    agent_runs: int = 0
+    """How many runs of its agent the job has started (a suspension's resume, a run for
+    messages and a run started again on its host count one each)."""
+    agent_running: bool = False
+    """Whether run `agent_runs` of the agent's step is going on now."""
+    inbox_waiting: int = 0
+    """How many `agent_inbox` Updates wait for a message now."""
+    inbox_taken: int = 0
+    """The last message an `agent_inbox` answer gave the running agent's step."""
+    inbox_handed: int = 0
+    """The last message the running agent's live seam has (the step said so)."""
+    agent_done: bool = False
+    """The agent's work is over (no message will run it again): `say` is refused."""
+
     @classmethod
     def of(cls, job: JobInput) -> JobState:
         """The state of a new job."""

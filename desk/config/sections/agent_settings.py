@@ -24,14 +24,17 @@ AGENT_ENV_DEFAULT = (
 
 class AgentSettings(SettingsSection):
     """The coding agent: the command it runs as, its standing instructions, the environment it
-    gets, its work budget (and the long-running mode's), and how its liveness and latest lines
-    reach Temporal."""
+    gets, its work budget (and the long-running mode's), how its liveness and latest lines
+    reach Temporal, and the longest message a person may send it."""
 
     heading: ClassVar[str] = "The agent"
 
     agent_command: str = Field(
         default=PRESETS["claude"],
-        description="The coding agent's command; `{task}` is replaced by the task text.",
+        description=(
+            "The coding agent's command; `{task}` is replaced by the task text (the default"
+            " takes it on its streaming input)."
+        ),
     )
     agent_instructions: Annotated[Path | None, BeforeValidator(blank_is_none)] = Field(
         default=None,
@@ -70,6 +73,11 @@ class AgentSettings(SettingsSection):
             "How often a working agent's latest lines reach Temporal (its heartbeat), where "
             "a job's Discord thread and `codedesk watch` read them."
         ),
+    )
+    message_chars: int = Field(
+        default=8000,
+        ge=1,
+        description="The longest message a job's agent may be sent, in characters; host policy.",
     )
 
     @model_validator(mode="after")

@@ -12,7 +12,7 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import more_line, reach, run, settings, with_desk
+from surfaces.cli.runner import more_line, reach, refuse_inside_a_job, run, settings, with_desk
 from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:
@@ -281,6 +281,11 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
+            if current.messages:
+                from surfaces.render.terminal.printing import print_blocks
+                from surfaces.render.words.message_words import message_blocks
+
+                print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
         for said in delivery_lines(delivery) if delivery else []:
@@ -309,6 +314,27 @@ def watch(number: int = NUMBER) -> None:
             _print_report(current.report, desk.settings.time_zone)
         else:
             out.print(f"job {number} ended: {state.name.lower()}")
+
+    with_desk(body)
+
+
+def say(
+    number: int = NUMBER,
+    text: str = typer.Argument(
+        ...,
+        metavar="TEXT",
+        help="What the agent should hear: any text, even one starting with '-'; '-' reads stdin.",
+    ),
+) -> None:
+    """Send a job's agent a message: it reads it while it works, or when its run ends."""
+    refuse_inside_a_job("say")
+    if text == "-":
+        text = sys.stdin.read().strip("\n")
+    from surfaces.render.words.message_words import say_answer
+
+    async def body(desk: DeskClient) -> None:
+        answer = await desk.say(number, text)
+        out.print(say_answer(answer), markup=False)
 
     with_desk(body)
 

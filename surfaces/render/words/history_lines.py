@@ -12,6 +12,11 @@ from temporalio.api.history.v1 import HistoryEvent
 from desk.config.dates import shown_date
 from desk.config.durations import format_duration
 from desk.scrub import scrub
+from surfaces.render.words.history_conversation import (
+    conversation_answer,
+    conversation_signal,
+    conversation_update,
+)
 from surfaces.render.words.history_noise import without_noise
 
 E = EventType
@@ -35,6 +40,8 @@ class HistoryReader:
     def __init__(self) -> None:
         self.activities: dict[int, str] = {}
         self.started: dict[int, datetime] = {}
+        self.updates: dict[str, str] = {}
+        """Each accepted Update's name, by its id (its completion names only the id)."""
 
     def read(self, event: HistoryEvent) -> HistoryLine | None:
         at = event.event_time.ToDatetime(tzinfo=UTC)
@@ -79,14 +86,19 @@ class HistoryReader:
     def _messages(self, event: HistoryEvent) -> str:
         kind = event.event_type
         if kind == E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
-            return (
-                f"signal {event.workflow_execution_signaled_event_attributes.signal_name} received"
-            )
+            signalled = event.workflow_execution_signaled_event_attributes
+            said = conversation_signal(signalled.signal_name, signalled.input.payloads)
+            return said if said is not None else f"signal {signalled.signal_name} received"
         if kind == E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
             request = event.workflow_execution_update_accepted_event_attributes.accepted_request
-            return f"update {request.input.name} accepted"
+            self.updates[request.meta.update_id] = request.input.name
+            said = conversation_update(request.input.name, request.input.args.payloads)
+            return said if said is not None else f"update {request.input.name} accepted"
         if kind == E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED:
-            return "update completed"
+            completed = event.workflow_execution_update_completed_event_attributes
+            name = self.updates.get(completed.meta.update_id, "")
+            said = conversation_answer(name, completed.outcome)
+            return said if said is not None else "update completed"
         if kind == E.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
             attrs = event.signal_external_workflow_execution_initiated_event_attributes
             return f"signal {attrs.signal_name} sent to {attrs.workflow_execution.workflow_id}"

@@ -45,6 +45,9 @@ Steps:
                                "kind": "usage" and the job's number, one line (no answer)
     fetch:URL                  GET URL (through the proxy the environment names) and read
                                the body to its end without printing it; then print its size
+    obey:N                     wait until the job's messages file (CODEDESK_MESSAGES) holds N
+                               messages (at most 120 s, then exit 3), then run the text of
+                               each, in order, as a step (a person's message says what to do)
 
 An unknown or malformed step prints an error to stderr and exits 2. After the last step the
 agent prints "scripted agent: done" and exits 0.
@@ -287,6 +290,26 @@ def fetch(url: str) -> None:
     say(f"scripted agent: fetched {size} bytes")
 
 
+def obey(arg: str, step: str) -> None:
+    wanted = int(number(arg, step, int))
+    path = Path(os.environ.get("CODEDESK_MESSAGES", ""))
+    if not os.environ.get("CODEDESK_MESSAGES"):
+        fail("CODEDESK_MESSAGES is not set: this agent gets no messages", code=3)
+    say(f"scripted agent: waiting for {wanted} messages")
+    deadline = time.monotonic() + WAIT_LIMIT
+    while True:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        if len(lines) >= wanted:
+            break
+        if time.monotonic() > deadline:
+            fail(f"{len(lines)} of {wanted} messages came within {WAIT_LIMIT:g}s", code=3)
+        time.sleep(0.05)
+    for line in lines[:wanted]:
+        message = json.loads(line)
+        say(f"scripted agent: message {message['seq']} from {message['from']}: {message['text']}")
+        run_step(message["text"])
+
+
 def run_step(step: str) -> bool:
     """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
@@ -307,6 +330,8 @@ def run_step(step: str) -> bool:
         wait_for_file(arg, step)
     elif name == "fetch":
         fetch(arg)
+    elif name == "obey":
+        obey(arg, step)
     elif name == "usage":
         report_usage(arg)
     elif name == "write":
