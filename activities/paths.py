@@ -10,6 +10,8 @@ from desk.errors import CloneMissingError, RepoNameError
 from desk.repo_names import RepoName, parse_repo_name
 
 WORKTREES_DIR = ".worktrees"
+KEPT_DIR = ".kept"
+"""Beside a clone's job worktrees: its idle ones, kept for later jobs (activities/git/kept.py)."""
 
 
 def clone_path(settings: DeskSettings, repo: str | RepoName) -> Path:
@@ -41,6 +43,11 @@ def worktree_path(settings: DeskSettings, repo: str, number: int) -> Path:
     """`<shelf>/.worktrees/<owner>/<repo>/<n>`."""
     name = parse_repo_name(repo)
     return settings.shelf_dir.resolve() / WORKTREES_DIR / name.owner / name.name / str(number)
+
+
+def kept_worktrees_dir(settings: DeskSettings, repo: str) -> Path:
+    """`<shelf>/.worktrees/<owner>/<repo>/.kept`: never a job's folder (a job's is a number)."""
+    return worktree_path(settings, repo, 0).with_name(KEPT_DIR)
 
 
 def job_dir(settings: DeskSettings, number: int) -> Path:

@@ -9,9 +9,10 @@ It times, R times each (default 15), interleaved so that the machine's load fall
 - `codedesk jobs` listing N jobs (default 20): its own headless dev server, an in-process
   worker, N jobs with a no-op agent, then the console script as a user runs it.
 
-Targets (issue 13): help and the usage error within 100 ms of the baseline; `jobs` within
-300 ms in all. Beside each wall time it gives the command's CPU time (user + system, all its
-threads) against the baseline's: on a machine others load, that says what the command costs.
+Targets: help within 60 ms of the baseline (issue 49), the usage error within 100 ms (issue 13);
+`jobs` within 300 ms in all (issue 13). Beside each wall time it gives the command's CPU time
+(user + system, all its threads) against the baseline's: on a machine others load, that says
+what the command costs.
 It prints each median beside the baseline's and exits non-zero only if a command
 failed (a missed target is reported, not an error: the figures depend on the machine's load).
 """
@@ -40,13 +41,15 @@ from common import (
 )
 
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/cli"
 CODEDESK = str(Path(sys.executable).parent / "codedesk")
 PASS = [sys.executable, "-c", "pass"]
 COMMANDS = {"help": ["--help"], "usage error": ["task"]}
 """What is timed without a server, and how it must end: help exits 0, a usage error 2."""
+MARGINS_MS = {"help": 60, "usage error": 100}
+"""How far above the baseline each may be."""
 EXPECTED = {"help": 0, "usage error": 2, "jobs": 0}
 
 
@@ -110,10 +113,17 @@ def main() -> int:
     comparisons = []
     for name in COMMANDS:
         what = f"`codedesk {' '.join(COMMANDS[name])}` ({name})"
-        met = medians[name] <= base + 100
+        margin = MARGINS_MS[name]
+        met = medians[name] <= base + margin
         comparisons.append(
             Comparison(
-                what, medians[name], "ms", "`python -c pass`", base, "<= baseline + 100 ms", met
+                what,
+                medians[name],
+                "ms",
+                "`python -c pass`",
+                base,
+                f"<= baseline + {margin} ms",
+                met,
             )
         )
         comparisons.append(

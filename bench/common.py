@@ -195,10 +195,11 @@ async def start_server(home: Path, attempts: int = 3) -> DevServer:
 
 @asynccontextmanager
 async def running_desk(
-    home: Path, agent_command: str
+    home: Path, agent_command: str, **overrides: Any
 ) -> AsyncIterator[tuple[Client, DeskSettings]]:
-    """A dev server in `home`, settings on a fresh task queue running `agent_command`, and an
-    in-process worker; the worker stops on leaving, then the server."""
+    """A dev server in `home`, settings on a fresh task queue running `agent_command` (and any
+    other settings in `overrides`), and an in-process worker; the worker stops on leaving, then
+    the server."""
     server = await start_server(home)
     try:
         settings = load_settings(
@@ -208,6 +209,7 @@ async def running_desk(
             namespace="default",
             task_queue=f"bench-{uuid.uuid4().hex[:8]}",
             agent_command=agent_command,
+            **overrides,
         )
         client = await connect(settings)
         async with build_worker(client, settings):

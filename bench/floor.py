@@ -25,9 +25,15 @@ from pathlib import Path
 
 from temporalio import activity, workflow
 from temporalio.client import Client
+from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
-STEP = timedelta(seconds=60)
+STEP = timedelta(minutes=30)
+"""A step's time: a worktree of 60,000 files takes tens of seconds to cut or remove on a busy
+disk (bench/big_repo.py), more than a minute at worst."""
+ONCE = RetryPolicy(maximum_attempts=1)
+"""The floor's steps are not safe to run again (a removal done, its retry rebases nothing): a
+step that fails or times out fails the bench, instead of a retry that never passes."""
 IDENTITY = ("-c", "user.name=codedesk bench", "-c", "user.email=bench@codedesk.invalid")
 SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 
@@ -47,7 +53,9 @@ class FloorJob:
     @workflow.run
     async def run(self, job: FloorInput) -> None:
         for step in ("floor_cut", "floor_agent", "floor_integrate"):
-            await workflow.execute_activity(step, job, start_to_close_timeout=STEP)
+            await workflow.execute_activity(
+                step, job, start_to_close_timeout=STEP, retry_policy=ONCE
+            )
 
 
 def _git(cwd: str, *args: str) -> str:

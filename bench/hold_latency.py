@@ -52,8 +52,8 @@ from desk.holds.approvals import (
     approval_id,
 )
 from desk.names import job_workflow_id
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from workers.temporal.client import connect
 from workflows.job.coding_job import CodingJob
 

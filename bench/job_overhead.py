@@ -47,7 +47,7 @@ from common import (
 from floor import Floor
 
 from desk.payloads.jobs import JobOutcome, JobReport
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/overhead"
 

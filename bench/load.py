@@ -60,7 +60,7 @@ from desk.holds.approvals import (
     Principal,
     approval_id,
 )
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from workers.temporal.client import connect
 from workflows.approval import Approval
 
@@ -218,7 +218,7 @@ async def load(root: Path, args: argparse.Namespace) -> dict[str, object]:
     server = await start_server(home)
     worker: subprocess.Popen[bytes] | None = None
     unanswered = Unanswered()
-    client_log = logging.getLogger("surfaces.clients.desk")
+    client_log = logging.getLogger("surfaces.clients.desk_client")
     client_log.addHandler(unanswered)
     client_log.setLevel(logging.INFO)
     try:

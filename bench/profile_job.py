@@ -27,7 +27,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id, repo_workflow_id
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/profile"
 

@@ -75,8 +75,8 @@ from desk.config.settings import DeskSettings, load_settings  # noqa: E402
 from desk.holds.approvals import Decision, Principal  # noqa: E402
 from desk.payloads.job_states import JobPhase  # noqa: E402
 from desk.payloads.jobs import JobOutcome, JobReport  # noqa: E402
-from surfaces.clients.approvals import ApprovalsClient, ApprovalState  # noqa: E402
-from surfaces.clients.desk import DeskClient  # noqa: E402
+from surfaces.clients.approval_client import ApprovalsClient, ApprovalState  # noqa: E402
+from surfaces.clients.desk_client import DeskClient  # noqa: E402
 from tests.helpers.agent_pids import job_processes  # noqa: E402
 from tests.helpers.cli_helpers import CODEDESK  # noqa: E402
 from tests.real_agents.fake_anthropic import (  # noqa: E402

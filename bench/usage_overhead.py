@@ -23,7 +23,7 @@ from pathlib import Path
 from common import arguments, exit_with, isolate, make_origin, running_desk
 
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "bench/usage"
 STEPS = 100

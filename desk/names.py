@@ -65,6 +65,9 @@ JOB_AGENT_INBOX_UPDATE = "agent_inbox"
 some or the run is over (`CodingJob.agent_inbox`)."""
 JOB_MESSAGES_DELIVERED_SIGNAL = "messages_delivered"
 """A job's signal that messages reached its agent (`CodingJob.messages_delivered`)."""
+JOB_WITHDRAW_CALL_UPDATE = "withdraw_call"
+"""A job's Update that withdraws one of its calls whose approval is no longer open
+(`CodingJob.withdraw_call`): `codedesk withdraw` sends it."""
 JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 """A job's signal of time its agent worked beside a waiting hold (`CodingJob.agent_worked`).
 
@@ -89,6 +92,9 @@ REPO_REQUEST_PUSH_SIGNAL = "request_push"
 """A `Ship` asks the repository's entity to push (`RepoEntity.request_push`)."""
 SHIP_PUSH_FINISHED_SIGNAL = "push_finished"
 """The repository's entity answers a `Ship`'s push (`Ship.push_finished`)."""
+REPO_LOOK_AT_SHELF_SIGNAL = "look_at_shelf"
+"""A worker that starts asks each `Repo` entity whose clone it lacks to look at its shelf
+(`RepoEntity.look_at_shelf`): one whose clone is on no shelf, with nothing to do, ends."""
 SHIP_SUPERSEDED_SIGNAL = "superseded"
 """The repository's entity tells a waiting `Ship` the clone moved on (`Ship.superseded`).
 

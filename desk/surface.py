@@ -3,8 +3,9 @@
 A surface renders structured payloads under its own limits. Its host runs
 `activities.surface.SurfaceActivities(surface)` on the surface's task queue. The contract is
 here, in the vocabulary, because both sides of it import it: the activities that call a surface
-(which may import only `desk`) and the surfaces that implement it (surfaces/discord/surface.py,
-tests/surfaces/fake_surface.py), each declaring it as a base so mypy checks its methods.
+(which may import only `desk`) and the surfaces that implement it
+(surfaces/discord/discord_surface.py, tests/surfaces/fake_surface.py), each declaring it as a
+base so mypy checks its methods.
 """
 
 from __future__ import annotations

@@ -220,7 +220,7 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
         return ALLOWED
     if verdict == "deferred":
         from surfaces.hook_forms import deferred_output
-        from surfaces.render.hold_answers import answer_words
+        from surfaces.render.words.hold_answers import answer_words
 
         # Only Claude Code defers: in any other form the call is refused, never let through,
         # with a note to stop (codex: codedesk ends it and resumes its thread with the answer).
@@ -228,7 +228,7 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
             raise Refusal(answer_words(answer))
         _write(sys.stdout.fileno(), deferred_output())
         return ALLOWED
-    from surfaces.render.hold_answers import answer_words
+    from surfaces.render.words.hold_answers import answer_words
 
     said = answer_words(answer)
     if verdict == "approved":

@@ -17,8 +17,8 @@ from temporalio.testing import WorkflowEnvironment
 from activities.sandbox.bubblewrap import UNCONFINED
 from desk.config.settings import DeskSettings, load_settings
 from desk.names import SEARCH_ATTRIBUTES
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import unconfined_scripts
 from tests.helpers.desks import configured

@@ -18,6 +18,7 @@ from workers.host_queues import host_polled
 from workers.log_scrub import scrub_log_output
 from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.search_attributes import ensure_search_attributes
+from workers.shelf_look import ask_entities_to_look
 from workers.temporal.client import connect
 from workers.worker import build_worker
 
@@ -64,6 +65,7 @@ async def serve_worker(
     others = await host_polled(client, settings.task_queue, settings.host)
     async with build_worker(client, settings):
         await configure_desk(client, settings, others_polling=others)
+        await ask_entities_to_look(client, settings)
         ready()
         await stop.wait()
 

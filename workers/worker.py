@@ -62,6 +62,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
     return [
         shelf.add_repo,
         shelf.list_repos,
+        shelf.clone_on_shelf,
         trees.prepare_worktree,
         trees.discard_worktree,
         trees.integrate,

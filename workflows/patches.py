@@ -90,6 +90,11 @@ OUTSIDE_SANDBOX = "card-says-outside-sandbox"
 HELD_CUT = "held-summary-cut-counted"
 RESULT_ASKED = "result-names-requester"
 SHIP_HEAD_CHECK = "ship-head-check"
+MODES_NEED_OWNER = "modes-need-an-owner-starter"
+REPO_ENDS_OFF_SHELF = "repo-entity-ends-off-shelf"
+SHIP_OUTCOME_TOLD = "ship-outcome-told"
+OUTBOX_STARTED_AGAIN = "outbox-started-again"
+WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
 
@@ -357,6 +362,53 @@ PATCHES = (
         commit="de8d38d",
         asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
         old_branch="ship_pushed",
+    ),
+    Patch(
+        MODES_NEED_OWNER,
+        guards="a job whose starter is no owner follows no long-running mode either (it "
+        "followed long-running for any starter, yolo only for an owner's job)",
+        came="2026-12-06",
+        commit="6f6d1e5",
+        asked_by=JOB,
+        old_branch="coding_job_integrated",
+    ),
+    Patch(
+        REPO_ENDS_OFF_SHELF,
+        guards="a repository's entity looks at its run's start whether its clone is on its "
+        "host's shelf, and ends, once idle, when it is not",
+        came="2026-12-06",
+        commit="533117c",
+        asked_by=REPO,
+        old_branch="repo_entity",
+    ),
+    Patch(
+        SHIP_OUTCOME_TOLD,
+        guards="the push a job's agent asked for tells the job's thread how it ended",
+        came="2026-12-06",
+        commit="ec07e9f",
+        asked_by=frozenset({SHIP_WORKFLOW_TYPE}),
+        unrecorded="asked only for an agent's push from a job with a thread, which no "
+        "recording from before it has",
+    ),
+    Patch(
+        OUTBOX_STARTED_AGAIN,
+        guards="an item whose outbox ended between its start and the item's signal starts the "
+        "outbox again (its report out) and is shown, where it was lost",
+        came="2026-12-06",
+        commit="ec07e9f",
+        asked_by=frozenset({JOB_WORKFLOW_TYPE, APPROVAL_WORKFLOW_TYPE, SHIP_WORKFLOW_TYPE}),
+        unrecorded="asked only when an outbox ends between the start and the signal, which no "
+        "recording has",
+    ),
+    Patch(
+        WITHDRAWN_STAYS,
+        guards="a call a person withdrew is never held again: an identical call is refused as "
+        "withdrawn without a card, and one withdrawn after its hook gave up is listed",
+        came="2026-12-06",
+        commit="0dc2d39",
+        asked_by=JOB,
+        unrecorded="asked only when a person withdraws a job's call, which no recording from "
+        "before it has",
     ),
     Patch(
         MESSAGES_AFTER_THE_RUN,

@@ -96,6 +96,14 @@ CLONE_STEP = ActivityConfig(
 )
 """Cloning a repository onto the shelf: a git step that may fetch a whole history."""
 
+SHELF_LOOK_STEP = ActivityConfig(
+    start_to_close_timeout=timedelta(seconds=30),
+    schedule_to_start_timeout=HOST_WAIT,
+    retry_policy=RetryPolicy(maximum_attempts=3),
+)
+"""A `Repo` entity looks whether its clone is on its host's shelf: a path's test, not waited
+for long (a host with no worker leaves the entity as it is)."""
+
 CLASSIFY_STEP = ActivityConfig(start_to_close_timeout=timedelta(seconds=30))
 """Classifying a held call the hold channel did not classify: pure work on one input."""
 

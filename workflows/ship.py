@@ -39,11 +39,13 @@ with workflow.unsafe.imports_passed_through():
         push_call,
         ship_tool,
     )
+    from desk.payloads.surfaces import ThreadText
     from desk.policy.host import HostPolicy
 
 from workflows import patches
 from workflows.approval import Approval
 from workflows.hosts import host_missing, host_route
+from workflows.outbox_calls import send_to_outbox
 from workflows.policies import GIT_STEP, HOST_WAIT, POLICY_READ_STEP
 from workflows.reasons import reason_of
 from workflows.repo_calls import repo_entity
@@ -75,6 +77,7 @@ class Ship:
     @workflow.run
     async def run(self, request: ShipInput) -> PushResult:
         result = self.result = await self._ship(request)
+        await self._tell_thread(result)
         if self.policy is not None:
             subject = f"{request.receipt.repo}-{request.receipt.head}"
             asked = asked_for_push(request) if workflow.patched(patches.RESULT_ASKED) else None
@@ -150,6 +153,15 @@ class Ship:
         return self.push_result.model_copy(
             update={"approval_id": ident, "approved_by": approved_by}
         )
+
+    async def _tell_thread(self, result: PushResult) -> None:
+        """The push a job's agent asked for has ended: the job's thread hears how (its report,
+        out before, could only say the push waits for an owner)."""
+        ship, place = self.request.agent_ship, self.request.place
+        if ship is None or place is None or not workflow.patched(patches.SHIP_OUTCOME_TOLD):
+            return
+        told = ThreadText(channel=place.channel, job=ship.job, push_result=result)
+        await send_to_outbox(place, told, after_report=True)
 
     async def _approved(self, ident: str, owners: list[str]) -> ApprovalOutcome:
         """An owner's answer; withdrawn for everyone if the clone moves on past the SHA first,

@@ -1,8 +1,9 @@
-"""A job's branch: a name no other ref blocks, cut into the job's worktree."""
+"""A job's branch: a name no other ref blocks, cut into a new worktree or made for a kept one."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from activities.git.commands import head_sha, lines, run_git, try_git
@@ -32,17 +33,47 @@ def cut_worktree(
     blocks `worker/5`). A ref that appears between the look and the cut (an agent of another
     job) moves on to the next name. Each try is noted in `record` before git starts it.
     """
+
+    def cut(branch: str, base: str) -> tuple[bool, str]:
+        with worktree_list_lock(clone):
+            ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+        if not ok and path.exists():
+            raise GitError(detail)
+        return ok, detail
+
+    return _on_a_free_name(clone, number, record, cut)
+
+
+def branch_at(clone: Path, number: int, base: str, record: Path | None = None) -> tuple[str, str]:
+    """Make the job's branch at `base`, named as `cut_worktree` names it, for a worktree that is
+    already there (a kept one, checked out at `base`); return its name and `base`."""
+
+    def make(branch: str, at: str) -> tuple[bool, str]:
+        return try_git(clone, "branch", "--quiet", "--no-track", branch, at)
+
+    return _on_a_free_name(clone, number, record, make, base)
+
+
+def _on_a_free_name(
+    clone: Path,
+    number: int,
+    record: Path | None,
+    make: Callable[[str, str], tuple[bool, str]],
+    at: str = "",
+) -> tuple[str, str]:
+    """`make(branch, base)` on the first free name of the job, at `at` or else the clone's
+    HEAD, noted in `record` before each try; a try a ref taken meanwhile refused moves on."""
     base, taken = _head_and_branches(clone)
+    base = at or base
     for branch in job_branch_names(number, NAME_TRIES):
         if not _free(branch, taken):
             continue
         if record is not None:
             record.write_text(json.dumps({"branch": branch, "base": base}))
-        with worktree_list_lock(clone):
-            ok, detail = try_git(clone, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+        ok, detail = make(branch, base)
         if ok:
             return branch, base
-        if path.exists() or not any(clash in detail for clash in REF_CLASHES):
+        if not any(clash in detail for clash in REF_CLASHES):
             raise GitError(detail)
         taken = _branches(clone)
     raise GitError(
@@ -69,12 +100,29 @@ def undo_cut(clone: Path, path: Path, record: Path) -> None:
             ok, found = try_git(path, "symbolic-ref", "--quiet", "--short", "HEAD")
             branch = found.strip() if ok else ""
     remove_worktree(clone, path)
+    _drop_unused(clone, branch, base)
+    record.unlink(missing_ok=True)
+
+
+def drop_planned_branch(clone: Path, record: Path) -> None:
+    """Delete the branch `record` names while it is still at the commit it was made at (no
+    agent ran on it), and the record: what a branch made for a kept worktree leaves when its
+    step dies before the receipt. The worktree must not have it checked out any more."""
+    try:
+        planned = json.loads(record.read_text())
+        branch, base = str(planned["branch"]), str(planned["base"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    _drop_unused(clone, branch, base)
+    record.unlink(missing_ok=True)
+
+
+def _drop_unused(clone: Path, branch: str, base: str) -> None:
     if branch:
         ok, tip = try_git(clone, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}")
         if ok and (tip.strip() == base or not base):
             # -d, not -D: a branch that somehow holds unmerged commits is kept.
             try_git(clone, "branch", "--quiet", "-d", branch)
-    record.unlink(missing_ok=True)
 
 
 def _head_and_branches(clone: Path) -> tuple[str, set[str]]:

@@ -9,7 +9,9 @@ one cuts its own) removes the half-made entry, and the cut fails with "could not
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,8 +45,37 @@ def remove_worktree(clone: Path, path: Path) -> None:
         if removed:
             return
         if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
+            remove_tree(path)
             removed, _ = try_git(clone, "worktree", "remove", "--force", "--force", str(path))
             if removed:
                 return
         try_git(clone, "worktree", "prune")
+
+
+def remove_tree(path: Path) -> bool:
+    """Remove the folder `path` and all it holds, whatever modes an agent gave the folders in
+    it (one it made unreadable or unwritable, as its own user may); True when it is gone.
+
+    Links are removed, never followed; the agent is dead by then, so nothing changes under the
+    walk.
+    """
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return True
+    _open_folders(path)
+    shutil.rmtree(path, ignore_errors=True)
+    return not os.path.lexists(path)
+
+
+def _open_folders(folder: Path) -> None:
+    """Give the owner every right on `folder` and each real folder under it (links are left)."""
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            return
+        folder.chmod(stat.S_IRWXU)
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            _open_folders(Path(entry.path))

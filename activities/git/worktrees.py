@@ -15,7 +15,7 @@ from activities.agent.files import exclude_agent_files
 from activities.agent.git import settle
 from activities.agent.log import log_tail
 from activities.agent.session import forget_sessions
-from activities.git.branches import CUT_RECORD, cut_worktree, undo_cut
+from activities.git.branches import CUT_RECORD
 from activities.git.commands import (
     checkout_status,
     commit_line,
@@ -28,9 +28,10 @@ from activities.git.commands import (
     try_git,
 )
 from activities.git.fast_forward import finish_fast_forward
-from activities.git.worktree_admin import remove_worktree
+from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
+from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone, job_dir, worktree_path
+from activities.paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
@@ -71,7 +72,8 @@ class WorktreeActivities:
 
     @activity.defn
     async def prepare_worktree(self, request: PrepareWorktreeInput) -> CutWorktree:
-        """Cut the job's branch from the clone's HEAD into `<shelf>/.worktrees/.../<n>`.
+        """Give the job its branch at the clone's HEAD and a worktree on it at
+        `<shelf>/.worktrees/.../<n>`: a kept one made clean, or a new cut.
 
         It also reads the repository's set-up then, so that a job with none to run skips its
         set-up step (issue 32; the agent's end reads it again for the check).
@@ -82,17 +84,18 @@ class WorktreeActivities:
 
     @activity.defn
     async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:
-        """After a cancel during `prepare_worktree`: remove what it cut; True if it cut any."""
+        """After a cancel during `prepare_worktree`: undo what it did; True if it cut any."""
         return await off_the_loop(self._discard, request)
 
     @activity.defn
     async def integrate(self, request: IntegrationRequest) -> IntegrationResult:
-        """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, clean up."""
+        """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, hand the
+        worktree back (activities/git/job_worktree.py) and delete the branch."""
         return await off_the_loop(self._integrate_once, request)
 
     @activity.defn
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
-        """After a failure: keep a worktree that holds work, remove one that holds none."""
+        """After a failure: keep a worktree that holds work, hand back one that holds none."""
         return await off_the_loop(self._release, request)
 
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
@@ -103,23 +106,22 @@ class WorktreeActivities:
                 )
             clone = existing_clone(self.settings, request.repo)
             exclude_agent_files(clone)
-            receipt = job_dir(self.settings, request.number) / WORKTREE_RECEIPT
+            folder = job_dir(self.settings, request.number)
+            receipt = folder / WORKTREE_RECEIPT
             path = worktree_path(self.settings, request.repo, request.number)
             if receipt.is_file() and path.is_dir():
                 return Worktree.model_validate_json(receipt.read_text())
-            cut = job_dir(self.settings, request.number) / CUT_RECORD
-            if path.exists() or cut.is_file():  # an earlier attempt died before its receipt
-                undo_cut(clone, path, cut)  # (no agent ran yet): what it cut goes
             path.parent.mkdir(parents=True, exist_ok=True)
-            branch, base = cut_worktree(clone, path, request.number, cut)
+            kept = self._kept(clone, request.repo)
+            branch, base = take_out(kept, path, request.number, folder)
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
 
     def _discard(self, request: DiscardWorktreeInput) -> bool:
         """A cancelled prepare's thread may still be cutting: under the job's lock, either it
-        is done (and what it cut is removed here) or it has not begun (and the mark left here
-        stops it)."""
+        is done (and what it cut or took is handed back or removed here) or it has not begun
+        (and the mark left here stops it)."""
         with desk_failures(), self._job_lock(request.number):
             folder = job_dir(self.settings, request.number)
             (folder / DISCARDED).touch()
@@ -128,13 +130,14 @@ class WorktreeActivities:
             if not path.exists() and not cut.is_file():
                 return False
             clone = existing_clone(self.settings, request.repo)
+            kept = self._kept(clone, request.repo)
             receipt = folder / WORKTREE_RECEIPT
             if receipt.is_file():
                 worktree = Worktree.model_validate_json(receipt.read_text())
-                remove_worktree(clone, path)
+                hand_back(kept, path, folder)
                 _delete_branch_if_empty(clone, worktree)
             else:
-                undo_cut(clone, path, cut)
+                undo_take_out(kept, path, folder)
             forget_sessions(folder)
             return True
 
@@ -146,11 +149,15 @@ class WorktreeActivities:
             else:
                 result = self._integrate(request)
                 receipt.write_text(result.model_dump_json())
+            folder = job_dir(self.settings, request.number)
             if result.status in (IntegrationStatus.INTEGRATED, IntegrationStatus.NOTHING):
                 clone = existing_clone(self.settings, request.repo)
-                remove_worktree(clone, Path(request.worktree.path))
+                hand_back(self._kept(clone, request.repo), Path(request.worktree.path), folder)
                 _delete_branch(clone, request.worktree.branch)
-                forget_sessions(job_dir(self.settings, request.number))
+                forget_sessions(folder)
+            elif result.branch_kept:
+                clone = existing_clone(self.settings, request.repo)
+                keep_for_its_work(self._kept(clone, request.repo), folder)
             return result
 
     def _release(self, request: ReleaseWorktreeInput) -> ReleaseResult:
@@ -177,7 +184,10 @@ class WorktreeActivities:
             commits, omitted = _commits(path, request.worktree.base, "HEAD", request.report_commits)
             # The report says where git was at the end whether or not work is kept.
             told = told.model_copy(update={"git_state": git_state(path)})
+            kept = self._kept(clone, request.repo)
+            folder = job_dir(self.settings, request.number)
             if uncommitted or commits:
+                keep_for_its_work(kept, folder)
                 return told.model_copy(
                     update={
                         "kept": True,
@@ -186,9 +196,14 @@ class WorktreeActivities:
                         "uncommitted": uncommitted[: request.report_files],
                     }
                 )
-            remove_worktree(clone, path)
+            hand_back(kept, path, folder)
             _delete_branch(clone, request.worktree.branch)
             return told
+
+    def _kept(self, clone: Path, repo: str) -> KeptWorktrees:
+        """The clone's kept worktrees: at most `kept_worktrees`, and no more than its slots."""
+        size = min(self.settings.kept_worktrees, self.settings.max_workers)
+        return KeptWorktrees(clone, kept_worktrees_dir(self.settings, repo), size)
 
     @contextmanager
     def _job_lock(self, number: int) -> Iterator[None]:

@@ -19,7 +19,7 @@ from activities.shelf.describe import describe_clone, shelf_clones
 from desk.config.settings import DeskSettings
 from desk.errors import AdoptionError, CloneExistsError, GitDirEscapeError, RemoteUrlError
 from desk.failures import desk_failures
-from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
+from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing, ShelfLook
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name
 
 
@@ -39,6 +39,12 @@ class ShelfActivities:
     async def list_repos(self, request: ListReposInput) -> ShelfListing:
         """Every clone on the shelf with branch, upstream ahead/behind, dirty files, last commit."""
         return await off_the_loop(self._list_repos, request)
+
+    @activity.defn
+    async def clone_on_shelf(self, request: ShelfLook) -> bool:
+        """Whether `<shelf>/<owner>/<repo>` holds a clone on this host."""
+        with desk_failures():
+            return (clone_path(self.settings, request.repo) / ".git").exists()
 
     def _add_repo(self, request: AddRepoInput) -> CloneInfo:
         with desk_failures():

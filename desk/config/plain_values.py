@@ -170,6 +170,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "repo_list_commits": integer(1, 50),
         "max_workers": integer(1),
         "max_queued": integer(0),
+        "kept_worktrees": integer(0),
         "desk_reclaim_interval": duration,
         "admit_wait": duration,
         "outcome_wait": duration,

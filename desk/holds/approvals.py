@@ -132,6 +132,43 @@ class WithdrawInput(Payload):
     by: str = ""
 
 
+class WithdrawCall(Payload):
+    """`codedesk withdraw` of a job's call whose approval is no longer open, asked of its job:
+    a late approval nobody used yet is forgotten, and the call is never held again."""
+
+    approval_id: str
+    reason: ScrubbedText = ""
+    by: str = ""
+
+
+class CallWithdrawalKind(StrEnum):
+    """What a job's `withdraw_call` did (the surface words it)."""
+
+    FORGOTTEN = "forgotten"
+    """Approved after the hook gave up, not used yet: forgotten; it will not run."""
+    WITHDRAWING = "withdrawing"
+    """Its approval was still open: withdrawn now, unless an answer came first."""
+    ALREADY = "already"
+    """Withdrawn before: nothing changed."""
+    APPROVED = "approved"
+    """Approved before the withdrawal: the call ran, or runs (an approval answered first
+    stands)."""
+    SETTLED = "settled"
+    """Declined, expired or closed: nothing of it runs, so nothing changed (`outcome` says how)."""
+    UNKNOWN = "unknown"
+    """The job held no call of that id."""
+
+
+class CallWithdrawal(Payload):
+    """A job's answer to `withdraw_call`."""
+
+    approval_id: str
+    kind: CallWithdrawalKind
+    job: int = 0
+    outcome: str = ""
+    """For `SETTLED`: how the approval settled (an `OutcomeKind`)."""
+
+
 class OutcomeWatch(Payload):
     """Who waits on an approval's outcome by the `outcome` update (shown in its history)."""
 
@@ -190,6 +227,13 @@ def approval_id(scope: str, tool: str, input: dict[str, Any]) -> str:
 def approval_id_of_digest(scope: str, digest: str) -> str:
     """`approval-<scope>-<digest>` from a call's digest (`desk.holds.calls.call_digest`)."""
     return f"{APPROVAL_ID_PREFIX}{scope}-{digest[:16]}"
+
+
+def approval_scope(ident: str) -> str:
+    """The scope of approval id `ident` (`job-7` of `approval-job-7-<digest>`), or ""."""
+    if not ident.startswith(APPROVAL_ID_PREFIX) or len(ident) < len(APPROVAL_ID_PREFIX) + 18:
+        return ""
+    return ident[len(APPROVAL_ID_PREFIX) : -17]
 
 
 class HoldVerdict(StrEnum):
@@ -262,7 +306,7 @@ class HoldRequest(Payload):
 
 class HoldWhy(StrEnum):
     """Why a hold was answered as it was: data the hook words for the agent
-    (surfaces/render/hold_answers.py), with the answer's fields each names."""
+    (surfaces/render/words/hold_answers.py), with the answer's fields each names."""
 
     ALLOWED = "allowed"
     """Nothing in the call needs a person."""
@@ -339,6 +383,8 @@ class HeldNote(StrEnum):
     """Approved after the agent's hook gave up; honoured once by the next identical call."""
     UNANSWERED_AT_END = "unanswered_at_end"
     """Nobody answered before the job ended (its approval was withdrawn then)."""
+    LATE_APPROVAL_WITHDRAWN = "late_approval_withdrawn"
+    """Approved after the agent's hook gave up, then withdrawn before any call used it."""
 
 
 class HeldCall(Payload):

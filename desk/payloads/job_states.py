@@ -1,7 +1,8 @@
 """A job's phase and outcome: plain enums, which a listing reads without pydantic.
 
-`desk.payloads.jobs` carries them in its models; `codedesk jobs` (surfaces/clients/job_listing.py)
-compares the search attributes' text with them, so each value is spelled here only.
+`desk.payloads.jobs` carries them in its models; `codedesk jobs`
+(surfaces/clients/listings/job_listing.py) compares the search attributes' text with them, so
+each value is spelled here only.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class JobPhase(StrEnum):
 class ReasonKind(StrEnum):
     """Why a job ended as it did, in the job's own terms (a report's `reason_kind`).
 
-    surfaces/render/report_reasons.py words it with the report's fields each value names. A
+    surfaces/render/layout/report_reasons.py words it with the report's fields each value names. A
     report without one (of an earlier version, or whose words a step gave: an activity's error,
     the agent's own account, the repository's answer) says its `reason` as it is.
     """

@@ -107,6 +107,12 @@ class ShelfListing(Payload):
     clones: list[CloneInfo] = Field(default_factory=list)
 
 
+class ShelfLook(Payload):
+    """A `Repo` entity asks its clone's host whether the clone is on the shelf."""
+
+    repo: str
+
+
 # The job
 
 
@@ -147,7 +153,7 @@ class JobInput(Payload):
     origin_channel: str = ""
     """The chat channel or thread the job was started from (a scope of its modes)."""
     starter: str = ""
-    """The principal id of who started the job: a job whose starter is no owner follows no yolo."""
+    """The principal id of who started the job: a job whose starter is no owner follows no mode."""
     modes: JobModes = Field(default_factory=JobModes)
     """The modes the job follows when it starts (the desk signals it every later switch)."""
     yolo_carded_classes: list[str] = Field(default_factory=lambda: ["push"])
@@ -373,7 +379,7 @@ class JobReport(Payload):
     whole reason of a report of an earlier version; every surface shows `report_reason`."""
     reason_kind: ReasonKind | None = None
     """Why the job ended, as data (with `exit_code`, `budget`, `extended_by`, `budget_ceiling`,
-    `integration_wait`): surfaces/render/report_reasons.py words it."""
+    `integration_wait`): surfaces/render/layout/report_reasons.py words it."""
     failure_category: FailureKind = FailureKind.NONE
     exit_code: int | None = None
     budget: timedelta | None = None
@@ -451,13 +457,16 @@ class JobStatus(Payload):
     modes: JobModes = Field(default_factory=JobModes)
     """What the job's scopes say now (its own switch, else its channel's, else the desk's)."""
     following: list[str] = Field(default_factory=list)
-    """The modes the job follows now (yolo only when its starter is an owner)."""
+    """The modes the job follows now (none unless its starter is an owner)."""
     suspended_for: ScrubbedText = ""
     """While the job is suspended: the held call whose approval it waits for (one line)."""
     suspensions: int = 0
     """How many times the job's agent was suspended for an approval, and resumed."""
     messages: list[JobMessage] = Field(default_factory=list)
     """The job's conversation so far: every message people sent its agent, whole."""
+    late_approvals: list[str] = Field(default_factory=list)
+    """Approvals approved after the hook that asked gave up, not used yet by an identical call
+    (`codedesk withdraw` finds them here)."""
 
 
 # The desk

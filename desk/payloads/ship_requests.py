@@ -34,6 +34,18 @@ class ShipRequestStatus(StrEnum):
     """The job did not integrate, so there is no commit to ship."""
 
 
+class ShipOutcome(Payload):
+    """How the `Ship` of a requested push ended: read from it when the job's report is shown,
+    since the job ends before anyone answers the push's approval."""
+
+    status: str
+    """The push's `PushStatus`: pushed, declined, withdrawn, refused or failed."""
+    reason: ScrubbedText = ""
+    approved_by: str = ""
+    destination: ScrubbedText = ""
+    pull_request_url: str = ""
+
+
 class ShipRequestResult(Payload):
     """What became of the agent's approved pushes to a default branch, for the job's report."""
 
@@ -46,6 +58,9 @@ class ShipRequestResult(Payload):
     agent_approvals: list[str] = Field(default_factory=list)
     """The approvals of the agent's calls it carries out."""
     reason: ScrubbedText = ""
+    outcome: ShipOutcome | None = None
+    """The push's end, once its `Ship` ended (None: it has not, or the report is as the job
+    left it): filled in by the surface that shows the report."""
 
 
 class BranchPushInput(Payload):

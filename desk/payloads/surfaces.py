@@ -14,6 +14,7 @@ from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, HeldCall, Sur
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
 from desk.payloads.narration import Narration
+from desk.payloads.shipping import PushResult
 from desk.policy.modes import JobModes
 
 
@@ -41,8 +42,8 @@ class ThreadText(Payload):
     """Text for a job's thread: a long message of its own (split under the surface's limit).
 
     A job tells its thread of a modes switch as data (`job`, `modes`, `following`), which the
-    surface words (`surfaces.render.narration.thread_text`); `text` is anything already in words,
-    and what jobs of earlier versions sent for a switch too.
+    surface words (`surfaces.render.words.narration_words.thread_text`); `text` is anything
+    already in words, and what jobs of earlier versions sent for a switch too.
     """
 
     kind: Literal["text"] = "text"
@@ -56,13 +57,15 @@ class ThreadText(Payload):
     """Which of them the job follows (`JobStatus.following`)."""
     yolo_approved: HeldCall | None = None
     """A held call yolo mode approved without a card, when this announces one."""
+    push_result: PushResult | None = None
+    """How the push the job's agent asked for ended (its `Ship`'s result), when this tells it."""
 
 
 class ThreadProgress(Payload):
     """Short narration: replaces the text of the thread's one progress message.
 
     The job sends what happens (`narration`, with the branch or host it names); the surface
-    words it (`surfaces.render.narration`). `text` is what jobs of earlier versions sent
+    words it (`surfaces.render.words.narration_words`). `text` is what jobs of earlier versions sent
     instead, still read from outboxes that hold one.
     """
 

@@ -5,7 +5,10 @@
   the CLI's own total: its `modelUsage` (per model, what the process used so far: the main
   turns, its subagents and its side requests) and `total_cost_usd`. A result's `usage` covers
   its own turn's main model only: it is the total only for a CLI that sends no `modelUsage`
-  (then the results' `usage` are added).
+  (then the results' `usage` are added). A CLI that restores a resumed session's earlier
+  spend into `modelUsage` and `total_cost_usd` (2.1.332) also says what each result added
+  (`model_usage_since_last_result`): those are added instead, so a resumed run counts only
+  what it used itself (the runs before it are counted already).
 - codex (`exec --json`): `turn.completed` events' `usage`; OpenAI's input count includes the
   cached tokens, which are counted here as cached only. No money: the price table prices it.
 - aider: `Tokens: 2.3k sent, 1.1k cache hit, 120 received. Cost: $0.0012 message, $0.0040
@@ -58,6 +61,9 @@ class ClaudeUsage:
         self._results = Usage()
         """The results' own `usage` added (each covers its turn): for a CLI without
         `modelUsage`."""
+        self._since: Usage | None = None
+        """The results' `model_usage_since_last_result` added: this process's own usage, where
+        `modelUsage` may hold a resumed session's restored spend."""
         self._model: str | None = None
 
     @property
@@ -86,6 +92,11 @@ class ClaudeUsage:
                 self._anonymous = self._anonymous.plus(used)
         elif event.get("type") == "result":
             self._results = self._results.plus(_anthropic(event.get("usage"), self._model))
+            added = _by_model(event.get("model_usage_since_last_result"), self._model)
+            if added is not None or self._since is not None:
+                self._since = (self._since or Usage()).plus(added or Usage())
+                self._final = self._since
+                return
             cost = money(event.get("total_cost_usd"))
             used = _by_model(event.get("modelUsage"), self._model) or self._results
             self._final = used.model_copy(update={"cost": cost}) if cost is not None else used

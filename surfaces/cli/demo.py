@@ -13,14 +13,14 @@ from desk.holds.approvals import ApprovalState, Decision, Principal
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.shipping import PushStatus
-from surfaces.cli.commands.approvals import print_card
-from surfaces.cli.render import print_blocks
-from surfaces.cli.runner import out
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
-from surfaces.render.history import history_lines
-from surfaces.render.reports import change_report, job_report, push_result
+from surfaces.cli.commands.approval_commands import print_card
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
+from surfaces.render.layout.report_layout import change_report, job_report, push_result
+from surfaces.render.terminal.console import out
+from surfaces.render.terminal.printing import print_blocks
+from surfaces.render.words.history_lines import history_lines
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.host import prepare_directories

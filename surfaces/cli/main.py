@@ -1,9 +1,11 @@
-"""The `codedesk` console script: commands, and an exit that the SDK cannot turn into a crash.
+"""The `codedesk` console script: the top-level help at once, every other command line through
+the app, and an exit that the SDK cannot turn into a crash.
 
-Every command module imports only typer and light modules at its top; what a command needs (the
-Temporal SDK, settings, rich, discord.py, GitPython) it imports when it runs, so `codedesk --help`
-and a usage error cost little more than starting Python and typer (whose pydantic-based checks of
-plain values `surfaces.cli.coercion` replaces); tests/cli/test_cli_imports.py checks it.
+Importing typer and the app's command modules costs more than the rest of Python's start-up, so
+`codedesk`, `codedesk --help` and `codedesk -h` print the app's help as typer renders it for a
+terminal of 80 columns or more (`surfaces.cli.help_page`, generated from the app) without
+importing either. At a narrower terminal, where typer wraps the help otherwise, and for every
+other command line, the app answers. tests/cli/test_help_page.py checks that both print the same.
 """
 
 from __future__ import annotations
@@ -11,94 +13,17 @@ from __future__ import annotations
 import os
 import sys
 
-import typer
+from surfaces.cli import help_page
 
-from surfaces.cli import coercion
-from surfaces.cli.commands import approvals as approval_commands
-from surfaces.cli.commands import discord as discord_commands
-from surfaces.cli.commands import hosts as host_commands
-from surfaces.cli.commands import jobs as job_commands
-from surfaces.cli.commands import modes as mode_commands
-from surfaces.cli.commands import servers as server_commands
-from surfaces.cli.commands import shipping as ship_commands
-from surfaces.cli.commands import spend as spend_commands
-from surfaces.cli.commands.repos import repo_app
-from surfaces.cli.doctor import doctor, patches
-from surfaces.cli.options import DeskTyper
-from surfaces.cli.runner import err, run, settings
-
-coercion.install()
-app = DeskTyper(
-    name="codedesk",
-    help="Run AI coding jobs on real repositories as durable Temporal workflows.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    # Plain help and usage errors: rich's help panels cost more to import than the help is worth.
-    rich_markup_mode=None,
-    # Every command's context inherits these from the app's.
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _print_version(asked: bool) -> None:
-    if asked:
-        from importlib.metadata import version
-
-        typer.echo(f"codedesk {version('codedesk')}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _options(
-    version: bool = typer.Option(
-        False,
-        "--version",
-        is_eager=True,
-        callback=_print_version,
-        help="Print codedesk's version (of the installed distribution) and exit.",
-    ),
-) -> None:
-    """Run AI coding jobs on real repositories as durable Temporal workflows."""
-
-
-app.command()(server_commands.up)
-app.command()(server_commands.worker)
-app.add_typer(repo_app, name="repo")
-app.command()(host_commands.hosts)
-# A task is text: one that starts with '-' is not an option of `task` (unless it is exactly one).
-app.command(context_settings={"ignore_unknown_options": True})(job_commands.task)
-app.command()(job_commands.jobs)
-app.command()(spend_commands.spend)
-app.command()(job_commands.show)
-app.command()(job_commands.watch)
-# A message is text: one that starts with '-' is not an option of `say`.
-app.command(context_settings={"ignore_unknown_options": True})(job_commands.say)
-app.command()(job_commands.logs)
-app.command()(job_commands.cancel)
-app.command()(approval_commands.approvals)
-app.command()(approval_commands.approve)
-app.command()(approval_commands.decline)
-app.command()(approval_commands.withdraw)
-app.command()(approval_commands.hold)
-app.command()(ship_commands.report)
-app.command()(ship_commands.push)
-app.command()(mode_commands.mode)
-app.command(name="discord")(discord_commands.discord_bot)
-app.command()(doctor)
-app.command()(patches)
-
-
-@app.command()
-def demo() -> None:
-    """Run the demo offline: a sample repository, two jobs by the demo agent, reports, history."""
-    from surfaces.cli.demo import run_demo
-
-    raise typer.Exit(run(run_demo(settings())))
+HELP = (["--help"], ["-h"])
+"""The command lines that ask for the top-level help (an empty one shows it too, as an error)."""
 
 
 def invoke(args: list[str]) -> int:
-    """Run one command line and return its exit code instead of exiting."""
+    """Run one command line through the app and return its exit code instead of exiting."""
+    from surfaces.cli.app import app
+    from surfaces.render.terminal.console import err
+
     try:
         app(args=args, prog_name="codedesk")
     except SystemExit as done:
@@ -109,13 +34,42 @@ def invoke(args: list[str]) -> int:
     return 0
 
 
+def help_at_once(args: list[str]) -> int | None:
+    """Print the top-level help as the app would and return its exit code, or None to leave the
+    command line to the app (another command, or a terminal narrower than the stored help)."""
+    if args not in ([], *HELP) or _help_width() != help_page.WIDTH:
+        return None
+    # As click does: asked for, the help goes to stdout; shown for want of a command, to stderr.
+    (sys.stdout if args else sys.stderr).write(help_page.PAGE)
+    return 0 if args else 2
+
+
+def _help_width() -> int:
+    """The width click wraps help to: the terminal's columns (as `shutil.get_terminal_size` reads
+    them, without importing shutil) less 2, within 50 and 78."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        stdout = sys.__stdout__
+        try:
+            columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
+        except (ValueError, OSError):
+            columns = 0
+    return max(min(columns or 80, 80) - 2, 50)
+
+
 def main() -> None:
     """Entry point: flush, then leave with os._exit so interpreter teardown cannot crash us.
 
     The Temporal SDK sometimes aborts at interpreter exit (temporalio/sdk-python#300), which
     would turn a success into exit code 134; nothing after the command needs teardown.
     """
-    code = invoke(sys.argv[1:])
+    args = sys.argv[1:]
+    code = help_at_once(args)
+    if code is None:
+        code = invoke(args)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

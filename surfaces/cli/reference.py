@@ -1,9 +1,10 @@
-"""The reference pages' generated parts, read off the CLI and the settings so they cannot drift.
+"""The reference pages' generated parts, read off the CLI and the settings so they cannot drift,
+and the top-level help that `codedesk --help` prints without loading the app.
 
 `python -m surfaces.cli.reference [PAGE ...]` rewrites, in each page, every generated part
 between its markers (`<!-- commands:start -->` … `<!-- commands:end -->`); with no page named,
-the two pages of docs/reference/. The tests fail while a page differs from what this module
-generates, or while a part is in no page.
+the two pages of docs/reference/ and surfaces/cli/help_page.py. The tests fail while a page or
+the help differs from what this module generates, or while a part is in no page.
 """
 
 from __future__ import annotations
@@ -17,10 +18,16 @@ import typer
 from typer.core import TyperOption
 
 from desk.config.settings import settings_table
-from surfaces.cli.main import app
+from surfaces.cli.app import app
 
 PAGES = (Path("docs/reference/commands.md"), Path("docs/reference/settings.md"))
 """The pages the parts live in, from the repository's top."""
+
+HELP_PAGE = Path("surfaces/cli/help_page.py")
+"""The module that holds the top-level help, from the repository's top."""
+
+HELP_WIDTH = 78
+"""The width click wraps help to at a terminal of 80 columns or more (its widest)."""
 
 
 def command_rows() -> list[str]:
@@ -33,17 +40,18 @@ def command_rows() -> list[str]:
     return [*own, *rows]
 
 
-def settings_rows() -> list[str]:
-    return ["| `{}` | `{}` | `{}` | {} |".format(*row) for row in settings_table()]
-
-
 def commands_table() -> str:
     return "\n".join(["| command | what it does |", "| --- | --- |", *command_rows()])
 
 
 def settings_text() -> str:
+    """A table per section of the settings, under the section's heading."""
     header = ["| name | environment variable | default | meaning |", "| --- | --- | --- | --- |"]
-    return "\n".join([*header, *settings_rows()])
+    tables = []
+    for heading, rows in settings_table():
+        lines = ["| `{}` | `{}` | `{}` | {} |".format(*row) for row in rows]
+        tables.append("\n".join([f"## {heading}", "", *header, *lines]))
+    return "\n\n".join(tables)
 
 
 def command_details() -> str:
@@ -128,6 +136,30 @@ def _kind(param: Any) -> str:
     return str(param.param_type_name)
 
 
+def help_page_source() -> str:
+    """The text of surfaces/cli/help_page.py: the app's top-level help as typer renders it at
+    HELP_WIDTH, the way `codedesk --help` prints it."""
+    group = typer.main.get_command(app)
+    with group.make_context(
+        "codedesk", [], resilient_parsing=True, terminal_width=HELP_WIDTH
+    ) as context:
+        page = context.get_help() + "\n"
+    if '"""' in page:
+        raise ValueError("the top-level help holds a triple quote: help_page.py cannot hold it")
+    literal = page.replace("\\", "\\\\")
+    return (
+        '"""The top-level help of `codedesk`, as typer prints it at 80 columns or more.\n\n'
+        "Generated from the app by `python -m surfaces.cli.reference`, never by hand:\n"
+        "tests/project/test_readme.py fails while it differs from what the app prints.\n"
+        '"""\n\n'
+        "from __future__ import annotations\n\n"
+        f"WIDTH = {HELP_WIDTH}\n"
+        '"""The width the page is wrapped to."""\n\n'
+        f'PAGE = """\\\n{literal}"""\n'
+        '"""What `codedesk --help` prints."""\n'
+    )
+
+
 def main(arguments: list[str]) -> None:
     for page in [Path(argument) for argument in arguments] or list(PAGES):
         text = page.read_text()
@@ -135,6 +167,8 @@ def main(arguments: list[str]) -> None:
             wanted = ", ".join(markers(name)[0] for name in PARTS)
             raise SystemExit(f"{page} has no generated part: mark one with {wanted}")
         page.write_text(with_tables(text))
+    if not arguments:
+        HELP_PAGE.write_text(help_page_source())
 
 
 if __name__ == "__main__":

@@ -15,43 +15,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from desk.errors import DeskError
+from surfaces.render.terminal.console import err
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from desk.config.reach import Reach
     from desk.config.settings import DeskSettings
-    from surfaces.clients.desk import DeskClient
-    from surfaces.clients.listing import Page
+    from surfaces.clients.desk_client import DeskClient
+    from surfaces.clients.listings.page import Page
 
 T = TypeVar("T")
-
-
-class LazyConsole:
-    """A rich Console made on first use, so a command that prints nothing never imports rich."""
-
-    def __init__(self, *, stderr: bool = False) -> None:
-        self._stderr = stderr
-        self._console: Console | None = None
-
-    @property
-    def console(self) -> Console:
-        if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(stderr=self._stderr, highlight=False, soft_wrap=True)
-        return self._console
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.console.is_terminal
-
-    def print(self, *objects: Any, **options: Any) -> None:
-        self.console.print(*objects, **options)
-
-
-out = LazyConsole()
-err = LazyConsole(stderr=True)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -131,7 +103,7 @@ def warn_unknown_settings() -> None:
 
 def with_desk(body: Callable[[DeskClient], Awaitable[T]], **overrides: Any) -> T:
     """Connect to the desk's server and run `body` with a DeskClient."""
-    from surfaces.clients.desk import DeskClient
+    from surfaces.clients.desk_client import DeskClient
     from workers.temporal.client import connect
 
     config = settings(**overrides)

@@ -16,7 +16,7 @@ import logging
 import discord
 
 from surfaces.discord.delivery import NO_MENTIONS, nonce
-from surfaces.discord.markdown.text import sanitize, split_message
+from surfaces.render.discord.message_text import sanitize, split_message
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,10 @@ from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
 from desk.names import DISCORD_TASK_QUEUE
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
+from surfaces.clients.ship_client import ShippingClient
 from surfaces.discord.interactions.access import Owners
 
 log = logging.getLogger(__name__)

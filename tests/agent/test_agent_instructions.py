@@ -27,9 +27,9 @@ from desk.agents.presets import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
 from desk.config.settings import DeskSettings
 from desk.errors import InstructionsError
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env
 from tests.helpers.repos import git
 

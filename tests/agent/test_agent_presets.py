@@ -20,7 +20,7 @@ from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.messages import MessageSeam
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import CODEDESK, settings_env, shown, started_number

@@ -19,8 +19,8 @@ from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
 from activities.sandbox.processes import processes_with_env
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker

@@ -19,7 +19,7 @@ from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.scrub import scrub
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 RECORDED = Path(__file__).parents[1] / "data" / "claude-stream.jsonl"
 """A real `claude -p --output-format stream-json --verbose` run (2.1.197) against the fake."""

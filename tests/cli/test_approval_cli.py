@@ -17,8 +17,8 @@ from desk.agents.presets import HELD_TOOLS_MATCHER, PRESETS, claude_hook_setting
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import (

@@ -13,7 +13,7 @@ import pytest
 import typer
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import (
@@ -295,7 +295,7 @@ async def test_exit_code_is_stable_over_many_runs(cli: Cli, clone: Path) -> None
 async def test_version_and_short_help(tmp_path: Path) -> None:
     from importlib.metadata import version
 
-    from surfaces.cli.main import app
+    from surfaces.cli.app import app
     from tests.cli.test_cli_imports import HEAVY, imported
 
     done, names = imported(["--version"], tmp_path)
@@ -342,7 +342,7 @@ sandbox, on the standard library alone, and fails closed (surfaces/hook.py)."""
 
 def every_command() -> list[str]:
     """Each command the console script runs, as its words (`repo add`)."""
-    from surfaces.cli.main import app
+    from surfaces.cli.app import app
 
     def walk(command: object, words: list[str]) -> list[str]:
         subcommands = getattr(command, "commands", None)

@@ -11,8 +11,8 @@ from typer._click.exceptions import BadParameter
 from typer._coercion import build_runtime_param
 from typer.core import _TyperParameter
 
+from surfaces.cli.app import app
 from surfaces.cli.coercion import UNSURE, plain_first, plain_value
-from surfaces.cli.main import app
 
 VALUES: list[Any] = [
     "5", "0", "1", "007", "x", "", "1.5", " 5", "5 ", "+5", "-3", "5_0", "٣", "1e3",

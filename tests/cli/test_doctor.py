@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import cli_env, run_cli, settings_env, shown
 
 
@@ -77,7 +77,7 @@ def test_doctor_shows_each_presets_version_and_warns_when_it_is_older_than_prove
     settings: DeskSettings,
 ) -> None:
     from desk.payloads.jobs import HostReport
-    from surfaces.doctor import host_checks
+    from surfaces.doctor_checks import host_checks
 
     report = HostReport(
         host="codedesk@alpha",

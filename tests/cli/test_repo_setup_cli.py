@@ -6,14 +6,13 @@ import json
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 
 REPO = "acme/api"
 
 
 async def test_set_show_change_and_clear(
-    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+    clone: Path, settings: DeskSettings, tmp_path: Path
 ) -> None:
     env = settings_env(settings)
 
@@ -43,7 +42,7 @@ async def test_set_show_change_and_clear(
 
 
 async def test_a_path_out_of_the_clone_is_refused(
-    desk: DeskClient, settings: DeskSettings, tmp_path: Path
+    clone: Path, settings: DeskSettings, tmp_path: Path
 ) -> None:
     env = settings_env(settings)
     result = await run_cli(env, "repo", "set", REPO, "--copy", "../.ssh/id_ed25519", cwd=tmp_path)

@@ -9,7 +9,8 @@ import pytest
 import typer.main
 from typer._click import Command
 
-from surfaces.cli.main import app, invoke
+from surfaces.cli.app import app
+from surfaces.cli.main import invoke
 from surfaces.cli.options import NamedOptionsCommand, NamedOptionsGroup
 
 SHA = "a" * 40

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from desk.config.names import NOT_FOUND, OUR_VARIABLES, SETTING_NAMES, unknown_settings
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import cli_env, run_cli, settings_env, shown
 
 TOP = Path(__file__).resolve().parents[2]

@@ -7,10 +7,23 @@ import pytest
 
 from tests.agent.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
 from tests.cli.test_up import start_up  # noqa: F401  (a fixture, shared with tests/cli/test_up.py)
+from tests.crash.big_repos import Template, make_template
 from tests.crash.crashes import (
     RESUME_FIGURES,
     ResumeClock,
 )
+
+
+@pytest.fixture(scope="session")
+def big_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """60,000 files: the fast-forward that the issue saw cut halfway, a kept worktree's clean."""
+    return make_template(tmp_path_factory.mktemp("big") / "template.git", 60_000)
+
+
+@pytest.fixture(scope="session")
+def wide_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+    """20,000 files, for the other steps: each as big as a test's time allows."""
+    return make_template(tmp_path_factory.mktemp("wide") / "template.git", 20_000)
 
 
 @pytest.fixture

@@ -15,9 +15,11 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from activities.paths import KEPT_DIR
 from desk.names import job_workflow_id
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
+from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 from workers.devserver import DevServer
 
@@ -125,9 +127,18 @@ class ResumeClock:
         return await self.report(client, job_workflow_id(number))
 
 
+def job_worktrees(clone: Path) -> list[str]:
+    """The worktrees of the clone's list that a job holds: neither the clone's own nor a kept
+    one (idle in `.worktrees/<owner>/<repo>/.kept`, for a later job)."""
+    listed = git(clone, "worktree", "list", "--porcelain").split("\n\n")
+    paths = [block.splitlines()[0].removeprefix("worktree ") for block in listed if block]
+    return [path for path in paths[1:] if Path(path).parent.name != KEPT_DIR]
+
+
 def assert_no_leftovers(clone: Path, *pids: int) -> None:
     """The clone is not mid-rebase or mid-merge, no git lock is left in it or in any worktree,
-    no job worktree is left (every job of these tests integrated), and no agent lives on."""
+    no job worktree is left (every job of these tests integrated; what is left is kept for a
+    later job: idle, detached), and no agent lives on."""
     git_dir = clone / ".git"
     half_done = [
         name
@@ -137,11 +148,19 @@ def assert_no_leftovers(clone: Path, *pids: int) -> None:
     assert not half_done, f"the clone is left mid-operation: {half_done}"
     locks = [str(path) for path in git_dir.rglob("*.lock")]
     assert not locks, f"git locks left behind: {locks}"
-    worktrees = git_dir / "worktrees"
-    assert not worktrees.exists() or not list(worktrees.iterdir()), list(worktrees.iterdir())
     shelf = clone.parent.parent
     left = shelf / ".worktrees" / clone.parent.name / clone.name
-    assert not left.exists() or not list(left.iterdir()), f"worktrees left: {list(left.iterdir())}"
+    kept = left / KEPT_DIR
+    idle = sorted(path.name for path in kept.iterdir() if path.is_dir()) if kept.is_dir() else []
+    worktrees = git_dir / "worktrees"
+    entries = sorted(path.name for path in worktrees.iterdir()) if worktrees.is_dir() else []
+    assert entries == idle, f"worktree entries {entries}, kept worktrees {idle}"
+    for name in idle:
+        head = (worktrees / name / "HEAD").read_text()
+        assert not head.startswith("ref:"), f"kept worktree {name} is on a branch: {head}"
+    jobs = [path.name for path in left.iterdir() if path.name != KEPT_DIR] if left.exists() else []
+    assert not jobs, f"job worktrees left: {jobs}"
+    assert job_worktrees(clone) == []
     alive = [pid for pid in pids if not pid_dead(pid)]
     assert not alive, f"agents still running after their job ended: {alive}"
 

@@ -18,7 +18,7 @@ from desk.holds.approvals import (
     approval_id,
 )
 from desk.payloads.surfaces import PostCard
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import (
     CUSTOM_ID_CHARS,

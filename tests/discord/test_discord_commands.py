@@ -17,7 +17,7 @@ from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
 from desk.payloads.jobs import CloneInfo, JobOutcome
 from desk.payloads.shipping import PushStatus
 from surfaces.cli.main import invoke
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.access import REFUSAL
 from surfaces.discord.interactions.custom_ids import parse
 from surfaces.discord.services import Services

@@ -9,15 +9,15 @@ import pytest
 
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind, Principal
 from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
-from surfaces.discord.markdown.embeds import (
+from surfaces.render.discord.embeds import (
     DESCRIPTION_CHARS,
     PROGRESS_FOOTER,
     card_embed,
     closed_copy,
     progress_embed,
 )
-from surfaces.discord.markdown.replies import report_text
-from surfaces.discord.markdown.text import MESSAGE_CHARS, sanitize, split_message
+from surfaces.render.discord.message_text import MESSAGE_CHARS, sanitize, split_message
+from surfaces.render.discord.replies import report_text
 
 IDENT = "approval-job-7-0123456789abcdef"
 HOSTILE = (

@@ -30,11 +30,11 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.bot import CodedeskBot
-from surfaces.discord.markdown.embeds import PROGRESS_FOOTER
-from surfaces.discord.markdown.text import MESSAGE_CHARS
-from surfaces.discord.surface import DiscordSurface
+from surfaces.discord.discord_surface import DiscordSurface
+from surfaces.render.discord.embeds import PROGRESS_FOOTER
+from surfaces.render.discord.message_text import MESSAGE_CHARS
 from tests.helpers.waiting import until
 from tests.surfaces.discord_driver import (
     OWNER_ID,

@@ -21,7 +21,7 @@ from desk.config.settings import load_settings
 from desk.errors import GitBusyError, GitDirEscapeError, GitError
 from desk.names import repo_workflow_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import until

@@ -13,7 +13,7 @@ from desk.config.settings import DeskSettings, load_settings
 from desk.errors import HostError, SettingsError
 from desk.hosts import normalise_host_name
 from desk.payloads.jobs import JobOutcome, RepoPlacement
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.helpers.waiting import eventually, until
 from workers.desk_entity import configure_desk

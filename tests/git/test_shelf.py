@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, RepoNameError
 from desk.payloads.jobs import AddRepoInput, JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import until

@@ -148,3 +148,12 @@ async def watch_output(
     output = "".join(seen) + rest.decode()
     assert process.returncode == 0, output + errors.decode()
     return output, errors.decode()
+
+
+def profiled(stderr: str) -> set[str]:
+    """The modules Python's import profiler (`PYTHONPROFILEIMPORTTIME=1`) saw imported."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
 from workers.desk_entity import configure_desk
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from temporalio.api.enums.v1 import EventType
 
 from desk.payloads.jobs import JobPhase, JobStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import eventually
 
 

@@ -32,6 +32,7 @@ from desk.errors import DeskError, ModeRefusedError
 from desk.holds.approvals import (
     ApprovalRequest,
     Decision,
+    HoldRequest,
     OutcomeWatch,
     Principal,
     SurfacePlace,
@@ -49,21 +50,23 @@ from desk.names import (
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
 from desk.payloads.repo_setup import SetRepoSetup
 from desk.policy.modes import ScopeKind
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
-from surfaces.clients.repo_setup import RepoSetupClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
 from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
+from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
 from workflows.approval import Approval
 from workflows.desk.entity import Desk
 from workflows.host_check import HostCheck
+from workflows.job.coding_job import CodingJob
 
 IDS = "workflow_ids.json"
 """Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""
@@ -788,6 +791,115 @@ async def record_head_check(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_stranger_modes(tmp: Path, out: Path) -> None:
+    """A job a stranger started under long-running mode (patch `modes-need-an-owner-starter`):
+    it follows no mode, and stops at its budget."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "stranger-modes")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "stranger-modes")
+        owner = Principal(id=settings.owner, name="owner")
+        await ModesClient(env.client, settings).switch("long-running", "on", by=owner)
+        admission = await desk.submit_job(
+            "acme/api",
+            "long",
+            agent_command=agent("sleep:60"),
+            starter="discord:666",
+            budget=timedelta(seconds=2),
+        )
+        print(admission.number, (await desk.wait(admission.number)).outcome)
+        h = await desk.job(admission.number).fetch_history()
+        keep(out / "coding_job_stranger_modes.json", h)
+    await env.shutdown()
+
+
+async def record_off_shelf(tmp: Path, out: Path) -> None:
+    """A repository's entity that looks at its shelf as it starts (patch
+    `repo-entity-ends-off-shelf`), finds its clone and makes a report; the clone is then
+    removed by hand, a starting worker asks it to look again (`look_at_shelf`), and it ends."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "off-shelf")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "off-shelf")
+        clone = settings.shelf_dir / "acme" / "api"
+        _commit(clone, "o.txt")
+        print((await ShippingClient(desk.client, settings).change_report("acme/api")).head)
+        shutil.move(clone, tmp / "moved-away")
+        print(await ask_entities_to_look(env.client, settings))
+        entity = env.client.get_workflow_handle(repo_workflow_id("acme/api"))
+        await entity.result()
+        keep(out / "repo_entity_off_shelf.json", await entity.fetch_history())
+    await env.shutdown()
+
+
+async def record_ship_told(tmp: Path, out: Path) -> None:
+    """An agent's approved push from a job in a (fake) chat thread: the `Ship` of its integrated
+    SHA, approved and pushed, tells the job's thread how it ended (patch `ship-outcome-told`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "ship-told")
+    queue = "rec-ship-told-surface"
+    push = json.dumps({"tool": "Bash", "input": {"command": "git push origin HEAD:main"}})
+    surface = FakeSurface()
+    async with (
+        build_worker(env.client, settings),
+        Worker(env.client, task_queue=queue, activities=SurfaceActivities(surface).all()),
+    ):
+        desk = await _desk_with_clone(env, settings, tmp / "ship-told")
+        admission = await desk.submit_job(
+            "acme/api",
+            "push it",
+            agent_command=agent("write:t.txt=t", "commit:t", f"hold:{push}", "say:held"),
+            place=SurfacePlace(queue=queue, channel="thread-7"),
+        )
+        approvals = ApprovalsClient(env.client)
+        owner = Principal(id=settings.owner)
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        report = await desk.wait(admission.number)
+        [shipped] = report.ship_requests
+        await approvals.answer(await _first_open(approvals), Decision.APPROVE, owner)
+        ship = env.client.get_workflow_handle(shipped.push_workflow_id)
+        print(await ship.result())
+        while not any("Pushed" in text for _, text in surface.posts):
+            await asyncio.sleep(0.1)
+        keep(out / "ship_outcome_told.json", await ship.fetch_history())
+    await env.shutdown()
+
+
+async def record_withdrawn_calls(tmp: Path, out: Path) -> None:
+    """A job whose held call is withdrawn, then asked again and refused without a card; and a
+    call approved after its hook gave up, withdrawn by `codedesk withdraw` before any call used
+    it (the job's `withdraw_call`), then refused too (patch `withdrawn-calls-stay-withdrawn`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "withdrawn")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "withdrawn")
+        number = await desk.start_job("acme/api", "wait", agent_command=agent("sleep:60"))
+        while (await desk.status(number))[1].phase != "working":
+            await asyncio.sleep(0.1)
+        job = desk.job(number)
+        approvals = ApprovalsClient(env.client, settings.task_queue)
+
+        async def hold(command: str, wait: float) -> str:
+            request = HoldRequest(tool="Bash", input={"command": command}, wait_seconds=wait)
+            return (await job.execute_update(CodingJob.hold, request)).verdict.value
+
+        print(await hold("git push origin main", 0.5))
+        withdrawn = await approvals.withdraw_call(f"job-{number}", "not this way", settings.owner)
+        print(await env.client.get_workflow_handle(withdrawn.approval_id).result())
+        print(await hold("git push origin main", 5))
+        print(await hold("git push origin feature", 0.5))
+        late = await _first_open(approvals)
+        await approvals.answer(late, Decision.APPROVE, Principal(id=settings.owner))
+        while (await desk.status(number))[1].late_approvals != [late]:
+            await asyncio.sleep(0.1)
+        print(await approvals.withdraw_call(late, "not any more", settings.owner))
+        print(await hold("git push origin feature", 5))
+        await desk.cancel(number)
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_withdrawn_calls.json", await job.fetch_history())
+    await env.shutdown()
+
+
 async def _agent_waits(settings: DeskSettings, number: int, line: str) -> None:
     """Until job `number`'s agent log has `line` (its agent reached that step)."""
     log = settings.jobs_dir / str(number) / "agent.log"
@@ -858,6 +970,10 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "yolo": record_yolo_told,
     "daily-limit": record_daily_limit,
     "head-check": record_head_check,
+    "stranger-modes": record_stranger_modes,
+    "off-shelf": record_off_shelf,
+    "ship-told": record_ship_told,
+    "withdrawn": record_withdrawn_calls,
     "messages": record_messages,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""

@@ -10,8 +10,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import ApprovalNotFoundError
 from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, approval_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient, match_approval
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient, match_approval
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working

@@ -25,7 +25,7 @@ from desk.holds.approvals import (
     approval_id,
 )
 from desk.names import IGNORED_MEMO
-from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.approval_client import ApprovalsClient
 from tests.helpers.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import Approval

@@ -30,14 +30,14 @@ from desk.holds.approvals import (
 )
 from desk.holds.protocol import Reachable
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.discord.markdown.embeds import card_embed
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.approval import approval_card
-from surfaces.render.approval_effect import approval_effect
-from surfaces.render.reports import held_calls
-from surfaces.render.text import plain
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.discord.embeds import card_embed
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.approval_effect import approval_effect
+from surfaces.render.layout.approval_layout import approval_card
+from surfaces.render.layout.report_layout import held_calls
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids

@@ -20,8 +20,8 @@ from desk.holds.approvals import (
     WithdrawInput,
     approval_id,
 )
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited
 from tests.holds.test_approval_workflow import Handle, answer, outcome_of, request, start

@@ -8,7 +8,7 @@ import pytest
 
 from desk.holds.approvals import HoldAnswer, HoldVerdict, HoldWhy
 from desk.payloads.jobs import JobPhase
-from surfaces.render.hold_answers import DO_NOT_RETRY, answer_words
+from surfaces.render.words.hold_answers import DO_NOT_RETRY, answer_words
 
 IDENT = "approval-job-4-0123abcd"
 

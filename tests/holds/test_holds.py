@@ -25,14 +25,14 @@ from desk.holds.approvals import (
     approval_id,
 )
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.render.hold_answers import answer_words
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.words.hold_answers import answer_words
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
-from tests.helpers.waiting import awaited, eventually
+from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
@@ -89,17 +89,14 @@ async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both
         assert not answer.may_run
     assert len(await runs_of(desk.client, ident)) == 1
 
-    # Settled: the identical call opens a new approval, same id, a new run.
-    third = asyncio.create_task(ask(desk, number, "Bash", same))
-    runs = await eventually(
-        lambda: runs_of(desk.client, ident), lambda runs: len(runs) == 2, "a second run"
-    )
-    assert len({run for run, _ in runs}) == 2, runs
-    result, _ = await approvals.answer(ident, Decision.APPROVE, Principal(id=desk.settings.owner))
-    assert result.counted, result
-    answer = await awaited(third, "the third call's answer")
-    assert answer.verdict == HoldVerdict.APPROVED and answer.may_run
-    assert answer.by
+    # Withdrawn: the identical call is never held again. It is refused as withdrawn at once,
+    # without a new approval (no card), and the agent is told so.
+    third = await ask(desk, number, "Bash", same, wait=30)
+    assert third.verdict == HoldVerdict.WITHDRAWN and third.why == HoldWhy.WITHDRAWN, third
+    assert third.approval_id == ident and third.note == "not today" and not third.may_run
+    assert "withdrawn" in answer_words(third.model_dump(mode="json"))
+    assert len(await runs_of(desk.client, ident)) == 1
+    assert await approvals.open_approvals() == []
 
     await desk.cancel(number)  # the agent sleeps on; its held calls are in the report all the same
     report = await desk.wait(number)

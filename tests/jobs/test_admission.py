@@ -17,7 +17,7 @@ from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, repo_workflow_id
 from desk.payloads.jobs import AdmitInput, JobInput, JobOutcome
 from desk.payloads.repo_state import RepoState
 from desk.payloads.shipping import PushRequest
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env

@@ -19,7 +19,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskSilentError
 from desk.names import DESK_WORKFLOW_ID
 from desk.payloads.jobs import Admission, AdmitInput, JobInput, JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import settings_env
 from tests.helpers.processes import StartWorker
@@ -100,7 +100,7 @@ class Tries(logging.Handler):
 @pytest.fixture
 def tries() -> Iterator[Tries]:
     handler = Tries()
-    logger = logging.getLogger("surfaces.clients.desk")
+    logger = logging.getLogger("surfaces.clients.desk_client")
     level = logger.level
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -33,7 +33,7 @@ from desk.names import (
 from desk.payloads.jobs import JobOutcome, ReasonKind
 from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.held_integrate import (
     INTEGRATING,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from workers.desk_entity import configure_desk
 
 REPO = "acme/api"

@@ -18,8 +18,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import QueueFullError
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import DeskState, JobOutcome, JobReport, ReasonKind
-from surfaces.clients.desk import DeskClient, JobRow
-from surfaces.render.report_reasons import report_reason
+from surfaces.clients.desk_client import DeskClient, JobRow
+from surfaces.render.layout.report_reasons import report_reason
 from tests.helpers.agent_pids import agent_pids, agent_tag, logged_marks
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number

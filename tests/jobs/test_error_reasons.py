@@ -9,7 +9,7 @@ import pytest
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from desk.errors import CloneExistsError, RemoteUrlError
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from workflows.reasons import reason_of
 
 MESSAGE = "Repository acme/api is not on the shelf: add it with `codedesk repo add acme/api`."

@@ -11,8 +11,8 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, ReasonKind
-from surfaces.clients.desk import DeskClient, JobRow
-from surfaces.render.report_reasons import report_reason
+from surfaces.clients.desk_client import DeskClient, JobRow
+from surfaces.render.layout.report_reasons import report_reason
 from tests.helpers.agent_pids import agent_pids, agent_tag, grandchild_pids, tagged_pids
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.cli_helpers import pid_dead
@@ -250,7 +250,10 @@ async def test_nothing_committed_leaves_nothing_behind(desk: DeskClient, clone: 
     assert report.commits == []
     assert not Path(report.worktree).exists()
     assert worker_branches(clone) == []
-    assert len(git(clone, "worktree", "list", "--porcelain").split("\n\n")) == 1
+    # The worktree waits, detached and on no branch, among the clone's kept ones.
+    listed = git(clone, "worktree", "list", "--porcelain").split("\n\n")
+    kept = Path(report.worktree).with_name(".kept") / str(number)
+    assert listed[1:] == [f"worktree {kept}\nHEAD {head}\ndetached"]
     assert git(clone, "rev-parse", "HEAD") == head
 
 

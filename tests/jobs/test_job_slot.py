@@ -14,7 +14,7 @@ from temporalio.worker import Worker
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, job_workflow_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.held_integrate import (
     INTEGRATING,

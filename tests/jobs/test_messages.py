@@ -22,8 +22,8 @@ from desk.errors import AgentDoneError, MessageError, MessageSenderError, Messag
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import JobOutcome, JobPhase
 from desk.payloads.messages import MessageDelivery, MessageSeam
-from surfaces.clients.desk import DeskClient
-from surfaces.render.history import history_lines
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
 from tests.helpers.desks import host_policy
 from tests.helpers.held_integrate import INTEGRATING, LET_GO

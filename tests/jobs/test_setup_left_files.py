@@ -16,10 +16,10 @@ from activities.setup.left_files import SETUP_FILES, git_unquoted
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_setup import SetRepoSetup
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.repo_setup import RepoSetupClient
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.repos import git
 
 REPO = "acme/api"

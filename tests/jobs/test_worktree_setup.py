@@ -16,12 +16,12 @@ from desk.names import SETUP_MEMO, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_setup import CheckStatus, RepoSetup, SetRepoSetup
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.repo_setup import RepoSetupClient
-from surfaces.render.approval import approval_card
-from surfaces.render.report_reasons import report_reason
-from surfaces.render.text import plain
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.render.layout.approval_layout import approval_card
+from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
 from tests.helpers.job_waits import open_ids, scheduled_activities

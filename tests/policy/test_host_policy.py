@@ -21,8 +21,8 @@ from desk.errors import PolicyError
 from desk.holds.approvals import HoldVerdict
 from desk.payloads.jobs import JobOutcome
 from desk.policy.host import HostPolicy, JobAsk, asked_budget, judged_budget
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import Cli, run_cli, settings_env, shown
 from tests.helpers.desks import host_policy

@@ -13,14 +13,14 @@ from desk.config.settings import DeskSettings
 from desk.errors import JobFinishedError, JobNotFoundError, ModeRefusedError
 from desk.holds.approvals import HeldCall, HoldVerdict, OutcomeKind, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
-from desk.policy.modes import Mode, ScopeKind
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.report_reasons import report_reason
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from desk.policy.modes import Mode, ScopeKind, modes_said
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agent_pids import agent_said
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
@@ -111,21 +111,32 @@ async def test_yolo_still_cards_push_and_held_tools_unless_allowed(
     assert [call.summary for call in report.yolo_approved] == ["Run: git push origin main"]
 
 
-async def test_a_job_whose_starter_is_no_owner_follows_no_yolo(
+async def test_a_job_whose_starter_is_no_owner_follows_neither_mode(
     desk: DeskClient, origin: Path
 ) -> None:
+    """The seed's rule for both modes: they act only when an owner started the job."""
     await desk.add_repo(REPO, str(origin))
+    await host_policy(desk, long_running_check=timedelta(seconds=1))
     await modes(desk).switch("yolo", "on", by=owner(desk))
     await modes(desk).switch("long-running", "on", by=owner(desk))
     number = await desk.submit_job(
-        REPO, "wait", agent_command=agent("sleep:60"), starter="discord:666"
+        REPO,
+        "wait",
+        agent_command=agent("sleep:120"),
+        starter="discord:666",
+        budget=timedelta(seconds=3),
     )
     await working(desk, number.number)
-    await following(desk, number.number, ["long-running"])
+    await following(desk, number.number, [])
+    _, status = await desk.status(number.number)
+    said = modes_said(status.modes, status.following)
+    assert said.count("not followed: the job's starter is no owner") == 2, said
     held = await ask(desk, number.number, "Bash", DESTRUCTIVE, wait=0.5)
     assert held.verdict == HoldVerdict.PENDING
-    await desk.cancel(number.number)
-    await desk.wait(number.number)
+    report = await awaited(desk.wait(number.number), f"job {number.number}'s report")
+    # Long-running is on, and the job still stopped at its budget: it did not follow it.
+    assert report.outcome == JobOutcome.TIMED_OUT, report.reason
+    assert report.extended_by == timedelta(0)
 
 
 async def test_a_non_owners_switch_changes_nothing_and_is_recorded(

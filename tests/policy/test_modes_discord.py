@@ -10,8 +10,8 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.policy.modes import Mode
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
 from tests.discord.test_discord_commands import until
 from tests.helpers.agents import agent
 from tests.surfaces.discord_driver import (

@@ -16,8 +16,8 @@ from desk.holds.approvals import Principal
 from desk.names import DESK_WORKFLOW_ID
 from desk.payloads.jobs import JobOutcome
 from desk.policy.modes import Mode
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.modes import ModesClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.mode_client import ModesClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env
 from tests.helpers.processes import StartWorker

@@ -79,7 +79,7 @@ def anchors(markdown: str) -> set[str]:
 
 @cache
 def cli() -> Any:
-    from surfaces.cli.main import app
+    from surfaces.cli.app import app
 
     return typer.main.get_command(app)
 
@@ -159,7 +159,7 @@ def test_every_codedesk_command_and_option_exists(path: Path) -> None:
 
 @pytest.mark.parametrize("path", PAGES, ids=page_id)
 def test_every_discord_command_and_parameter_exists(path: Path) -> None:
-    from surfaces.discord.interactions.commands import COMMANDS
+    from surfaces.discord.interactions.slash_commands import COMMANDS
 
     commands = {command.name: command for command in COMMANDS}
     wrong = []

@@ -196,11 +196,11 @@ def test_the_graph_is_read() -> None:
     # Passed through the workflow sandbox:
     assert ("workflows.job.agent", "activities.agent.run") in seen
     # Under `if TYPE_CHECKING:`:
-    assert ("surfaces.clients.job_listing", "temporalio.service") in seen
+    assert ("surfaces.clients.listings.job_listing", "temporalio.service") in seen
     # Inside a function (the CLI imports a command's needs when it runs):
-    assert ("surfaces.cli.commands.jobs", "activities.agent.log") in seen
+    assert ("surfaces.cli.commands.job_commands", "activities.agent.log") in seen
     # `from a.b import c`, c a module, imports the module a.b.c:
-    assert ("surfaces.cli.main", "surfaces.cli.coercion") in seen
+    assert ("surfaces.cli.app", "surfaces.cli.coercion") in seen
     assert len({edge.module for edge in edges}) > 150
 
 
@@ -262,16 +262,36 @@ def test_the_rule_catches_a_crossing_and_a_circle() -> None:
     assert circles(edges) == [["desk.a", "desk.b", "desk.c"]]
 
 
-TARGETS = ("surfaces.discord", "surfaces.cli")
-"""The surfaces that render for one target; `surfaces.render` lays out for all of them."""
+SHARED_RENDERING = ("surfaces.render.layout", "surfaces.render.words")
+"""What every target renders from: blocks laid out once, and plain words every target says."""
+
+TARGET_RENDERERS = ("surfaces.render.terminal", "surfaces.render.discord")
+"""One renderer per target, each in its own folder of `surfaces/render`."""
+
+SURFACES = ("surfaces.cli", "surfaces.discord")
+"""The surfaces that print or send what the renderers make."""
 
 
-def test_the_renderers_import_no_target() -> None:
-    """`surfaces.render` is target-neutral: a terminal and Discord both render its blocks, so it
-    imports neither (Discord's markdown lives in `surfaces.discord.markdown`)."""
+def test_the_renderers_import_no_target_but_their_own() -> None:
+    """The layout and the shared words import no target, so a terminal and Discord render the
+    same blocks; a target's renderer imports no other target's (never one target's markup in
+    another); no renderer imports the surfaces that use it."""
+    rendering = packages()
+    for folder in (*SHARED_RENDERING, *TARGET_RENDERERS):
+        assert folder in rendering, f"{folder} is not a package: the check would pass vacuously"
+    barred = {folder: (*TARGET_RENDERERS, *SURFACES) for folder in SHARED_RENDERING}
+    for target in TARGET_RENDERERS:
+        barred[target] = (*(t for t in TARGET_RENDERERS if t != target), *SURFACES)
     broken = [
         f"{edge.module}:{edge.line} imports {edge.target}"
         for edge in graph()
-        if edge.module.startswith("surfaces.render") and edge.target.startswith(TARGETS)
+        for folder, others in barred.items()
+        if within(edge.module, (folder,)) and within(edge.target, others)
     ]
-    assert not broken, "the renderers import a target's own code:\n" + "\n".join(broken)
+    assert not broken, "a renderer imports another target's code:\n" + "\n".join(broken)
+
+
+def within(module: str, folders: tuple[str, ...]) -> bool:
+    """Whether `module` is one of `folders` or in one (`surfaces.clients` is not in
+    `surfaces.cli`)."""
+    return any(module == folder or module.startswith(f"{folder}.") for folder in folders)

@@ -1,10 +1,11 @@
-"""The README's two commands, and the reference pages' generated parts match the code."""
+"""The README's two commands, and the reference pages' generated parts and the stored top-level
+help match the code."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from surfaces.cli.reference import PAGES, PARTS, parts_in, with_tables
+from surfaces.cli.reference import HELP_PAGE, PAGES, PARTS, help_page_source, parts_in, with_tables
 
 TOP = Path(__file__).resolve().parents[2]
 README = (TOP / "README.md").read_text()
@@ -16,6 +17,12 @@ def test_reference_pages_match_the_cli_and_settings() -> None:
         assert text == with_tables(text), (
             f"{page} is stale: run `.venv/bin/python -m surfaces.cli.reference`."
         )
+
+
+def test_the_stored_top_level_help_is_the_apps() -> None:
+    assert (TOP / HELP_PAGE).read_text() == help_page_source(), (
+        f"{HELP_PAGE} is stale: run `.venv/bin/python -m surfaces.cli.reference`."
+    )
 
 
 def test_every_generated_part_is_in_exactly_one_reference_page() -> None:

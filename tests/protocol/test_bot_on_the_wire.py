@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import awaited, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.rest import INTERACTION_DEADLINE, UNKNOWN_INTERACTION, Refusal

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.waiting import eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord

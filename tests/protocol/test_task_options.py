@@ -13,7 +13,7 @@ from typing import Any
 from desk.agents.presets import PRESETS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobInput
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn

@@ -27,11 +27,11 @@ from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.ship_requests import ShipRequestStatus
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient, ApprovalState
-from surfaces.clients.desk import DeskClient
-from surfaces.render.approval import approval_card
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.layout.approval_layout import approval_card
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT

@@ -16,8 +16,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.messages import MessageDelivery, MessageSeam
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
@@ -127,6 +127,11 @@ async def test_a_message_to_a_suspended_claude_is_delivered_with_its_resume(
     declined = next(k for k, body in enumerate(asked) if "declined" in str(body["messages"]))
     assert told(asked[declined], ASKED) == 0
     assert told(asked[-1], ASKED) == 1
+    # What the agent spent adds up across its runs and the turns of each, as the model said.
+    used = fake.used
+    assert report.usage is not None, report
+    assert report.usage.input_tokens == used["input_tokens"] + used["cache_creation_input_tokens"]
+    assert report.usage.output_tokens == used["output_tokens"], (report.usage, used)
 
 
 OLD_PRESET = (

@@ -19,15 +19,15 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobPhase, JobReport, JobStatus
-from surfaces.clients.approvals import ApprovalsClient, ApprovalState
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import job_processes
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
+from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import on_path
 from tests.real_agents.fake_anthropic import IfTold, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.install import agent_cache, npm_cli
 from tests.real_agents.test_other_clis import REPO, npm_release
 from tests.real_agents.test_other_clis import agent_env as agent_env

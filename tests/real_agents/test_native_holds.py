@@ -29,8 +29,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobReport
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient, ApprovalState
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT

@@ -15,7 +15,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.messages import MessageDelivery, MessageSeam
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.agent_env import opencode_config

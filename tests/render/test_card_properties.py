@@ -28,13 +28,13 @@ from desk.holds.approvals import (
 )
 from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
 from surfaces.discord.interactions.custom_ids import CUSTOM_ID_CHARS, CardKey, parse
-from surfaces.discord.markdown.blocks import markdown
-from surfaces.discord.markdown.card_text import ZWSP
-from surfaces.discord.markdown.embeds import card_embed, progress_embed
-from surfaces.discord.markdown.text import MESSAGE_CHARS, sanitize, split_message
-from surfaces.render.approval import approval_card as terminal_card
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain, visible
+from surfaces.render.discord.card_text import ZWSP
+from surfaces.render.discord.embeds import card_embed, progress_embed
+from surfaces.render.discord.markdown import markdown
+from surfaces.render.discord.message_text import MESSAGE_CHARS, sanitize, split_message
+from surfaces.render.layout.approval_layout import approval_card as terminal_card
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain, visible
 
 # Discord's limits (https://discord.com/developers/docs/resources/message#embed-object-embed-limits).
 EMBED_TITLE, EMBED_DESCRIPTION, EMBED_FIELDS, FIELD_NAME, FIELD_VALUE = 256, 4096, 25, 256, 1024

@@ -1,5 +1,6 @@
-"""Tests of surfaces.discord.markdown.cards: the approval layout (`surfaces.render.approval`) as
-Discord markdown, built from the tool's schema, within a budget."""
+"""Tests of surfaces.render.discord.cards: the approval layout
+(`surfaces.render.layout.approval_layout`) as Discord markdown, built from the tool's schema,
+within a budget."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from surfaces.discord.markdown.card_text import ZWSP
-from surfaces.discord.markdown.cards import CardLimits, approval_card
-from surfaces.render.approval import INLINE_MAX
+from surfaces.render.discord.card_text import ZWSP
+from surfaces.render.discord.cards import CardLimits, approval_card
+from surfaces.render.layout.approval_layout import INLINE_MAX
 
 Z = ZWSP
 TITLE = "**Approve `T`?**"
@@ -297,7 +298,7 @@ def test_strings_that_show_nothing_are_quoted(v: str, expected: str) -> None:
 
 
 def test_hidden_characters_cover_every_control_and_format_character() -> None:
-    from surfaces.render import visible
+    from surfaces.render.layout import visible
 
     hidden = {"Cc", "Cf", "Zl", "Zp"}
     missed = [

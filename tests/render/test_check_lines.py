@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.repo_setup import CheckStatus, CommandRun
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 
 
 def report_with(check: CommandRun | None) -> JobReport:
@@ -45,7 +45,7 @@ def test_a_report_without_a_check_has_no_check_line() -> None:
 
 def test_the_card_of_the_push_of_the_work_names_a_failed_check() -> None:
     from desk.holds.approvals import AgentShipAsk, ApprovalRequest
-    from surfaces.render.approval_effect import approval_effect
+    from surfaces.render.layout.approval_effect import approval_effect
 
     check = CommandRun(
         command="npm test", status=CheckStatus.FAILED, exit_code=1, output="x\n2 failing\n"

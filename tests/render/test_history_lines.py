@@ -9,7 +9,7 @@ from temporalio.api.common.v1 import Payload, Payloads
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
-from surfaces.render.history import history_lines
+from surfaces.render.words.history_lines import history_lines
 
 
 def event(kind: EventType.ValueType, **attributes: object) -> HistoryEvent:

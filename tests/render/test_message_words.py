@@ -8,8 +8,8 @@ import pytest
 
 from desk.holds.approvals import Principal
 from desk.payloads.messages import Delivered, JobMessage, MessageDelivery, MessageSeam, SayAnswer
-from surfaces.render.messages import message_blocks, say_answer
-from surfaces.render.text import plain
+from surfaces.render.terminal.block_lines import plain
+from surfaces.render.words.message_words import message_blocks, say_answer
 
 AT = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 

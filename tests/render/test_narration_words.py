@@ -8,7 +8,7 @@ from desk.holds.approvals import Principal
 from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import JobModes, Mode, ModeSwitch, ScopeKind
-from surfaces.render.narration import narration_text, thread_text
+from surfaces.render.words.narration_words import narration_text, thread_text
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,10 @@ import pytest
 
 from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport, ReasonKind
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.report_reasons import report_reason
-from surfaces.render.reports import held_calls
-from surfaces.render.text import plain
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.report_layout import held_calls
+from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.terminal.block_lines import plain
 
 SECONDS = timedelta(seconds=1)
 

@@ -2,7 +2,7 @@
 
 Each test quotes the rule it checks, word for word, from the seed (`approvalCard(call,
 workspace?, limits?, parameters?)`: the CHANGELOG's entry and the plugin guide's paragraph).
-The card is `surfaces.discord.markdown.cards.approval_card`; `tests/render/test_cards.py` has
+The card is `surfaces.render.discord.cards.approval_card`; `tests/render/test_cards.py` has
 the finer cases of each.
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from surfaces.discord.markdown.card_text import ZWSP
-from surfaces.discord.markdown.cards import CardLimits, approval_card
+from surfaces.render.discord.card_text import ZWSP
+from surfaces.render.discord.cards import CardLimits, approval_card
 
 Z = ZWSP
 TITLE = "**Approve `T`?**\n"

@@ -18,12 +18,12 @@ from desk.holds.approvals import (
     HoldVerdict,
 )
 from desk.payloads.jobs import CommitInfo, JobOutcome, JobReport
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.discord.markdown.replies import report_text
-from surfaces.render.approval import approval_card
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain, terminal, visible
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.discord.replies import report_text
+from surfaces.render.layout.approval_layout import approval_card
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain, terminal, visible
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited

@@ -24,8 +24,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, SurfacePlace
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.crash.crashes import kill_group
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown

@@ -18,7 +18,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents.homes import home_variables, without_credentials
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 
 REPO = "acme/api"
 CODEX_CONFIG = (

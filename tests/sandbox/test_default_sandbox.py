@@ -10,7 +10,7 @@ import pytest
 from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env, settings_env
 

@@ -11,7 +11,7 @@ from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.approval_client import ApprovalsClient
 from tests.helpers.agents import agent
 from tests.helpers.local_http import BODY, Served, http_server
 from tests.helpers.repos import git

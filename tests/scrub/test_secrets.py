@@ -25,9 +25,9 @@ from desk.errors import AgentCommandError
 from desk.payloads.jobs import JobReport
 from desk.payloads.shipping import ChangeReport
 from desk.scrub import SHAPES
-from surfaces.clients.desk import DeskClient
-from surfaces.discord.markdown.embeds import card_embed
-from surfaces.discord.markdown.replies import change_report_text, report_text
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.discord.embeds import card_embed
+from surfaces.render.discord.replies import change_report_text, report_text
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent_script
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number

@@ -11,11 +11,11 @@ from desk.names import push_workflow_id
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.render.approval import approval_card
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.layout.approval_layout import approval_card
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import git

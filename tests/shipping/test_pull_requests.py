@@ -13,11 +13,11 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
 from desk.payloads.repo_setup import SetRepoSetup
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.repo_setup import RepoSetupClient
-from surfaces.clients.shipping import ShippingClient
-from surfaces.render.repo_setup import setup_lines
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.clients.ship_client import ShippingClient
+from surfaces.render.words.setup_lines import setup_lines
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git
 from tests.helpers.waiting import until

@@ -11,9 +11,9 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, OutcomeKind
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.shipping import PushResult, PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.waiting import until

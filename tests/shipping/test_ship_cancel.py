@@ -20,9 +20,9 @@ from temporalio.worker import StartChildWorkflowInput, Worker
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import OutcomeKind
 from desk.names import APPROVAL_WORKFLOW_TYPE, host_task_queue
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
 from tests.shipping.test_shipping import REPO, commit, refs

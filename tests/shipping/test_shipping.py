@@ -22,9 +22,9 @@ from desk.names import host_task_queue, repo_workflow_id
 from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
 from desk.payloads.repo_state import RepoState
 from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE, awaited, until
 from workers.desk_entity import configure_desk

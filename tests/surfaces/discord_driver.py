@@ -18,7 +18,7 @@ import discord
 from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
-from desk.holds.approvals import Decision, Principal, SurfacePlace
+from desk.holds.approvals import Decision, OutcomeKind, Principal, SurfacePlace
 from surfaces.discord.bot import CodedeskBot
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.services import Services
@@ -36,6 +36,9 @@ from tests.surfaces.fake_discord import (
     guild_payload,
     install,
 )
+
+ANSWERED_WORDS = frozenset({"approved", "declined", "expired", "cancelled"})
+"""The first word of a closed card's footer when an answer, an expiry or a cancel closed it."""
 
 __all__ = [
     "BOT_ID",
@@ -147,7 +150,10 @@ class DiscordDriver:
         if card is None or enabled(card) or not card["embeds"]:
             return None
         footer = card["embeds"][0].get("footer", {}).get("text", "")
-        return footer.split(" ")[0].rstrip(":;").lower() or None
+        word = footer.split(" ")[0].rstrip(":;").lower()
+        # An answered, expired or cancelled card's footer starts with its outcome; a withdrawn
+        # one's is the withdrawal's reason alone (pi-roundtable 0.15), read as withdrawn.
+        return word if word in ANSWERED_WORDS else OutcomeKind.WITHDRAWN.value
 
 
 @asynccontextmanager

@@ -13,7 +13,7 @@ from desk.payloads.surfaces import (
     ThreadText,
 )
 from desk.surface import Surface
-from surfaces.render.narration import narration_text, thread_text
+from surfaces.render.words.narration_words import narration_text, thread_text
 
 
 @dataclass

@@ -13,7 +13,7 @@ from temporalio.api.enums.v1 import EventType
 from desk.config.settings import DeskSettings
 from desk.names import outbox_workflow_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.cli_helpers import settings_env, watch_output
 from tests.surfaces.discord_driver import (

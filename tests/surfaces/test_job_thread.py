@@ -12,8 +12,8 @@ from activities.surface import SurfaceActivities
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal, SurfacePlace
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.waiting import until
 from tests.surfaces.fake_surface import FakeSurface

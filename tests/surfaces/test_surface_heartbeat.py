@@ -17,7 +17,7 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import SurfacePlace
 from desk.names import outbox_workflow_id
 from desk.payloads.surfaces import OutboxState, ThreadText
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
 from tests.surfaces.fake_surface import FakeSurface
 from workflows.outbox import Outbox

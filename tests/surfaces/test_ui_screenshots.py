@@ -18,8 +18,8 @@ from activities.sandbox.bubblewrap import UNCONFINED
 from desk.config.settings import DeskSettings, load_settings
 from desk.names import SUMMARY_ATTRIBUTE, job_workflow_id
 from desk.payloads.repo_setup import SetRepoSetup
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.repo_setup import RepoSetupClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.browser import browser_page, browser_program
 from workers.devserver import DevServer, free_port

@@ -13,8 +13,8 @@ from temporalio.api.sdk.v1 import WorkflowMetadata
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.names import job_workflow_id
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent, agent_script
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import eventually

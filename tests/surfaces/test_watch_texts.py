@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.cli_helpers import settings_env, watch_output
 

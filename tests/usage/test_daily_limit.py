@@ -27,8 +27,8 @@ from desk.names import DESK_WORKFLOW_ID
 from desk.payloads.jobs import JobOutcome
 from desk.policy.daily import DailyLimitAction, DaySpend, refusal, stricter
 from desk.policy.utc_days import next_utc_day, utc_day
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.job_listing import day_view
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.listings.job_listing import day_view
 from tests.crash.crashes import restart_server
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown

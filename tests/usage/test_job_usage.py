@@ -9,9 +9,9 @@ from pathlib import Path
 
 from desk.payloads.jobs import JobOutcome
 from desk.usage.tally import Usage
-from surfaces.clients.desk import DeskClient
-from surfaces.render.reports import job_report
-from surfaces.render.text import plain
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.waiting import awaited
 

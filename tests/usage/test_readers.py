@@ -136,6 +136,29 @@ def test_claude_in_a_streamed_session_takes_the_latest_totals_not_the_last_turn(
     assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (24, 36, 200)
 
 
+def test_claude_resumed_counts_its_own_usage_not_the_sessions_restored_spend() -> None:
+    # Claude Code 2.1.332 restores a resumed session's earlier spend into `modelUsage` and
+    # `total_cost_usd`; `model_usage_since_last_result` says what each result added. The runs
+    # before were counted already (the job adds them up): counting the restored part again
+    # would charge them twice.
+    earlier = {"input": 24, "output": 36, "read": 300, "write": 9, "cost": 0.0009}
+    restored_and_first = {"input": 34, "output": 50, "read": 600, "write": 12, "cost": 0.0013}
+    restored_and_both = {"input": 70, "output": 98, "read": 2100, "write": 21, "cost": 0.0028}
+    added = [
+        {"input": 10, "output": 14, "read": 300, "write": 3, "cost": 0.0004},
+        {"input": 36, "output": 48, "read": 1500, "write": 9, "cost": 0.0015},
+    ]
+    results = []
+    for total, since in zip((restored_and_first, restored_and_both), added, strict=True):
+        result = result_with_models({"input_tokens": since["input"]}, m=total)
+        result["model_usage_since_last_result"] = result_with_models({}, m=since)["modelUsage"]
+        results.append(result)
+    usage = read("claude", lines(*results))
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_tokens) == (58, 62, 1800)
+    assert usage.cost == Decimal("0.0019")
+    assert earlier["input"] + earlier["write"] + usage.input_tokens == 70 + 21
+
+
 def test_codex_adds_turns_and_counts_cached_input_once() -> None:
     turn = {
         "type": "turn.completed",

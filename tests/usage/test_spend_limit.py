@@ -15,7 +15,7 @@ from desk.config.settings import DeskSettings, load_settings
 from desk.errors import PolicyError
 from desk.payloads.jobs import JobOutcome
 from desk.policy.host import HostPolicy, JobAsk, asked_spend_limit, judged_spend_limit
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk

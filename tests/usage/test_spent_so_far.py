@@ -9,8 +9,8 @@ from typing import Any
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
-from surfaces.discord.markdown.embeds import progress_embed
+from surfaces.clients.desk_client import DeskClient
+from surfaces.render.discord.embeds import progress_embed
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.waiting import eventually

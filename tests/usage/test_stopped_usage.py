@@ -12,7 +12,7 @@ from pathlib import Path
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.agent_lines import agent_lines
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.waiting import awaited, eventually
 

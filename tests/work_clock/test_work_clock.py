@@ -24,8 +24,8 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import SCRIPTED_AGENT, agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited, until

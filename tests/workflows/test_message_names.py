@@ -24,7 +24,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
             "integration_finished",
             "messages_delivered",
         },
-        "updates": {"hold", "say", "agent_inbox"},
+        "updates": {"hold", "say", "agent_inbox", "withdraw_call"},
         "queries": {"current"},
     },
     Desk: {
@@ -33,7 +33,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
         "queries": {"current"},
     },
     RepoEntity: {
-        "signals": {"request_integration", "withdraw_integration", "request_push"},
+        "signals": {"request_integration", "withdraw_integration", "request_push", "look_at_shelf"},
         "updates": {"change_report", "configure_setup"},
         "queries": {"current", "receipt"},
     },
@@ -62,6 +62,7 @@ SENT = [
     (names.JOB_SAY_UPDATE, CodingJob, "updates"),
     (names.JOB_AGENT_INBOX_UPDATE, CodingJob, "updates"),
     (names.JOB_MESSAGES_DELIVERED_SIGNAL, CodingJob, "signals"),
+    (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),
     (names.JOB_STATE_QUERY, CodingJob, "queries"),
     (names.DESK_JOB_ENDED_SIGNAL, Desk, "signals"),
     (names.DESK_JOB_SUSPENDS_SIGNAL, Desk, "signals"),
@@ -70,6 +71,7 @@ SENT = [
     (names.REQUEST_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.WITHDRAW_INTEGRATION_SIGNAL, RepoEntity, "signals"),
     (names.REPO_REQUEST_PUSH_SIGNAL, RepoEntity, "signals"),
+    (names.REPO_LOOK_AT_SHELF_SIGNAL, RepoEntity, "signals"),
     (names.REPO_STATE_QUERY, RepoEntity, "queries"),
     (names.SHIP_PUSH_FINISHED_SIGNAL, Ship, "signals"),
     (names.SHIP_SUPERSEDED_SIGNAL, Ship, "signals"),

@@ -22,9 +22,9 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 from desk.config.settings import DeskSettings
 from desk.names import JOB_WORKFLOW_TYPE, REPO_WORKFLOW_TYPE
 from desk.payloads.jobs import JobInput
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.patches import CHANGE_VERSION, PatchStanding, patch_standings
-from surfaces.doctor import run_checks
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.patch_standings import CHANGE_VERSION, PatchStanding, patch_standings
+from surfaces.doctor_checks import run_checks
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env
 from tests.helpers.waiting import until

@@ -14,7 +14,13 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, FailureError
 
 with workflow.unsafe.imports_passed_through():
-    from desk.holds.approvals import AgentWorked, HoldAnswer, HoldRequest
+    from desk.holds.approvals import (
+        AgentWorked,
+        CallWithdrawal,
+        HoldAnswer,
+        HoldRequest,
+        WithdrawCall,
+    )
     from desk.names import (
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
@@ -24,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
         JOB_STATE_QUERY,
+        JOB_WITHDRAW_CALL_UPDATE,
         JOB_WORKFLOW_TYPE,
     )
     from desk.payloads.jobs import (
@@ -52,7 +59,7 @@ from workflows import patches
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
-from workflows.job.holds import answer_hold, close_open_approvals, settled_answer
+from workflows.job.holds import answer_hold, close_open_approvals, settled_answer, withdraw_call
 from workflows.job.integration import answered, integrate
 from workflows.job.messages import (
     check_inbox,
@@ -169,6 +176,12 @@ class CodingJob:
     async def hold(self, request: HoldRequest) -> HoldAnswer:
         """The agent's hook: may its call run? Answered at once, or once a person answered."""
         return await answer_hold(self.state, request)
+
+    @workflow.update(name=JOB_WITHDRAW_CALL_UPDATE)
+    async def withdraw_call(self, request: WithdrawCall) -> CallWithdrawal:
+        """A person withdraws one of the job's calls (`codedesk withdraw` of an approval that is
+        no longer open): a late approval nobody used is forgotten; the call is never held again."""
+        return await withdraw_call(self.state, request)
 
     @workflow.signal(name=JOB_AGENT_WORKED_SIGNAL)
     def agent_worked(self, worked: AgentWorked) -> None:

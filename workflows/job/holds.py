@@ -16,6 +16,8 @@ with workflow.unsafe.imports_passed_through():
         AgentShipAsk,
         ApprovalOutcome,
         ApprovalRequest,
+        CallWithdrawal,
+        CallWithdrawalKind,
         ClassifyInput,
         HeldCall,
         HeldNote,
@@ -24,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         HoldVerdict,
         HoldWhy,
         OutcomeKind,
+        WithdrawCall,
         WithdrawInput,
         approval_id,
         approval_id_of_digest,
@@ -58,7 +61,8 @@ async def answer_hold(state: JobState, request: HoldRequest) -> HoldAnswer:
     so the work-time budget never counts time spent waiting for a person; the hold channel
     signals `agent_worked` for the time the agent kept working beside a waiting hold, and that
     time counts. An approval approved after every hook waiting on it gave up is honoured once,
-    by the next identical call, and listed in the report as approved late.
+    by the next identical call, and listed in the report as approved late. A call a person
+    withdrew is never held again: an identical call is refused as withdrawn, without a card.
     """
     status = state.status
     if not JOB_PHASES.answers(status.phase, JOB_HOLD_UPDATE) or not status.worktree:
@@ -113,12 +117,24 @@ async def _hold(state: JobState, request: HoldRequest) -> HoldAnswer:
         # The resumed agent asks again for the call it deferred: the settled answer, once.
         state.resuming_approval = ""
         return _verdict(state, request.tool, action, classes, resumed.result())
+    if ident in state.withdrawn_calls:  # a person withdrew it: never held again
+        note = state.withdrawn_calls[ident]
+        if (ident, state.approval_rounds.get(ident, 0)) not in state.held_entries:
+            _record(state, request.tool, action, HoldVerdict.WITHDRAWN, ident, note)
+        return HoldAnswer(
+            verdict=HoldVerdict.WITHDRAWN,
+            why=HoldWhy.WITHDRAWN,
+            note=note,
+            classes=classes,
+            approval_id=ident,
+        )
     if not carried and yolo_approves(state, classes):
         return await approve_by_yolo(state, request.tool, action, classes, ident)
     state.held_actions.setdefault(ident, (request.tool, action))
     late = state.late_approvals.get(ident)
     if late is not None and workflow.patched(patches.LATE_APPROVALS):
         del state.late_approvals[ident]
+        _show_late_approvals(state)
         _record(
             state,
             request.tool,
@@ -207,8 +223,20 @@ async def _ask(state: JobState, ident: str, ask: ApprovalRequest) -> ApprovalOut
     elif outcome.kind == OutcomeKind.APPROVED and not state.hold_waiters.get(ident):
         # Every hook waiting on it gave up: the next identical call may use it, once.
         state.late_approvals[ident] = outcome
+        _show_late_approvals(state)
         tool, action = state.held_actions.get(ident, (ask.tool, ask.action))
         _record(state, tool, action, HoldVerdict.APPROVED, ident, kind=HeldNote.APPROVED_LATE)
+    elif (
+        outcome.kind == OutcomeKind.WITHDRAWN
+        and ident not in state.job_withdrew
+        and workflow.patched(patches.WITHDRAWN_STAYS)
+    ):
+        # A person withdrew it: an identical call is refused from now on, and the report lists
+        # it (also when no hook waited on it any more).
+        state.withdrawn_calls[ident] = outcome.note
+        if not state.hold_waiters.get(ident):
+            tool, action = state.held_actions.get(ident, (ask.tool, ask.action))
+            _record(state, tool, action, HoldVerdict.WITHDRAWN, ident, outcome.note)
     return outcome
 
 
@@ -297,11 +325,60 @@ def _record(
         state.held_calls[index] = call
 
 
+async def withdraw_call(state: JobState, request: WithdrawCall) -> CallWithdrawal:
+    """A person withdraws one of the job's calls whose approval may be closed already.
+
+    The first of an approval and a withdrawal wins: an approval answered first stands (the call
+    ran, or runs once), except one that came after every hook gave up and that no identical
+    call used yet: that one is forgotten. A withdrawn call is never held again, and withdrawing
+    it twice changes nothing.
+    """
+    ident = request.approval_id
+
+    def said(kind: CallWithdrawalKind, outcome: str = "") -> CallWithdrawal:
+        return CallWithdrawal(approval_id=ident, kind=kind, job=state.job.number, outcome=outcome)
+
+    if ident in state.withdrawn_calls:
+        return said(CallWithdrawalKind.ALREADY)
+    note = request.reason or (f"withdrawn by {request.by}" if request.by else "withdrawn")
+    if ident in state.late_approvals:
+        del state.late_approvals[ident]
+        _show_late_approvals(state)
+        state.withdrawn_calls[ident] = note
+        tool, action = state.held_actions.get(ident, ("", f"approval {ident}"))
+        kind = HeldNote.LATE_APPROVAL_WITHDRAWN
+        _record(state, tool, action, HoldVerdict.WITHDRAWN, ident, note, kind=kind)
+        return said(CallWithdrawalKind.FORGOTTEN)
+    pending = state.approvals.get(ident)
+    if pending is None:
+        return said(CallWithdrawalKind.UNKNOWN)
+    if not pending.done():
+        child = workflow.get_external_workflow_handle(ident)
+        try:
+            await child.signal(APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason=note, by=request.by))
+        except FailureError:  # it settled meanwhile: its answer stands
+            workflow.logger.info("Approval %s settled before it could be withdrawn.", ident)
+        return said(CallWithdrawalKind.WITHDRAWING)
+    outcome = pending.result()
+    approved = outcome.kind == OutcomeKind.APPROVED or any(
+        call.approval_id == ident for call in state.yolo_approved
+    )
+    if approved:
+        return said(CallWithdrawalKind.APPROVED)
+    return said(CallWithdrawalKind.SETTLED, outcome.kind.value)
+
+
+def _show_late_approvals(state: JobState) -> None:
+    """Keep the status's list of unused late approvals (`codedesk withdraw` reads it)."""
+    state.status.late_approvals = sorted(state.late_approvals)
+
+
 async def close_open_approvals(state: JobState) -> None:
     """At the job's end: withdraw approvals nobody answered, and list them as unanswered."""
     for ident, pending in state.approvals.items():
         if pending.done():
             continue
+        state.job_withdrew.add(ident)
         child = workflow.get_external_workflow_handle(ident)
         try:
             await child.signal(APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason="The job has ended."))

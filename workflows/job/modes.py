@@ -1,8 +1,10 @@
 """Modes in a job: what the desk's `modes_changed` tells it, yolo approvals and long-running.
 
-yolo is followed only when the job's starter is one of its owners: a job gains nothing its
-starter could not have turned on. long-running lets the work clock (`WorkClock`) go past the
-budget, one check interval at a time, never past `long_running_max`.
+A mode is followed only when the job's starter is one of its owners: a job gains nothing its
+starter could not have turned on (yolo always; long-running since patch
+`modes-need-an-owner-starter`, before which any starter's job followed it). long-running lets
+the work clock (`WorkClock`) go past the budget, one check interval at a time, never past
+`long_running_max`.
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ async def follow_modes(state: JobState, modes: JobModes) -> None:
 
 
 def follows(state: JobState, mode: Mode) -> bool:
-    """Whether the job follows `mode` now."""
-    if mode == Mode.YOLO and state.job.starter not in state.job.owners:
+    """Whether the job follows `mode` now: only when an owner started it."""
+    if state.job.starter not in state.job.owners and (
+        mode == Mode.YOLO or workflow.patched(patches.MODES_NEED_OWNER)
+    ):
         return False
     return state.modes.is_on(mode)
 
@@ -103,6 +107,7 @@ async def release_by_yolo(
 ) -> HoldAnswer:
     """Yolo was switched on while the call waited: its card closes, and yolo approves it."""
     answer = await approve_by_yolo(state, tool, action, classes, ident)
+    state.job_withdrew.add(ident)
     child = workflow.get_external_workflow_handle(ident)
     try:
         await child.signal(APPROVAL_WITHDRAW_SIGNAL, WithdrawInput(reason=answer.by, by=YOLO_BY))

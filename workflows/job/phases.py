@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_MODES_CHANGED_SIGNAL,
         JOB_SAY_UPDATE,
         JOB_STATE_QUERY,
+        JOB_WITHDRAW_CALL_UPDATE,
     )
     from desk.payloads.jobs import JobPhase
 
@@ -150,7 +151,7 @@ def _names(*names: str) -> frozenset[str]:
 
 JOB_PHASES = PhaseTable(
     first=_names(JobPhase.STARTING),
-    everywhere=_names(JOB_STATE_QUERY, JOB_MODES_CHANGED_SIGNAL),
+    everywhere=_names(JOB_STATE_QUERY, JOB_MODES_CHANGED_SIGNAL, JOB_WITHDRAW_CALL_UPDATE),
     rows=(
         Phase(
             JobPhase.STARTING,

@@ -51,6 +51,12 @@ class JobState:
     """How many holds wait on each approval now."""
     late_approvals: dict[str, ApprovalOutcome] = field(default_factory=dict)
     """Approvals approved when no hold waited on them, not yet used by an identical call."""
+    withdrawn_calls: dict[str, str] = field(default_factory=dict)
+    """Calls a person withdrew, by approval id, with the withdrawal's note: never held again
+    (an identical call is refused as withdrawn, without a card)."""
+    job_withdrew: set[str] = field(default_factory=set)
+    """Approvals the job withdrew itself (yolo released them, or the job ended): no person
+    withdrew those calls."""
     held_actions: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Each approval's tool and one-line action, for the report."""
     approval_rounds: dict[str, int] = field(default_factory=dict)

@@ -8,11 +8,13 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.git.worktrees import WorktreeActivities
+    from activities.shelf.clones import ShelfActivities
     from activities.shipping import ShipActivities
     from desk.errors import DeskError, HostError, RepoBusyError, ShipFailedError, ShipRefusal
     from desk.failures import error_of, failure_of
     from desk.names import (
         JOB_INTEGRATION_FINISHED_SIGNAL,
+        REPO_LOOK_AT_SHELF_SIGNAL,
         REPO_REQUEST_PUSH_SIGNAL,
         REPO_STATE_QUERY,
         REPO_WORKFLOW_TYPE,
@@ -29,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         IntegrationResult,
         IntegrationStatus,
         ReasonKind,
+        ShelfLook,
         WithdrawIntegration,
     )
     from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
@@ -42,7 +45,7 @@ with workflow.unsafe.imports_passed_through():
         PushSuperseded,
         ReportInput,
     )
-    from workflows.policies import GIT_STEP, HOST_WAIT
+    from workflows.policies import GIT_STEP, HOST_WAIT, SHELF_LOOK_STEP
 
 from workflows import patches
 from workflows.hosts import host_missing, host_route, on_host
@@ -58,6 +61,10 @@ class RepoEntity:
     Agents working in their worktrees are not affected. Receipts of reports are kept durably,
     and so is the owner's set-up of the repository's worktrees: both survive continue-as-new.
     Jobs and pushes are answered by their signals' names (desk/names.py).
+
+    An entity whose clone is on no shelf (a mistyped name an older codedesk started it for, a
+    clone removed by hand) ends once it has nothing queued or running: it looks at each run's
+    start, and when a starting worker asks it to (`look_at_shelf`).
     """
 
     @workflow.init
@@ -65,15 +72,23 @@ class RepoEntity:
         self.state = state
         self.running: IntegrationRequest | None = None
         self.reporting = False
+        self.shelf_look = False
+        """Asked to look whether the clone is on its host's shelf (and not looked yet)."""
+        self.off_shelf = False
+        """The last look found no clone: the entity ends once it is idle."""
 
     @workflow.run
     async def run(self, state: RepoState) -> None:
         self._say_setup()  # an entity from before the memo has it from its next run on
+        if workflow.patched(patches.REPO_ENDS_OFF_SHELF):
+            self.shelf_look = True
         while True:
             await workflow.wait_condition(
                 lambda: (
                     self.state.pushing is not None
                     or self._may_integrate()
+                    or self.shelf_look
+                    or self._ends()
                     or workflow.info().is_continue_as_new_suggested()
                 )
             )
@@ -81,10 +96,23 @@ class RepoEntity:
                 await self._push(self.state.pushing)
             elif self._may_integrate():
                 await self._next_integration()
+            elif self.shelf_look:
+                self.shelf_look = False
+                self.off_shelf = await self._clone_missing()
             else:
                 break
         await workflow.wait_condition(workflow.all_handlers_finished)
+        if self._ends():
+            workflow.logger.info(
+                "%s is on no shelf and has nothing to do: its entity ends.", self.state.repo
+            )
+            return
         workflow.continue_as_new(self.state)
+
+    @workflow.signal(name=REPO_LOOK_AT_SHELF_SIGNAL)
+    def look_at_shelf(self) -> None:
+        """A worker that starts: look whether the clone is on the shelf (end if it is not)."""
+        self.shelf_look = True
 
     @workflow.signal(name=REQUEST_INTEGRATION_SIGNAL)
     def request_integration(self, request: IntegrationRequest) -> None:
@@ -150,6 +178,7 @@ class RepoEntity:
         finally:
             self.reporting = False
         self.state.keep_receipt(report)
+        self.off_shelf = False  # the clone is there
         await self._supersede(report.head, f"a newer change report names {report.head}")
         return report
 
@@ -180,6 +209,7 @@ class RepoEntity:
     def configure_setup(self, change: SetRepoSetup) -> RepoSetup:
         """Apply the owner's change to the set-up and return the set-up now in force."""
         self.state.setup = change.applied_to(self.state.setup)
+        self.off_shelf = False  # an owner set it up: it stays until the next look
         self._say_setup()
         return self.state.setup
 
@@ -225,6 +255,30 @@ class RepoEntity:
         if host and not self.state.host:
             self.state.host = host
 
+    def _ends(self) -> bool:
+        """Whether the entity ends now: its clone is on no shelf, and it has nothing to do."""
+        return self.off_shelf and not (
+            self.state.queue or self.running or self.reporting or self.state.pushing
+        )
+
+    async def _clone_missing(self) -> bool:
+        """Whether the clone's host says it has no clone of the repository. A host that does
+        not answer (no worker, an older worker) says nothing: the entity stays."""
+        try:
+            present = await workflow.execute_activity_method(
+                ShelfActivities.clone_on_shelf,
+                ShelfLook(repo=self.state.repo),
+                **(
+                    SHELF_LOOK_STEP
+                    | host_route(self.state.host, HOST_WAIT)
+                    | ActivityConfig(summary=f"looking for {self.state.repo} on the shelf")
+                ),
+            )
+        except ActivityError as error:
+            workflow.logger.info("No look at the shelf of %s: %s", self.state.repo, error)
+            return False
+        return not present
+
     def _may_integrate(self) -> bool:
         return bool(self.state.queue) and not self.reporting and self.state.pushing is None
 
@@ -254,6 +308,7 @@ class RepoEntity:
                 branch_kept=True,
             )
         self.state.integrations += 1
+        self.off_shelf = self.off_shelf and result.status == IntegrationStatus.FAILED
         # Free before the answer: the job may end on it, and a report asked for then must not
         # find the clone still "changing" while the signal is in flight.
         self.running = None

@@ -25,9 +25,9 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.holds.approvals import ApprovalOutcome, Decision
 from surfaces.discord.interactions.access import principal
 from surfaces.discord.interactions.custom_ids import CardKey, resolve
-from surfaces.discord.markdown.embeds import closed_copy, inactive_copy
-from surfaces.discord.markdown.text import plain
 from surfaces.discord.services import Services, services_of
+from surfaces.render.discord.embeds import closed_copy, inactive_copy
+from surfaces.render.discord.message_text import plain
 from workflows.approval import Approval
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from activities.paths import worktree_path
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.agent.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
 from tests.crash.crashes import (
     REPO,

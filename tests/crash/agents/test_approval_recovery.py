@@ -16,7 +16,7 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import HoldVerdict, OutcomeKind, approval_id
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
-from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.approval_client import ApprovalsClient
 from tests.crash.crashes import (
     REPO,
     ResumeClock,

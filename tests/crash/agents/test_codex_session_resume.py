@@ -18,7 +18,7 @@ from activities.agent.session import RESUME_PROMPT
 from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.agents.test_session_resume import heartbeat_session
 from tests.crash.crashes import REPO, kill
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number

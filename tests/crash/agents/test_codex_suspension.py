@@ -23,8 +23,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.agents.test_codex_session_resume import shell, worker_env
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes

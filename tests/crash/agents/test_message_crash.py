@@ -18,7 +18,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobStatus
 from desk.payloads.messages import MessageSeam
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.agents.test_session_resume import bash, fresh_tasks, heartbeat_session, worker_env
 from tests.crash.crashes import REPO, kill
 from tests.helpers.cli_helpers import run_cli, shown, started_number

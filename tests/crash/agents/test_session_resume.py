@@ -19,7 +19,7 @@ from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker

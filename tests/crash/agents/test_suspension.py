@@ -22,8 +22,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
-from surfaces.clients.approvals import ApprovalsClient, ApprovalState
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.agents.test_session_resume import bash, fresh_tasks, worker_env
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes

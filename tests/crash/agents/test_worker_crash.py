@@ -14,7 +14,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import (
     REPO,
     ResumeClock,

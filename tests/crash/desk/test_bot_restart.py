@@ -26,7 +26,7 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, OutcomeKind
 from desk.names import outbox_workflow_id
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.custom_ids import CardKey, parse
 from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
 from tests.crash.agents.test_approval_recovery import hold_agent, open_approval

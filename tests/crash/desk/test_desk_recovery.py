@@ -10,7 +10,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.config.settings import DeskSettings, load_settings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import (
     ResumeClock,
     assert_a_later_job_runs,

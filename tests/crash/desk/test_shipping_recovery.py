@@ -15,9 +15,9 @@ from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_state import RepoState
 from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.approvals import ApprovalsClient
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.approval_client import ApprovalsClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.crash.crashes import (
     REPO,
     ResumeClock,

@@ -18,14 +18,13 @@ from desk.holds.approvals import Decision
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.shipping import PushStatus
-from surfaces.clients.desk import DeskClient
-from surfaces.clients.shipping import ShippingClient
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.ship_client import ShippingClient
 from tests.crash.big_repos import (
     Template,
     changed_files,
     entries,
     holds,
-    make_template,
     origin_from,
     path_of,
     text_of,
@@ -62,24 +61,16 @@ Temporal starts it again): a reset finishes what a killed one left, its lock inc
 UNCONFINED = "none"
 
 
-def unconfined_env(settings: DeskSettings) -> dict[str, str]:
+def unconfined_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
     """The workers' and console scripts' environment, agents unconfined, and why: these tests
     are about the host's git steps, and a confined agent's commit of 60,000 files would first
     be handed back out of the sandbox object by object (tests/agent/test_agent_git_crashes.py kills
     that hand-back; the other crash tests run agents in the sandbox)."""
-    return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED)
+    return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED, **extra)
 
 
-@pytest.fixture(scope="session")
-def big_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    """60,000 files: the fast-forward that the issue saw cut halfway."""
-    return make_template(tmp_path_factory.mktemp("big") / "template.git", 60_000)
-
-
-@pytest.fixture(scope="session")
-def wide_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
-    """20,000 files, for the other steps: each as big as a test's time allows."""
-    return make_template(tmp_path_factory.mktemp("wide") / "template.git", 20_000)
+NO_KEPT_WORKTREES = {"CODEDESK_KEPT_WORKTREES": "0"}
+"""For the test of a worktree's removal: with none kept, a job's worktree is removed."""
 
 
 async def big_desk(
@@ -87,8 +78,9 @@ async def big_desk(
     client: Client,
     origin: Path,
     start_worker: StartWorker,
+    **extra: str,
 ) -> tuple[subprocess.Popen[bytes], DeskClient, Path]:
-    worker = start_worker(unconfined_env(settings))
+    worker = start_worker(unconfined_env(settings, **extra))
     desk = DeskClient(client, settings)
     clone = Path((await desk.add_repo(REPO, str(origin))).path)
     return worker, desk, clone
@@ -290,7 +282,9 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
 ) -> None:
     template = wide_template
     origin = origin_from(template, tmp_path)
-    worker, desk, clone = await big_desk(settings, client, origin, start_worker)
+    worker, desk, clone = await big_desk(
+        settings, client, origin, start_worker, **NO_KEPT_WORKTREES
+    )
     go = gates / "go"  # where the sandboxed agent can see it
     command = agent(f"wait:{go}", "write:job.txt=job", "commit:job")
     number = await desk.start_job(REPO, "one small commit", agent_command=command)
@@ -304,7 +298,7 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     await kill_group(worker)
     assert (admin / "locked").exists(), "git leaves a worktree cut halfway locked"
     resume_clock.note(f"cut: killed with {sum(1 for _ in worktree.rglob('*.txt'))} files out")
-    worker = start_worker(unconfined_env(settings))
+    worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
     log = settings.jobs_dir / str(number) / "agent.log"
     await until(log.exists, "the agent to start in the cut made again")
 
@@ -321,7 +315,7 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     await kill_group(worker)
     assert (admin / "rebase-merge").exists(), "the kill must land inside the rebase"
     assert git(clone, "rev-parse", "HEAD") == moved_on
-    worker = start_worker(unconfined_env(settings))
+    worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
 
     # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted.
     receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
@@ -332,7 +326,7 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     resume_clock.note(f"removal: killed with {entries(worktree)} of {dirs} folders left")
     assert worktree.exists(), "the kill must land inside the removal"
     resume_clock.restarted()
-    start_worker(unconfined_env(settings))
+    start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
 
     report = await wait_report(desk, number)
     await resume_clock.report_job(client, number)

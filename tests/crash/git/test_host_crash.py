@@ -16,7 +16,7 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import ResumeClock, assert_a_later_job_runs, assert_no_leftovers, kill
 from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.helpers.agents import agent

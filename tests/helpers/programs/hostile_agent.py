@@ -78,7 +78,7 @@ def direct_temporal(plan: dict[str, Any]) -> str:
     from temporalio.contrib.pydantic import pydantic_data_converter
 
     from desk.holds.approvals import Decision, Principal
-    from surfaces.clients.approvals import ApprovalsClient
+    from surfaces.clients.approval_client import ApprovalsClient
 
     async def answer() -> str:
         client = await asyncio.wait_for(

@@ -14,7 +14,7 @@ from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal, SurfacePlace
-from surfaces.clients.approvals import ApprovalsClient
+from surfaces.clients.approval_client import ApprovalsClient
 from tests.surfaces.fake_surface import FakeSurface
 
 CODEDESK = Path(sys.executable).parent / "codedesk"

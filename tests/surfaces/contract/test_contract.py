@@ -24,7 +24,7 @@ from desk.holds.approvals import (
     WithdrawInput,
     approval_id,
 )
-from surfaces.clients.desk import DeskClient
+from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
 from tests.surfaces.discord_driver import discord_driver, discord_settings

@@ -1,0 +1,1 @@
+"""The settings by what they configure, one model a section, composed into `DeskSettings`."""

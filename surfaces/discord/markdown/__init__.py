@@ -1,1 +1,0 @@
-"""Discord's markdown: escaped text, cards, embeds, replies and progress."""
