@@ -8,8 +8,10 @@ job's hold channel; a held call is sent over the channel and waits for a person.
 cannot decide (odd bytes, a bad config, no channel, no answer in time, a crash, a signal) is a
 refusal with its reason: exit 2 with the reason on stderr, and with `--format claude` also
 Claude Code's deny JSON on stdout. A held call nobody answered within the live window of a
-job that can suspend is deferred (`--format claude` only: Claude Code's `defer` decision, exit
-0, and the CLI ends without running it; `claude -p --resume` asks this hook again). The exit
+job that can suspend is deferred (`--format claude`: Claude Code's `defer` decision, exit 0,
+and the CLI ends without running it; `claude -p --resume` asks this hook again); in any other
+form it is refused with a note to stop (codedesk then ends a codex run and resumes its thread
+with the person's answer). The exit
 code is only ever 0 or 2: every CLI's adapter blocks on 2 (Claude Code, codex, codedesk's
 opencode plugin).
 
@@ -218,10 +220,12 @@ def _answered(form: str, answer: dict[str, Any]) -> int:
         return ALLOWED
     if verdict == "deferred":
         from surfaces.hook_forms import deferred_output
+        from surfaces.render.words.hold_answers import answer_words
 
-        # Only Claude Code defers: in any other form the call is refused, never let through.
+        # Only Claude Code defers: in any other form the call is refused, never let through,
+        # with a note to stop (codex: codedesk ends it and resumes its thread with the answer).
         if form != CLAUDE:
-            raise Refusal(f"This agent cannot defer a held call; {NOT_RUN}.")
+            raise Refusal(answer_words(answer))
         _write(sys.stdout.fileno(), deferred_output())
         return ALLOWED
     from surfaces.render.words.hold_answers import answer_words

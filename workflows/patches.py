@@ -96,6 +96,7 @@ SHIP_OUTCOME_TOLD = "ship-outcome-told"
 OUTBOX_STARTED_AGAIN = "outbox-started-again"
 WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
+RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -418,6 +419,16 @@ PATCHES = (
         asked_by=JOB,
         unrecorded="asked only when a message is pending as the agent's run ends, which no "
         "recording before it has",
+    ),
+    Patch(
+        RESUMABLE_CLI_SUSPENDS,
+        guards="a held call of a CLI that cannot defer but resumes its session (codex) "
+        "suspends the job too: the run is ended, and the answer resumes the session as its "
+        "prompt (before, such a call waited live for the hold wait and was refused)",
+        came="2026-12-06",
+        commit="72e4fe9",
+        asked_by=JOB,
+        old_branch="coding_job_suspended",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -5,7 +5,9 @@ Four starts, first match wins:
 
 - **after a suspension** (the run's first attempt, `resume_session`): the session resumes with
   no prompt, so Claude Code asks its hook again for the call it deferred; Claude Code with
-  streaming input gets the messages once that turn has ended (`until_turn_end`);
+  streaming input gets the messages once that turn has ended (`until_turn_end`); a CLI that
+  cannot defer and was ended for its held call (codex, `held_answer`) resumes with the
+  person's answer as its prompt (desk/agents/held.py), and the messages after it;
 - **after a crash** (a later attempt, or a run after the host came back): the session resumes
   with a short prompt (`RESUME_PROMPT`), and the messages the session does not hold yet;
 - **for messages** (the run's first attempt, `for_messages`): the session resumes with the
@@ -29,6 +31,7 @@ from activities.agent.session import (
     resume_argv,
     stream_resume_argv,
 )
+from desk.agents.held import held_prompt
 from desk.agents.messages import RESUME_FOR_MESSAGES, live, messages_prompt
 from desk.payloads.jobs import RunAgentInput
 from desk.payloads.messages import JobMessage, MessageSeam
@@ -95,7 +98,11 @@ def _opening(argv: list[str], start: Start) -> Opening:
     first = request.execution == 1 and start.attempt == 1
     stream = start.seam == MessageSeam.STDIN
     unseen = list(start.unseen)
-    if first and request.resume_session:
+    if first and request.resume_session and request.held_answer is not None and not stream:
+        told = _told_the_answer(argv, start)
+        if told is not None:
+            return told
+    elif first and request.resume_session:
         if stream:
             resumed = stream_resume_argv(argv, request.resume_session, start.home)
         else:
@@ -129,6 +136,22 @@ def _opening(argv: list[str], start: Start) -> Opening:
         messages=unseen,
         seam=MessageSeam.PROMPT if first_run else MessageSeam.START_OVER,
     )
+
+
+def _told_the_answer(argv: list[str], start: Start) -> Opening | None:
+    """`argv` resuming the session of a CLI that codedesk ended for a held call (codex) with
+    the person's answer as its prompt, and the messages it lacks after it; None when it cannot
+    be resumed (the run starts afresh: the approved call is still allowed once)."""
+    request, unseen = start.request, list(start.unseen)
+    assert request.held_answer is not None
+    prompt = held_prompt(request.held_action, request.held_answer)
+    if unseen:
+        prompt = f"{prompt}\n\n{messages_prompt(unseen, start.tags)}"
+    resumed = resume_argv(argv, request.resume_session, start.home, prompt)
+    if resumed is None:
+        return None
+    seam = MessageSeam.RESUME if unseen else None
+    return Opening(resumed, AFTER_SUSPENSION, resumed=True, messages=unseen, seam=seam)
 
 
 def _resumed(argv: list[str], session: str, start: Start, why: str) -> Opening | None:

@@ -17,6 +17,7 @@ from temporalio import activity
 from temporalio.client import Client
 
 from activities.agent.claim import AgentClaim
+from activities.agent.codex_stream import CodexStream
 from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
 from activities.agent.launch import (
     PRIVATE_HOME,
@@ -29,7 +30,7 @@ from activities.agent.launch import (
 from activities.agent.log import AGENT_LOG
 from activities.agent.opening import AFRESH, AFTER_CRASH
 from activities.agent.run_messages import RunMessages
-from activities.agent.session import SessionWatch, earlier_attempts
+from activities.agent.session import SessionWatch, earlier_attempts, resumable_codex
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.setup.instructions import instructions_for, load_instructions
 from activities.agent.spawn import open_gate, spawn
@@ -118,7 +119,7 @@ class AgentActivities:
                 earlier.resumed + (opened.interrupted and resumed),
                 earlier.started_over + (opened.interrupted and not resumed),
             )
-            argv = opened.argv
+            command, argv = argv, opened.argv  # the command as given, and as this run starts
             translator = translator_for(argv)
             usage = UsageWatch.of(argv, self.settings, request.spend_limit, request.spent_before)
             with log_path.open("a", encoding="utf-8") as log:
@@ -162,7 +163,7 @@ class AgentActivities:
                     talking.file,
                 )
                 try:
-                    rules = self._rules(request, translator, git)
+                    rules = self._rules(request, translator, command, git)
                     socket = paths.hold_socket
                     async with (
                         serve_holds(socket, request.number, self.client, rules) as channel,
@@ -201,8 +202,14 @@ class AgentActivities:
                 "The agent's CLI deferred a call that codedesk did not defer (another hook of "
                 "its settings?); the job cannot resume it."
             )
+        # A CLI that cannot defer (codex) was ended by codedesk for its held call, its session
+        # kept; it exits as its signal says, or as it chose on the note to stop.
+        ended = channel.suspending.is_set() and bool(session.session_id)
+        if ended and end == AgentEnd.EXITED:
+            failure = usage.stop_reason(channel.usage)
         failed = end == AgentEnd.EXITED and failure
-        suspended = end == AgentEnd.EXITED and translator.deferred and not failure
+        deferred = translator.deferred or ended
+        suspended = end == AgentEnd.EXITED and deferred and not failure
         if suspended:
             with log_path.open("a", encoding="utf-8") as log:
                 log.write(f"codedesk: suspended until approval {channel.deferred} settles\n")
@@ -222,13 +229,18 @@ class AgentActivities:
             usage=usage.total(channel.usage),
             deferred_approval=channel.deferred if suspended else "",
             session_id=session.session_id,
+            ended_to_suspend=suspended and ended,
             setup=await setup_now(self.client, request.repo),
             messages_delivered=talking.delivered,
             message_seam=talking.delivered_by,
         )
 
     def _rules(
-        self, request: RunAgentInput, translator: OutputTranslator, git: AgentGit | None = None
+        self,
+        request: RunAgentInput,
+        translator: OutputTranslator,
+        argv: list[str],
+        git: AgentGit | None = None,
     ) -> ChannelRules:
         # The job's hold classes and tools are the desk's host policy (desk/policy/host.py):
         # empty classes mean all of them, so no fallback to this worker's own may narrow them.
@@ -240,15 +252,23 @@ class AgentActivities:
             preview_chars=self.settings.hold_preview_chars,
             max_request_bytes=self.settings.hold_request_bytes,
             branch_ref=str(git.refs / git.leaf) if git else "",
-            live_wait=self._live_wait(request, translator),
+            live_wait=self._live_wait(request, translator, argv),
+            ends_to_suspend=_ends_to_suspend(request, translator, argv),
         )
 
-    def _live_wait(self, request: RunAgentInput, translator: OutputTranslator) -> timedelta | None:
+    def _live_wait(
+        self, request: RunAgentInput, translator: OutputTranslator, argv: list[str]
+    ) -> timedelta | None:
         """How long a held call waits before the agent is suspended: only a job that can
         suspend, whose CLI is Claude Code in print mode with its JSON stream (which says whether
-        it can defer), and never longer than the hold wait; None: no suspension."""
+        it can defer) or codex whose thread the job can resume (`_ends_to_suspend`), and never
+        longer than the hold wait; None: no suspension."""
         live = self.settings.hold_live_wait
-        if not request.may_defer or not live or not isinstance(translator, ClaudeStream):
+        if not request.may_defer or not live:
+            return None
+        if not isinstance(translator, ClaudeStream) and not _ends_to_suspend(
+            request, translator, argv
+        ):
             return None
         return min(live, self.settings.hold_wait)
 
@@ -344,6 +364,15 @@ def _take_back(git: AgentGit) -> str:
     told = take_back(git)
     clean(git)
     return told
+
+
+def _ends_to_suspend(request: RunAgentInput, translator: OutputTranslator, argv: list[str]) -> bool:
+    """Whether a held call nobody answers in the live window ends the agent, its session kept:
+    a job that can suspend so (`ends_to_suspend`), and codex's JSON events from a command whose
+    thread `codex exec resume` can take up again."""
+    if not (request.may_defer and request.ends_to_suspend):
+        return False
+    return isinstance(translator, CodexStream) and resumable_codex(argv)
 
 
 def _beat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:

@@ -139,6 +139,13 @@ def resume_argv(
     return None
 
 
+def resumable_codex(argv: Sequence[str]) -> bool:
+    """Whether `argv` runs `codex exec --json ... -- <task>` in a shape `resume_argv` resumes."""
+    if "--" not in argv or argv.index("--") != len(argv) - 2:
+        return False
+    return _is_resumable_codex(argv[: argv.index("--")])
+
+
 def continue_argv(argv: Sequence[str], home: Path, prompt: str) -> list[str] | None:
     """`argv` (`opencode run ... -- <task>`) made to continue the job's last opencode session
     with `prompt` (`opencode run --continue`); None when it cannot (not that shape, no opencode

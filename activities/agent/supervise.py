@@ -3,7 +3,9 @@
 `supervise` copies the agent's output (scrubbed as a stream, translated for people) to the
 job's log and the heartbeat's last lines, heartbeats the session id as soon as the CLI names
 it, hands what the output says of the agent's input to its messages (turns ended, messages
-taken), and returns how the agent ended once its own process exits or the job stops it.
+taken), ends an agent that cannot defer a held call once its hook was told to stop (its
+session kept, for the job to resume with the answer), and returns how the agent ended once its
+own process exits or the job stops it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from desk.payloads.jobs import AgentEnd
 from desk.scrub import StreamScrubber, scrub
 
 TAIL_LINES = 20
+SUSPEND_GRACE = 2.0
+"""Seconds a CLI ended for a suspension has to write its session out before SIGKILL."""
 READ_CHUNK = 1 << 16
 
 
@@ -109,7 +113,10 @@ async def supervise(
             activity.heartbeat(details())  # at once: a crash from now on resumes the session
         for line in translator.finish() if end else translator.feed(text):
             show(scrubber.feed(line))
-        channel.can_defer = translator.defers
+        # Claude Code says it can defer; a CLI that cannot (codex) is ended instead, once its
+        # session is known, so that the answer can resume it.
+        ending = channel.rules.ends_to_suspend and bool(session.session_id)
+        channel.can_defer = translator.defers or ending
         texts.take(translator.texts)
         if end:
             show(scrubber.flush())
@@ -151,8 +158,19 @@ async def supervise(
             activity.heartbeat(details())
             await asyncio.sleep(every)
 
+    async def suspend() -> None:
+        # A held call of a CLI that cannot defer was refused with a note to stop: end it, its
+        # session kept (SIGTERM first, so that it writes its session out).
+        await channel.suspending.wait()
+        log.write(
+            f"codedesk: ending the agent for held call {channel.deferred}, its session kept\n"
+        )
+        log.flush()
+        await kill_group(process.pid, grace=SUSPEND_GRACE)
+
     pumping = asyncio.create_task(pump())
     beating = asyncio.create_task(beat())
+    suspending = asyncio.create_task(suspend())
     end = AgentEnd.EXITED
     try:
         await process.wait()
@@ -167,6 +185,7 @@ async def supervise(
         end = AgentEnd.TIMED_OUT
     finally:
         beating.cancel()
+        suspending.cancel()
         talking.agent_ended()  # no message is handed to an agent that has ended
     # Whatever the agent left running in its group (a grandchild) dies with it. Confined, that
     # is done: bwrap exits only once its PID namespace is empty (its init's exit waits for

@@ -79,6 +79,9 @@ class ChannelRules:
     live_wait: timedelta | None = None
     """How long a held call waits live before it is deferred and the agent suspended (None:
     the job cannot suspend; it waits `wait` and is refused)."""
+    ends_to_suspend: bool = False
+    """The CLI cannot defer (codex): a deferred call is refused with a note to stop, and
+    `suspending` is set once the hook has that answer, so that the run ends the agent."""
 
 
 class HoldChannel:
@@ -102,6 +105,9 @@ class HoldChannel:
         """The agent's CLI said it can defer a call (run_agent reads its output)."""
         self.deferred = ""
         """The approval of the call the hook deferred (the agent then ends): one per run."""
+        self.suspending = asyncio.Event()
+        """Set once the hook of a CLI that cannot defer was told to stop for a deferred call
+        (`ChannelRules.ends_to_suspend`): the run ends the agent, its session kept."""
         self.may_defer: Callable[[], bool] = lambda: True
         """Whether a call may be deferred now, as the agent's input says: not while a message
         written to the CLI is unread (activities/agent/live_messages.py)."""
@@ -123,6 +129,7 @@ class HoldChannel:
         self.clock.output_bytes += size
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        answer: dict[str, Any] | None = None
         try:
             try:
                 line = await reader.readuntil(b"\n")
@@ -138,6 +145,9 @@ class HoldChannel:
         except (ConnectionError, OSError):
             pass  # the hook went away; the approval, if any, stays open
         finally:
+            if answer is not None and answer["verdict"] == HoldVerdict.DEFERRED:
+                if self.rules.ends_to_suspend:  # told to stop, or gone: the run ends it
+                    self.suspending.set()
             writer.close()
             with suppress(ConnectionError, OSError):
                 await writer.wait_closed()

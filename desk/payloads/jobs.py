@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from desk.holds.approvals import HeldCall, SurfacePlace
+from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.job_states import JobOutcome as JobOutcome
 from desk.payloads.job_states import JobPhase as JobPhase
@@ -232,6 +232,14 @@ class RunAgentInput(Payload):
     `continue_session` with them as its prompt, or starts over with the task and them."""
     continue_session: str = ""
     """The session of the agent's last run (empty: its CLI named none)."""
+    ends_to_suspend: bool = False
+    """The job can suspend a CLI that cannot defer a call but resumes its session (codex): a
+    held call nobody answers within the live window is refused with a note to stop, the CLI
+    is ended with its session kept, and the answer resumes it as a message."""
+    held_answer: HoldAnswer | None = None
+    """After such a suspension: the settled answer to the call it was ended for, which the
+    resumed session reads as its prompt (`held_action` names the call)."""
+    held_action: ScrubbedText = ""
 
 
 class AgentEnd(StrEnum):
@@ -277,6 +285,9 @@ class AgentResult(Payload):
     """The approval its deferred call waits for (`end` SUSPENDED)."""
     session_id: str = ""
     """The CLI's session, to resume after a suspension (`end` SUSPENDED)."""
+    ended_to_suspend: bool = False
+    """`end` SUSPENDED by codedesk ending a CLI that cannot defer (codex): its resumed session
+    is told the answer as a message, not asked by its hook again."""
     usage: Usage | None = None
     """Tokens and money the agent used, its earlier attempts included; None: an older worker."""
     setup: RepoSetup | None = None

@@ -350,7 +350,8 @@ def test_the_hook_starts_without_heavy_imports(job: dict[str, str]) -> None:
     assert done.stdout.strip() == "[]", done
 
 
-# A deferred answer: Claude Code defers the call; any other CLI is refused, never let through.
+# A deferred answer: Claude Code defers the call; any other CLI is refused, never let through,
+# and told to stop (codedesk ends a codex run for it).
 
 
 def answering(path: Path, answer: dict[str, Any]) -> tuple[socket.socket, Any]:
@@ -388,5 +389,7 @@ def test_a_deferred_answer_defers_in_claude_code_only(job: dict[str, str], form:
         decision = json.loads(done.stdout)["hookSpecificOutput"]
         assert decision == {"hookEventName": "PreToolUse", "permissionDecision": "defer"}
     else:
+        # Refused with a note to stop: codedesk ends a codex run and resumes it with the answer.
         assert done.returncode == 2, said(done)
-        assert b"cannot defer a held call" in done.stderr, said(done)
+        assert b"held for a person (approval-1)" in done.stderr, said(done)
+        assert b"Stop here and end your turn" in done.stderr, said(done)

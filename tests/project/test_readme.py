@@ -67,5 +67,6 @@ def test_the_readme_names_every_preset_with_its_proven_version_holds_instruction
         assert cells[1] == proven, row
         assert len(cells) == 7 and all(cells), row
         assert cells[6] == preset.messages_in, row
-        # Only Claude Code can defer a held call, so only its agent is suspended.
-        assert ("suspends" in cells[3]) == (preset.name == "claude"), row
+        # Claude Code defers a held call, codex is ended and its thread resumed: only their
+        # agents are suspended.
+        assert ("suspends" in cells[3]) == (preset.name in ("claude", "codex")), row

@@ -64,6 +64,9 @@ async def _run_agent(
     state.agent_runs += 1
     run = state.agent_runs
     waiting = pending(state)
+    may_defer = workflow.patched(patches.AGENT_SUSPENDS)
+    told = state.told_answer if suspended is not None else None
+    state.told_answer = None
     handle = workflow.start_activity_method(
         AgentActivities.run_agent,
         RunAgentInput(
@@ -77,7 +80,10 @@ async def _run_agent(
             hold_tools=job.hold_tools,
             execution=execution,
             spend_limit=job.spend_limit,
-            may_defer=workflow.patched(patches.AGENT_SUSPENDS),
+            may_defer=may_defer,
+            ends_to_suspend=may_defer and workflow.patched(patches.RESUMABLE_CLI_SUSPENDS),
+            held_action=told[0] if told else "",
+            held_answer=told[1] if told else None,
             resume_session=suspended.session_id if suspended else "",
             spent_before=state.spent if suspended or continued else None,
             message_run=run,

@@ -59,7 +59,7 @@ from workflows import patches
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
-from workflows.job.holds import answer_hold, close_open_approvals, withdraw_call
+from workflows.job.holds import answer_hold, close_open_approvals, settled_answer, withdraw_call
 from workflows.job.integration import answered, integrate
 from workflows.job.messages import (
     check_inbox,
@@ -376,9 +376,11 @@ class CodingJob:
         return report
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
-        """The agent deferred a held call nobody answered in its live window and ended: wait for
-        the approval with no process and no slot (the work clock stands still), then take a
-        slot again and resume the agent's session, whose hook gets the approval's answer."""
+        """The agent deferred a held call nobody answered in its live window and ended (or,
+        a CLI that cannot defer, was ended): wait for the approval with no process and no slot
+        (the work clock stands still), then take a slot again and resume the agent's session,
+        whose hook gets the approval's answer (codex: whose prompt tells it; an approved call
+        is then allowed once)."""
         state = self.state
         ident = agent.deferred_approval
         _, action = state.held_actions.get(ident, ("", ident))
@@ -398,6 +400,8 @@ class CodingJob:
             finally:
                 state.hold_waiters[ident] -= 1
             state.resuming_approval = ident
+            if agent.ended_to_suspend:  # codex: its resumed thread is told the answer
+                state.told_answer = settled_answer(state, ident, pending.result())
         state.status.suspended_for = ""
         set_phase(state, JobPhase.QUEUED)
         await take_slot_again(state)

@@ -194,6 +194,14 @@ async def _hold(state: JobState, request: HoldRequest) -> HoldAnswer:
     return _verdict(state, request.tool, action, classes, pending.result())
 
 
+def settled_answer(state: JobState, ident: str, outcome: ApprovalOutcome) -> tuple[str, HoldAnswer]:
+    """The call of approval `ident` and the answer `outcome` gives it, for a suspended agent
+    that is told it as a message (codex) rather than asked again by its hook: a refusal is
+    listed in the report now, as that hook's answer would have listed it."""
+    tool, action = state.held_actions.get(ident, ("", ""))
+    return action, _verdict(state, tool, action, [], outcome)
+
+
 async def _ask(state: JobState, ident: str, ask: ApprovalRequest) -> ApprovalOutcome:
     try:
         handle = await workflow.start_child_workflow(

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall
+    from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall, HoldAnswer
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
@@ -66,6 +66,9 @@ class JobState:
     resuming_approval: str = ""
     """The approval a suspended agent's deferred call waited for: the resumed hook's identical
     call gets its settled answer, once."""
+    told_answer: tuple[str, HoldAnswer] | None = None
+    """The call a CLI that cannot defer (codex) was ended for, and its settled answer: the
+    resumed session reads it as its prompt."""
     ship_asks: dict[str, AgentShipAsk] = field(default_factory=dict)
     """The agent's approved plain pushes to the default branch, by approval id: codedesk asks
     for the push of the integrated commit once the job integrates."""

@@ -58,10 +58,10 @@ class HoldSettings(SettingsSection):
     hold_live_wait: Duration = Field(
         default=timedelta(seconds=60),
         description=(
-            "How long a held call waits live before the agent is suspended (where its CLI can"
-            " defer a call: the `claude` preset): the agent ends, and the job waits for the"
-            " approval with no process, no slot and no deadline, then resumes the session."
-            " 0: never suspend; other CLIs wait `hold_wait` as before."
+            "How long a held call waits live before the agent is suspended (the `claude`"
+            " preset defers the call; the `codex` preset is ended, its thread kept): the job"
+            " waits for the approval with no process, no slot and no deadline, then resumes"
+            " the session. 0: never suspend; other CLIs wait `hold_wait` as before."
         ),
     )
     hook_timeout: Duration = Field(

@@ -30,6 +30,8 @@ def answer_words(answer: Mapping[str, object]) -> str:
     by, ident, note = _text(answer, "by"), _text(answer, "approval_id"), _text(answer, "note")
     if verdict == "allowed":
         return ""
+    if verdict == "deferred":
+        return _suspending(ident)
     if verdict == "approved":
         return f"Approved by {by or 'an owner'} in codedesk ({ident})."
     if verdict == "ship_requested" and why == "branch_push_requested":
@@ -52,6 +54,16 @@ def answer_words(answer: Mapping[str, object]) -> str:
     if reason.strip():  # words given already; a blank reason says nothing
         return reason
     return f"codedesk: this call was {verdict}; {NOT_RUN}."
+
+
+def _suspending(ident: str) -> str:
+    """A held call of an agent that cannot defer it: codedesk ends the run and resumes it with
+    the person's answer."""
+    return (
+        f"This call is held for a person ({ident or 'an approval'}), who has not answered yet; "
+        f"{NOT_RUN} now. Stop here and end your turn: codedesk stops this run and resumes you "
+        "with the person's answer (an approved call may then run once)."
+    )
 
 
 def _ship_requested(by: str, branch: str, ident: str) -> str:
