@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from pydantic import Field
 
-from desk.config.durations import MAX_DURATION, format_duration, parse_duration
+from desk.config.basics.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
 from desk.payloads.base import Payload
 from desk.policy.daily import DailyLimitAction

@@ -17,7 +17,7 @@ round a circle either, so that each has a place in that order. Every import coun
 rules: at module level, inside a function, under `if TYPE_CHECKING:` and inside
 `workflow.unsafe.imports_passed_through()`. A lazy import (for a light start) or a type-only one
 round a circle is a circle too: desk/config/reach.py and desk/config/settings.py were one, each
-needing the other, until both took the names and defaults from desk/config/defaults.py.
+needing the other, until both took the names and defaults from desk/config/basics/defaults.py.
 
 Folders have an order too: no two folders import each other round a circle, however long, so a
 folder can be read with what it imports and without what imports it. For now this holds for the
