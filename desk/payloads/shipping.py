@@ -60,7 +60,8 @@ class ReportInput(Payload):
 
 
 class PullRequestPlan(Payload):
-    """What an owner approves when a push ships as a pull request (made by `desk.forge`)."""
+    """What an owner approves when a push ships as a pull request (made by
+    `desk.decisions.pull_request_plans`)."""
 
     branch: str
     """The new branch on origin, at exactly the reported SHA."""

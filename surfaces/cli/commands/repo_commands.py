@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from desk.host_slots import repo_host
+from desk.decisions.host_slots import repo_host
 from surfaces.cli.options import DeskTyper
 from surfaces.cli.runner import with_desk
 from surfaces.render.terminal.console import err, out

@@ -27,8 +27,8 @@ from temporalio.api.workflowservice.v1 import (
     QueryWorkflowRequest,
 )
 
+from desk.decisions.host_slots import queue_position
 from desk.errors import ServerError
-from desk.host_slots import queue_position
 from desk.names import (
     COST_ATTRIBUTE,
     DESK_STATE_QUERY,
