@@ -16,9 +16,9 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from activities.setup.steps import repo_setup_of
 from desk.config.settings import DeskSettings
+from desk.decisions.pull_request_plans import pull_request_plan
 from desk.errors import DeskError, RepoBusyError, RepoBusyWaitError
 from desk.failures import error_of, failure_of
-from desk.forge import pull_request_plan
 from desk.holds.approvals import approval_id
 from desk.names import (
     REPO_CHANGE_REPORT_UPDATE,

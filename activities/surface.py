@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 from temporalio import activity
 
+from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
@@ -16,7 +17,6 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
-from desk.surface import Surface
 
 R = TypeVar("R")
 
@@ -26,7 +26,7 @@ surface steps had one)."""
 
 
 class SurfaceActivities:
-    """Wraps a surface (`desk.surface.Surface`).
+    """Wraps a surface (`desk.payloads.surface_contract.Surface`).
 
     Every step heartbeats while it waits on the surface, so the step of a host that died is
     retried by the next host once its heartbeat timeout passes, not its whole step timeout.

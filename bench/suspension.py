@@ -73,8 +73,8 @@ from desk.agents.homes import CLI_HOMES  # noqa: E402
 from desk.agents.presets import AGENT_PRESETS, preset_command  # noqa: E402
 from desk.config.settings import DeskSettings, load_settings  # noqa: E402
 from desk.holds.approvals import Decision, Principal  # noqa: E402
-from desk.payloads.job_states import JobPhase  # noqa: E402
 from desk.payloads.jobs import JobOutcome, JobReport  # noqa: E402
+from desk.records.job_states import JobPhase  # noqa: E402
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState  # noqa: E402
 from surfaces.clients.desk_client import DeskClient  # noqa: E402
 from tests.helpers.agent_pids import job_processes  # noqa: E402

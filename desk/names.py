@@ -1,8 +1,8 @@
 """Task queue names, workflow-id formats and search attributes: the only place they are spelled.
 
-The shared task queue is also a setting's default, so its spelling is in desk/config/defaults.py
-(which a listing reads without the SDK's modules that this one loads) and named here with the
-other queues.
+The shared task queue is also a setting's default, so its spelling is in
+desk/config/basics/defaults.py (which a listing reads without the SDK's modules that this one
+loads); this module, like every loose module of desk/, imports none of desk's folders.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from collections.abc import Iterator
 
 from temporalio.common import SearchAttributeKey
 
-from desk.config.defaults import DEFAULT_TASK_QUEUE as DEFAULT_TASK_QUEUE
 from desk.errors import JobNotFoundError
 
 DISCORD_TASK_QUEUE = "codedesk-discord"

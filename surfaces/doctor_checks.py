@@ -18,9 +18,9 @@ from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.service import RPCError
 
 from activities.host_check import OWN_PACKAGES, import_problem, import_roots, program_of
-from desk.config.dates import shown_date
-from desk.config.defaults import config_file
-from desk.config.names import unknown_settings
+from desk.config.basics.dates import shown_date
+from desk.config.basics.defaults import config_file
+from desk.config.basics.setting_names import unknown_settings
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.names import DESK_WORKFLOW_ID, HOST_CHECK_PREFIX, SEARCH_ATTRIBUTES

@@ -15,7 +15,7 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
-from desk.config.durations import format_duration
+from desk.config.basics.durations import format_duration
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
 from workers.search_attributes import ensure_search_attributes

@@ -16,10 +16,10 @@ from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
 from workers.log_scrub import scrub_log_output
-from workers.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.search_attributes import ensure_search_attributes
 from workers.shelf_look import ask_entities_to_look
 from workers.temporal.client import connect
+from workers.temporal.runtime import RuntimeRecord, clear_runtime, write_runtime
 from workers.worker import build_worker
 
 

@@ -9,7 +9,7 @@ from temporalio.workflow import ActivityConfig, ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
     from activities.shipping import ShipActivities
-    from desk.forge import pull_request_plan
+    from desk.decisions.pull_request_plans import pull_request_plan
     from desk.holds.approvals import (
         ApprovalOutcome,
         ApprovalRequest,

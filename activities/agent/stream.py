@@ -21,7 +21,7 @@ from activities.agent.signs import Signs
 from activities.agent.texts import Paragraphs
 from activities.diagnostics import quoted
 from desk.agents.presets import Preset, preset_for
-from desk.config.durations import format_duration
+from desk.config.basics.durations import format_duration
 from desk.scrub import scrub
 
 STREAM_JSON = "stream-json"

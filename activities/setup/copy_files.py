@@ -13,7 +13,7 @@ from pathlib import Path
 
 from activities.git.commands import run_git
 from desk.errors import SetupError
-from desk.payloads.repo_setup import copy_path
+from desk.records.repo_setup import copy_path
 
 EXCLUDE_MARK = "# codedesk: the repository's set-up files"
 

@@ -24,7 +24,7 @@ from activities.agent.spawn import open_gate, spawn
 from activities.sandbox.processes import kill_group
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import RunAgentInput
-from desk.payloads.repo_setup import CheckStatus, CommandRun
+from desk.records.repo_setup import CheckStatus, CommandRun
 from desk.scrub import StreamScrubber
 
 SHELL = "/bin/sh"

@@ -27,8 +27,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import ServerError, SetupError
 from desk.failures import desk_failures
 from desk.names import REPO_STATE_QUERY, SETUP_MEMO, repo_workflow_id
-from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeSetUp, WorktreeStepInput
 from desk.payloads.repo_state import RepoState
+from desk.records.repo_setup import CommandRun, RepoSetup, WorktreeSetUp, WorktreeStepInput
 
 QUERY_TIMEOUT = timedelta(seconds=10)
 

@@ -1,1 +1,2 @@
-"""Configuration: settings from the environment and codedesk.toml, durations and dates."""
+"""Configuration: settings from the environment and codedesk.toml and their light path, over
+their sections (desk/config/sections) and what both are made of (desk/config/basics)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from desk.config.defaults import (
+from desk.config.basics.defaults import (
     DEFAULT_HOLD_WAIT,
     DEFAULT_HOOK_TIMEOUT,
     DEFAULT_WORK_BUDGET,
@@ -27,7 +27,7 @@ from desk.config.defaults import (
     blank,
     not_a_directory,
 )
-from desk.config.durations import MAX_DURATION, parse_duration
+from desk.config.basics.durations import MAX_DURATION, parse_duration
 from desk.errors import DeskError, HostError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 

@@ -3,11 +3,11 @@ width, time zone), read without pydantic; anything unusual is left to `desk.conf
 
 `desk.config.settings.DeskSettings` stays the one definition and the one parser of every setting.
 Both take the sources, these settings' defaults, their least values and the plain rules from
-`desk.config.defaults`, and `read_reach` answers only when the environment and the TOML file give
-them as plain values it reads exactly as DeskSettings would (tests/config/test_reach.py holds the
-two equal); otherwise it asks `load_settings`, which also names a bad value. Every other setting
-the environment or the TOML file gives is judged too (desk/config/plain_values.py): a bad value
-of any setting stops a listing as it stops every command. Importing pydantic and
+`desk.config.basics.defaults`, and `read_reach` answers only when the environment and the TOML
+file give them as plain values it reads exactly as DeskSettings would (tests/config/test_reach.py
+holds the two equal); otherwise it asks `load_settings`, which also names a bad value. Every
+other setting the environment or the TOML file gives is judged too (desk/config/plain_values.py):
+a bad value of any setting stops a listing as it stops every command. Importing pydantic and
 pydantic-settings costs a listing about three times what the rest of its start does.
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desk.config.dates import zone_of
-from desk.config.defaults import (
+from desk.config.basics.dates import zone_of
+from desk.config.basics.defaults import (
     CARD_VALUE_CHARS_MIN,
     DEFAULT_CARD_VALUE_CHARS,
     DEFAULT_HOME,
@@ -35,7 +35,7 @@ from desk.config.defaults import (
     config_file,
     not_a_directory,
 )
-from desk.config.names import SETTING_NAMES
+from desk.config.basics.setting_names import SETTING_NAMES
 from desk.config.plain_values import surely_valid
 from desk.errors import SettingsError
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import SecretStr, ValidationError
 
-from desk.config.defaults import CONFIG_ENV as CONFIG_ENV
-from desk.config.defaults import ENV_PREFIX as ENV_PREFIX
-from desk.config.defaults import config_file as config_file
-from desk.config.durations import format_duration
-from desk.config.section_base import SettingsSection
+from desk.config.basics.defaults import CONFIG_ENV as CONFIG_ENV
+from desk.config.basics.defaults import ENV_PREFIX as ENV_PREFIX
+from desk.config.basics.defaults import config_file as config_file
+from desk.config.basics.durations import format_duration
+from desk.config.basics.section_base import SettingsSection
 from desk.config.sections.agent_settings import AgentSettings
 from desk.config.sections.chat_settings import ChatSettings
 from desk.config.sections.display_settings import DisplaySettings

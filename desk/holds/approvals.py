@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from desk.holds.calls import call_digest
-from desk.payloads.base import Payload, ScrubbedData, ScrubbedText
-from desk.payloads.job_states import JobPhase
-from desk.payloads.repo_setup import CommandRun
+from desk.records.base import Payload, ScrubbedData, ScrubbedText
+from desk.records.job_states import JobPhase
+from desk.records.repo_setup import CommandRun
 from desk.scrub import scrub_data
 
 APPROVAL_ID_PREFIX = "approval-"

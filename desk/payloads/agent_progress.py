@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from desk.payloads.base import Payload
+from desk.records.base import Payload
 from desk.scrub import scrub
 from desk.usage.tally import Usage
 

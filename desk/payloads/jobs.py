@@ -13,17 +13,17 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
-from desk.payloads.base import Payload, ScrubbedText
-from desk.payloads.job_states import JobOutcome as JobOutcome
-from desk.payloads.job_states import JobPhase as JobPhase
-from desk.payloads.job_states import ReasonKind as ReasonKind
 from desk.payloads.messages import JobMessage, MessageSeam
-from desk.payloads.repo_setup import CommandRun, RepoSetup
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
 from desk.policy.results import ResultHooks
+from desk.records.base import Payload, ScrubbedText
+from desk.records.job_states import JobOutcome as JobOutcome
+from desk.records.job_states import JobPhase as JobPhase
+from desk.records.job_states import ReasonKind as ReasonKind
+from desk.records.repo_setup import CommandRun, RepoSetup
 from desk.usage.tally import Usage
 
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import Principal
-from desk.payloads.base import Payload, ScrubbedText
+from desk.records.base import Payload, ScrubbedText
 
 
 class MessageSeam(StrEnum):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from desk.payloads.base import Payload
 from desk.payloads.jobs import IntegrationRequest
-from desk.payloads.repo_setup import RepoSetup
 from desk.payloads.shipping import ChangeReport, PushRequest
+from desk.records.base import Payload
+from desk.records.repo_setup import RepoSetup
 
 RECEIPTS_KEPT = 20
 """Change reports a repository keeps; a push needs the receipt of its exact SHA."""

@@ -8,10 +8,10 @@ from enum import StrEnum
 
 from pydantic import Field
 
-from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobInput, JobReport
 from desk.payloads.shipping import PushResult, ShipInput
 from desk.policy.results import ResultHook, ResultHooks
+from desk.records.base import Payload, ScrubbedText
 
 
 class ResultEvent(StrEnum):

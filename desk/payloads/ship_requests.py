@@ -7,7 +7,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import AgentShipAsk, SurfacePlace
-from desk.payloads.base import Payload, ScrubbedText
+from desk.records.base import Payload, ScrubbedText
 
 
 class ShipRequestInput(Payload):

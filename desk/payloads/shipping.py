@@ -11,8 +11,8 @@ from pydantic import Field
 
 from desk.errors import ShaError
 from desk.holds.approvals import AgentShipAsk, SurfacePlace
-from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import CommitInfo
+from desk.records.base import Payload, ScrubbedText
 
 FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -60,7 +60,8 @@ class ReportInput(Payload):
 
 
 class PullRequestPlan(Payload):
-    """What an owner approves when a push ships as a pull request (made by `desk.forge`)."""
+    """What an owner approves when a push ships as a pull request (made by
+    `desk.decisions.pull_request_plans`)."""
 
     branch: str
     """The new branch on origin, at exactly the reported SHA."""

@@ -11,11 +11,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, HeldCall, SurfacePlace
-from desk.payloads.base import Payload, ScrubbedText
 from desk.payloads.jobs import JobReport
-from desk.payloads.narration import Narration
 from desk.payloads.shipping import PushResult
 from desk.policy.modes import JobModes
+from desk.records.base import Payload, ScrubbedText
+from desk.records.narration import Narration
 
 
 class CardRef(Payload):

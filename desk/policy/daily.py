@@ -15,8 +15,8 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.errors import DailySpendLimitError
-from desk.payloads.base import Payload
 from desk.policy.utc_days import next_utc_day, shown_utc, utc_day
+from desk.records.base import Payload
 
 LIMIT_SETTING = "CODEDESK_DAILY_SPEND_LIMIT"
 

@@ -17,11 +17,11 @@ from decimal import Decimal
 
 from pydantic import Field
 
-from desk.config.durations import MAX_DURATION, format_duration, parse_duration
+from desk.config.basics.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
-from desk.payloads.base import Payload
 from desk.policy.daily import DailyLimitAction
 from desk.policy.results import ResultHook, ResultHooks
+from desk.records.base import Payload
 from desk.shell_rule.rule import HoldClass
 
 HOLD_CLASS_NAMES = tuple(hold.value for hold in HoldClass)

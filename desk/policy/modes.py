@@ -15,8 +15,8 @@ from pydantic import Field
 
 from desk.errors import DeskError, JobFinishedError, JobNotFoundError, ModeError
 from desk.holds.approvals import Principal
-from desk.payloads.base import Payload, ScrubbedText
 from desk.policy.host import HostPolicy
+from desk.records.base import Payload, ScrubbedText
 from desk.shell_rule.calls import ALWAYS
 
 MODE_HISTORY = 50

@@ -7,7 +7,7 @@ from datetime import timedelta
 from enum import StrEnum
 from urllib.parse import urlsplit
 
-from desk.payloads.base import Payload
+from desk.records.base import Payload
 
 
 class ResultHook(StrEnum):

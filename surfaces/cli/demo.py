@@ -24,9 +24,9 @@ from surfaces.render.words.history_lines import history_lines
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.host import prepare_directories
-from workers.runtime import read_runtime
 from workers.search_attributes import ensure_search_attributes
 from workers.temporal.client import connect, workflow_url
+from workers.temporal.runtime import read_runtime
 from workers.worker import build_worker
 
 DEMO_AGENT = preset_command("demo")

@@ -94,8 +94,8 @@ def settings(**overrides: Any) -> DeskSettings:
 def warn_unknown_settings() -> None:
     """Say on stderr which CODEDESK_* variables and codedesk.toml keys name no setting (the
     settings ignore them silently), each with the nearest setting's name."""
-    from desk.config.defaults import config_file
-    from desk.config.names import unknown_settings
+    from desk.config.basics.defaults import config_file
+    from desk.config.basics.setting_names import unknown_settings
 
     for warning in unknown_settings(os.environ, config_file()):
         typer.echo(f"warning: {warning}", err=True)

@@ -27,7 +27,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
-from desk.config.durations import format_duration
+from desk.config.basics.durations import format_duration
 from desk.config.settings import DeskSettings
 from desk.errors import (
     AdoptionError,

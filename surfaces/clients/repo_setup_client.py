@@ -13,7 +13,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError, ServerError
 from desk.failures import error_of
 from desk.names import repo_workflow_id
-from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
+from desk.records.repo_setup import RepoSetup, SetRepoSetup
 from desk.repo_names import parse_repo_name
 from surfaces.clients.ship_client import QUERY_TIMEOUT, not_on_shelf, repo_entity_start
 from workflows.repo.entity import RepoEntity

@@ -18,6 +18,8 @@ from temporalio.exceptions import ApplicationError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.config.settings import DeskSettings
+from desk.decisions.host_slots import repo_host
+from desk.decisions.pull_request_plans import pull_request_plan
 from desk.errors import (
     CloneMissingError,
     DeskError,
@@ -26,9 +28,7 @@ from desk.errors import (
     ShipRefusal,
 )
 from desk.failures import error_of
-from desk.forge import pull_request_plan
 from desk.holds.approvals import SurfacePlace, approval_id
-from desk.host_slots import repo_host
 from desk.names import (
     DESK_WORKFLOW_ID,
     push_approval_scope,

@@ -18,6 +18,7 @@ import discord
 from temporalio.client import Client
 
 from desk.holds.approvals import Decision
+from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
@@ -26,7 +27,6 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
-from desk.surface import Surface
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.closed_threads import ClosedThreads, direct_note
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 
 class DiscordSurface(Surface):
-    """Implements `desk.surface.Surface` for one logged-in discord.py client."""
+    """Implements `desk.payloads.surface_contract.Surface` for one logged-in discord.py client."""
 
     def __init__(
         self,

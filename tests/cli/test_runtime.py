@@ -12,14 +12,14 @@ import pytest
 
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import ServerError
-from workers.runtime import (
+from workers.temporal.client import resolve_address
+from workers.temporal.runtime import (
     RuntimeRecord,
     clear_runtime,
     read_runtime,
     runtime_path,
     write_runtime,
 )
-from workers.temporal.client import resolve_address
 
 
 def record(pid: int, address: str = "127.0.0.1:17233") -> RuntimeRecord:

@@ -27,7 +27,7 @@ from tests.helpers.cli_helpers import (
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually, until
 from workers.devserver import DB_FILE, free_port, port_is_free
-from workers.runtime import RUNTIME_FILE
+from workers.temporal.runtime import RUNTIME_FILE
 
 REPO = "acme/api"
 

@@ -1,4 +1,4 @@
-"""Tests of desk.config.durations: reading and showing durations."""
+"""Tests of desk.config.basics.durations: reading and showing durations."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from desk.config.durations import format_duration, parse_duration
+from desk.config.basics.durations import format_duration, parse_duration
 from desk.errors import DurationError
 
 HINT = "use a number of seconds or a duration like 90s, 10m, 1h30m"

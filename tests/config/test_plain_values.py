@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from desk.config.names import SETTING_NAMES
+from desk.config.basics.setting_names import SETTING_NAMES
 from desk.config.plain_values import CHECKS, surely_valid
 from desk.config.reach import DEFAULTS, plain_reach, read_reach
 from desk.config.settings import DeskSettings, load_settings

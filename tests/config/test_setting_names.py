@@ -6,7 +6,12 @@ import json
 import re
 from pathlib import Path
 
-from desk.config.names import NOT_FOUND, OUR_VARIABLES, SETTING_NAMES, unknown_settings
+from desk.config.basics.setting_names import (
+    NOT_FOUND,
+    OUR_VARIABLES,
+    SETTING_NAMES,
+    unknown_settings,
+)
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import cli_env, run_cli, settings_env, shown
@@ -18,7 +23,8 @@ MISSPELT = {"CODEDESK_NO_SUCH_SETTING", "CODEDESK_MAX_WORKRS", "CODEDESK_ZQXJ"}
 
 def test_the_names_are_the_settings_fields() -> None:
     assert set(DeskSettings.model_fields) == SETTING_NAMES, (
-        "a setting was added or removed: say so in desk/config/names.py SETTING_NAMES"
+        "a setting was added or removed: say so in SETTING_NAMES "
+        "(desk/config/basics/setting_names.py)"
     )
 
 
@@ -38,7 +44,8 @@ def test_every_codedesk_variable_the_code_names_is_a_setting_or_ours() -> None:
     }
     settings = {f"CODEDESK_{name.upper()}" for name in SETTING_NAMES}
     assert named - settings - OUR_VARIABLES - MISSPELT == set(), (
-        "a CODEDESK_* variable that is no setting: add it to OUR_VARIABLES (desk/config/names.py)"
+        "a CODEDESK_* variable that is no setting: add it to OUR_VARIABLES "
+        "(desk/config/basics/setting_names.py)"
     )
 
 

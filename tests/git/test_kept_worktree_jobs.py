@@ -9,7 +9,7 @@ from pathlib import Path
 
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.repo_setup import SetRepoSetup
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agents import agent

@@ -8,7 +8,7 @@ import pytest
 
 from activities.setup.copy_files import copy_setup_files
 from desk.errors import SetupError
-from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
+from desk.records.repo_setup import RepoSetup, SetRepoSetup
 from tests.helpers.repos import git, make_origin
 
 

@@ -48,8 +48,8 @@ from desk.names import (
     result_delivery_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
-from desk.payloads.repo_setup import SetRepoSetup
 from desk.policy.modes import ScopeKind
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.mode_client import ModesClient

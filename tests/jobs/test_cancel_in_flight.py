@@ -31,8 +31,8 @@ from desk.names import (
     outbox_workflow_id,
 )
 from desk.payloads.jobs import JobOutcome, ReasonKind
-from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress
+from desk.records.narration import Narration
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.held_integrate import (

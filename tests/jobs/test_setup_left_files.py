@@ -15,7 +15,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from activities.setup.left_files import SETUP_FILES, git_unquoted
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.repo_setup import SetRepoSetup
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.layout.report_layout import job_report

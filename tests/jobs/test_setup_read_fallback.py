@@ -16,8 +16,8 @@ from temporalio.worker import Worker
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import setup_now
     from desk.names import REPO_STATE_QUERY, repo_workflow_id
-    from desk.payloads.repo_setup import RepoSetup
     from desk.payloads.repo_state import RepoState
+    from desk.records.repo_setup import RepoSetup
 
 SETUP = RepoSetup(setup="make deps", check="make test")
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import typer
 
-from desk.config.names import OUR_VARIABLES, SETTING_NAMES
+from desk.config.basics.setting_names import OUR_VARIABLES, SETTING_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -188,7 +188,7 @@ def test_every_codedesk_variable_is_a_setting_or_ours(path: Path) -> None:
     wrong = sorted(named - settings - OUR_VARIABLES - MISSPELT)
     assert wrong == [], (
         f"{page_id(path)}: {wrong} are no setting (desk/config/settings.py) and not ours "
-        "(desk/config/names.py OUR_VARIABLES)"
+        "(desk/config/basics/setting_names.py OUR_VARIABLES)"
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desk.payloads.jobs import JobOutcome, JobReport
-from desk.payloads.repo_setup import CheckStatus, CommandRun
+from desk.records.repo_setup import CheckStatus, CommandRun
 from surfaces.render.discord.replies import report_text
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain

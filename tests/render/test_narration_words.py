@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from desk.holds.approvals import Principal
-from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import JobModes, Mode, ModeSwitch, ScopeKind
+from desk.records.narration import Narration
 from surfaces.render.words.narration_words import narration_text, thread_text
 
 

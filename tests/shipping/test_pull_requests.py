@@ -11,8 +11,8 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
-from desk.payloads.repo_setup import SetRepoSetup
 from desk.payloads.shipping import PushStatus
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient

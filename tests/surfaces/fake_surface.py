@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
     CardRef,
     CloseCard,
@@ -12,7 +13,6 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
-from desk.surface import Surface
 from surfaces.render.words.narration_words import narration_text, thread_text
 
 
@@ -27,7 +27,8 @@ class FakeCard:
 
 @dataclass
 class FakeSurface(Surface):
-    """Implements `desk.surface.Surface`; safe to run twice like every activity."""
+    """Implements `desk.payloads.surface_contract.Surface`; safe to run twice like every
+    activity."""
 
     cards: dict[str, FakeCard] = field(default_factory=dict)
     posts: list[tuple[str, str]] = field(default_factory=list)

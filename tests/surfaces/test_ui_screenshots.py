@@ -17,7 +17,7 @@ from temporalio.client import Client
 from activities.sandbox.bubblewrap import UNCONFINED
 from desk.config.settings import DeskSettings, load_settings
 from desk.names import SUMMARY_ATTRIBUTE, job_workflow_id
-from desk.payloads.repo_setup import SetRepoSetup
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agents import agent, agent_script

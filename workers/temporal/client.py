@@ -11,7 +11,7 @@ from temporalio.converter import DataConverter, DefaultFailureConverter, Payload
 
 from desk.config.settings import DeskSettings
 from desk.scrub import scrub
-from workers.runtime import cannot_reach, read_runtime, server_address
+from workers.temporal.runtime import cannot_reach, read_runtime, server_address
 from workers.temporal.transport import grpc_compression, tls_config
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workers.runtime import cannot_reach
+from workers.temporal.runtime import cannot_reach
 from workers.temporal.transport import grpc_compression, tls_config
 
 if TYPE_CHECKING:

@@ -13,9 +13,10 @@ from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
+    from desk.decisions.host_slots import repo_host
+    from desk.decisions.job_policy import judge_job
     from desk.errors import AdmissionCheckFailedError, PolicyError, desk_error
     from desk.failures import failure_of
-    from desk.host_slots import repo_host
     from desk.names import (
         JOB_WORKFLOW_TYPE,
         PHASE_ATTRIBUTE,
@@ -26,7 +27,6 @@ with workflow.unsafe.imports_passed_through():
         job_workflow_id,
     )
     from desk.payloads.jobs import AdmissionCheck, AdmitInput, DeskState, JobInput, JobPhase
-    from desk.policy.job import judge_job
     from workflows.policies import ADMISSION_CHECK_STEP, LOCAL_ADMISSION_CHECK_STEP
 
 from workflows import patches

@@ -12,9 +12,15 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
+    from desk.decisions.host_slots import (
+        must_wait,
+        next_admissible,
+        repo_host,
+        running_on,
+        slots_of,
+    )
     from desk.errors import HostError, JobExistsError, QueueFullError
     from desk.failures import failure_of
-    from desk.host_slots import must_wait, next_admissible, repo_host, running_on, slots_of
     from desk.names import (
         DESK_JOB_ENDED_SIGNAL,
         DESK_JOB_RESUMES_SIGNAL,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.host_slots import queue_position, queued_on, repo_host, running_on
+    from desk.decisions.host_slots import queue_position, queued_on, repo_host, running_on
     from desk.payloads.jobs import Admission, AdmitInput, DeskState
 
 from workflows import patches

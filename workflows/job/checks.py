@@ -8,7 +8,7 @@ from temporalio.workflow import ActivityConfig
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
     from desk.payloads.jobs import AgentResult, CutWorktree, JobInput, Worktree
-    from desk.payloads.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
+    from desk.records.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
 from workflows import patches

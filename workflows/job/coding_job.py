@@ -49,11 +49,11 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.payloads.messages import Inbox, InboxAsk, MessagesDelivered, SayAnswer, SayInput
-    from desk.payloads.narration import Narration
-    from desk.payloads.repo_setup import CommandRun
     from desk.payloads.results import asked_for_job
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
+    from desk.records.narration import Narration
+    from desk.records.repo_setup import CommandRun
 
 from workflows import patches
 from workflows.in_flight import cancelled

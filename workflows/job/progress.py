@@ -11,8 +11,8 @@ from temporalio.common import SearchAttributeUpdate
 with workflow.unsafe.imports_passed_through():
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
     from desk.payloads.jobs import JobOutcome, JobPhase
-    from desk.payloads.narration import Narration
     from desk.payloads.surfaces import ThreadProgress
+    from desk.records.narration import Narration
 
 from workflows.hosts import Route, on_host
 from workflows.in_flight import heeding_cancel

@@ -19,9 +19,9 @@ from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.names import DESK_JOB_ENDED_SIGNAL, DESK_JOB_RESUMES_SIGNAL, DESK_JOB_SUSPENDS_SIGNAL
-    from desk.payloads.base import Payload
     from desk.payloads.jobs import JobAdmitted, JobEnded, JobResumes, JobSuspends
     from desk.policy.daily import stricter
+    from desk.records.base import Payload
     from desk.usage.tally import USD
 
 from workflows import patches

@@ -34,7 +34,6 @@ with workflow.unsafe.imports_passed_through():
         ShelfLook,
         WithdrawIntegration,
     )
-    from desk.payloads.repo_setup import RepoSetup, SetRepoSetup
     from desk.payloads.repo_state import ReceiptQuery, RepoState
     from desk.payloads.shipping import (
         ChangeReport,
@@ -45,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
         PushSuperseded,
         ReportInput,
     )
+    from desk.records.repo_setup import RepoSetup, SetRepoSetup
     from workflows.policies import GIT_STEP, HOST_WAIT, SHELF_LOOK_STEP
 
 from workflows import patches

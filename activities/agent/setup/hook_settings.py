@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from desk.agents.presets import claude_hook_settings, codex_hooks_override
-from desk.config.durations import format_duration
+from desk.config.basics.durations import format_duration
 from desk.errors import AgentCommandError
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 

@@ -9,9 +9,9 @@ from typing import Annotated, ClassVar
 from pydantic import BeforeValidator, Field, model_validator
 
 from desk.agents.presets import PRESETS
-from desk.config.defaults import DEFAULT_WORK_BUDGET, DEFAULT_WORK_BUDGET_MAX
-from desk.config.durations import format_duration
-from desk.config.section_base import CommaList, Duration, SettingsSection, blank_is_none
+from desk.config.basics.defaults import DEFAULT_WORK_BUDGET, DEFAULT_WORK_BUDGET_MAX
+from desk.config.basics.durations import format_duration
+from desk.config.basics.section_base import CommaList, Duration, SettingsSection, blank_is_none
 
 AGENT_ENV_DEFAULT = (
     "PATH", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ",

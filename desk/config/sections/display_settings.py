@@ -6,14 +6,14 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from desk.config.dates import zone_of
-from desk.config.defaults import (
+from desk.config.basics.dates import zone_of
+from desk.config.basics.defaults import (
     CARD_VALUE_CHARS_MIN,
     DEFAULT_CARD_VALUE_CHARS,
     DEFAULT_LIST_LIMIT,
     LIST_LIMIT_MIN,
 )
-from desk.config.section_base import SettingsSection
+from desk.config.basics.section_base import SettingsSection
 from desk.errors import SettingsError
 from desk.scrub import DIAGNOSTIC_CHARS
 

@@ -9,9 +9,9 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from desk.config.defaults import DEFAULT_HOLD_WAIT, DEFAULT_HOOK_TIMEOUT
-from desk.config.durations import format_duration
-from desk.config.section_base import CommaList, Duration, SettingsSection
+from desk.config.basics.defaults import DEFAULT_HOLD_WAIT, DEFAULT_HOOK_TIMEOUT
+from desk.config.basics.durations import format_duration
+from desk.config.basics.section_base import CommaList, Duration, SettingsSection
 from desk.holds.protocol import HOOK_MARGIN_SECONDS
 from desk.policy.host import HOLD_CLASS_NAMES
 

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator, model_validator
 
-from desk.config.defaults import DEFAULT_HOME, blank, not_a_directory
-from desk.config.section_base import Duration, SettingsSection
+from desk.config.basics.defaults import DEFAULT_HOME, blank, not_a_directory
+from desk.config.basics.section_base import Duration, SettingsSection
 from desk.errors import HostError
 from desk.hosts import check_host_name, machine_host_name
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from desk.config.section_base import Duration, SettingsSection
+from desk.config.basics.section_base import Duration, SettingsSection
 
 
 class QueueSettings(SettingsSection):

@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from desk.config.defaults import SANDBOX_MODES
-from desk.config.section_base import CommaList, SettingsSection
+from desk.config.basics.defaults import SANDBOX_MODES
+from desk.config.basics.section_base import CommaList, SettingsSection
 from desk.policy.egress import parse_patterns
 
 

@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from desk.config.defaults import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, NOT_BLANK, blank
-from desk.config.section_base import SettingsSection
+from desk.config.basics.defaults import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, NOT_BLANK, blank
+from desk.config.basics.section_base import SettingsSection
 
 
 class ServerSettings(SettingsSection):

@@ -7,7 +7,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import BeforeValidator, Field, field_validator
 
-from desk.config.section_base import SettingsSection, blank_is_none
+from desk.config.basics.section_base import SettingsSection, blank_is_none
 from desk.policy.daily import DailyLimitAction
 from desk.usage.prices import parse_prices
 

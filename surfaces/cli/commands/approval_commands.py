@@ -33,7 +33,7 @@ def approvals(
 ) -> None:
     """List open approvals, newest first, each as a card rendered for this terminal."""
     from surfaces.clients.listings.approval_listing import open_page
-    from workers.runtime import server_address
+    from workers.temporal.runtime import server_address
     from workers.temporal.service import connect_service
 
     where = reach()

@@ -157,7 +157,7 @@ def jobs(
     from surfaces.clients.listings.job_listing import job_page
     from surfaces.clients.listings.worker_check import no_worker
     from surfaces.render.terminal.tables import JOB_COLUMNS, job_cells, print_table
-    from workers.runtime import server_address
+    from workers.temporal.runtime import server_address
     from workers.temporal.service import connect_service
 
     where = reach()

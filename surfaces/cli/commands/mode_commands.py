@@ -88,7 +88,7 @@ def _switched_line(switched: ModeSwitched) -> str:
 
 
 def _print_view(view: ModesView, zone: str) -> None:
-    from desk.config.dates import shown_date
+    from desk.config.basics.dates import shown_date
     from desk.policy.modes import Mode, ModeSwitch
 
     def line(switches: dict[Mode, ModeSwitch]) -> str:

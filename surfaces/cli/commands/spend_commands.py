@@ -14,7 +14,7 @@ def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     today's total against the desk's daily spend limit when it has one."""
     from surfaces.clients.listings.spend_totals import spend as read_spend
     from surfaces.render.terminal.tables import plain_table, shown_cost
-    from workers.runtime import server_address
+    from workers.temporal.runtime import server_address
     from workers.temporal.service import connect_service
 
     where = reach()

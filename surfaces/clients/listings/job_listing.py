@@ -2,7 +2,7 @@
 
 No workflow definitions, data converter or pydantic: the workflow type, search attributes,
 memo keys and the desk's query are names from `desk.names`, a job's phase is the plain enum of
-`desk.payloads.job_states`, and their payloads are JSON, so
+`desk.records.job_states`, and their payloads are JSON, so
 `codedesk jobs` costs little more than starting Python and connecting. Every surface lists
 jobs through here (the CLI, the Discord bot, `DeskClient.job_page`).
 """
@@ -27,8 +27,8 @@ from temporalio.api.workflowservice.v1 import (
     QueryWorkflowRequest,
 )
 
+from desk.decisions.host_slots import queue_position
 from desk.errors import ServerError
-from desk.host_slots import queue_position
 from desk.names import (
     COST_ATTRIBUTE,
     DESK_STATE_QUERY,
@@ -42,8 +42,8 @@ from desk.names import (
     WAITING_HOST_ATTRIBUTE,
     job_number,
 )
-from desk.payloads.job_states import JobPhase
 from desk.policy.utc_days import next_utc_day, utc_day
+from desk.records.job_states import JobPhase
 from surfaces.clients.listings.page import Page
 from surfaces.clients.listings.worker_check import pollers_of
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from desk.config.dates import zone_of
+from desk.config.basics.dates import zone_of
 from surfaces.clients.listings.job_listing import (
     JOBS_QUERY,
     DayView,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desk.payloads.repo_setup import CheckStatus, CommandRun
+from desk.records.repo_setup import CheckStatus, CommandRun
 from surfaces.render.layout.blocks import Block, Tone, code, field, ours, text
 
 CHECK_WORDS = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from desk.config.dates import shown_date
-from desk.config.durations import format_duration
+from desk.config.basics.dates import shown_date
+from desk.config.basics.durations import format_duration
 from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.results import DeliveryStatus, DeliveryView, HookView

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from desk.config.durations import format_duration
+from desk.config.basics.durations import format_duration
 from desk.payloads.jobs import JobReport, ReasonKind
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import typer
 
-from desk.config.dates import shown_date
+from desk.config.basics.dates import shown_date
 from surfaces.clients.listings.job_listing import JobRow
 
 JOB_COLUMNS = ("job", "repo", "phase", "outcome", "cost", "requester", "started", "task")

@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
-from desk.config.dates import shown_date
+from desk.config.basics.dates import shown_date
 
 
 class DayStanding(Protocol):

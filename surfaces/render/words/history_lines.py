@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 
-from desk.config.dates import shown_date
-from desk.config.durations import format_duration
+from desk.config.basics.dates import shown_date
+from desk.config.basics.durations import format_duration
 from desk.scrub import scrub
 from surfaces.render.words.history_conversation import (
     conversation_answer,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desk.config.dates import shown_date
+from desk.config.basics.dates import shown_date
 from desk.payloads.messages import (
     JobMessage,
     MessageDelivery,

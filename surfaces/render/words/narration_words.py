@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from desk.payloads.narration import Narration
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
+from desk.records.narration import Narration
 from surfaces.render.layout.blocks import cut_mark
 from surfaces.render.layout.report_layout import push_result
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from desk.config.defaults import ENV_PREFIX
-from desk.config.durations import format_duration
+from desk.config.basics.defaults import ENV_PREFIX
+from desk.config.basics.durations import format_duration
 from desk.policy.host import POLICY_SETTINGS, HostPolicy
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desk.payloads.repo_setup import RepoSetup
+from desk.records.repo_setup import RepoSetup
 
 
 def setup_lines(repo: str, setup: RepoSetup) -> list[str]:

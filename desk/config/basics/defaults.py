@@ -20,7 +20,7 @@ CONFIG_FILE = "codedesk.toml"
 DEFAULT_HOME = "~/.codedesk"
 DEFAULT_NAMESPACE = "default"
 DEFAULT_TASK_QUEUE = "codedesk"
-"""The shared task queue (desk/names.py names it with the other queues)."""
+"""The shared task queue (the other queues are named in desk/names.py)."""
 DEFAULT_LIST_LIMIT = 50
 LIST_LIMIT_MIN = 1
 DEFAULT_CARD_VALUE_CHARS = 4000

@@ -6,7 +6,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from desk.config.defaults import CONFIG_ENV, ENV_PREFIX
+from desk.config.basics.defaults import CONFIG_ENV, ENV_PREFIX
 from desk.nearest import nearest
 
 SETTING_NAMES = frozenset(

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 from pydantic import Field
 
 from desk.errors import SetupError
-from desk.payloads.base import Payload, ScrubbedText
+from desk.records.base import Payload, ScrubbedText
 
 
 class RepoSetup(Payload):

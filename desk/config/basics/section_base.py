@@ -20,8 +20,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from desk.config.defaults import ENV_PREFIX, blank, config_file
-from desk.config.durations import MAX_DURATION, format_duration, parse_duration
+from desk.config.basics.defaults import ENV_PREFIX, blank, config_file
+from desk.config.basics.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DeskError
 
 
@@ -86,4 +86,4 @@ def blank_is_none(value: Any) -> Any:
 CommaList = Annotated[list[str], NoDecode, BeforeValidator(comma_list)]
 """A list setting: comma-separated in the environment, a list or a comma text in TOML."""
 Duration = Annotated[timedelta, BeforeValidator(read_duration)]
-"""A duration setting (desk/config/durations.py says which forms it takes)."""
+"""A duration setting (desk/config/basics/durations.py says which forms it takes)."""

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from desk.config.defaults import DEFAULT_NAMESPACE
+from desk.config.basics.defaults import DEFAULT_NAMESPACE
 from desk.errors import ServerError
 
 RUNTIME_FILE = "runtime.json"
