@@ -270,7 +270,7 @@ class AgentActivities:
         channel.watch(process.pid, launch.argv[launch.command_at :], confined=confined)
         await open_gate(process, gate)
         tail = _Tail(request.output_chars)
-        every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
+        every = heartbeat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
         end = await _supervise(process, log, tail, every, readers, channel, usage, confined, texts)
         return end, process, tail
@@ -330,7 +330,7 @@ def _take_back(git: AgentGit) -> str:
     return told
 
 
-def _beat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
+def heartbeat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
     """Seconds between heartbeats: often enough to stay alive and to show the agent's lines."""
     alive = heartbeat_timeout.total_seconds() / 3 if heartbeat_timeout else 10.0
     return min(alive, progress.total_seconds())

@@ -63,10 +63,10 @@ shellish = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 def test_any_text_is_read_without_a_crash(text: str) -> None:
     simple = list(simple_commands(lex(text)))
     assert simple[-1].end == ";"
-    scan = policy._Scan(Workspace(WORKSPACE))
+    scan = policy.ShellScan(Workspace(WORKSPACE))
     try:
         scan.text(text, WORKSPACE, 0)  # the fallback that hides a crash is not in this path
-    except policy._TooDeepError:
+    except policy.TooDeepError:
         pass
     assert shell_hold_classes(text, WORKSPACE) <= frozenset(HoldClass)
 
