@@ -25,10 +25,7 @@ from desk.payloads.jobs import (
     ReleaseWorktreeInput,
     Worktree,
 )
-from tests.helpers.agent_runs.agent_git import (
-    a_job,
-    agent_branch_at,
-)
+from tests.helpers.agent_runs.agent_git import a_job, agent_branch_at
 from tests.helpers.repos import git
 
 SAFETY_NET = 60

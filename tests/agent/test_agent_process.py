@@ -17,10 +17,7 @@ from activities.sandbox.bubblewrap import BWRAP
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.agent_runs.agent_processes import (
-    agents_in,
-    kill_all,
-)
+from tests.helpers.agent_runs.agent_processes import agents_in, kill_all
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker

@@ -12,13 +12,7 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.cli_helpers import (
-    HEAVY,
-    imported,
-    run_cli,
-    settings_env,
-    shown,
-)
+from tests.helpers.cli_helpers import HEAVY, imported, run_cli, settings_env, shown
 
 
 def test_help_lists_every_command_without_heavy_imports(tmp_path: Path) -> None:

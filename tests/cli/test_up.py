@@ -11,19 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers.agents import agent
-from tests.helpers.cli_helpers import (
-    assert_refused,
-    cli_env,
-    run_cli,
-    shown,
-    started_number,
-)
+from tests.helpers.cli_helpers import assert_refused, cli_env, run_cli, shown, started_number
 from tests.helpers.repos import git
-from tests.helpers.surfaces.cli_up import (
-    StartUp,
-    servers_on,
-    up_log,
-)
+from tests.helpers.surfaces.cli_up import StartUp, servers_on, up_log
 from tests.helpers.waiting import eventually, until
 from workers.devserver import DB_FILE, free_port, port_is_free
 from workers.runtime import RUNTIME_FILE

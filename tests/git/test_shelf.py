@@ -14,10 +14,7 @@ from desk.errors import DeskError, RepoNameError
 from desk.payloads.jobs import AddRepoInput, JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.repos import (
-    git,
-    snapshot,
-)
+from tests.helpers.repos import git, snapshot
 from tests.helpers.waiting import until
 from workflows.shelf import AddRepo
 

@@ -13,10 +13,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient, match_approval
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
-from tests.helpers.job_waits import (
-    open_ids,
-    working_job,
-)
+from tests.helpers.job_waits import open_ids, working_job
 from tests.helpers.waiting import awaited
 from workflows.job.coding_job import CodingJob
 

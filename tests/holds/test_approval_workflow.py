@@ -23,14 +23,7 @@ from desk.holds.approvals import (
 )
 from desk.names import IGNORED_MEMO
 from surfaces.clients.approval_client import ApprovalsClient
-from tests.helpers.holds.approval_workflows import (
-    OWNER,
-    Handle,
-    answer,
-    outcome_of,
-    request,
-    start,
-)
+from tests.helpers.holds.approval_workflows import OWNER, Handle, answer, outcome_of, request, start
 from tests.helpers.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import Approval

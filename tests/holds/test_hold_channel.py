@@ -37,13 +37,7 @@ from surfaces.render.layout.approval_layout import approval_card
 from surfaces.render.layout.report_layout import held_calls
 from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
-from tests.helpers.holds.hook_channel import (
-    PUSH,
-    PUSH_TEXT,
-    REPO,
-    Agent,
-    decision,
-)
+from tests.helpers.holds.hook_channel import PUSH, PUSH_TEXT, REPO, Agent, decision
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
 from tests.helpers.waiting import awaited, eventually

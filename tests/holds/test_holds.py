@@ -13,26 +13,14 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from desk.config.settings import DeskSettings, load_settings
-from desk.holds.approvals import (
-    Decision,
-    HoldVerdict,
-    HoldWhy,
-    OutcomeKind,
-    Principal,
-    approval_id,
-)
+from desk.holds.approvals import Decision, HoldVerdict, HoldWhy, OutcomeKind, Principal, approval_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.words.hold_answers import answer_words
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
-from tests.helpers.holds.asked_holds import (
-    REPO,
-    ask,
-    hold_step,
-    runs_of,
-)
+from tests.helpers.holds.asked_holds import REPO, ask, hold_step, runs_of
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited

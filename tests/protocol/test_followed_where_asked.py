@@ -13,10 +13,7 @@ import pytest
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
-from tests.helpers.surfaces.discord_reports import (
-    job_number,
-    report_in,
-)
+from tests.helpers.surfaces.discord_reports import job_number, report_in
 from tests.helpers.waiting import eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn

@@ -17,10 +17,7 @@ from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
-from tests.helpers.jobs.shipping import (
-    PLAIN,
-    push_call,
-)
+from tests.helpers.jobs.shipping import PLAIN, push_call
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 

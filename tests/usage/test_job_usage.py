@@ -11,10 +11,7 @@ from desk.usage.tally import Usage
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
-from tests.helpers.agents import (
-    agent,
-    usage_step,
-)
+from tests.helpers.agents import agent, usage_step
 from tests.helpers.waiting import awaited
 
 REPO = "acme/api"

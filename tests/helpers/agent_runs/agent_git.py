@@ -6,9 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from activities.agent.git import AgentGit
-from desk.payloads.jobs import (
-    Worktree,
-)
+from desk.payloads.jobs import Worktree
 from tests.helpers.repos import git
 
 

@@ -7,10 +7,7 @@ from typing import Any
 
 from temporalio.client import Client, WorkflowExecutionStatus
 
-from desk.holds.approvals import (
-    HoldAnswer,
-    HoldRequest,
-)
+from desk.holds.approvals import HoldAnswer, HoldRequest
 from surfaces.clients.desk_client import DeskClient
 from workflows.job.coding_job import CodingJob
 

@@ -12,10 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.agent_pids import live_commands
-from tests.helpers.cli_helpers import (
-    CODEDESK,
-    cli_env,
-)
+from tests.helpers.cli_helpers import CODEDESK, cli_env
 from workers.devserver import DB_FILE
 
 StartUp = Callable[[Path, int, int], subprocess.Popen[bytes]]

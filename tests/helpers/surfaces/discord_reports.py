@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.surfaces.fake_discord import (
-    FakeDiscord,
-)
+from tests.surfaces.fake_discord import FakeDiscord
 
 
 def report_in(fake: FakeDiscord, channel: int, number: int) -> list[str]:
