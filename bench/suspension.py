@@ -207,7 +207,7 @@ class Worker:
 def worker_env(settings: DeskSettings, fake: FakeAnthropic, folder: Path) -> dict[str, str]:
     """tests/crash/agents' real-Claude worker environment (bubblewrap, the proven CLI), with
     the bench's live window, one slot and heartbeat timeout."""
-    from tests.crash.agents.test_session_resume import worker_env as real_worker_env
+    from tests.helpers.agent_runs.session_resume import worker_env as real_worker_env
 
     env = real_worker_env(settings, fake, folder)
     env.update(
@@ -352,7 +352,7 @@ class Bench:
         }
 
     async def crash_round(self, steps: list[Step], start_over: bool) -> dict[str, Any]:
-        from tests.crash.agents.test_session_resume import heartbeat_session
+        from tests.helpers.agent_runs.session_resume import heartbeat_session
 
         number, mark, _ = await self.start(steps)
         worktree = await self.worktree(number)

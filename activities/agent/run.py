@@ -300,7 +300,7 @@ class AgentActivities:
             log.flush()
 
         tail = Tail(request.output_chars)
-        every = _beat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
+        every = heartbeat_interval(info.heartbeat_timeout, self.settings.agent_progress_interval)
         texts = AgentTexts(self.settings.progress_text_chars, self.settings.progress_text_max)
         try:
             await talking.started(input_fd, channel, note)
@@ -375,7 +375,7 @@ def _ends_to_suspend(request: RunAgentInput, translator: OutputTranslator, argv:
     return isinstance(translator, CodexStream) and resumable_codex(argv)
 
 
-def _beat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
+def heartbeat_interval(heartbeat_timeout: timedelta | None, progress: timedelta) -> float:
     """Seconds between heartbeats: often enough to stay alive and to show the agent's lines."""
     alive = heartbeat_timeout.total_seconds() / 3 if heartbeat_timeout else 10.0
     return min(alive, progress.total_seconds())

@@ -41,7 +41,7 @@ def _descendants(root: int) -> list[int]:
     Only a glimpse: a process that exits during the look moves its children up to the reaper
     behind it, and one that forks adds children the look may not see. `kill_tree` looks again.
     """
-    children = _children if CHILDREN_LISTED else _children_by_scan()
+    children = listed_children if CHILDREN_LISTED else children_by_scan()
     found, frontier = [], [root]
     while frontier:
         below = children(frontier.pop())
@@ -50,7 +50,7 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def _children(pid: int) -> list[int]:
+def listed_children(pid: int) -> list[int]:
     """The children of `pid` as the kernel lists them, thread by thread (zombies included)."""
     try:
         threads = os.listdir(f"/proc/{pid}/task")
@@ -68,7 +68,7 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _children_by_scan() -> Callable[[int], list[int]]:
+def children_by_scan() -> Callable[[int], list[int]]:
     """Without the kernel's lists: the live processes by parent, from one pass over /proc."""
     by_parent: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():

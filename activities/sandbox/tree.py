@@ -35,7 +35,7 @@ def look_at_tree(root: int, hooks: Collection[int], relay: bytes = b"") -> TreeL
     separated) of the sandbox's egress forwarder, whose relay lives beside the agent and
     whose work is the agent's traffic, counted at the proxy.
     """
-    stats = _tree(root)
+    stats = tree_stats(root)
     parents = {pid: int(fields[1]) for pid, fields in stats.items()}
     ticks = sum(sum(int(value) for value in fields[11:15]) for fields in stats.values())
     waiting: set[int] = set()
@@ -54,10 +54,10 @@ def look_at_tree(root: int, hooks: Collection[int], relay: bytes = b"") -> TreeL
     return TreeLook(cpu_seconds=ticks / TICKS, working=tuple(sorted(working)))
 
 
-def _tree(root: int) -> dict[int, list[str]]:
+def tree_stats(root: int) -> dict[int, list[str]]:
     """The stat fields (after the command name) of `root` and of each of its descendants."""
     if not CHILDREN_LISTED:
-        return _tree_by_scan(root)
+        return tree_stats_by_scan(root)
     found: dict[int, list[str]] = {}
     pending = [root]
     while pending:
@@ -70,7 +70,7 @@ def _tree(root: int) -> dict[int, list[str]]:
     return found
 
 
-def _tree_by_scan(root: int) -> dict[int, list[str]]:
+def tree_stats_by_scan(root: int) -> dict[int, list[str]]:
     stats = {pid: fields for pid, fields in proc_stats() if len(fields) > 14}
     children: dict[int, list[int]] = {}
     for pid, fields in stats.items():

@@ -21,11 +21,9 @@ import os
 import re
 from collections.abc import Sequence
 
-from desk.shell.lex import SimpleCommand, Token, simple_commands
-
-# Bound here, not called through the module, so that tests can make the lexer fail.
-from desk.shell.lex import flat_tokens as _flat_tokens
-from desk.shell.lex import lex as _lex
+# `lex` and `flat_tokens` are bound here, not called through their module, so that tests can
+# make the lexer fail.
+from desk.shell.lex import SimpleCommand, Token, flat_tokens, lex, simple_commands
 from desk.shell_rule.commands import (
     SCRIPT_RUNNERS,
     WRAPPERS,
@@ -64,14 +62,14 @@ def shell_hold_classes(
     if not os.path.isabs(workspace):  # relative to what? Not a question to guess at
         return frozenset(HoldClass)
     try:
-        scan = _Scan(Workspace(realpath(workspace)))
+        scan = ShellScan(Workspace(realpath(workspace)))
         start = os.path.join(scan.ws.root, cwd or "")
         try:
             scan.text(command, start, 0)
-        except _TooDeepError:
+        except TooDeepError:
             raise
         except Exception:  # A parser bug must not let a command through unread: read it plainly.
-            scan.tokens(_flat_tokens(command), start, _MAX_DEPTH + 1)
+            scan.tokens(flat_tokens(command), start, _MAX_DEPTH + 1)
         return scan.classes()
     except Exception:
         return frozenset(HoldClass)
@@ -85,7 +83,7 @@ def shell_reaches_outside(command: str, workspace: str, cwd: str | None = None) 
     if not os.path.isabs(workspace):
         return False
     try:
-        scan = _Scan(Workspace(realpath(workspace)))
+        scan = ShellScan(Workspace(realpath(workspace)))
         scan.text(command, os.path.join(scan.ws.root, cwd or ""), 0)
     except Exception:
         return False
@@ -97,7 +95,7 @@ def argv_reaches_outside(argv: Sequence[object], workspace: str, cwd: str | None
     if not argv or not all(isinstance(word, str) for word in argv) or not os.path.isabs(workspace):
         return False
     try:
-        scan = _Scan(Workspace(realpath(workspace)))
+        scan = ShellScan(Workspace(realpath(workspace)))
         scan.command([str(word) for word in argv], os.path.join(scan.ws.root, cwd or ""), 0, None)
     except Exception:
         return False
@@ -116,7 +114,7 @@ def argv_hold_classes(
     if not argv or not all(isinstance(word, str) for word in argv) or not os.path.isabs(workspace):
         return frozenset(HoldClass)
     try:
-        scan = _Scan(Workspace(realpath(workspace)))
+        scan = ShellScan(Workspace(realpath(workspace)))
         start = os.path.join(scan.ws.root, cwd or "")
         scan.command([str(word) for word in argv], start, 0, None)
         return scan.classes()
@@ -151,11 +149,11 @@ _KNOWN = frozenset(_HANDLED.split()) | WRAPPERS.keys() | _SHELLS | SCRIPT_RUNNER
 """Programs an unknown program may be wrapping: its arguments from one of these on are read."""
 
 
-class _TooDeepError(Exception):
+class TooDeepError(Exception):
     """Nesting deeper than any honest command: hold it for everything."""
 
 
-class _Scan:
+class ShellScan:
     """One reading of one call: what it was found to do, and what it could not resolve."""
 
     def __init__(self, ws: Workspace) -> None:
@@ -175,9 +173,9 @@ class _Scan:
 
     def text(self, text: str, cwd: str | None, depth: int) -> None:
         if depth > _GIVE_UP_DEPTH:
-            raise _TooDeepError
+            raise TooDeepError
         errexit = self.errexit  # `bash -c 'set -e'` does not set it for the caller
-        self.tokens(_lex(text) if depth <= _MAX_DEPTH else _flat_tokens(text), cwd, depth)
+        self.tokens(lex(text) if depth <= _MAX_DEPTH else flat_tokens(text), cwd, depth)
         self.errexit = errexit
 
     def tokens(self, toks: list[Token], cwd: str | None, depth: int) -> None:
@@ -238,7 +236,7 @@ class _Scan:
 
     def _output_of(self, text: str) -> str:
         """What a substituted command writes: known for `echo` and `printf`, else unknown."""
-        commands = list(simple_commands(_lex(text)))
+        commands = list(simple_commands(lex(text)))
         if len(commands) == 1:
             return output(commands[0].argv, None)
         return UNKNOWN
@@ -253,7 +251,7 @@ class _Scan:
     ) -> str | None:
         self.commands_read += 1
         if self.commands_read > _MAX_COMMANDS or depth > _GIVE_UP_DEPTH:
-            raise _TooDeepError
+            raise TooDeepError
         env = dict(env or {})
         while argv and (argv[0] in _RESERVED or _ASSIGN.match(argv[0])):
             if m := _ASSIGN.match(argv[0]):
@@ -367,7 +365,7 @@ class _Scan:
         for argv in found.commands:
             self.command(argv, cwd, depth + 1, stdin, env)
         for argv in found.guesses:
-            guess = _Scan(self.ws)
+            guess = ShellScan(self.ws)
             guess.commands_read = self.commands_read
             guess.command(argv, cwd, depth + 1, stdin, env)
             self.found |= guess.found

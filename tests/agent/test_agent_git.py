@@ -25,23 +25,11 @@ from desk.payloads.jobs import (
     ReleaseWorktreeInput,
     Worktree,
 )
+from tests.helpers.agent_runs.agent_git import a_job, agent_branch_at
 from tests.helpers.repos import git
 
 SAFETY_NET = 60
 """Seconds before a hung take-back fails the test instead of hanging the suite."""
-
-
-def a_job(tmp_path: Path, branch: str = "worker/1") -> tuple[Path, Worktree]:
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    git(clone, "init", "--quiet", "--initial-branch=main")
-    (clone / "README.md").write_text("# sample\n")
-    git(clone, "add", "-A")
-    git(clone, "commit", "--quiet", "-m", "initial")
-    path = tmp_path / "worktrees" / "1"
-    git(clone, "worktree", "add", "--quiet", "-b", branch, str(path))
-    base = git(clone, "rev-parse", "HEAD")
-    return clone, Worktree(path=str(path), branch=branch, base=base)
 
 
 def a_shelf_job(settings: DeskSettings, number: int = 1) -> tuple[Path, Worktree]:
@@ -281,10 +269,6 @@ def agent_writes(layout: AgentGit, worktree: Worktree, *args: str, stdin: str = 
         check=True,
     )
     return done.stdout.strip()
-
-
-def agent_branch_at(layout: AgentGit, sha: str) -> None:
-    (layout.refs / layout.leaf).write_text(f"{sha}\n")
 
 
 @pytest.mark.parametrize("kind", ["tree", "tag", "blob"])

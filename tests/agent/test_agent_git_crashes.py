@@ -15,7 +15,7 @@ import pytest
 
 from activities.agent.git import AgentGit, agent_git, prepare
 from desk.payloads.jobs import Worktree
-from tests.agent.test_agent_git import a_job, agent_branch_at
+from tests.helpers.agent_runs.agent_git import a_job, agent_branch_at
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE
 

@@ -4,9 +4,7 @@ agent's environment names its worktree and carries none of the owner's authority
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,36 +13,19 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from activities.paths import worktree_path
-from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
-from activities.sandbox.processes import processes_with_env
+from activities.sandbox.bubblewrap import BWRAP
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.agent_runs.agent_processes import agents_in, kill_all
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
-from tests.helpers.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 
 REPO = "acme/api"
-HOLD_PUSH = "hold:" + json.dumps({"tool": "Bash", "input": {"command": "git push origin main"}})
-MODES = [
-    UNCONFINED,
-    pytest.param(
-        BWRAP,
-        marks=pytest.mark.skipif(
-            choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work here"
-        ),
-    ),
-]
-
-
-@pytest.fixture(params=MODES)
-def mode(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 @pytest.fixture
@@ -57,24 +38,6 @@ async def desk_in(
         desk = DeskClient(client, local)
         await desk.add_repo(REPO, str(origin))
         yield desk
-
-
-def kill_all(pids: list[int]) -> None:
-    """Only when a test failed: leave no sleeper behind."""
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            continue
-
-
-async def hook_waiting(approvals: ApprovalsClient) -> None:
-    await until(approvals.open_approvals, "the hook to wait for a person")
-
-
-def agents_in(worktree: Path) -> list[int]:
-    """Live processes of the agent of `worktree`, seen from the host."""
-    return processes_with_env("CODEDESK_WORKTREE", str(worktree))
 
 
 async def test_the_job_ends_when_the_agent_exits(desk_in: DeskClient, mode: str) -> None:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from temporalio.client import Client
 
-from activities.agent.run import _beat_interval
+from activities.agent.run import heartbeat_interval
 from desk.config.settings import DeskSettings
 from desk.payloads.agent_progress import RUN_AGENT, shown_lines
 from surfaces.clients.agent_lines import AgentLines, NewLines
@@ -57,5 +57,5 @@ async def test_the_agents_lines_reach_temporal_at_the_progress_pace(
     async with build_worker(client, paced) as workers:
         throttles = {w.config()["max_heartbeat_throttle_interval"] for w in workers.workers}
     assert throttles == {timedelta(seconds=2)}
-    assert _beat_interval(paced.heartbeat_timeout, paced.agent_progress_interval) == 2.0
-    assert _beat_interval(timedelta(seconds=3), paced.agent_progress_interval) == 1.0
+    assert heartbeat_interval(paced.heartbeat_timeout, paced.agent_progress_interval) == 2.0
+    assert heartbeat_interval(timedelta(seconds=3), paced.agent_progress_interval) == 1.0

@@ -296,7 +296,7 @@ async def test_version_and_short_help(tmp_path: Path) -> None:
     from importlib.metadata import version
 
     from surfaces.cli.app import app
-    from tests.cli.test_cli_imports import HEAVY, imported
+    from tests.helpers.cli_helpers import HEAVY, imported
 
     done, names = imported(["--version"], tmp_path)
     assert done.returncode == 0, shown(done)

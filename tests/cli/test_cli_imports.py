@@ -6,31 +6,20 @@ modules it loaded; nothing here measures time.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.cli_helpers import CODEDESK, cli_env, profiled, run_cli, settings_env, shown
-
-HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")
-"""What `--help` and a usage error must never load: each costs tens of milliseconds or more."""
-
-
-def imported(args: list[str], home: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run `codedesk ARGS` and return its result and the top-level packages it imported."""
-    env = cli_env(CODEDESK_HOME=str(home), PYTHONPROFILEIMPORTTIME="1")
-    done = subprocess.run(
-        [CODEDESK, *args], env=env, capture_output=True, text=True, timeout=60, check=False
-    )
-    names = {
-        line.rsplit("|", 1)[1].strip().split(".")[0]
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    return done, names
+from tests.helpers.cli_helpers import (
+    HEAVY,
+    imported,
+    profiled,
+    run_cli,
+    settings_env,
+    shown,
+)
 
 
 def test_help_lists_every_command_without_heavy_imports(tmp_path: Path) -> None:

@@ -1,17 +1,18 @@
 """The crash suite's fixtures and its summary of resume times; its tools (kill, restart, check
-what a crash left behind) are tests/crash/crashes.py."""
+what a crash left behind) are tests/crash/crashes.py. `mode` (each sandbox mode) and `start_up`
+(`codedesk up` subprocesses) are shared with tests/agent and tests/cli, from tests/helpers."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.agent.test_agent_process import mode  # noqa: F401  (a fixture: each sandbox mode)
-from tests.cli.test_up import start_up  # noqa: F401  (a fixture, shared with tests/cli/test_up.py)
 from tests.crash.big_repos import Template, make_template
 from tests.crash.crashes import (
     RESUME_FIGURES,
     ResumeClock,
 )
+from tests.helpers.agent_runs.agent_processes import mode  # noqa: F401  (a fixture)
+from tests.helpers.surfaces.cli_up import start_up  # noqa: F401  (a fixture)
 
 
 @pytest.fixture(scope="session")

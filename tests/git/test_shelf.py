@@ -14,22 +14,11 @@ from desk.errors import DeskError, RepoNameError
 from desk.payloads.jobs import AddRepoInput, JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.repos import git
+from tests.helpers.repos import git, snapshot
 from tests.helpers.waiting import until
 from workflows.shelf import AddRepo
 
 TOKEN = "s3cretTOKENvalue"
-
-
-def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """Every path under `root` with its size and mtime: what "changes nothing on disk" means."""
-    if not root.exists():
-        return {}
-    found = {}
-    for path in sorted(root.rglob("*")):
-        stat = path.lstat()
-        found[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns)
-    return found
 
 
 async def test_add_then_list_shows_the_clone(

@@ -12,9 +12,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import AdoptionError, CloneExistsError, GitDirEscapeError
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
-from tests.git.test_shelf import snapshot
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
-from tests.helpers.repos import git, make_origin
+from tests.helpers.repos import git, make_origin, snapshot
 
 REPO = "acme/api"
 FILES = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 import uuid
@@ -26,3 +27,7 @@ def agent_script(folder: Path, *steps: str) -> str:
     quoted = " ".join(shlex.quote(step) for step in steps)
     script.write_text(f"exec {shlex.quote(sys.executable)} {SCRIPTED_AGENT} {quoted}\n")
     return f"sh {script}"
+
+
+def usage_step(**fields: object) -> str:
+    return "usage:" + json.dumps(fields)

@@ -1,4 +1,5 @@
-"""Running the `codedesk` console script as a user does, and waiting on what it starts."""
+"""Running the `codedesk` console script as a user does, and waiting on what it starts; which
+packages a command imported."""
 
 from __future__ import annotations
 
@@ -157,3 +158,21 @@ def profiled(stderr: str) -> set[str]:
         for line in stderr.splitlines()
         if line.startswith("import time:") and "|" in line
     }
+
+
+HEAVY = ("temporalio", "discord", "rich", "git", "aiohttp", "pydantic_settings")
+"""What `--help` and a usage error must never load: each costs tens of milliseconds or more."""
+
+
+def imported(args: list[str], home: Path) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run `codedesk ARGS` and return its result and the top-level packages it imported."""
+    env = cli_env(CODEDESK_HOME=str(home), PYTHONPROFILEIMPORTTIME="1")
+    done = subprocess.run(
+        [CODEDESK, *args], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return done, names

@@ -1,13 +1,16 @@
 """Waiting on what a job and its approvals show: the agent at work, approvals open; the steps
-its history scheduled."""
+its history scheduled; a job started to be at work."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
 
 from desk.payloads.jobs import JobPhase, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.agents import agent
 from tests.helpers.waiting import eventually
 
 
@@ -44,3 +47,11 @@ async def scheduled_activities(desk: DeskClient, number: int) -> list[str]:
         for event in await desk.history(number)
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
     ]
+
+
+async def working_job(desk: DeskClient, origin: Path) -> int:
+    """A job on acme/api whose agent sleeps, once it works: holds may be asked of it."""
+    await desk.add_repo("acme/api", str(origin))
+    number = await desk.start_job("acme/api", "sleep", agent_command=agent("sleep:30"))
+    await working(desk, number)
+    return number

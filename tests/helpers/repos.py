@@ -1,4 +1,5 @@
-"""Git for tests: a command run as the test's user, a bare origin."""
+"""Git and disk for tests: a command run as the test's user, a bare origin, a snapshot of a
+folder."""
 
 from __future__ import annotations
 
@@ -33,3 +34,14 @@ def make_origin(path: Path, files: dict[str, str] | None = None) -> Path:
     git(seed, "commit", "--quiet", "-m", "initial")
     git(path.parent, "clone", "--quiet", "--bare", str(seed), str(path))
     return path
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under `root` with its size and mtime: what "changes nothing on disk" means."""
+    if not root.exists():
+        return {}
+    found = {}
+    for path in sorted(root.rglob("*")):
+        stat = path.lstat()
+        found[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns)
+    return found

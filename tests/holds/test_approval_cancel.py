@@ -3,7 +3,8 @@
 A job's held call, or a push, opens an `Approval` that cancels with its parent. Its first step
 hands its card to the thread's outbox; a cancel that lands while that signal is in flight was
 swallowed by the SDK (workflows/in_flight.py), and the card stayed open after its job or push
-had ended, for someone to approve in vain. The held task is made by tests/helpers/held_signal.py.
+had ended, for someone to approve in vain. The held task is made by
+tests/helpers/stand_ins/held_signal.py.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import OutcomeKind, SurfacePlace
 from desk.names import OUTBOX_ENQUEUE_SIGNAL
 from desk.payloads.surfaces import ThreadCard
-from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
-from tests.holds.test_approval_workflow import outcome_of, request, start
+from tests.helpers.holds.approval_workflows import outcome_of, request, start
+from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, approval_
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient, match_approval
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
-from tests.helpers.job_waits import open_ids, working
+from tests.helpers.job_waits import open_ids, working_job
 from tests.helpers.waiting import awaited
 from workflows.job.coding_job import CodingJob
 
@@ -85,14 +84,6 @@ def test_a_part_of_several_ids_lists_every_candidate() -> None:
 
 def test_a_whole_settled_id_is_passed_on_to_be_told_it_no_longer_counts() -> None:
     assert match_approval(SEVEN, []) == SEVEN
-
-
-async def working_job(desk: DeskClient, origin: Path) -> int:
-    """A job on acme/api whose agent sleeps, once it works: holds may be asked of it."""
-    await desk.add_repo("acme/api", str(origin))
-    number = await desk.start_job("acme/api", "sleep", agent_command=agent("sleep:30"))
-    await working(desk, number)
-    return number
 
 
 async def test_approve_job_with_one_open_approval_is_refused(

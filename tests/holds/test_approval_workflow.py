@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import (
-    AnswerInput,
     ApprovalOutcome,
-    ApprovalRequest,
     Decision,
     OutcomeKind,
     Principal,
@@ -26,45 +23,12 @@ from desk.holds.approvals import (
 )
 from desk.names import IGNORED_MEMO
 from surfaces.clients.approval_client import ApprovalsClient
+from tests.helpers.holds.approval_workflows import OWNER, Handle, answer, outcome_of, request, start
 from tests.helpers.waiting import awaited, eventually
 from workers.worker import build_worker
 from workflows.approval import Approval
 
-OWNER = Principal(id="local:owner", name="owner")
 STRANGER = Principal(id="discord:666", name="stranger")
-
-Handle = WorkflowHandle[Approval, ApprovalOutcome]
-
-
-def request(command: str = "git push origin main", **extra: Any) -> ApprovalRequest:
-    return ApprovalRequest(
-        tool="Bash",
-        input={"command": command},
-        action=f"Run: {command}",
-        scope=f"test-{uuid.uuid4().hex[:8]}",
-        owners=[OWNER.id],
-        origin="cli",
-        classes=["push"],
-        **extra,
-    )
-
-
-def answer(decision: Decision = Decision.APPROVE, by: Principal = OWNER) -> AnswerInput:
-    return AnswerInput(by=by, decision=decision, card_id="test-card")
-
-
-async def start(client: Client, queue: str, ask: ApprovalRequest, **options: Any) -> Handle:
-    ident = approval_id(ask.scope, ask.tool, ask.input)
-    return await client.start_workflow(Approval.run, ask, id=ident, task_queue=queue, **options)
-
-
-async def outcome_of(handle: Handle) -> ApprovalOutcome:
-    return await awaited(handle.result(), "the approval's outcome")
-
-
-@pytest.fixture
-def queue() -> str:
-    return f"approval-{uuid.uuid4().hex[:8]}"
 
 
 async def test_approve_by_update_counts_and_settles(

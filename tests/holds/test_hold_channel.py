@@ -6,8 +6,6 @@ import asyncio
 import json
 import shutil
 import socket
-import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -38,8 +36,8 @@ from surfaces.render.layout.approval_effect import approval_effect
 from surfaces.render.layout.approval_layout import approval_card
 from surfaces.render.layout.report_layout import held_calls
 from surfaces.render.terminal.block_lines import plain
-from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
+from tests.helpers.holds.hook_channel import PUSH, PUSH_TEXT, REPO, Agent, decision
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
 from tests.helpers.waiting import awaited, eventually
@@ -47,10 +45,6 @@ from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
 
-REPO = "acme/api"
-HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]
-PUSH_TEXT = "git push origin main"
-PUSH: dict[str, Any] = {"tool": "Bash", "input": {"command": PUSH_TEXT}}
 STATUS: dict[str, Any] = {"tool": "Bash", "input": {"command": "git status"}}
 
 
@@ -61,44 +55,6 @@ async def quick(settings: DeskSettings, client: Client) -> AsyncIterator[DeskCli
     async with build_worker(client, short):
         await configure_desk(client, short)
         yield DeskClient(client, short)
-
-
-class Agent:
-    """A job whose scripted agent waits for the test, which runs hooks with its environment."""
-
-    def __init__(self, desk: DeskClient, gates: Path) -> None:
-        self.desk, self.tag, self.go_on = desk, agent_tag(), gates / "go-on"
-        self.number = 0
-        self.env: dict[str, str] = {}
-
-    async def start(self, repo: str = REPO) -> None:
-        steps = (self.tag, f"wait-file:{self.go_on}")
-        self.number = await self.desk.start_job(repo, "hooks", agent_command=agent(*steps))
-        # Its environment read from outside, as the kernel has it: the agent may be sandboxed.
-        pid = await running_agent(self.desk.settings.home, self.number, self.tag)
-        self.env = codedesk_environment(pid)
-
-    async def hook(
-        self, call: dict[str, Any], form: str = "claude"
-    ) -> subprocess.CompletedProcess[bytes]:
-        return await asyncio.to_thread(
-            subprocess.run,
-            [*HOOK[:-1], form],
-            input=json.dumps(call).encode(),
-            env=self.env,
-            capture_output=True,
-            timeout=120,
-        )
-
-    @property
-    def socket(self) -> Path:
-        return Path(self.env["CODEDESK_HOLD_SOCKET"])
-
-
-def decision(done: subprocess.CompletedProcess[bytes]) -> str:
-    if not done.stdout:
-        return ""
-    return str(json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"])
 
 
 async def test_an_approval_after_the_hook_gave_up_is_honoured_once(

@@ -22,11 +22,10 @@ from desk.holds.approvals import (
 )
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.holds.approval_workflows import Handle, answer, outcome_of, request, start
+from tests.helpers.holds.hook_channel import HOOK, PUSH, REPO, Agent, decision
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited
-from tests.holds.test_approval_workflow import Handle, answer, outcome_of, request, start
-from tests.holds.test_approval_workflow import queue as queue  # a fixture
-from tests.holds.test_hold_channel import HOOK, PUSH, REPO, Agent, decision
 from workers.worker import build_worker
 from workflows.approval import Approval
 

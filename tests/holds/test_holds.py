@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,51 +10,25 @@ from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client
 
 from desk.config.settings import DeskSettings, load_settings
-from desk.holds.approvals import (
-    Decision,
-    HoldAnswer,
-    HoldRequest,
-    HoldVerdict,
-    HoldWhy,
-    OutcomeKind,
-    Principal,
-    approval_id,
-)
+from desk.holds.approvals import Decision, HoldVerdict, HoldWhy, OutcomeKind, Principal, approval_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.words.hold_answers import answer_words
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.holds.asked_holds import REPO, ask, hold_step, runs_of
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
 from workflows.approval import Approval
-from workflows.job.coding_job import CodingJob
 
-REPO = "acme/api"
 PUSH = {"command": "git push origin main"}
-
-
-def hold_step(tool: str, input: dict[str, Any]) -> str:
-    return "hold:" + json.dumps({"tool": tool, "input": input})
-
-
-async def ask(
-    desk: DeskClient, number: int, tool: str, input: dict[str, Any], wait: float = 60
-) -> HoldAnswer:
-    request = HoldRequest(tool=tool, input=input, wait_seconds=wait)
-    return await desk.job(number).execute_update(CodingJob.hold, request)
-
-
-async def runs_of(client: Client, ident: str) -> list[tuple[str, WorkflowExecutionStatus | None]]:
-    query = f"WorkflowId = '{ident}'"
-    return [(item.run_id, item.status) async for item in client.list_workflows(query)]
 
 
 async def test_identical_holds_join_one_approval_and_one_withdrawal_answers_both(

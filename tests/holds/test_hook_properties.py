@@ -32,7 +32,7 @@ from activities.holds.channel import ChannelRules, write_hook_config
 from desk.holds.calls import classify, with_cwd
 from desk.holds.protocol import JOB_ENV, SOCKET_ENV, SOCKET_NAME, Reachable
 from surfaces import hook
-from tests.shell_rule.test_properties import PREFIXES, PUSHES, WRAPS, json_values
+from tests.helpers.holds.push_commands import PREFIXES, PUSHES, WRAPS, json_values
 
 JOB = 7
 SUBPROCESS_EXAMPLES = 12

@@ -30,9 +30,9 @@ from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
+from tests.helpers.holds.asked_holds import REPO, ask, runs_of
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.waiting import awaited, until
-from tests.holds.test_holds import REPO, ask, runs_of
 from workflows.approval import Approval
 
 LATE = {"command": "git push origin main"}

@@ -21,8 +21,8 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env
+from tests.helpers.jobs.shipping import commit, owner_client, slow_origin
 from tests.helpers.waiting import awaited, eventually, until
-from tests.shipping.test_shipping import commit, owner_client, slow_origin
 from workers.desk_entity import desk_start
 from workflows.desk.entity import Desk
 from workflows.repo.entity import RepoEntity

@@ -22,9 +22,9 @@ from desk.payloads.jobs import Admission, AdmitInput, JobInput, JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import settings_env
+from tests.helpers.jobs.desk_queue import REPO, desk_state, limited, marks, wait_all
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import eventually, until
-from tests.jobs.test_desk_queue import REPO, desk_state, limited, marks, wait_all
 from workers.desk_entity import desk_start
 from workflows.desk.entity import Desk
 

@@ -1,8 +1,8 @@
 """A cancel that lands while one of the job's messages is in flight is still honoured.
 
-The moment is made, not hoped for (tests/helpers/held_signal.py): the workflow task that sends
-the message is held until the cancel is on the server, so the job hears the cancel while its
-message is in flight. The SDK shields a signal in flight from the cancel of the task that
+The moment is made, not hoped for (tests/helpers/stand_ins/held_signal.py): the workflow task
+that sends the message is held until the cancel is on the server, so the job hears the cancel
+while its message is in flight. The SDK shields a signal in flight from the cancel of the task that
 awaits it, and once the signal is sent its await returns as if nothing happened: a job that did
 not look would go on to take an integration, or to run an agent, it was told to drop.
 """
@@ -35,16 +35,16 @@ from desk.payloads.surfaces import ThreadProgress
 from desk.records.narration import Narration
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.held_integrate import (
+from tests.helpers.job_waits import scheduled_activities
+from tests.helpers.repos import git
+from tests.helpers.stand_ins.held_integrate import (
     INTEGRATING,
     LET_GO,
     hold_integrations,
     holding_integrations,
     real_but_integrate,
 )
-from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
-from tests.helpers.job_waits import scheduled_activities
-from tests.helpers.repos import git
+from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
 from workers.desk_entity import configure_desk
 

@@ -16,13 +16,13 @@ from desk.names import host_task_queue, job_workflow_id
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.held_integrate import (
+from tests.helpers.jobs.desk_queue import marked, marks, settled
+from tests.helpers.stand_ins.held_integrate import (
     INTEGRATING,
     LET_GO,
     hold_integrations,
     holding_integrations,
 )
-from tests.jobs.test_desk_queue import marked, marks, settled
 from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS
 from workers.workflow_runner import WORKFLOW_RUNNER

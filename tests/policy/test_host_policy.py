@@ -26,11 +26,11 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import Cli, run_cli, settings_env, shown
 from tests.helpers.desks import host_policy
+from tests.helpers.holds.asked_holds import ask
 from tests.helpers.job_waits import open_ids, working
+from tests.helpers.jobs.shipping import commit, refs
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
-from tests.holds.test_holds import ask
-from tests.shipping.test_shipping import commit, refs
 
 REPO = "acme/api"
 PUSH = {"command": "git push origin main"}

@@ -25,9 +25,9 @@ from tests.helpers.agent_pids import agent_said
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.desks import host_policy
+from tests.helpers.holds.asked_holds import REPO, ask, hold_step
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.waiting import awaited, until
-from tests.holds.test_holds import REPO, ask, hold_step
 from workflows.approval import Approval
 
 DESTRUCTIVE = {"command": "git update-ref -d refs/heads/main"}

@@ -12,8 +12,8 @@ from desk.payloads.jobs import JobOutcome
 from desk.policy.modes import Mode
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.mode_client import ModesClient
-from tests.discord.test_discord_commands import until
 from tests.helpers.agents import agent
+from tests.helpers.waiting import until
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     FakeDiscord,

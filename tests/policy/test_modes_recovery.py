@@ -20,9 +20,9 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.mode_client import ModesClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env
+from tests.helpers.holds.asked_holds import REPO
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import awaited
-from tests.holds.test_holds import REPO
 from workers.desk_entity import configure_desk
 from workers.devserver import DevServer
 from workers.worker import build_worker

@@ -9,10 +9,10 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
+from tests.helpers.surfaces.discord_reports import job_number, report_in
 from tests.helpers.waiting import until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
-from tests.protocol.test_followed_where_asked import job_number, report_in
 from tests.surfaces.fake_discord import OWNER_ID, FakeDiscord, description
 
 LONG = "I read the module first. " * 17 + "Ping @everyone at https://example.com when done."

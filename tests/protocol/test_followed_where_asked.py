@@ -6,7 +6,6 @@ channel; where the bot cannot post, `/task` refuses before any job starts."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
+from tests.helpers.surfaces.discord_reports import job_number, report_in
 from tests.helpers.waiting import eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
@@ -28,17 +28,6 @@ from tests.surfaces.fake_discord import (
 )
 
 SEND_MESSAGES_IN_THREADS = 1 << 38
-
-
-def report_in(fake: FakeDiscord, channel: int, number: int) -> list[str]:
-    heading = f"## Job {number} on "
-    return [m["content"] for m in fake.in_channel(channel) if m["content"].startswith(heading)]
-
-
-def job_number(told: list[str]) -> int:
-    found = re.search(r"Job \*\*(\d+)\*\* is (running|queued)", " ".join(told))
-    assert found, told
-    return int(found[1])
 
 
 @pytest.mark.parametrize("where", ["thread", "forum post", "DM"])

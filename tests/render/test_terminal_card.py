@@ -25,9 +25,8 @@ from surfaces.render.layout.approval_layout import approval_card
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain, terminal, visible
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
-from tests.helpers.job_waits import open_ids
+from tests.helpers.job_waits import open_ids, working_job
 from tests.helpers.waiting import awaited
-from tests.holds.test_approval_ids import working_job
 from workflows.job.coding_job import CodingJob
 
 COMMAND = "git push origin main && rm -rf /etc/**foo** _x_ `y` <@1> [a](b)"

@@ -29,9 +29,9 @@ from surfaces.clients.ship_client import ShippingClient
 from tests.crash.crashes import kill_group
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.jobs.shipping import answer, commit
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import awaited, until
-from tests.shipping.test_shipping import answer, commit
 
 REPO = "acme/api"
 SECRET = "hook-signing-key"

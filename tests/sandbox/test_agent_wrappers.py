@@ -25,7 +25,7 @@ from activities.sandbox.bubblewrap import (
     reaper_argv,
     tool_paths,
 )
-from tests.sandbox.test_sandbox import pytestmark as needs_bwrap
+from tests.helpers.agent_runs.sandboxes import needs_bwrap
 
 HEAVY = {"site", "socket", "asyncio", "threading", "selectors"}
 """Modules a wrapper would import only at a cost to every agent's start (`site` alone, with an

@@ -15,7 +15,7 @@ from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
 from desk.policy.egress import EgressPolicy, parse_patterns
-from tests.helpers.local_http import BODY, Listener, Served, http_server, tcp_listener
+from tests.helpers.stand_ins.local_http import BODY, Listener, Served, http_server, tcp_listener
 
 
 @pytest.fixture

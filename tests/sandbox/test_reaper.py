@@ -187,9 +187,9 @@ def test_both_ways_of_finding_children_find_the_same_processes() -> None:
     ]
     try:
         expected = {sleeper.pid for sleeper in sleepers}
-        assert expected <= set(reaper._children_by_scan()(os.getpid()))
+        assert expected <= set(reaper.children_by_scan()(os.getpid()))
         if reaper.CHILDREN_LISTED:
-            assert expected <= set(reaper._children(os.getpid()))
+            assert expected <= set(reaper.listed_children(os.getpid()))
     finally:
         for sleeper in sleepers:
             sleeper.kill()

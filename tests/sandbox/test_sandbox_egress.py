@@ -12,20 +12,21 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
-from tests.helpers.agents import agent
-from tests.helpers.local_http import BODY, Served, http_server
-from tests.helpers.repos import git
-from tests.sandbox.test_sandbox import (
+from tests.helpers.agent_runs.sandboxes import (
     REPO,
     Sandboxed,
     hostile_command,
+    needs_bwrap,
     open_victim_approval,
     outside,
-    pytestmark,
     sandboxed_desk,
 )
+from tests.helpers.agents import agent
+from tests.helpers.repos import git
+from tests.helpers.stand_ins.local_http import BODY, Served, http_server
 
-__all__ = ["outside", "pytestmark"]
+__all__ = ["outside"]
+pytestmark = needs_bwrap
 
 
 @pytest.fixture

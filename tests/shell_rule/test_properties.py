@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from desk.shell_rule import rule as policy
 from desk.shell_rule.calls import call_hold_classes
 from desk.shell_rule.paths import Workspace
 from desk.shell_rule.rule import HoldClass, argv_hold_classes, shell_hold_classes
+from tests.helpers.holds.push_commands import PREFIXES, PUSHES, WRAPS, json_values
 
 WORKSPACE = "/srv/codedesk/jobs/7"
 PIECES = [
@@ -58,10 +58,10 @@ shellish = st.lists(st.sampled_from(PIECES), max_size=40).map("".join)
 def test_any_text_is_read_without_a_crash(text: str) -> None:
     simple = list(simple_commands(lex(text)))
     assert simple[-1].end == ";"
-    scan = policy._Scan(Workspace(WORKSPACE))
+    scan = policy.ShellScan(Workspace(WORKSPACE))
     try:
         scan.text(text, WORKSPACE, 0)  # the fallback that hides a crash is not in this path
-    except policy._TooDeepError:
+    except policy.TooDeepError:
         pass
     assert shell_hold_classes(text, WORKSPACE) <= frozenset(HoldClass)
 
@@ -71,13 +71,6 @@ def test_any_argument_list_is_read_without_a_crash(argv: list[object]) -> None:
     held = argv_hold_classes(argv, WORKSPACE)
     if not all(isinstance(word, str) for word in argv) or not argv:
         assert held == frozenset(HoldClass)
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=12,
-)
 
 
 @given(
@@ -93,69 +86,6 @@ def test_any_call_is_classified_without_a_crash(tool: object, input: object) -> 
     command = input.get("command", input.get("cmd")) if isinstance(input, dict) else None
     if tool in ("Bash", "shell", "exec") and not isinstance(command, str | list):
         assert set(classes) == {hold.value for hold in HoldClass}
-
-
-def _dq(text: str) -> str:
-    """`text` inside double quotes."""
-    escaped = "".join("\\" + c if c in '"\\$`' else c for c in text)
-    return f'"{escaped}"'
-
-
-PUSHES = st.sampled_from(
-    [
-        "git push",
-        "git push origin main",
-        "git push -u origin HEAD",
-        "git -C . push",
-        "git -c http.extraHeader=x push",
-        "git --no-pager push --tags",
-        "/usr/bin/git push",
-        "git $'push'",
-        "git {push,status}",
-        "GIT_TRACE=1 git push",
-    ]
-)
-PREFIXES = st.sampled_from(
-    [
-        "env X=1 ",
-        "env -u HOME ",
-        "timeout 5 ",
-        "timeout -s KILL 5 ",
-        "nice -n 5 ",
-        "nohup ",
-        "command ",
-        "stdbuf -oL ",
-        "xargs ",
-        "xargs --max-args 1 ",
-        "taskset 1 ",
-        "setsid ",
-        "time ",
-    ]
-)
-WRAPS: list[Callable[[str], str]] = [
-    lambda c: f"bash -c {shlex.quote(c)}",
-    lambda c: f"sh -c {_dq(c)}",
-    lambda c: f"bash -lc {shlex.quote(c)}",
-    lambda c: f"eval {shlex.quote(c)}",
-    lambda c: f"true && {c}",
-    lambda c: f"{c} && true",
-    lambda c: f"false || {c}",
-    lambda c: f"ls; {c}",
-    lambda c: f"echo x | {c}",
-    lambda c: f"{c} | cat",
-    lambda c: f"({c})",
-    lambda c: f"{{ {c}; }}",
-    lambda c: f"echo $({c})",
-    lambda c: f'echo "$({c})"',
-    lambda c: f"if true; then {c}; fi",
-    lambda c: f"cd src && {c}",
-    lambda c: f"echo | xargs sh -c {shlex.quote(c)}",
-    lambda c: f"timeout 60 bash -c {shlex.quote(c)}",
-    lambda c: f"bash <<'EOF'\n{c}\nEOF",
-    lambda c: f"echo {shlex.quote(c)} | bash",
-    lambda c: f"bash <<< {shlex.quote(c)}",
-    lambda c: f"trap {shlex.quote(c)} EXIT",
-]
 
 
 @given(PUSHES, st.lists(PREFIXES, max_size=3), st.lists(st.sampled_from(WRAPS), max_size=4))

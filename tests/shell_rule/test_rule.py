@@ -410,7 +410,7 @@ def test_parser_failure_falls_back_to_a_plain_reading(
     def broken(text: str) -> list[object]:
         raise RuntimeError("parser bug")
 
-    monkeypatch.setattr(policy, "_lex", broken)
+    monkeypatch.setattr(policy, "lex", broken)
     assert classes("git status && sudo git push > /tmp/x", workspace) == {
         PUSH,
         PRIVILEGED,
@@ -424,8 +424,8 @@ def test_total_failure_holds_for_everything(
     def broken(text: str) -> list[object]:
         raise RuntimeError("parser bug")
 
-    monkeypatch.setattr(policy, "_lex", broken)
-    monkeypatch.setattr(policy, "_flat_tokens", broken)
+    monkeypatch.setattr(policy, "lex", broken)
+    monkeypatch.setattr(policy, "flat_tokens", broken)
     assert classes("ls", workspace) == frozenset(HoldClass)
 
 

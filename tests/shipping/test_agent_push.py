@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
@@ -18,15 +17,9 @@ from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
+from tests.helpers.jobs.shipping import PLAIN, push_call
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
-
-
-def _push(command: str) -> str:
-    return json.dumps({"tool": "Bash", "input": {"command": command}})
-
-
-PLAIN = _push("git push origin HEAD:main")
 
 
 async def test_an_approved_plain_push_becomes_a_push_of_the_integrated_sha(
@@ -117,7 +110,7 @@ async def test_a_forced_push_is_an_ordinary_hold(
     number = await desk.start_job(
         "acme/api",
         "force it",
-        agent_command=agent(f"hold:{_push('git push --force origin HEAD:main')}"),
+        agent_command=agent(f"hold:{push_call('git push --force origin HEAD:main')}"),
     )
     approvals = ApprovalsClient(desk.client)
     [ident] = await open_ids(approvals)
@@ -154,7 +147,7 @@ async def test_an_approved_push_of_a_job_that_fails_asks_for_nothing(
     assert not [s for s in await approvals.open_approvals() if s.request.agent_ship]
 
 
-FEATURE = _push("git push origin HEAD:feature")
+FEATURE = push_call("git push origin HEAD:feature")
 
 
 async def test_an_approved_push_to_a_branch_pushes_the_head_of_the_call_once(

@@ -18,8 +18,8 @@ from desk.config.settings import DeskSettings
 from desk.names import REPO_WORKFLOW_TYPE, repo_workflow_id
 from desk.payloads.repo_state import RepoState
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
+from tests.helpers.jobs.shipping import commit
 from tests.helpers.waiting import awaited, until
-from tests.shipping.test_shipping import commit
 from workers.host import serve_worker
 
 

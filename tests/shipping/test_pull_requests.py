@@ -19,18 +19,18 @@ from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.clients.ship_client import ShippingClient
 from surfaces.render.words.setup_lines import setup_lines
 from tests.helpers.forge import fake_gh
-from tests.helpers.repos import git
-from tests.helpers.waiting import until
-from tests.shipping.test_shipping import (
+from tests.helpers.jobs.shipping import (
     REPO,
-    _started,
     answer,
+    approval_started,
     commit,
     owner_client,
     refs,
     result_of,
     withdraw,
 )
+from tests.helpers.repos import git
+from tests.helpers.waiting import until
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ async def test_an_approved_pull_request_pushes_the_sha_to_a_new_branch_and_opens
     head = commit(clone, "a.txt", "a\n", "add the a file")
     report = await shipping.change_report(REPO)
     handle, approval = await shipping.request_push(REPO, head, pull_request=True)
-    await until(lambda: _started(shipping.client, approval), "the approval")
+    await until(lambda: approval_started(shipping.client, approval), "the approval")
     [state] = [s for s in await ApprovalsClient(shipping.client).open_approvals()]
     branch = f"codedesk/{head[:12]}"
     assert state.request.tool == "pull request"

@@ -16,8 +16,8 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.jobs.shipping import REPO, answer, commit, refs, result_of
 from tests.helpers.waiting import until
-from tests.shipping.test_shipping import REPO, answer, commit, refs, result_of
 from workflows.approval import Approval
 from workflows.ship import Ship
 

@@ -3,7 +3,7 @@
 Unlike a signal in flight (workflows/in_flight.py), a child's start in flight passes the cancel
 on to the child: the approval is cancelled with the push, so no owner can approve a push that
 nobody waits for any more. This test keeps it so. The held task is made by
-tests/helpers/held_signal.py.
+tests/helpers/stand_ins/held_signal.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from desk.names import APPROVAL_WORKFLOW_TYPE, host_task_queue
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
-from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
+from tests.helpers.jobs.shipping import REPO, commit, refs
+from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
-from tests.shipping.test_shipping import REPO, commit, refs
 from workers.desk_entity import configure_desk
 from workers.worker import activities_for, shelf_activities_for
 from workflows.approval import Approval

@@ -16,9 +16,9 @@ from desk.names import push_workflow_id
 from desk.payloads.shipping import PushResult
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
+from tests.helpers.jobs.shipping import TOKEN, commit, refs
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from tests.shipping.test_shipping import TOKEN, commit, refs
 from workers.desk_entity import configure_desk
 
 REPO = "acme/api"

@@ -18,9 +18,9 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids
+from tests.helpers.jobs.shipping import PLAIN
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually, until
-from tests.shipping.test_agent_push import PLAIN
 from tests.surfaces.discord_driver import (
     OWNER_ID,
     FakeDiscord,

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,21 +11,17 @@ from desk.usage.tally import Usage
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
-from tests.helpers.agents import agent
+from tests.helpers.agents import agent, usage_step
 from tests.helpers.waiting import awaited
 
 REPO = "acme/api"
 
 
-def step(**fields: object) -> str:
-    return "usage:" + json.dumps(fields)
-
-
 async def test_reported_usage_is_added_into_the_report(desk: DeskClient, origin: Path) -> None:
     await desk.add_repo(REPO, str(origin))
     steps = (
-        step(input_tokens=1200, output_tokens=300, cached_tokens=5, cost="0.0123", model="m"),
-        step(input_tokens=800, output_tokens=100, cost=0.0077, model="m"),
+        usage_step(input_tokens=1200, output_tokens=300, cached_tokens=5, cost="0.0123", model="m"),
+        usage_step(input_tokens=800, output_tokens=100, cost=0.0077, model="m"),
         "write:a.txt=a",
         "commit:a",
     )
@@ -43,7 +38,7 @@ async def test_reported_usage_is_added_into_the_report(desk: DeskClient, origin:
 
 async def test_a_report_without_cost_says_cost_unknown(desk: DeskClient, origin: Path) -> None:
     await desk.add_repo(REPO, str(origin))
-    number = await desk.start_job(REPO, "spend", agent_command=agent(step(output_tokens=9)))
+    number = await desk.start_job(REPO, "spend", agent_command=agent(usage_step(output_tokens=9)))
     report = await awaited(desk.wait(number), f"job {number}'s report")
     assert report.usage is not None and report.usage.cost is None
     assert "9 out, 0 cached; cost unknown" in "\n".join(plain(job_report(report)))
@@ -53,7 +48,7 @@ async def test_a_hundred_reports_add_no_history(desk: DeskClient, origin: Path) 
     await desk.add_repo(REPO, str(origin))
     events: dict[int, int] = {}
     for count in (0, 100):
-        steps = [step(input_tokens=10, output_tokens=1, cost="0.001")] * count
+        steps = [usage_step(input_tokens=10, output_tokens=1, cost="0.001")] * count
         number = await desk.start_job(REPO, "steps", agent_command=agent(*steps, "say:done"))
         report = await awaited(desk.wait(number), f"job {number}'s report")
         assert report.outcome == JobOutcome.NOTHING, report

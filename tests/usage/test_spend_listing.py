@@ -9,10 +9,9 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.agents import agent
+from tests.helpers.agents import agent, usage_step
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.waiting import awaited, until
-from tests.usage.test_job_usage import step
 
 REPO = "acme/api"
 
@@ -33,11 +32,13 @@ async def test_jobs_and_spend_show_what_finished_jobs_cost(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path
 ) -> None:
     await desk.add_repo(REPO, str(origin))
-    cheap = await _job(desk, "a.txt", step(input_tokens=10, output_tokens=5, cost="0.25"))
+    cheap = await _job(desk, "a.txt", usage_step(input_tokens=10, output_tokens=5, cost="0.25"))
     dear = await _job(
-        desk, "b.txt", step(input_tokens=900, output_tokens=90, cost="1.50"), requester="bo"
+        desk, "b.txt", usage_step(input_tokens=900, output_tokens=90, cost="1.50"), requester="bo"
     )
-    unknown = await _job(desk, "c.txt", step(input_tokens=100, output_tokens=10, model="nope"))
+    unknown = await _job(
+        desk, "c.txt", usage_step(input_tokens=100, output_tokens=10, model="nope")
+    )
     env = settings_env(settings)
 
     async def listed() -> list[dict[str, object]] | None:

@@ -26,10 +26,10 @@ from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.agent_runs.sandboxes import REPO, Sandboxed, outside, sandboxed_desk
 from tests.helpers.agents import SCRIPTED_AGENT, agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited, until
-from tests.sandbox.test_sandbox import REPO, Sandboxed, outside, sandboxed_desk
 from workflows.approval import Approval
 
 __all__ = ["outside"]

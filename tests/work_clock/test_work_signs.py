@@ -84,7 +84,7 @@ def test_a_look_by_children_and_a_look_by_scan_see_the_same_tree(
 ) -> None:
     root = tree[0]
     assert agent_tree.CHILDREN_LISTED, "the kernel lists no children here: only the scan runs"
-    assert set(agent_tree._tree(root)) == set(agent_tree._tree_by_scan(root))
+    assert set(agent_tree.tree_stats(root)) == set(agent_tree.tree_stats_by_scan(root))
 
 
 def test_the_watch_knows_the_relay_only_when_the_command_is_the_forwarder() -> None:

@@ -17,7 +17,6 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
-from tests.agent.test_agent_process import HOLD_PUSH, agents_in, hook_waiting, kill_all
 from tests.crash.crashes import (
     REPO,
     ResumeClock,
@@ -25,6 +24,7 @@ from tests.crash.crashes import (
     assert_no_leftovers,
     kill,
 )
+from tests.helpers.agent_runs.agent_processes import HOLD_PUSH, agents_in, hook_waiting, kill_all
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker

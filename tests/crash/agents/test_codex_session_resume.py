@@ -19,8 +19,8 @@ from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.crash.agents.test_session_resume import heartbeat_session
 from tests.crash.crashes import REPO, kill
+from tests.helpers.agent_runs.session_resume import heartbeat_session
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git

@@ -14,30 +14,23 @@ import pytest
 from temporalio.client import Client
 
 from activities.agent.session import RESUME_PROMPT
-from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
-from desk.names import job_workflow_id
-from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
-from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.agent_runs.session_resume import bash, fresh_tasks, heartbeat_session, worker_env
+from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
-from tests.real_agents.install import agent_cache, npm_cli
 
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
 ]
 TASK = "add a notes file and commit it"
-
-
-def bash(command: str) -> ToolCall:
-    return ToolCall("Bash", {"command": command, "description": "run a command"})
 
 
 @pytest.fixture
@@ -50,55 +43,6 @@ def fake() -> Iterator[FakeAnthropic]:
     ]
     with serving(FakeAnthropic(steps=script)) as running:
         yield running
-
-
-def worker_env(settings: DeskSettings, fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
-    proven = AGENT_PRESETS["claude"].proven_version
-    claude = npm_cli("claude", f"@anthropic-ai/claude-code@{proven}", "claude")
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    env = settings_env(
-        settings,
-        CODEDESK_SANDBOX="bwrap",
-        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(HEARTBEAT_TIMEOUT.total_seconds())}s",
-        CODEDESK_SANDBOX_READ_PATHS=",".join([*settings.sandbox_read_paths, str(agent_cache())]),
-        CODEDESK_SANDBOX_EGRESS="*,127.0.0.1",
-        CODEDESK_AGENT_ENV="PATH,ANTHROPIC_*,CLAUDE_CODE_*,DISABLE_*,GIT_*",
-        ANTHROPIC_BASE_URL=fake.url,
-        ANTHROPIC_API_KEY="sk-ant-test-not-a-key",
-        CLAUDE_CONFIG_DIR=str(config),
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_ERROR_REPORTING="1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        GIT_AUTHOR_NAME="Claude",
-        GIT_AUTHOR_EMAIL="claude@codedesk.invalid",
-        GIT_COMMITTER_NAME="Claude",
-        GIT_COMMITTER_EMAIL="claude@codedesk.invalid",
-    )
-    env["PATH"] = f"{claude.parent}:{env['PATH']}"
-    return env
-
-
-async def heartbeat_session(client: Client, number: int) -> str:
-    """The session id the job's pending agent attempt heartbeated ("" while none)."""
-    described = await client.get_workflow_handle(job_workflow_id(number)).describe()
-    for pending in described.raw_description.pending_activities:
-        payloads = list(pending.heartbeat_details.payloads)
-        if pending.activity_type.name == RUN_AGENT and payloads:
-            [beat] = await client.data_converter.decode(payloads, [AgentHeartbeat])
-            assert isinstance(beat, AgentHeartbeat)
-            return beat.session_id
-    return ""
-
-
-def fresh_tasks(fake: FakeAnthropic) -> list[dict[str, object]]:
-    """The conversation's requests that send the task as a new conversation."""
-    return [
-        body
-        for body in fake.conversation()
-        if not any(message.get("role") == "assistant" for message in body.get("messages", []))
-    ]
 
 
 async def test_a_worker_killed_between_two_tool_calls_resumes_the_session(

@@ -24,9 +24,9 @@ from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
-from tests.crash.agents.test_session_resume import bash, fresh_tasks, worker_env
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes
+from tests.helpers.agent_runs.session_resume import bash, fresh_tasks, worker_env
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker

@@ -29,10 +29,10 @@ from desk.names import outbox_workflow_id
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.custom_ids import CardKey, parse
 from surfaces.discord.interactions.press import MAY_NOT, NO_LONGER_ACTIVE
-from tests.crash.agents.test_approval_recovery import hold_agent, open_approval
 from tests.crash.crashes import REPO, ResumeClock, assert_a_later_job_runs, assert_no_leftovers
 from tests.helpers.agent_pids import agent_tag, job_runs, tagged_pids
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
+from tests.helpers.holds.approval_recovery import hold_agent, open_approval
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until

@@ -22,9 +22,7 @@ from tests.crash.crashes import (
 from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import pid_dead, settings_env
-from tests.helpers.processes import StartWorker
-from tests.helpers.waiting import eventually, until
-from tests.jobs.test_desk_queue import (
+from tests.helpers.jobs.desk_queue import (
     REPO,
     admitted_order,
     desk_state,
@@ -33,6 +31,8 @@ from tests.jobs.test_desk_queue import (
     settled,
     wait_all,
 )
+from tests.helpers.processes import StartWorker
+from tests.helpers.waiting import eventually, until
 from workers.devserver import DevServer
 
 

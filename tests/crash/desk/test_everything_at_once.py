@@ -16,13 +16,13 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from desk.holds.approvals import OutcomeKind
 from desk.payloads.jobs import JobOutcome
-from tests.cli.test_up import StartUp, servers_on, up_log
-from tests.crash.agents.test_approval_recovery import PUSH, holds_joined, open_approval, report_of
 from tests.crash.crashes import REPO, ResumeClock, assert_a_later_job_runs, assert_no_leftovers
 from tests.helpers.agent_pids import agent_tag, job_runs, running_agent, tagged_pids
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number
+from tests.helpers.holds.approval_recovery import PUSH, holds_joined, open_approval, report_of
 from tests.helpers.repos import git
+from tests.helpers.surfaces.cli_up import StartUp, servers_on, up_log
 from tests.helpers.waiting import until
 from workers.devserver import DB_FILE, free_port
 from workflows.approval import Approval

@@ -30,10 +30,10 @@ from tests.crash.crashes import (
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import settings_env
 from tests.helpers.job_waits import open_ids
+from tests.helpers.jobs.shipping import answer, commit, refs, slow_origin
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from tests.shipping.test_shipping import answer, commit, refs, slow_origin
 from workers.devserver import DevServer
 from workers.temporal.client import connect
 from workflows.repo.entity import RepoEntity

@@ -40,10 +40,10 @@ from tests.crash.crashes import (
 )
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.jobs.shipping import answer
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually, until
-from tests.shipping.test_shipping import answer
 from workers.devserver import DevServer
 
 pytestmark = pytest.mark.slow

@@ -21,10 +21,10 @@ from tests.crash.crashes import ResumeClock, assert_a_later_job_runs, assert_no_
 from tests.helpers.agent_pids import agent_tag, logged_runs, running_agent, tagged_pids
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import pid_dead, run_cli, settings_env, shown
+from tests.helpers.jobs.desk_queue import wait_all
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import awaited, eventually, until
-from tests.jobs.test_desk_queue import wait_all
 
 HOSTS = {"alpha": "acme/api", "beta": "acme/web"}
 SHELF_ACTIVITIES = {

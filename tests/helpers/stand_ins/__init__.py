@@ -1,0 +1,2 @@
+"""Stand-ins that hold or record: an integration held, a workflow task held at one message, a
+local HTTP server."""
