@@ -130,3 +130,30 @@ async def test_a_message_over_the_limit_or_to_a_finished_job_is_refused_saying_w
         assert f"Job {number}'s agent has finished its work" in why, why
         assert f"`/job {number}` shows what it did" in why and "`/task`" in why, why
         assert fake.reactions(late) == ["❌"]
+
+
+async def test_a_message_written_while_the_bot_is_down_is_passed_on_once_when_it_is_back(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo("acme/api", str(origin))
+    command = agent_script(gates, "obey:2", "commit:Asked twice")
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=command)
+    async with DiscordStandIn(fake) as discord:
+        async with codedesk_discord(env, discord, tmp_path / "bot-1.log"):
+            number, thread = await job_in_thread(fake, discord, "do as I say")
+            await agent_waits_for_messages(settings, number)
+        away = fake.said(thread, OWNER_ID, "append:ASKED.md=first\\n")  # no bot hears it
+        async with codedesk_discord(env, discord, tmp_path / "bot-2.log"):
+            await until(lambda: fake.reactions(away) == ["✅"], "the message read on coming back")
+        async with codedesk_discord(env, discord, tmp_path / "bot-3.log"):
+            back = await discord.gateway.said(thread, OWNER_ID, "append:ASKED.md=second\\n")
+            await until(lambda: fake.reactions(back) == ["✅"], "the next message delivered")
+            report = await awaited(desk.wait(number), "the job's report")
+    assert [message.text for message in report.messages] == [
+        "append:ASKED.md=first\\n",
+        "append:ASKED.md=second\\n",
+    ]
+    assert (Path(info.path) / "ASKED.md").read_text() == "first\nsecond\n"
+    lines = (job_dir(settings, number) / MESSAGES_FILE).read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [1, 2]
