@@ -2,12 +2,15 @@
 protocol: the requester's message there reaches the job's agent and gets a reaction; a
 stranger's changes nothing and gets one notice; a bot's is ignored; a message over the host's
 limit, or to a job whose agent is done, is refused with a reply saying why and what to do; a
-message written while the bot is down is passed on once when it comes back."""
+message written while the bot is down is passed on once when it comes back; a bot whose
+Message Content intent Discord refuses says how to turn it on."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import sys
 from pathlib import Path
 
 from activities.agent.log import AGENT_LOG
@@ -19,7 +22,7 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.desks import host_policy
 from tests.helpers.waiting import awaited, eventually, until
-from tests.protocol.stand_in.bot import bot_env, codedesk_discord
+from tests.protocol.stand_in.bot import ROOT, bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord
 
@@ -157,3 +160,28 @@ async def test_a_message_written_while_the_bot_is_down_is_passed_on_once_when_it
     assert (Path(info.path) / "ASKED.md").read_text() == "first\nsecond\n"
     lines = (job_dir(settings, number) / MESSAGES_FILE).read_text().splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [1, 2]
+
+
+async def test_the_bot_says_to_turn_the_message_content_intent_on_when_discord_refuses_it(
+    settings: DeskSettings,
+) -> None:
+    async with DiscordStandIn(FakeDiscord(message_content=False)) as discord:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.protocol.stand_in.launch",
+            discord.api_base,
+            discord.gateway.url,
+            "discord",
+            env=bot_env(settings),
+            cwd=ROOT,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        out, _ = await awaited(process.communicate(), "the bot to stop")
+    said = out.decode()
+    assert process.returncode == 1, said
+    assert "Discord refused the bot's Message Content intent: enable it in the Developer" in said
+    assert "Privileged Gateway Intents → Message Content Intent" in said
+    assert "Traceback" not in said, said
