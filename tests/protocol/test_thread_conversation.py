@@ -1,7 +1,8 @@
 """A job's thread is its conversation (issue 45), with the real bot process on Discord's
 protocol: the requester's message there reaches the job's agent and gets a reaction; a
 stranger's changes nothing and gets one notice; a bot's is ignored; a message over the host's
-limit, or to a job whose agent is done, is refused with a reply saying why and what to do; a
+limit, or to a job whose agent is done, is refused with a reply saying why and what to do
+(once per person after the report); a
 message written while the bot is down is passed on once when it comes back; a bot whose
 Message Content intent Discord refuses says how to turn it on."""
 
@@ -133,6 +134,12 @@ async def test_a_message_over_the_limit_or_to_a_finished_job_is_refused_saying_w
         assert f"Job {number}'s agent has finished its work" in why, why
         assert f"`/job {number}` shows what it did" in why and "`/task`" in why, why
         assert fake.reactions(late) == ["❌"]
+        again = await discord.gateway.said(thread, OWNER_ID, "and the changelog")
+        # A barrier: the bot handles a place's messages in order, so once the stranger is told,
+        # the owner's second message has been handled.
+        stranger = await discord.gateway.said(thread, STRANGER_ID, "hello?")
+        await until(lambda: replies(fake, stranger), "the stranger's notice")
+        assert (fake.reactions(again), replies(fake, again)) == ([], []), "told twice"
 
 
 async def test_a_message_written_while_the_bot_is_down_is_passed_on_once_when_it_is_back(

@@ -429,7 +429,8 @@ class FakeDiscord:
                 "message_id": str(reference["message_id"]),
                 "channel_id": str(channel),
             }
-        fields["_allowed_mentions"] = body.get("allowed_mentions")
+        if body.get("allowed_mentions") is not None:
+            fields["_allowed_mentions"] = body["allowed_mentions"]
         ident = self.message(channel, **fields)
         if nonce:
             self.nonces[(channel, nonce)] = ident

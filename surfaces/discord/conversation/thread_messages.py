@@ -5,7 +5,9 @@ Who wrote it comes from the gateway's event alone. The job's requester and the h
 reply that mentions them, who may talk to the agent. The job's own `say` validator checks the
 sender again (a job that knows nobody by that id refuses: fail closed). Messages of bots, the
 bot's own, system messages, webhooks' and empty ones are ignored. A message the job took gets
-a reaction (delivered, or queued); one it refused gets a cross and a reply saying why.
+a reaction (delivered, or queued); one it refused gets a cross and a reply saying why. Once the
+job's report is out, each person is told once that its agent's work is over; the place is quiet
+after that (a thread or channel people go on talking in gets no cross on every message).
 
 Each message is sent with its Discord id as the Update's id, so a message read twice (the gateway
 and the history at start-up) is still one message of the job. The newest message handled in each
@@ -23,7 +25,7 @@ import logging
 import discord
 from temporalio.service import RPCError
 
-from desk.errors import DeskError, MessageSenderError
+from desk.errors import AgentDoneError, DeskError, MessageSenderError
 from desk.payloads.messages import SayAnswer
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.conversation.thread_book import ThreadBook, ThreadJob
@@ -110,8 +112,13 @@ class ThreadConversation:
     async def _pass_on(self, place: int, followed: ThreadJob, message: discord.Message) -> None:
         author, number = message.author, followed.job
         heard = self.owners.allows(author) or followed.requester == principal(author).id
-        if not heard and followed.requester:
+        if not heard and (followed.requester or followed.ended):  # the desk is not asked
             await self._notice(place, followed, message)
+            return
+        if followed.ended:  # its report is out: said once per person, then the place is quiet
+            if author.id not in followed.noticed:
+                await self._refuse(message, refusal_text(AgentDoneError(""), number))
+                self.book.noticed(place, author.id)
             return
         try:
             answer: SayAnswer = await self.desk.say(
