@@ -186,7 +186,12 @@ async def test_the_bot_says_to_turn_the_message_content_intent_on_when_discord_r
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         )
-        out, _ = await awaited(process.communicate(), "the bot to stop")
+        try:
+            out, _ = await awaited(process.communicate(), "the bot to stop")
+        finally:
+            if process.returncode is None:  # it connected after all: stop it
+                process.kill()
+                await process.wait()
     said = out.decode()
     assert process.returncode == 1, said
     assert "Discord refused the bot's Message Content intent: enable it in the Developer" in said
