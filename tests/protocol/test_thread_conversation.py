@@ -1,6 +1,7 @@
 """A job's thread is its conversation (issue 45), with the real bot process on Discord's
 protocol: the requester's message there reaches the job's agent and gets a reaction; a
-stranger's changes nothing and gets one notice; a bot's is ignored; a message over the host's
+stranger's changes nothing and gets one notice; a bot's, an empty one and Discord's own are
+ignored; a message over the host's
 limit, or to a job whose agent is done, is refused with a reply saying why and what to do
 (once per person after the report); a
 message written while the bot is down is passed on once when it comes back; a bot whose
@@ -28,6 +29,8 @@ from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord
 
 OTHER_BOT = 901
+PINNED = 6
+"""Discord's message type of "pinned a message", one of its own messages in a channel."""
 
 
 async def job_in_thread(fake: FakeDiscord, discord: DiscordStandIn, task: str) -> tuple[int, int]:
@@ -75,6 +78,8 @@ async def test_the_requesters_message_reaches_the_agent_and_a_stranger_is_told_o
             await discord.gateway.said(thread, STRANGER_ID, "write:EVIL.md=again"),
         ]
         from_a_bot = await discord.gateway.said(thread, OTHER_BOT, "write:BOT.md=x", bot=True)
+        blank = await discord.gateway.said(thread, OWNER_ID, "  \n ")
+        pinned = await discord.gateway.said(thread, OWNER_ID, "write:PIN.md=x", kind=PINNED)
         mine = await discord.gateway.said(thread, OWNER_ID, "write:ASKED.md=yes")
         await until(lambda: fake.reactions(mine) == ["✅"], "the message marked delivered")
         report = await awaited(desk.wait(number), "the job's report")
@@ -84,8 +89,9 @@ async def test_the_requesters_message_reaches_the_agent_and_a_stranger_is_told_o
         [reply] = fake.replies_to(strangers[0])
         assert [int(user) for user in reply["_allowed_mentions"]["users"]] == [STRANGER_ID]
         assert replies(fake, strangers[1]) == [], "a stranger was told twice"
-        assert [fake.reactions(m) for m in (*strangers, from_a_bot)] == [[], [], []]
-        assert replies(fake, from_a_bot) == [] and replies(fake, mine) == []
+        ignored = (*strangers, from_a_bot, blank, pinned)
+        assert [fake.reactions(m) for m in ignored] == [[]] * len(ignored)
+        assert [replies(fake, m) for m in (*ignored[1:], mine)] == [[]] * len(ignored)
         assert discord.rest.refused == []
 
     [message] = report.messages

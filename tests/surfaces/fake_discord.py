@@ -220,9 +220,13 @@ class FakeDiscord:
         }
         return ident
 
-    def said(self, channel: int, user: int, content: str, *, bot: bool = False) -> int:
-        """A person (or another bot) writes `content` in `channel`: the message's id."""
-        return self.message(channel, author=_user(user, f"user{user}", bot=bot), content=content)
+    def said(
+        self, channel: int, user: int, content: str, *, bot: bool = False, kind: int = 0
+    ) -> int:
+        """A person (or another bot) writes `content` in `channel`: the message's id. `kind` is
+        Discord's message type (0 a message; 6 a pin and others are Discord's own)."""
+        author = _user(user, f"user{user}", bot=bot)
+        return self.message(channel, author=author, content=content, type=kind)
 
     def reactions(self, ident: int) -> list[str]:
         """The emoji the bot reacted to message `ident` with, in order."""

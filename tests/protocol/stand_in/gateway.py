@@ -157,9 +157,11 @@ class Gateway:
         await self.dispatch("RESUMED", {})
         self.ready.set()
 
-    async def said(self, channel: int, user: int, content: str, *, bot: bool = False) -> int:
+    async def said(
+        self, channel: int, user: int, content: str, *, bot: bool = False, kind: int = 0
+    ) -> int:
         """A person (or a bot) writes in `channel`: kept, and sent to the bot as Discord would."""
-        ident = self.fake.said(channel, user, content, bot=bot)
+        ident = self.fake.said(channel, user, content, bot=bot, kind=kind)
         data = {k: v for k, v in self.fake.messages[ident].items() if not k.startswith("_")}
         place = self.fake.channels[channel]
         if place["type"] == 1:
