@@ -162,13 +162,16 @@ def _discord_token(settings: DeskSettings) -> Check:
 
 
 async def _discord_permissions(settings: DeskSettings) -> list[Check]:
-    """The bot's permissions in each configured guild (only with a token and guilds)."""
+    """The bot's Message Content intent (with a token) and its permissions in each configured
+    guild (with guilds too)."""
     token = settings.discord_token.get_secret_value()
-    if not token or not settings.discord_guild_ids:
+    if not token:
         return []
-    from surfaces.discord.permission_check import guild_permissions
+    from surfaces.discord.permission_check import content_intent, guild_permissions
 
-    checks = []
+    checks = [_content_check(await content_intent(token))]
+    if not settings.discord_guild_ids:
+        return checks
     for verdict in await guild_permissions(token, list(settings.discord_guild_ids)):
         name = f"discord guild {verdict.guild}"
         if verdict.problem:
@@ -180,6 +183,21 @@ async def _discord_permissions(settings: DeskSettings) -> list[Check]:
         else:
             checks.append(Check(name, "ok", "the bot may post, open, reopen and archive threads"))
     return checks
+
+
+def _content_check(enabled: bool | str) -> Check:
+    name = "discord message content"
+    if isinstance(enabled, str):
+        return Check(name, "warn", f"could not tell whether the intent is on: {enabled}")
+    if enabled:
+        return Check(name, "ok", "the intent is on: people's messages in a job's thread reach it")
+    return Check(
+        name,
+        "warn",
+        "the Message Content intent is off: enable it in the Developer Portal → your "
+        "application → Bot → Privileged Gateway Intents, or the bot cannot connect (it reads "
+        "what people write in a job's thread)",
+    )
 
 
 async def _search_attributes(client: Client) -> Check:

@@ -419,13 +419,18 @@ class DeskClient:
         return await self.job(number).result()
 
     async def say(
-        self, number: int, text: str, by: Principal | None = None, surface: str = "cli"
+        self,
+        number: int,
+        text: str,
+        by: Principal | None = None,
+        surface: str = "cli",
+        update_id: str | None = None,
     ) -> SayAnswer:
         """Send job `number`'s agent a message as `by` (default: this CLI's owner); the job's
         answer says whether it reached the running agent or when it will (surfaces/clients/
-        messages.py)."""
+        conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
-        return await say(self.client, self.settings.task_queue, number, said)
+        return await say(self.client, self.settings.task_queue, number, said, update_id)
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

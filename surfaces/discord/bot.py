@@ -1,6 +1,7 @@
 """The bot process: a discord.py client that is also the Temporal worker of its own surface.
 
-One event loop runs both: the gateway connection (commands, button presses) and a worker on
+One event loop runs both: the gateway connection (commands, button presses, messages in job
+threads) and a worker on
 the bot's task queue (`codedesk-discord`) hosting `SurfaceActivities(DiscordSurface(...))`.
 The worker starts once the client has logged in (Discord's HTTP API is usable), so an
 activity never runs against a client without a token; a card requested while the bot was
@@ -24,6 +25,7 @@ from activities.surface import SurfaceActivities
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, SettingsError
 from surfaces.discord.agent_watch import LineLimits
+from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
@@ -31,11 +33,19 @@ from surfaces.discord.services import Services
 
 log = logging.getLogger(__name__)
 
-INTENTS = discord.Intents(guilds=True)
-"""Slash commands and buttons need no privileged intent; `guilds` keeps roles and threads known."""
+INTENTS = discord.Intents(guilds=True, guild_messages=True, dm_messages=True, message_content=True)
+"""`guilds` keeps roles and threads known; slash commands and buttons need nothing more. The
+messages people write in a job's thread (or DM) are passed on to its agent, which needs the
+messages themselves and the privileged Message Content intent, enabled in the Developer Portal
+(without it Discord refuses the bot's connection: `NO_CONTENT_INTENT`)."""
 NO_TOKEN = (
     "No Discord token: set CODEDESK_DISCORD_TOKEN in the bot's environment to its token "
     "(Discord Developer Portal → your application → Bot → Reset Token)."
+)
+NO_CONTENT_INTENT = (
+    "Discord refused the bot's Message Content intent: enable it in the Developer Portal → your "
+    "application → Bot → Privileged Gateway Intents → Message Content Intent, then start the "
+    "bot again. The bot reads what people write in a job's thread to pass it on to the agent."
 )
 
 
@@ -61,6 +71,10 @@ class CodedeskBot(discord.Client):
             temporal=services.temporal,
             agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
             time_zone=config.time_zone,
+            threads=services.threads,
+        )
+        self.conversation = ThreadConversation(
+            self, services.desk, services.owners, services.threads
         )
         self.sync_on_start = sync
         self.sync_global = sync_global
@@ -102,6 +116,14 @@ class CodedeskBot(discord.Client):
             log.info("Synced %d commands to guild %s.", len(synced), guild_id)
         return guilds
 
+    async def on_ready(self) -> None:
+        """A new gateway session: read what was written in the jobs' places meanwhile."""
+        self.codedesk.keep(asyncio.create_task(self.conversation.catch_up(), name="catch-up"))
+
+    async def on_message(self, message: discord.Message) -> None:
+        """A message somewhere the bot can see: passed on if it is in a job's place."""
+        await self.conversation.heard(message)
+
     def _worker_ended(self, task: asyncio.Task[None]) -> None:
         if task.cancelled() or task.exception() is None:
             return
@@ -139,6 +161,8 @@ async def serve_bot(
         await bot.close()
         try:
             await running
+        except discord.PrivilegedIntentsRequired:
+            raise DeskError(NO_CONTENT_INTENT) from None
         except discord.LoginFailure:
             raise DeskError(
                 "Discord refused the token in CODEDESK_DISCORD_TOKEN: reset it in the "

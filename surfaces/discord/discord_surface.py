@@ -17,7 +17,9 @@ from collections.abc import Callable
 import discord
 from temporalio.client import Client
 
+from desk.errors import JobNotFoundError
 from desk.holds.approvals import Decision
+from desk.names import job_number
 from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
     CardRef,
@@ -30,6 +32,7 @@ from desk.payloads.surfaces import (
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.closed_threads import ClosedThreads, direct_note
+from surfaces.discord.conversation.thread_book import ThreadBook
 from surfaces.discord.delivery import (
     NO_MENTIONS,
     closed_to_me,
@@ -61,8 +64,11 @@ class DiscordSurface(Surface):
         temporal: Client | None = None,
         agent_lines: LineLimits = DEFAULT_LIMITS,
         time_zone: str = "",
+        threads: ThreadBook | None = None,
     ) -> None:
         self.client = client
+        self.threads = threads
+        """Which job each place follows: the outbox's activities write it down too."""
         self.time_zone = time_zone
         self.history_limit = history_limit
         self.closed = ClosedThreads()
@@ -122,6 +128,8 @@ class DiscordSurface(Surface):
         channel_id = _channel_id(text.channel)
         if channel_id is None:
             return
+        if text.job:
+            self._follows(channel_id, text.job)
         channel = self.client.get_partial_messageable(channel_id)
         try:
             for index, chunk in enumerate(split_message(sanitize(thread_text(text)))):
@@ -136,6 +144,11 @@ class DiscordSurface(Surface):
     async def set_progress(self, progress: ThreadProgress) -> None:
         channel_id = _channel_id(progress.channel)
         if channel_id is not None:
+            if progress.agent_of:
+                try:
+                    self._follows(channel_id, job_number(progress.agent_of))
+                except JobNotFoundError:
+                    pass  # not a job's id: nothing to write down
             await self.agents.narrate(channel_id, narration_text(progress), progress.agent_of)
 
     async def post_report(self, report: ThreadReport) -> None:
@@ -145,6 +158,8 @@ class DiscordSurface(Surface):
         self.agents.stop(channel_id)
         await self.progress.settle(channel_id)
         number = report.report.number
+        if self.threads is not None:
+            self.threads.ended(channel_id, number)
         text = report_text(report.report, self.time_zone)
         note = self.closed.note_of(channel_id)
         try:
@@ -223,6 +238,11 @@ class DiscordSurface(Surface):
             number,
             channel_id,
         )
+
+    def _follows(self, channel_id: int, number: int) -> None:
+        """Write down that the place follows job `number` (a job an earlier bot started)."""
+        if self.threads is not None:
+            self.threads.follow(channel_id, number)
 
     def close(self) -> None:
         """Stop following agents (the bot closes)."""

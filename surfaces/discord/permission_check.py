@@ -1,11 +1,15 @@
-"""What `codedesk doctor` says of the bot's permissions in each configured guild.
+"""What `codedesk doctor` says of the bot's permissions in each configured guild, and whether
+its application has the Message Content intent.
 
 A job is followed in a thread: the bot posts there, edits its progress and cards, reopens the
 thread when Discord archived it under a long job (a locked one needs Manage Threads) and
 archives it after the report. A permission it lacks makes a job's thread fall silent, so the
 doctor names it before a job does. It reads the guild's roles and the bot's own (guild-wide
 permissions: a channel's overwrites may still take one away there, which /task refuses at
-once, naming it).
+once, naming it). The intent is a switch in the Developer Portal, which the application's
+flags tell (`GATEWAY_MESSAGE_CONTENT` for a verified bot, `..._LIMITED` for one in fewer than
+100 servers): without it Discord refuses the bot's connection, since it asks for the intent
+to read what people write in a job's thread.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ NEEDED = {
     "read_message_history": "Read Message History",
 }
 """What the bot uses, by discord.py's flag name and Discord's own."""
+MESSAGE_CONTENT_FLAGS = (1 << 18) | (1 << 19)
+"""The application flags Discord sets when the Message Content intent is enabled."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,22 @@ async def guild_permissions(token: str, guilds: list[str]) -> list[GuildPermissi
     except (aiohttp.ClientError, OSError) as error:
         problem = f"Discord could not be reached ({error}): check this host's network"
         return [GuildPermissions(guild, problem=problem) for guild in guilds]
+    finally:
+        await http.close()
+
+
+async def content_intent(token: str) -> bool | str:
+    """Whether the bot's application has the Message Content intent enabled; a string: why
+    Discord could not tell."""
+    http = HTTPClient(asyncio.get_running_loop())
+    try:
+        await http.static_login(token)
+        application = await http.application_info()
+        return bool(int(application.get("flags") or 0) & MESSAGE_CONTENT_FLAGS)
+    except discord.HTTPException as error:
+        return _problem(error)
+    except (aiohttp.ClientError, OSError) as error:
+        return f"Discord could not be reached ({error}): check this host's network"
     finally:
         await http.close()
 

@@ -17,6 +17,7 @@ from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.mode_client import ModesClient
 from surfaces.clients.ship_client import ShippingClient
+from surfaces.discord.conversation.thread_book import BOOK_FILE, ThreadBook
 from surfaces.discord.interactions.access import Owners
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,11 @@ class Services:
     @cached_property
     def owners(self) -> Owners:
         return Owners.from_settings(self.settings)
+
+    @cached_property
+    def threads(self) -> ThreadBook:
+        """Which job each place follows, kept on disk under the bot's home."""
+        return ThreadBook(self.settings.home / BOOK_FILE)
 
     @cached_property
     def desk(self) -> DeskClient:

@@ -1,5 +1,6 @@
 """`codedesk doctor` names the Discord permissions the bot lacks in a configured guild (issue
-30 part 2), asked of Discord's REST API (the protocol stand-in) with the bot's token."""
+30 part 2), and tells the owner to turn on the Message Content intent while it is off (issue
+45), asked of Discord's REST API (the protocol stand-in) with the bot's token."""
 
 from __future__ import annotations
 
@@ -52,3 +53,18 @@ async def test_doctor_names_the_thread_permissions_the_bot_lacks(
         fake.bot_permissions |= discord.Permissions(send_messages_in_threads=True).value
         said = await doctor_says(bot_env(settings), stand_in)
         assert said[f"discord guild {GUILD_ID}"].startswith("ok "), said
+
+
+async def test_doctor_tells_the_owner_to_turn_the_message_content_intent_on(
+    settings: DeskSettings, tmp_path: Path
+) -> None:
+    fake = FakeDiscord(message_content=False)
+    async with DiscordStandIn(fake) as stand_in:
+        said = await doctor_says(bot_env(settings), stand_in)
+        intent = said["discord message content"]
+        assert intent.startswith("warn the Message Content intent is off: enable it in the "), said
+        assert "Privileged Gateway Intents" in intent
+
+        fake.message_content = True  # the owner flips the switch in the portal
+        said = await doctor_says(bot_env(settings), stand_in)
+        assert said["discord message content"].startswith("ok the intent is on"), said

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, Protocol
+from urllib.parse import unquote
 
 import discord
 from discord.http import HTTPClient, Route
@@ -41,6 +42,9 @@ ALL_PERMISSIONS = (1 << 50) - 1
 ADMINISTRATOR, MANAGE_THREADS = 1 << 3, 1 << 34
 THREAD_TYPES = (10, 11, 12)
 """Discord's channel types of threads: announcement, public and private."""
+MESSAGE_CONTENT_LIMITED = 1 << 19
+"""The application flag Discord sets once the Message Content intent is enabled in the
+Developer Portal (`GATEWAY_MESSAGE_CONTENT_LIMITED`; a verified bot's is 1 << 18)."""
 
 
 @dataclass
@@ -98,6 +102,11 @@ class FakeDiscord:
     """The guild-wide permissions of the bot's role."""
     closed_dms: set[int] = field(default_factory=set)
     """Users who take no direct message from the bot (Discord refuses a send with 50007)."""
+    roles: dict[int, list[int]] = field(default_factory=dict)
+    """The roles of the guild's members, by user id (a message's member carries them)."""
+    message_content: bool = True
+    """Whether the Message Content intent is enabled in the Developer Portal: without it the
+    gateway refuses a bot that asks for it (4014), and the application's flags say so."""
 
     def next_id(self) -> int:
         return next(self.ids)
@@ -210,6 +219,26 @@ class FakeDiscord:
             **fields,
         }
         return ident
+
+    def said(
+        self, channel: int, user: int, content: str, *, bot: bool = False, kind: int = 0
+    ) -> int:
+        """A person (or another bot) writes `content` in `channel`: the message's id. `kind` is
+        Discord's message type (0 a message; 6 a pin and others are Discord's own)."""
+        author = _user(user, f"user{user}", bot=bot)
+        return self.message(channel, author=author, content=content, type=kind)
+
+    def reactions(self, ident: int) -> list[str]:
+        """The emoji the bot reacted to message `ident` with, in order."""
+        return list(self.messages[ident].get("_reactions", []))
+
+    def replies_to(self, ident: int) -> list[dict[str, Any]]:
+        """The messages that reply to message `ident` (Discord's message reference)."""
+        return [
+            m
+            for m in self.messages.values()
+            if (m.get("message_reference") or {}).get("message_id") == str(ident)
+        ]
 
     # What the bot sent
 
@@ -346,13 +375,14 @@ class FakeDiscord:
         return [
             (r"GET /users/@me", lambda b, p: BOT_USER),
             (r"POST /users/@me/channels", self._open_dm),
-            (r"GET /oauth2/applications/@me", lambda b, p: _application()),
+            (r"GET /oauth2/applications/@me", lambda b, p: _application(self.message_content)),
             (r"GET /guilds/(\d+)", self._get_guild),
             (r"GET /guilds/(\d+)/members/(\d+)", self._get_member),
             (r"POST /channels/(\d+)/messages", self._create),
             (r"GET /channels/(\d+)/messages", self._history),
             (r"GET /channels/(\d+)/messages/(\d+)", self._get_message),
             (r"PATCH /channels/(\d+)/messages/(\d+)", self._edit),
+            (r"PUT /channels/(\d+)/messages/(\d+)/reactions/([^/]+)/@me", self._react),
             (r"GET /channels/(\d+)", self._get_channel),
             (r"PATCH /channels/(\d+)", self._edit_channel),
             (r"POST /channels/(\d+)/messages/(\d+)/threads", self._start_thread),
@@ -394,15 +424,40 @@ class FakeDiscord:
                 raise DiscordError(400, 50083, "Thread is archived")
             data["thread_metadata"]["archived"] = False  # a post unarchives an open thread
         fields = {k: body[k] for k in ("content", "embeds", "components") if body.get(k)}
+        reference = body.get("message_reference")
+        if reference:
+            if int(reference["message_id"]) not in self.messages:
+                raise DiscordError(400, 50035, "Invalid Form Body: Unknown message")
+            fields["message_reference"] = {
+                **reference,
+                "message_id": str(reference["message_id"]),
+                "channel_id": str(channel),
+            }
+        if body.get("allowed_mentions") is not None:
+            fields["_allowed_mentions"] = body["allowed_mentions"]
         ident = self.message(channel, **fields)
         if nonce:
             self.nonces[(channel, nonce)] = ident
         return _public(self.messages[ident])
 
     def _history(self, body: Any, params: dict[str, Any], channel: int) -> list[dict[str, Any]]:
+        """Newest first, as Discord answers; `after` an id: the oldest `limit` after it."""
         self._channel(channel)
+        limit = int(params.get("limit", 50))
+        if "after" in params:
+            after = [m for m in self.in_channel(channel) if int(m["id"]) > int(params["after"])]
+            return [_public(m) for m in reversed(after[:limit])]
         newest_first = list(reversed(self.in_channel(channel)))
-        return [_public(m) for m in newest_first[: int(params.get("limit", 50))]]
+        return [_public(m) for m in newest_first[:limit]]
+
+    def _react(self, body: Any, params: Any, channel: int, ident: int, emoji: str) -> None:
+        """The bot reacts to a message with `emoji` (once: a second PUT changes nothing)."""
+        self._channel(channel)
+        if ident not in self.messages or self.messages[ident]["channel_id"] != str(channel):
+            raise DiscordError(404, 10008, "Unknown Message")
+        reacted = self.messages[ident].setdefault("_reactions", [])
+        if unquote(emoji) not in reacted:
+            reacted.append(unquote(emoji))
 
     def _get_message(self, body: Any, params: Any, channel: int, ident: int) -> dict[str, Any]:
         if ident not in self.messages:
@@ -595,7 +650,7 @@ def _role(ident: int, name: str) -> dict[str, Any]:
     }
 
 
-def _application() -> dict[str, Any]:
+def _application(message_content: bool = True) -> dict[str, Any]:
     return {
         "id": str(BOT_ID),
         "name": "codedesk",
@@ -605,7 +660,7 @@ def _application() -> dict[str, Any]:
         "bot_require_code_grant": False,
         "verify_key": "0" * 64,
         "owner": _user(OWNER_ID, "owner"),
-        "flags": 0,
+        "flags": MESSAGE_CONTENT_LIMITED if message_content else 0,
     }
 
 

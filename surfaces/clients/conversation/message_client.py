@@ -21,14 +21,19 @@ from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of
 
 
-async def say(client: Client, task_queue: str, number: int, said: SayInput) -> SayAnswer:
-    """Send job `number`'s agent `said`; the job's answer, or the desk error it refused with."""
+async def say(
+    client: Client, task_queue: str, number: int, said: SayInput, update_id: str | None = None
+) -> SayAnswer:
+    """Send job `number`'s agent `said`; the job's answer, or the desk error it refused with.
+
+    `update_id` names the message once for all its sends (a Discord message's id): the server
+    answers a second send of it with the first one's answer, and keeps one message."""
     if not said.text.strip():
         raise MessageError("The message is empty: say what the agent should hear.")
     await require_worker(client, task_queue)
     handle = client.get_workflow_handle_for(CodingJob.run, job_workflow_id(number))
     try:
-        return await handle.execute_update(CodingJob.say, said)
+        return await handle.execute_update(CodingJob.say, said, id=update_id)
     except WorkflowUpdateFailedError as error:
         refused = error_of(error)
         if refused is not None:

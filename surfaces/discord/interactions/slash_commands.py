@@ -179,6 +179,10 @@ async def task_command(
             await _quietly(thread.edit(archived=True), "archive the thread of a refused job")
         return
     number = admission.number
+    if followed:  # messages written there from now on are the job's (thread_messages.py)
+        services.threads.follow(
+            followed, number, requester=f"discord:{interaction.user.id}", since=interaction.id
+        )
     where = f"; follow it in {thread.mention}" if thread else "; follow it here"
     state = f"queued at #{admission.position}" if admission.position else "running"
     if admission.day_limit is not None:

@@ -8,6 +8,11 @@ numbered and kept, so a bot that comes back with RESUME gets what it missed, the
 after 4000-4009 and 1001), and `drop(code, forget=True)` also ends the session, so the RESUME
 is answered with INVALID_SESSION and the bot identifies again. Frames are zlib-stream
 compressed when the bot asks for it, as discord.py does by default.
+
+A person's message (`said`) is a MESSAGE_CREATE, sent as Discord sends it by the intents the
+bot identified with: none in a guild without GUILD_MESSAGES (in a DM without DIRECT_MESSAGES),
+and its content, embeds and attachments empty in a guild without MESSAGE_CONTENT. A bot that
+asks for MESSAGE_CONTENT while the Developer Portal has it off is closed with 4014.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from tests.surfaces.fake_discord import BOT_ID, BOT_USER, GUILD_ID, FakeDiscord,
 
 DISPATCH, HEARTBEAT, IDENTIFY, RESUME, RECONNECT = 0, 1, 2, 6, 7
 INVALID_SESSION, HELLO, HEARTBEAT_ACK = 9, 10, 11
-AUTHENTICATION_FAILED = 4004
+AUTHENTICATION_FAILED, DISALLOWED_INTENTS = 4004, 4014
+GUILD_MESSAGES, DIRECT_MESSAGES, MESSAGE_CONTENT = 1 << 9, 1 << 12, 1 << 15
 
 
 @dataclass
@@ -63,6 +69,8 @@ class Gateway:
     connection: Connection | None = None
     identified: int = 0
     resumed: int = 0
+    intents: int = 0
+    """The intents the bot identified with."""
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once a session is live (READY or RESUMED sent); cleared by a drop."""
 
@@ -108,7 +116,14 @@ class Gateway:
             await connection.send({"op": HEARTBEAT_ACK, "d": None})
         elif op in (IDENTIFY, RESUME) and data.get("token") != self.token:
             await connection.socket.close(code=AUTHENTICATION_FAILED, message=b"Bad token.")
+        elif (
+            op == IDENTIFY
+            and data.get("intents", 0) & MESSAGE_CONTENT
+            and not (self.fake.message_content)
+        ):
+            await connection.socket.close(code=DISALLOWED_INTENTS, message=b"Disallowed intent(s).")
         elif op == IDENTIFY:
+            self.intents = int(data.get("intents", 0))
             await self._identify(connection)
         elif op == RESUME:
             await self._resume(connection, data)
@@ -142,7 +157,39 @@ class Gateway:
         await self.dispatch("RESUMED", {})
         self.ready.set()
 
+    async def said(
+        self, channel: int, user: int, content: str, *, bot: bool = False, kind: int = 0
+    ) -> int:
+        """A person (or a bot) writes in `channel`: kept, and sent to the bot as Discord would."""
+        ident = self.fake.said(channel, user, content, bot=bot, kind=kind)
+        data = {k: v for k, v in self.fake.messages[ident].items() if not k.startswith("_")}
+        place = self.fake.channels[channel]
+        if place["type"] == 1:
+            if self.intents & DIRECT_MESSAGES:
+                await self.dispatch("MESSAGE_CREATE", data)
+            return ident
+        if not self.intents & GUILD_MESSAGES:
+            return ident
+        if not self.intents & MESSAGE_CONTENT:
+            data.update(content="", embeds=[], attachments=[], components=[])
+        author = data["author"]
+        data.update(guild_id=str(GUILD_ID), member=_member(user, self.fake.roles.get(user, [])))
+        data["author"] = author
+        await self.dispatch("MESSAGE_CREATE", data)
+        return ident
+
     def guild(self) -> dict[str, Any]:
         """The guild as GUILD_CREATE carries it: the model's channels and active threads."""
         placed = [c for c in self.fake.channels.values() if c.get("guild_id") == str(GUILD_ID)]
         return guild_payload(placed, self.fake.bot_permissions)
+
+
+def _member(user: int, roles: list[int]) -> dict[str, Any]:
+    """The partial member a guild's MESSAGE_CREATE carries beside its author."""
+    return {
+        "roles": [str(role) for role in roles],
+        "joined_at": "2024-01-01T00:00:00+00:00",
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+    }

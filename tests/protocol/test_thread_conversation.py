@@ -1,0 +1,205 @@
+"""A job's thread is its conversation (issue 45), with the real bot process on Discord's
+protocol: the requester's message there reaches the job's agent and gets a reaction; a
+stranger's changes nothing and gets one notice; a bot's, an empty one and Discord's own are
+ignored; a message over the host's
+limit, or to a job whose agent is done, is refused with a reply saying why and what to do
+(once per person after the report); a
+message written while the bot is down is passed on once when it comes back; a bot whose
+Message Content intent Discord refuses says how to turn it on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+from pathlib import Path
+
+from activities.agent.log import AGENT_LOG
+from activities.agent.messages import MESSAGES_FILE
+from activities.paths import job_dir
+from desk.config.settings import DeskSettings
+from desk.payloads.messages import MessageSeam
+from surfaces.clients.desk_client import DeskClient
+from tests.helpers.agents import agent_script
+from tests.helpers.desks import host_policy
+from tests.helpers.waiting import awaited, eventually, until
+from tests.protocol.stand_in.bot import ROOT, bot_env, codedesk_discord
+from tests.protocol.stand_in.server import DiscordStandIn
+from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord
+
+OTHER_BOT = 901
+PINNED = 6
+"""Discord's message type of "pinned a message", one of its own messages in a channel."""
+
+
+async def job_in_thread(fake: FakeDiscord, discord: DiscordStandIn, task: str) -> tuple[int, int]:
+    """/task in a channel: the job's number and its thread."""
+    channel = fake.text_channel()
+    token = await discord.interact(
+        fake.command("task", OWNER_ID, channel, repo="acme/api", task=task)
+    )
+    said = await eventually(
+        lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the job's answer"
+    )
+    found = re.search(r"Job \*\*(\d+)\*\* is running", said)
+    assert found, said
+    return int(found[1]), int(fake.in_channel(channel)[0]["id"])
+
+
+async def agent_waits_for_messages(settings: DeskSettings, number: int) -> None:
+    log = job_dir(settings, number) / AGENT_LOG
+    await eventually(
+        lambda: log.read_text() if log.is_file() else "",
+        lambda text: "scripted agent: waiting for" in text,
+        "the agent to wait for its messages",
+    )
+
+
+def replies(fake: FakeDiscord, message: int) -> list[str]:
+    return [reply["content"] for reply in fake.replies_to(message)]
+
+
+async def test_the_requesters_message_reaches_the_agent_and_a_stranger_is_told_once(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo("acme/api", str(origin))
+    command = agent_script(gates, "obey:1", "commit:Asked")
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=command)
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        number, thread = await job_in_thread(fake, discord, "do as I say")
+        await agent_waits_for_messages(settings, number)
+        strangers = [
+            await discord.gateway.said(thread, STRANGER_ID, "write:EVIL.md=pwned"),
+            await discord.gateway.said(thread, STRANGER_ID, "write:EVIL.md=again"),
+        ]
+        from_a_bot = await discord.gateway.said(thread, OTHER_BOT, "write:BOT.md=x", bot=True)
+        blank = await discord.gateway.said(thread, OWNER_ID, "  \n ")
+        pinned = await discord.gateway.said(thread, OWNER_ID, "write:PIN.md=x", kind=PINNED)
+        mine = await discord.gateway.said(thread, OWNER_ID, "write:ASKED.md=yes")
+        await until(lambda: fake.reactions(mine) == ["✅"], "the message marked delivered")
+        report = await awaited(desk.wait(number), "the job's report")
+
+        [notice] = replies(fake, strangers[0])
+        assert notice.startswith(f"<@{STRANGER_ID}> only the person who asked for job {number}")
+        [reply] = fake.replies_to(strangers[0])
+        assert [int(user) for user in reply["_allowed_mentions"]["users"]] == [STRANGER_ID]
+        assert replies(fake, strangers[1]) == [], "a stranger was told twice"
+        ignored = (*strangers, from_a_bot, blank, pinned)
+        assert [fake.reactions(m) for m in ignored] == [[]] * len(ignored)
+        assert [replies(fake, m) for m in (*ignored[1:], mine)] == [[]] * len(ignored)
+        assert discord.rest.refused == []
+
+    [message] = report.messages
+    assert (message.text, message.by.id, message.surface) == (
+        "write:ASKED.md=yes",
+        f"discord:{OWNER_ID}",
+        "discord",
+    )
+    assert message.delivered is not None and message.delivered.seam == MessageSeam.FILE
+    assert (Path(info.path) / "ASKED.md").read_text() == "yes"
+    assert not (Path(info.path) / "EVIL.md").exists()
+    lines = (job_dir(settings, number) / MESSAGES_FILE).read_text().splitlines()
+    assert [json.loads(line)["text"] for line in lines] == ["write:ASKED.md=yes"]
+
+
+async def test_a_message_over_the_limit_or_to_a_finished_job_is_refused_saying_why(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    await host_policy(desk, message_chars=20)
+    await desk.add_repo("acme/api", str(origin))
+    gate = gates / "may-end"
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=agent_script(gates, f"wait:{gate}"))
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        number, thread = await job_in_thread(fake, discord, "wait")
+        long = await discord.gateway.said(thread, OWNER_ID, "x" * 21)
+        await until(lambda: replies(fake, long), "the refusal of the long message")
+        [why] = replies(fake, long)
+        assert "21 characters, longer than the host's limit of 20" in why, why
+        assert fake.reactions(long) == ["❌"]
+
+        gate.touch()
+        report = await awaited(desk.wait(number), "the job's report")
+        assert report.messages == []
+        heading = f"## Job {number} on "
+        await until(
+            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
+            "the report in the thread",
+        )
+        late = await discord.gateway.said(thread, OWNER_ID, "and the docs")
+        await until(lambda: replies(fake, late), "the refusal of the late message")
+        [why] = replies(fake, late)
+        assert f"Job {number}'s agent has finished its work" in why, why
+        assert f"`/job {number}` shows what it did" in why and "`/task`" in why, why
+        assert fake.reactions(late) == ["❌"]
+        again = await discord.gateway.said(thread, OWNER_ID, "and the changelog")
+        # A barrier: the bot handles a place's messages in order, so once the stranger is told,
+        # the owner's second message has been handled.
+        stranger = await discord.gateway.said(thread, STRANGER_ID, "hello?")
+        await until(lambda: replies(fake, stranger), "the stranger's notice")
+        assert (fake.reactions(again), replies(fake, again)) == ([], []), "told twice"
+
+
+async def test_a_message_written_while_the_bot_is_down_is_passed_on_once_when_it_is_back(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo("acme/api", str(origin))
+    command = agent_script(gates, "obey:2", "commit:Asked twice")
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=command)
+    async with DiscordStandIn(fake) as discord:
+        async with codedesk_discord(env, discord, tmp_path / "bot-1.log"):
+            number, thread = await job_in_thread(fake, discord, "do as I say")
+            await agent_waits_for_messages(settings, number)
+        away = fake.said(thread, OWNER_ID, "append:ASKED.md=first\\n")  # no bot hears it
+        async with codedesk_discord(env, discord, tmp_path / "bot-2.log"):
+            await until(lambda: fake.reactions(away) == ["✅"], "the message read on coming back")
+        async with codedesk_discord(env, discord, tmp_path / "bot-3.log"):
+            back = await discord.gateway.said(thread, OWNER_ID, "append:ASKED.md=second\\n")
+            await until(lambda: fake.reactions(back) == ["✅"], "the next message delivered")
+            report = await awaited(desk.wait(number), "the job's report")
+    assert [message.text for message in report.messages] == [
+        "append:ASKED.md=first\\n",
+        "append:ASKED.md=second\\n",
+    ]
+    assert (Path(info.path) / "ASKED.md").read_text() == "first\nsecond\n"
+    lines = (job_dir(settings, number) / MESSAGES_FILE).read_text().splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [1, 2]
+
+
+async def test_the_bot_says_to_turn_the_message_content_intent_on_when_discord_refuses_it(
+    settings: DeskSettings,
+) -> None:
+    async with DiscordStandIn(FakeDiscord(message_content=False)) as discord:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.protocol.stand_in.launch",
+            discord.api_base,
+            discord.gateway.url,
+            "discord",
+            env=bot_env(settings),
+            cwd=ROOT,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        try:
+            out, _ = await awaited(process.communicate(), "the bot to stop")
+        finally:
+            if process.returncode is None:  # it connected after all: stop it
+                process.kill()
+                await process.wait()
+    said = out.decode()
+    assert process.returncode == 1, said
+    assert "Discord refused the bot's Message Content intent: enable it in the Developer" in said
+    assert "Privileged Gateway Intents → Message Content Intent" in said
+    assert "Traceback" not in said, said
