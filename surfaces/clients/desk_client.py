@@ -77,10 +77,10 @@ from surfaces.clients.ship_outcomes import with_ship_outcomes
 from workers.desk_entity import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.entity import Desk
-from workflows.hosts import host_missing
+from workflows.host.host_routes import host_missing
+from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of
-from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_TRY = timedelta(seconds=20)
 """How long one try of a submission waits for the desk's answer before it asks again (with the

@@ -56,7 +56,7 @@ from surfaces.clients.listings.worker_check import require_worker
 from workflows.desk.entity import Desk
 from workflows.reasons import reason_of
 from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 

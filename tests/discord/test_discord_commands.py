@@ -39,7 +39,7 @@ from tests.surfaces.discord_driver import (
 )
 from workers import host
 from workers.desk_entity import configure_desk
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
 

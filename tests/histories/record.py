@@ -63,10 +63,10 @@ from workers.desk_entity import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
-from workflows.approval import Approval
 from workflows.desk.entity import Desk
-from workflows.host_check import HostCheck
+from workflows.host.host_check_workflow import HostCheck
 from workflows.job.coding_job import CodingJob
+from workflows.shipping.approval import Approval
 
 IDS = "workflow_ids.json"
 """Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""

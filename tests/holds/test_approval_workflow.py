@@ -28,7 +28,7 @@ from desk.names import IGNORED_MEMO
 from surfaces.clients.approval_client import ApprovalsClient
 from tests.helpers.waiting import awaited, eventually
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 OWNER = Principal(id="local:owner", name="owner")
 STRANGER = Principal(id="discord:666", name="stranger")

@@ -45,7 +45,7 @@ from tests.helpers.repos import make_origin
 from tests.helpers.waiting import awaited, eventually
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]

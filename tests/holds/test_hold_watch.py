@@ -28,7 +28,7 @@ from tests.holds.test_approval_workflow import Handle, answer, outcome_of, reque
 from tests.holds.test_approval_workflow import queue as queue  # a fixture
 from tests.holds.test_hold_channel import HOOK, PUSH, REPO, Agent, decision
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 WATCH = OutcomeWatch(watcher="a test")
 

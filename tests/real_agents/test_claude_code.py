@@ -45,7 +45,7 @@ from tests.real_agents.fake_anthropic import (
     serving,
 )
 from tests.real_agents.install import agent_cache, newest_npm, npm_cli
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"

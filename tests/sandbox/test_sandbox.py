@@ -29,7 +29,7 @@ from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import until
 from workers.desk_entity import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 SECRET = "owner-secret-7f3a9c"

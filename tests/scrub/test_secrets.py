@@ -34,7 +34,7 @@ from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_numb
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 

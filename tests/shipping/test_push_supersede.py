@@ -18,8 +18,8 @@ from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.waiting import until
 from tests.shipping.test_shipping import REPO, answer, commit, refs, result_of
-from workflows.approval import Approval
-from workflows.ship import Ship
+from workflows.shipping.approval import Approval
+from workflows.shipping.ship import Ship
 
 
 async def _open(shipping: ShippingClient, ident: str) -> bool:

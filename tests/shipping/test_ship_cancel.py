@@ -28,7 +28,7 @@ from tests.helpers.waiting import awaited
 from tests.shipping.test_shipping import REPO, commit, refs
 from workers.desk_entity import configure_desk
 from workers.worker import activities_for, shelf_activities_for
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from workers.desk_entity import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
 TOKEN = "s3cr3tT0k3nXYZ"

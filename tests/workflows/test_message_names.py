@@ -13,7 +13,7 @@ from desk import names
 from workflows.desk.entity import Desk
 from workflows.job.coding_job import CodingJob
 from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 HANDLERS: dict[type, dict[str, set[str]]] = {
     CodingJob: {

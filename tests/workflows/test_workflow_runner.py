@@ -22,7 +22,7 @@ import asyncio, sys
 from temporalio import workflow
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from workers.workflow_runner import WORKFLOW_RUNNER
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 from workflows.job.coding_job import CodingJob
 
 runner = WORKFLOW_RUNNER if sys.argv[1] == "ours" else SandboxedWorkflowRunner()

@@ -16,7 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import agent_step
 
 from workflows import patches
-from workflows.hosts import Route
+from workflows.host.host_routes import Route
 from workflows.in_flight import cancelled
 from workflows.job.messages import delivered_by, pending
 from workflows.job.modes import follows

@@ -56,6 +56,8 @@ with workflow.unsafe.imports_passed_through():
     from desk.records.repo_setup import CommandRun
 
 from workflows import patches
+from workflows.calls.outbox_calls import send_to_outbox
+from workflows.calls.result_calls import deliver_result
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
@@ -83,9 +85,7 @@ from workflows.job.slot import (
 )
 from workflows.job.state import JobState
 from workflows.job.worktree import cut_worktree, discard_cancelled_worktree, left_behind
-from workflows.outbox_calls import send_to_outbox
 from workflows.reasons import reason_of
-from workflows.result_calls import deliver_result
 from workflows.summaries import phase_details
 
 INTEGRATION_OUTCOMES = MappingProxyType(

@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import GIT_STEP
 
 from workflows import patches
-from workflows.hosts import host_route
+from workflows.host.host_routes import host_route
 from workflows.job.progress import on_the_clones_host, set_phase
 from workflows.job.report import build_report
 from workflows.job.state import JobState

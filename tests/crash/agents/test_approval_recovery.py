@@ -33,7 +33,7 @@ from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE, eventually, until
 from workers.devserver import DevServer
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}
 PUSH: dict[str, Any] = {"tool": "Bash", "input": PUSH_INPUT}

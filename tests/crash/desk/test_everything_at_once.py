@@ -25,7 +25,7 @@ from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started
 from tests.helpers.repos import git
 from tests.helpers.waiting import until
 from workers.devserver import DB_FILE, free_port
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 async def task(

@@ -37,7 +37,7 @@ from tests.shipping.test_shipping import answer, commit, refs, slow_origin
 from workers.devserver import DevServer
 from workers.temporal.client import connect
 from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 
 async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.shipping import PushResult
     from desk.policy.results import ResultHooks
 
-from workflows.children import start_entity
+from workflows.calls.children import start_entity
 
 
 async def deliver_result(
