@@ -13,8 +13,8 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.host.host_routes import Route
-from workflows.job.progress import on_the_clones_host
-from workflows.job.state import JobState
+from workflows.job.record.progress import on_the_clones_host
+from workflows.job.record.state import JobState
 
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:

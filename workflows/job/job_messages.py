@@ -41,8 +41,8 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows import patches
-from workflows.job.phases import JOB_PHASES
-from workflows.job.state import JobState
+from workflows.job.record.phases import JOB_PHASES
+from workflows.job.record.state import JobState
 
 REPORT_MESSAGES = 100
 """Messages a report lists (the job keeps them all, and `show` during the job lists them)."""

@@ -27,7 +27,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.calls.outbox_calls import send_to_outbox
-from workflows.job.state import JobState
+from workflows.job.record.state import JobState
 
 YOLO_BY = "yolo mode"
 
