@@ -21,9 +21,9 @@ from surfaces.render.layout.report_layout import change_report, job_report, push
 from surfaces.render.terminal.console import out
 from surfaces.render.terminal.printing import print_blocks
 from surfaces.render.words.history_lines import history_lines
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
-from workers.host import prepare_directories
+from workers.hosting import prepare_directories
 from workers.search_attributes import ensure_search_attributes
 from workers.temporal.client import connect, workflow_url
 from workers.temporal.runtime import read_runtime

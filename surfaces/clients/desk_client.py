@@ -74,7 +74,7 @@ from surfaces.clients.listings.job_listing import job_page
 from surfaces.clients.listings.page import Page
 from surfaces.clients.listings.worker_check import live_pollers, require_worker
 from surfaces.clients.ship_outcomes import with_ship_outcomes
-from workers.desk_entity import desk_start
+from workers.desk_handle import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.entity import Desk
 from workflows.host.host_routes import host_missing

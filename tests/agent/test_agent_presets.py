@@ -188,7 +188,7 @@ async def test_an_owner_may_let_a_guards_off_agent_run_unconfined(
 ) -> None:
     from temporalio.client import Client
 
-    from workers.desk_entity import configure_desk
+    from workers.desk_handle import configure_desk
     from workers.worker import build_worker
 
     assert isinstance(client, Client)

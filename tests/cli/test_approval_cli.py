@@ -32,7 +32,7 @@ from tests.helpers.cli_helpers import (
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 from workflows.job.coding_job import CodingJob
 from workflows.shipping.approval import Approval

@@ -37,8 +37,8 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
-from workers import host
-from workers.desk_entity import configure_desk
+from workers import hosting
+from workers.desk_handle import configure_desk
 from workflows.shipping.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
@@ -316,7 +316,7 @@ def test_up_runs_the_bot_beside_the_worker_only_with_a_token(
     async def serve_up(settings: DeskSettings, say: object, **options: object) -> None:
         seen.append(options["also"])
 
-    monkeypatch.setattr(host, "serve_up", serve_up)  # `up` imports it when it runs
+    monkeypatch.setattr(hosting, "serve_up", serve_up)  # `up` imports it when it runs
     assert invoke(["up"]) == 0
     monkeypatch.setenv("CODEDESK_DISCORD_TOKEN", "very-secret-token")
     assert invoke(["up"]) == 0

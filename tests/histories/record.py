@@ -59,7 +59,7 @@ from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
-from workers.desk_entity import configure_desk, desk_start
+from workers.desk_handle import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for

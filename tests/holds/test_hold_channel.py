@@ -43,7 +43,7 @@ from tests.helpers.agents import agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
 from tests.helpers.waiting import awaited, eventually
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 from workflows.shipping.approval import Approval
 

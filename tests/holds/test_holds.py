@@ -33,7 +33,7 @@ from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 from workflows.job.coding_job import CodingJob
 from workflows.shipping.approval import Approval

@@ -25,7 +25,7 @@ from tests.helpers.cli_helpers import settings_env
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import eventually, until
 from tests.jobs.test_desk_queue import REPO, desk_state, limited, marks, wait_all
-from workers.desk_entity import desk_start
+from workers.desk_handle import desk_start
 from workflows.desk.entity import Desk
 
 

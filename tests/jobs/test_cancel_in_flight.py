@@ -46,7 +46,7 @@ from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirO
 from tests.helpers.job_waits import scheduled_activities
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 

@@ -25,7 +25,7 @@ from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 T = TypeVar("T")

@@ -23,7 +23,7 @@ from tests.helpers.held_integrate import (
     holding_integrations,
 )
 from tests.jobs.test_desk_queue import marked, marks, settled
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import WORKFLOWS
 from workers.workflow_runner import WORKFLOW_RUNNER
 

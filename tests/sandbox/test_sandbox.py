@@ -27,7 +27,7 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 from workflows.shipping.approval import Approval
 

@@ -26,7 +26,7 @@ from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
 from tests.shipping.test_shipping import REPO, commit, refs
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import activities_for, shelf_activities_for
 from workflows.shipping.approval import Approval
 

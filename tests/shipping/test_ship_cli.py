@@ -19,7 +19,7 @@ from tests.helpers.cli_helpers import Cli, assert_refused, run_cli, settings_env
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
 from tests.shipping.test_shipping import TOKEN, commit, refs
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 

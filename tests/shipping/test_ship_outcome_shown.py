@@ -30,7 +30,7 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 STEPS = ("write:hello.txt=hi", "commit:greet", f"hold:{PLAIN}", "say:held")
 

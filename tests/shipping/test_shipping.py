@@ -27,7 +27,7 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE, awaited, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.repo.entity import RepoEntity
