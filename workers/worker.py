@@ -30,11 +30,11 @@ from workers.refusal_log import RefusalLog
 from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows.delivery.outbox import Outbox
 from workflows.delivery.result_delivery import ResultDelivery
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
 from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 from workflows.shipping.approval import Approval
 from workflows.shipping.ship import Ship
 

@@ -76,7 +76,7 @@ from surfaces.clients.listings.worker_check import live_pollers, require_worker
 from surfaces.clients.ship_outcomes import with_ship_outcomes
 from workers.desk_handle import desk_start
 from workers.host_queues import polled_hosts
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.host.host_routes import host_missing
 from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob

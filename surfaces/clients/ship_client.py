@@ -53,9 +53,9 @@ from desk.payloads.shipping import (
 from desk.repo_names import parse_repo_name
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.listings.worker_check import require_worker
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.reasons import reason_of
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 from workflows.shipping.ship import Ship
 
 QUERY_TIMEOUT = timedelta(seconds=5)

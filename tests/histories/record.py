@@ -63,7 +63,7 @@ from workers.desk_handle import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
 from workflows.job.coding_job import CodingJob
 from workflows.shipping.approval import Approval

@@ -24,8 +24,8 @@ from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env
 from tests.helpers.waiting import awaited, eventually, until
 from tests.shipping.test_shipping import commit, owner_client, slow_origin
 from workers.desk_handle import desk_start
-from workflows.desk.entity import Desk
-from workflows.repo.entity import RepoEntity
+from workflows.desk.desk_entity import Desk
+from workflows.repo.repo_entity import RepoEntity
 
 REPO = "acme/api"
 

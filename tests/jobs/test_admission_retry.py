@@ -26,7 +26,7 @@ from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import eventually, until
 from tests.jobs.test_desk_queue import REPO, desk_state, limited, marks, wait_all
 from workers.desk_handle import desk_start
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 
 
 async def admit(desk: DeskClient, request: AdmitInput, update_id: str) -> Admission:

@@ -30,7 +30,7 @@ from tests.helpers.waiting import PATIENCE, awaited, until
 from workers.desk_handle import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workers.workflow_runner import WORKFLOW_RUNNER
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 from workflows.shipping.ship import Ship
 
 REPO = "acme/api"

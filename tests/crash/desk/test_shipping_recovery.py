@@ -36,7 +36,7 @@ from tests.helpers.waiting import awaited, until
 from tests.shipping.test_shipping import answer, commit, refs, slow_origin
 from workers.devserver import DevServer
 from workers.temporal.client import connect
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 from workflows.shipping.ship import Ship
 
 
