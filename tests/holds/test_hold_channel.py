@@ -320,7 +320,7 @@ async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
     hostile = f"open({str(marker)!r}, 'a').write('x')\n"
     files = {
         "desk/__init__.py": hostile,
-        "desk/holds/calls.py": hostile + "def classify(*a, **k):\n    return None\n",
+        "desk/holds/held_calls.py": hostile + "def classify(*a, **k):\n    return None\n",
         "surfaces/__init__.py": hostile,
         "workflows/__init__.py": hostile,
     }
