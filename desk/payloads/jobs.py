@@ -18,7 +18,7 @@ from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
-from desk.policy.results import ResultHooks
+from desk.policy.result_hooks import ResultHooks
 from desk.records.base import Payload, ScrubbedText
 from desk.records.job_states import JobOutcome as JobOutcome
 from desk.records.job_states import JobPhase as JobPhase

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from desk.payloads.jobs import JobInput, JobReport
 from desk.payloads.shipping import PushResult, ShipInput
-from desk.policy.results import ResultHook, ResultHooks
+from desk.policy.result_hooks import ResultHook, ResultHooks
 from desk.records.base import Payload, ScrubbedText
 
 

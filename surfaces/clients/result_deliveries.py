@@ -12,7 +12,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE, result_delivery_workflow_id
 from desk.payloads.results import DeliveryState, DeliveryStatus, DeliveryView, HookView
-from desk.policy.results import ResultHook
+from desk.policy.result_hooks import ResultHook
 
 TROUBLED_LISTED = 20
 """Deliveries `doctor` looks at, at most."""

@@ -11,7 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobReport
     from desk.payloads.results import DeliveryInput, ResultAsked, ResultEvent
     from desk.payloads.shipping import PushResult
-    from desk.policy.results import ResultHooks
+    from desk.policy.result_hooks import ResultHooks
 
 from workflows.calls.children import start_entity
 
