@@ -28,7 +28,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.agent.messages import Conversation, file_line, in_file, inbox
-from desk.agents.messages import sender
+from desk.agents.message_seams import sender
 from desk.payloads.messages import InboxAsk, JobMessage
 
 HOLD_LOOK = 0.1

@@ -32,7 +32,7 @@ from activities.agent.session import (
     stream_resume_argv,
 )
 from desk.agents.held import held_prompt
-from desk.agents.messages import RESUME_FOR_MESSAGES, live, messages_prompt
+from desk.agents.message_seams import RESUME_FOR_MESSAGES, live, messages_prompt
 from desk.payloads.jobs import RunAgentInput
 from desk.payloads.messages import JobMessage, MessageSeam
 

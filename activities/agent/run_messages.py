@@ -30,7 +30,7 @@ from activities.agent.messages import (
 from activities.agent.opening import Opening, Start, opening
 from activities.agent.stream import ClaudeStream, OutputTranslator
 from activities.holds.channel import HoldChannel
-from desk.agents.messages import live, task_with_messages
+from desk.agents.message_seams import live, task_with_messages
 from desk.names import JOB_STATE_QUERY, job_workflow_id
 from desk.payloads.jobs import JobStatus, RunAgentInput
 from desk.payloads.messages import InboxAsk, JobMessage, MessageSeam

@@ -258,7 +258,7 @@ class InstructionsUsed(Payload):
 
     name: str
     digest: str
-    """`sha256:<hex>` of the text (desk/agents/instructions.py)."""
+    """`sha256:<hex>` of the text (desk/agents/standing_instructions.py)."""
 
 
 class AgentResult(Payload):

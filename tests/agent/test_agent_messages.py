@@ -24,7 +24,7 @@ from activities.agent.opening import (
     opening,
 )
 from activities.agent.session import RESUME_PROMPT, continue_argv
-from desk.agents.messages import (
+from desk.agents.message_seams import (
     RESUME_FOR_MESSAGES,
     command_seam,
     header,

@@ -15,7 +15,7 @@ import pytest
 
 from activities.agent.preset_checks import check_preset, preset_checks
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents.messages import seam_of, takes_stream
+from desk.agents.message_seams import seam_of, takes_stream
 from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome

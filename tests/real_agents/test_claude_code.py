@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from activities.holds.tool_schemas import preset_tool_schema
-from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport

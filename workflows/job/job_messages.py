@@ -16,7 +16,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.agents.messages import command_seam, live
+    from desk.agents.message_seams import command_seam, live
     from desk.errors import (
         AgentDoneError,
         DeskError,
