@@ -31,7 +31,13 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.agent.session import session_files
 from desk.agents.message_seams import message_tag, message_text, tags_found
 from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, job_workflow_id
-from desk.payloads.messages import Inbox, InboxAsk, JobMessage, MessagesDelivered, MessageSeam
+from desk.payloads.message_payloads import (
+    Inbox,
+    InboxAsk,
+    JobMessage,
+    MessagesDelivered,
+    MessageSeam,
+)
 
 MESSAGES_FILE = "messages.jsonl"
 """In the job's folder: a command agent's messages, one JSON object a line (`CODEDESK_MESSAGES`)."""

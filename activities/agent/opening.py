@@ -34,7 +34,7 @@ from activities.agent.session import (
 from desk.agents.held import held_prompt
 from desk.agents.message_seams import RESUME_FOR_MESSAGES, live, messages_prompt
 from desk.payloads.jobs import RunAgentInput
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 
 AFRESH = "afresh"
 AFTER_SUSPENSION = "after a suspension"

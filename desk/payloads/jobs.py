@@ -13,7 +13,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk

@@ -12,7 +12,7 @@ from desk.errors import ServerError
 from desk.holds.approvals import ApprovalState, Decision, Principal
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.cli.commands.approval_commands import print_card
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient

@@ -63,7 +63,7 @@ from desk.payloads.jobs import (
     RepoPlacement,
     ShelfListing,
 )
-from desk.payloads.messages import SayAnswer, SayInput
+from desk.payloads.message_payloads import SayAnswer, SayInput
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub

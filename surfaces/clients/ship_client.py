@@ -39,7 +39,7 @@ from desk.names import (
 from desk.nearest import nearest
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
-from desk.payloads.shipping import (
+from desk.payloads.ship_payloads import (
     ChangeReport,
     PushResult,
     PushStatus,

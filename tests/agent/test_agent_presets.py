@@ -19,7 +19,7 @@ from desk.agents.message_seams import seam_of, takes_stream
 from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.messages import MessageSeam
+from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent

@@ -15,7 +15,7 @@ from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
 from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
 from desk.payloads.jobs import CloneInfo, JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.cli.main import invoke
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.access import REFUSAL

@@ -16,7 +16,7 @@ from desk.errors import AgentCommandError, CloneMissingError
 from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, repo_workflow_id
 from desk.payloads.jobs import AdmitInput, JobInput, JobOutcome
 from desk.payloads.repo_state import RepoState
-from desk.payloads.shipping import PushRequest
+from desk.payloads.ship_payloads import PushRequest
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent

@@ -25,8 +25,8 @@ from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.ship_payloads import PushStatus
 from desk.payloads.ship_requests import ShipRequestStatus
-from desk.payloads.shipping import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.approval_layout import approval_card

@@ -28,7 +28,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import git

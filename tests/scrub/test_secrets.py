@@ -23,7 +23,7 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError
 from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import ChangeReport
+from desk.payloads.ship_payloads import ChangeReport
 from desk.scrub import SHAPES
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.discord.embeds import card_embed

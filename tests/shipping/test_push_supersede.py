@@ -10,7 +10,7 @@ from temporalio.client import WorkflowHandle
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, OutcomeKind
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushResult, PushStatus
+from desk.payloads.ship_payloads import PushResult, PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient

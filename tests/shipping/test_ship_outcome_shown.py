@@ -12,7 +12,7 @@ from typing import Any
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent

@@ -21,7 +21,7 @@ from desk.holds.approvals import Decision, Principal
 from desk.names import host_task_queue, repo_workflow_id
 from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
 from desk.payloads.repo_state import RepoState
-from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
+from desk.payloads.ship_payloads import ChangeReport, PushResult, PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient

@@ -7,7 +7,7 @@ import pytest
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import JobInput, JobPhase
-from desk.payloads.messages import SayInput
+from desk.payloads.message_payloads import SayInput
 from workflows.job.job_messages import refusal
 from workflows.job.record.state import JobState
 

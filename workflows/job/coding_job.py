@@ -48,8 +48,14 @@ with workflow.unsafe.imports_passed_through():
         ReasonKind,
         Worktree,
     )
-    from desk.payloads.messages import Inbox, InboxAsk, MessagesDelivered, SayAnswer, SayInput
-    from desk.payloads.results import asked_for_job
+    from desk.payloads.message_payloads import (
+        Inbox,
+        InboxAsk,
+        MessagesDelivered,
+        SayAnswer,
+        SayInput,
+    )
+    from desk.payloads.result_payloads import asked_for_job
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
     from desk.records.narration import Narration

@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.failures import failure_of
     from desk.names import JOB_SAY_UPDATE
     from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase
-    from desk.payloads.messages import (
+    from desk.payloads.message_payloads import (
         Delivered,
         Inbox,
         InboxAsk,

@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
     )
     from desk.payloads.repo_state import ReceiptQuery, RepoState
-    from desk.payloads.shipping import (
+    from desk.payloads.ship_payloads import (
         ChangeReport,
         PushInput,
         PushRequest,

@@ -25,8 +25,8 @@ with workflow.unsafe.imports_passed_through():
         push_approval_scope,
     )
     from desk.payloads.jobs import HostPolicyQuery
-    from desk.payloads.results import asked_for_push
-    from desk.payloads.shipping import (
+    from desk.payloads.result_payloads import asked_for_push
+    from desk.payloads.ship_payloads import (
         PUSH_PARAMETERS,
         HeadQuery,
         PullRequestPlan,

@@ -51,7 +51,7 @@ def push(
     """Ask to push exactly SHA to the default branch (or as a pull request); an owner approves
     it first."""
     refuse_inside_a_job("push")
-    from desk.payloads.shipping import PushStatus
+    from desk.payloads.ship_payloads import PushStatus
     from surfaces.clients.ship_client import ShippingClient
     from surfaces.render.layout.report_layout import push_result
     from surfaces.render.terminal.printing import print_blocks

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from desk.holds.approvals import ApprovalState
 from desk.payloads.jobs import CloneInfo, JobReport, JobStatus
-from desk.payloads.shipping import ChangeReport, PushResult
+from desk.payloads.ship_payloads import ChangeReport, PushResult
 from desk.policy.modes import modes_said
 from surfaces.clients.desk_client import JobRow
 from surfaces.render.discord.markdown import markdown

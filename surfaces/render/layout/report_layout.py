@@ -6,8 +6,8 @@ from desk.config.basics.dates import shown_date
 from desk.config.basics.durations import format_duration
 from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
-from desk.payloads.results import DeliveryStatus, DeliveryView, HookView
-from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
+from desk.payloads.result_payloads import DeliveryStatus, DeliveryView, HookView
+from desk.payloads.ship_payloads import ChangeReport, PushResult, PushStatus
 from surfaces.render.layout.blocks import (
     Block,
     Span,

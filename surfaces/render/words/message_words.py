@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desk.config.basics.dates import shown_date
-from desk.payloads.messages import (
+from desk.payloads.message_payloads import (
     JobMessage,
     MessageDelivery,
     MessagesDelivered,
