@@ -259,7 +259,8 @@ class CallSummary(Payload):
     never carries megabytes into the job's history."""
 
     digest: str
-    """`desk.holds.held_calls.call_digest` of the tool and the full input: identical calls share it."""
+    """`desk.holds.held_calls.call_digest` of the tool and the full input: identical calls share
+    it."""
     input_bytes: int = 0
     classes: list[str] = Field(default_factory=list)
     action: ScrubbedText = ""

@@ -10,9 +10,10 @@ in a variable), it holds the call: for every class when the program itself is un
 `outside_workspace` for a path. What a script, a Makefile or an interpreter does inside is not
 seen. The standard library only: the agent's hook imports this on every tool call.
 
-The lexer is `desk.shell.lex` (words: `desk.shell.words`); paths `desk.shell_rule.shell_paths`; pipes
-`desk.shell_rule.pipes`; the tables `desk.shell_rule.command_tables`, `desk.shell_rule.writers`,
-`desk.shell_rule.git_rule` and `desk.shell_rule.forge`; what they report `desk.shell_rule.findings`.
+The lexer is `desk.shell.lex` (words: `desk.shell.words`); paths `desk.shell_rule.shell_paths`;
+pipes `desk.shell_rule.pipes`; the tables `desk.shell_rule.command_tables`,
+`desk.shell_rule.writers`, `desk.shell_rule.git_rule` and `desk.shell_rule.forge`; what they
+report `desk.shell_rule.findings`.
 """
 
 from __future__ import annotations
