@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from desk.errors import DeskError
-from surfaces.cli.runner import fail, run, settings
+from surfaces.cli.common.runner import fail, run, settings
 from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:

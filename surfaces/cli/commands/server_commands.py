@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from surfaces.cli.commands.discord_commands import bot_beside
-from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.cli.common.runner import refuse_inside_a_job, run, settings
 from surfaces.render.terminal.console import out
 
 

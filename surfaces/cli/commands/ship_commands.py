@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.cli.common.runner import refuse_inside_a_job, run, settings
 from surfaces.render.terminal.console import out
 
 REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf.")
