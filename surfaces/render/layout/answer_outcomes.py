@@ -9,7 +9,7 @@ from desk.errors import ApprovalNotFoundError, ApprovalSettledError, JobNotFound
 from desk.holds.approvals import ApprovalRequest, CallWithdrawal, CallWithdrawalKind, Decision
 from desk.names import PUSH_ID_PREFIX, job_number
 from desk.payloads.ship_payloads import PushResult
-from surfaces.render.layout.blocks import Block, line, name, ours, text
+from surfaces.render.blocks import Block, line, name, ours, text
 from surfaces.render.layout.report_layout import push_result
 
 

@@ -8,7 +8,7 @@ from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.result_payloads import DeliveryStatus, DeliveryView, HookView
 from desk.payloads.ship_payloads import ChangeReport, PushResult, PushStatus
-from surfaces.render.layout.blocks import (
+from surfaces.render.blocks import (
     Block,
     Span,
     Tone,

@@ -7,7 +7,7 @@ from typing import assert_never
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
 from desk.records.narration import Narration
-from surfaces.render.layout.blocks import cut_mark
+from surfaces.render.blocks import cut_mark
 from surfaces.render.layout.report_layout import push_result
 
 
