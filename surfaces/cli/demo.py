@@ -17,10 +17,11 @@ from surfaces.cli.commands.approval_commands import print_card
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
-from surfaces.render.layout.report_layout import change_report, job_report, push_result
+from surfaces.render.layout.report_layout import change_report, job_report
 from surfaces.render.terminal.console import out
 from surfaces.render.terminal.printing import print_blocks
 from surfaces.render.words.history_lines import history_lines
+from surfaces.render.words.push_words import push_result
 from workers.desk_handle import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
 from workers.hosting import prepare_directories

@@ -53,8 +53,8 @@ def push(
     refuse_inside_a_job("push")
     from desk.payloads.ship_payloads import PushStatus
     from surfaces.clients.ship_client import ShippingClient
-    from surfaces.render.layout.report_layout import push_result
     from surfaces.render.terminal.printing import print_blocks
+    from surfaces.render.words.push_words import push_result
     from workers.temporal.client import connect
 
     config = settings()

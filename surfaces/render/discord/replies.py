@@ -17,7 +17,8 @@ from desk.policy.modes import modes_said
 from surfaces.clients.desk_client import JobRow
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.discord.message_text import code, cut, plain
-from surfaces.render.layout.report_layout import change_report, job_report, push_result
+from surfaces.render.layout.report_layout import change_report, job_report
+from surfaces.render.words.push_words import push_result
 
 TASK_CHARS = 80
 

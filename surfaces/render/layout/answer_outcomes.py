@@ -10,7 +10,7 @@ from desk.holds.approvals import ApprovalRequest, CallWithdrawal, CallWithdrawal
 from desk.names import PUSH_ID_PREFIX, job_number
 from desk.payloads.ship_payloads import PushResult
 from surfaces.render.blocks import Block, line, name, ours, text
-from surfaces.render.layout.report_layout import push_result
+from surfaces.render.words.push_words import push_result
 
 
 def answer_led_to(
