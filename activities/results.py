@@ -18,8 +18,8 @@ from temporalio import activity
 from desk.config.settings import DeskSettings
 from desk.errors import ResultHookError
 from desk.failures import desk_failures
-from desk.payloads.results import DeliveryRequest
-from desk.policy.results import ResultHook
+from desk.payloads.result_payloads import DeliveryRequest
+from desk.policy.result_hooks import ResultHook
 from desk.scrub import scrub
 
 OUTPUT_CHARS = 500

@@ -27,14 +27,14 @@ from desk.names import (
     push_workflow_id,
     repo_workflow_id,
 )
-from desk.payloads.ship_requests import ShipRequestInput, ShipRequestResult, ShipRequestStatus
-from desk.payloads.shipping import (
+from desk.payloads.ship_payloads import (
     ChangeReport,
     ReportInput,
     ShipInput,
     push_call,
     ship_tool,
 )
+from desk.payloads.ship_requests import ShipRequestInput, ShipRequestResult, ShipRequestStatus
 
 
 class ShipRequestActivities:

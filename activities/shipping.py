@@ -17,7 +17,7 @@ from activities.paths import existing_clone
 from desk.config.settings import DeskSettings
 from desk.errors import GitError, ShipRefusal
 from desk.failures import desk_failures
-from desk.payloads.shipping import (
+from desk.payloads.ship_payloads import (
     ChangeReport,
     CloneHead,
     FileChange,

@@ -27,7 +27,7 @@ from temporalio.client import Client
 
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import ServerError
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.devserver import DevServer, free_port
 from workers.temporal.client import connect
 from workers.worker import build_worker

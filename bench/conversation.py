@@ -53,7 +53,7 @@ from suspension import PATIENCE, StampedFake, Worker, claude_cli, until, worker_
 
 from desk.agents.presets import AGENT_PRESETS, preset_command  # noqa: E402
 from desk.config.settings import DeskSettings, load_settings  # noqa: E402
-from desk.payloads.messages import MessageDelivery  # noqa: E402
+from desk.payloads.message_payloads import MessageDelivery  # noqa: E402
 from surfaces.clients.desk_client import DeskClient  # noqa: E402
 from tests.real_agents.fake_anthropic import IfTold, Say, Step, ToolCall, serving, told  # noqa: E402
 from tests.real_agents.install import agent_cache  # noqa: E402

@@ -62,7 +62,7 @@ from desk.holds.approvals import (
 )
 from surfaces.clients.desk_client import DeskClient
 from workers.temporal.client import connect
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "bench/load"
 CODEDESK = str(Path(sys.executable).parent / "codedesk")

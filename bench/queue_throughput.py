@@ -42,7 +42,7 @@ from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobInput, JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workflows.job.coding_job import CodingJob
 
 REPO = "bench/queue"

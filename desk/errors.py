@@ -157,7 +157,7 @@ class AgentCommandError(DeskError, benign=True):
 
 class InstructionsError(DeskError):
     """The owner's standing instructions for the agent cannot be used: unreadable, empty, too
-    long, or without a part codedesk's guards rely on (desk/agents/instructions.py)."""
+    long, or without a part codedesk's guards rely on (desk/agents/standing_instructions.py)."""
 
 
 class StaleAgentAttemptError(DeskError, wire="StaleAgentAttempt", retryable=True):

@@ -31,8 +31,8 @@ from surfaces.clients.result_deliveries import troubled_deliveries
 from surfaces.render.layout.report_layout import delivery_lines
 from surfaces.render.words.policy_words import policy_differences, policy_lines
 from workers.temporal.client import connect, resolve_address
-from workflows.desk.entity import Desk
-from workflows.host_check import HostCheck
+from workflows.desk.desk_entity import Desk
+from workflows.host.host_check_workflow import HostCheck
 from workflows.reasons import reason_of
 
 HOST_CHECK_WAIT = timedelta(seconds=30)

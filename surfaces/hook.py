@@ -89,7 +89,7 @@ def _decide(form: str, stdin: BinaryIO) -> int:
             f"{NOT_RUN}."
         )
 
-    from desk.holds.calls import classify, with_cwd
+    from desk.holds.held_calls import classify, with_cwd
 
     read = with_cwd(tool, call, cwd)
     verdict = classify(tool, read, config.worktree, config.hold_classes, config.hold_tools)

@@ -28,15 +28,15 @@ from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
 from workers.refusal_log import RefusalLog
 from workers.workflow_runner import WORKFLOW_RUNNER
-from workflows.approval import Approval
-from workflows.desk.entity import Desk
-from workflows.host_check import HostCheck
+from workflows.delivery.outbox import Outbox
+from workflows.delivery.result_delivery import ResultDelivery
+from workflows.desk.desk_entity import Desk
+from workflows.host.host_check_workflow import HostCheck
+from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob
-from workflows.outbox import Outbox
-from workflows.repo.entity import RepoEntity
-from workflows.results import ResultDelivery
-from workflows.shelf import AddRepo, ListRepos
-from workflows.ship import Ship
+from workflows.repo.repo_entity import RepoEntity
+from workflows.shipping.approval import Approval
+from workflows.shipping.ship import Ship
 
 WORKFLOWS: Sequence[type] = (
     CodingJob,

@@ -28,8 +28,8 @@ from pathlib import Path
 from temporalio.client import Client
 
 from activities.agent.messages import Conversation, file_line, in_file, inbox
-from desk.agents.messages import sender
-from desk.payloads.messages import InboxAsk, JobMessage
+from desk.agents.message_seams import sender
+from desk.payloads.message_payloads import InboxAsk, JobMessage
 
 HOLD_LOOK = 0.1
 """Seconds between two looks at whether a held call still waits, while a message waits for it."""

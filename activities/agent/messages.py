@@ -1,7 +1,7 @@
 """The job's messages in its agent's run: asked of the job, handed to the CLI, told back.
 
 `run_agent` keeps one `Conversation` per attempt. It knows each message's tag (a keyed digest
-the agent cannot make: desk/agents/messages.py) under the job's key, kept in the job's folder
+the agent cannot make: desk/agents/message_seams.py) under the job's key, kept in the job's folder
 where a confined agent cannot read it. Before the agent starts it finds the messages an earlier
 attempt already delivered, in the CLI's own session file or the messages file, and tells the
 job; the run delivers only the others. While the agent runs, a live seam (Claude Code's
@@ -29,9 +29,15 @@ from temporalio.client import (
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.session import session_files
-from desk.agents.messages import message_tag, message_text, tags_found
+from desk.agents.message_seams import message_tag, message_text, tags_found
 from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, job_workflow_id
-from desk.payloads.messages import Inbox, InboxAsk, JobMessage, MessagesDelivered, MessageSeam
+from desk.payloads.message_payloads import (
+    Inbox,
+    InboxAsk,
+    JobMessage,
+    MessagesDelivered,
+    MessageSeam,
+)
 
 MESSAGES_FILE = "messages.jsonl"
 """In the job's folder: a command agent's messages, one JSON object a line (`CODEDESK_MESSAGES`)."""

@@ -32,9 +32,9 @@ from activities.agent.session import (
     stream_resume_argv,
 )
 from desk.agents.held import held_prompt
-from desk.agents.messages import RESUME_FOR_MESSAGES, live, messages_prompt
+from desk.agents.message_seams import RESUME_FOR_MESSAGES, live, messages_prompt
 from desk.payloads.jobs import RunAgentInput
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 
 AFRESH = "afresh"
 AFTER_SUSPENSION = "after a suspension"

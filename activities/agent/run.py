@@ -46,7 +46,7 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
-from desk.agents.messages import seam_of
+from desk.agents.message_seams import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, SandboxError

@@ -30,10 +30,10 @@ from activities.agent.messages import (
 from activities.agent.opening import Opening, Start, opening
 from activities.agent.stream import ClaudeStream, OutputTranslator
 from activities.holds.channel import HoldChannel
-from desk.agents.messages import live, task_with_messages
+from desk.agents.message_seams import live, task_with_messages
 from desk.names import JOB_STATE_QUERY, job_workflow_id
 from desk.payloads.jobs import JobStatus, RunAgentInput
-from desk.payloads.messages import InboxAsk, JobMessage, MessageSeam
+from desk.payloads.message_payloads import InboxAsk, JobMessage, MessageSeam
 
 REPLAY = "--replay-user-messages"
 STATE_WAIT = timedelta(seconds=10)

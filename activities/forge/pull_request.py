@@ -9,7 +9,7 @@ from pathlib import Path
 from activities.forge.gh import gh_output, gh_program, require_login
 from activities.git.commands import run_git, try_git
 from desk.errors import ShipRefusal
-from desk.payloads.shipping import ChangeReport, PullRequestPlan
+from desk.payloads.ship_payloads import ChangeReport, PullRequestPlan
 
 
 def open_pull_request(

@@ -35,7 +35,7 @@ from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
 from activities.sandbox.egress import Traffic
 from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
-from desk.holds.calls import (
+from desk.holds.held_calls import (
     call_digest,
     canonical_json,
     classify,

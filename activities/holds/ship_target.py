@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from activities.git.commands import try_git
-from desk.shell_rule.calls import SHELL_TOOLS
 from desk.shell_rule.plain_push import plain_push
+from desk.shell_rule.shell_calls import SHELL_TOOLS
 
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 

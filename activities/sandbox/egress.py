@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from desk.config.settings import DeskSettings
-from desk.policy.egress import EgressPolicy, IPAddress, parse_patterns, split_host_port
+from desk.policy.egress_policy import EgressPolicy, IPAddress, parse_patterns, split_host_port
 from desk.scrub import scrub
 
 HEAD_LIMIT = 1 << 16

@@ -12,10 +12,10 @@ codex. opencode needs no placeholder: any command that runs it gets codedesk's p
 `Preset.holds_by_plugin`). Every preset passes the task where the CLI cannot read it as an
 option (after `--`, or glued to its option as `--message=TEXT`), but `claude`, which reads it
 as the first message of its streaming input (a command with no `{task}`: run_agent writes the
-task, then the job's messages, on its standard input; desk/agents/messages.py).
+task, then the job's messages, on its standard input; desk/agents/message_seams.py).
 
-Every preset hands the agent the job's standing instructions (desk/agents/instructions.py) the
-way its CLI takes a system or developer prompt, never through the repository's files, and says
+Every preset hands the agent the job's standing instructions (desk/agents/standing_instructions.py)
+the way its CLI takes a system or developer prompt, never through the repository's files, and says
 which way in `instructions_in`. A template names them with a placeholder: `{instructions}` (the
 text), `{instructions_file}` (the path of a file holding it), `{instructions_toml}` (the text as a
 TOML string, for an option such as codex's `-c key=value`), `{instructions_config}` (the path of a

@@ -102,7 +102,7 @@ def _hold_class(item: str) -> bool:
 
 
 def _egress_pattern(item: str) -> bool:
-    from desk.policy.egress import parse_patterns
+    from desk.policy.egress_policy import parse_patterns
 
     try:
         parse_patterns([item])

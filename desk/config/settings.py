@@ -34,7 +34,7 @@ from desk.config.sections.spend_settings import SpendSettings
 from desk.errors import SettingsError
 from desk.payloads.jobs import DeskLimits
 from desk.policy.host import POLICY_SETTINGS, HostPolicy
-from desk.policy.results import ResultHook
+from desk.policy.result_hooks import ResultHook
 from desk.scrub import scrub
 
 SECRET_SETTINGS = frozenset({"discord_token", "temporal_api_key", "result_webhook_secret"})

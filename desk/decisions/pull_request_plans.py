@@ -3,7 +3,7 @@ report (no I/O: the Ship workflow makes the plan, the push activity carries it o
 
 from __future__ import annotations
 
-from desk.payloads.shipping import ChangeReport, PullRequestPlan
+from desk.payloads.ship_payloads import ChangeReport, PullRequestPlan
 
 BRANCH_PREFIX = "codedesk/"
 TITLE_CHARS = 120

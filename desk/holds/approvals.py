@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from desk.holds.calls import call_digest
+from desk.holds.held_calls import call_digest
 from desk.records.base import Payload, ScrubbedData, ScrubbedText
 from desk.records.job_states import JobPhase
 from desk.records.repo_setup import CommandRun
@@ -225,7 +225,7 @@ def approval_id(scope: str, tool: str, input: dict[str, Any]) -> str:
 
 
 def approval_id_of_digest(scope: str, digest: str) -> str:
-    """`approval-<scope>-<digest>` from a call's digest (`desk.holds.calls.call_digest`)."""
+    """`approval-<scope>-<digest>` from a call's digest (`desk.holds.held_calls.call_digest`)."""
     return f"{APPROVAL_ID_PREFIX}{scope}-{digest[:16]}"
 
 
@@ -259,7 +259,8 @@ class CallSummary(Payload):
     never carries megabytes into the job's history."""
 
     digest: str
-    """`desk.holds.calls.call_digest` of the tool and the full input: identical calls share it."""
+    """`desk.holds.held_calls.call_digest` of the tool and the full input: identical calls share
+    it."""
     input_bytes: int = 0
     classes: list[str] = Field(default_factory=list)
     action: ScrubbedText = ""
@@ -276,7 +277,7 @@ class CallSummary(Payload):
     without a route to the origin."""
     outside_sandbox: bool = False
     """The agent runs in the sandbox and the call writes, removes or changes a path outside the
-    worktree (`desk.holds.calls.reaches_outside`): approved, it fails there or stays inside."""
+    worktree (`desk.holds.held_calls.reaches_outside`): approved, it fails there or stays inside."""
 
 
 class HoldRequest(Payload):

@@ -1,16 +1,16 @@
 """Which of an agent's tool calls must wait for a person: the hold rules, for the worker.
 
-The rule itself is `desk.shell_rule.calls`, read through `desk.holds.calls` (the standard library
-only, so the agent's hook runs the same code); this wraps it in the pydantic models the job's
-`classify_call` activity takes and returns. It resolves symlinks, so the job runs it in an
-activity, never in workflow code.
+The rule itself is `desk.shell_rule.shell_calls`, read through `desk.holds.held_calls` (the
+standard library only, so the agent's hook runs the same code); this wraps it in the pydantic
+models the job's `classify_call` activity takes and returns. It resolves symlinks, so the job runs
+it in an activity, never in workflow code.
 """
 
 from __future__ import annotations
 
 from desk.holds.approvals import Classification, ClassifyInput
-from desk.holds.calls import classify
-from desk.shell_rule.calls import (
+from desk.holds.held_calls import classify
+from desk.shell_rule.shell_calls import (
     ALWAYS,
     DEFAULT_HOLD_CLASSES,
     SHELL_TOOLS,

@@ -13,12 +13,12 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
 from desk.policy.modes import JobModes, ModeBoard
-from desk.policy.results import ResultHooks
+from desk.policy.result_hooks import ResultHooks
 from desk.records.base import Payload, ScrubbedText
 from desk.records.job_states import JobOutcome as JobOutcome
 from desk.records.job_states import JobPhase as JobPhase
@@ -258,7 +258,7 @@ class InstructionsUsed(Payload):
 
     name: str
     digest: str
-    """`sha256:<hex>` of the text (desk/agents/instructions.py)."""
+    """`sha256:<hex>` of the text (desk/agents/standing_instructions.py)."""
 
 
 class AgentResult(Payload):

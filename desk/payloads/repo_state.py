@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from desk.payloads.jobs import IntegrationRequest
-from desk.payloads.shipping import ChangeReport, PushRequest
+from desk.payloads.ship_payloads import ChangeReport, PushRequest
 from desk.records.base import Payload
 from desk.records.repo_setup import RepoSetup
 

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, HeldCall, SurfacePlace
 from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import PushResult
+from desk.payloads.ship_payloads import PushResult
 from desk.policy.modes import JobModes
 from desk.records.base import Payload, ScrubbedText
 from desk.records.narration import Narration

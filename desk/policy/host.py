@@ -20,7 +20,7 @@ from pydantic import Field
 from desk.config.basics.durations import MAX_DURATION, format_duration, parse_duration
 from desk.errors import DurationError, PolicyError
 from desk.policy.daily import DailyLimitAction
-from desk.policy.results import ResultHook, ResultHooks
+from desk.policy.result_hooks import ResultHook, ResultHooks
 from desk.records.base import Payload
 from desk.shell_rule.rule import HoldClass
 

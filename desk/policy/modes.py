@@ -17,7 +17,7 @@ from desk.errors import DeskError, JobFinishedError, JobNotFoundError, ModeError
 from desk.holds.approvals import Principal
 from desk.policy.host import HostPolicy
 from desk.records.base import Payload, ScrubbedText
-from desk.shell_rule.calls import ALWAYS
+from desk.shell_rule.shell_calls import ALWAYS
 
 MODE_HISTORY = 50
 """How many switches (and, apart, refusals) the desk keeps for `codedesk mode`."""

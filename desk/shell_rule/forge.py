@@ -6,7 +6,7 @@ import os
 import re
 
 from desk.shell_rule.findings import Findings, HoldClass, unresolved
-from desk.shell_rule.paths import UNRESOLVED, getopt, has_option, option_values
+from desk.shell_rule.shell_paths import UNRESOLVED, getopt, has_option, option_values
 
 PUSH, DESTRUCTIVE = HoldClass.PUSH, HoldClass.DESTRUCTIVE
 OUTSIDE, PRIVILEGED = HoldClass.OUTSIDE_WORKSPACE, HoldClass.PRIVILEGED

@@ -6,7 +6,7 @@ import os
 import re
 
 from desk.shell.words import decode_escapes
-from desk.shell_rule.paths import Place, Workspace
+from desk.shell_rule.shell_paths import Place, Workspace
 
 UNKNOWN = "\0unknown"
 """The output of a program this cannot know."""

@@ -10,9 +10,10 @@ in a variable), it holds the call: for every class when the program itself is un
 `outside_workspace` for a path. What a script, a Makefile or an interpreter does inside is not
 seen. The standard library only: the agent's hook imports this on every tool call.
 
-The lexer is `desk.shell.lex` (words: `desk.shell.words`); paths `desk.shell_rule.paths`; pipes
-`desk.shell_rule.pipes`; the tables `desk.shell_rule.commands`, `desk.shell_rule.writers`,
-`desk.shell_rule.git` and `desk.shell_rule.forge`; what they report `desk.shell_rule.findings`.
+The lexer is `desk.shell.lex` (words: `desk.shell.words`); paths `desk.shell_rule.shell_paths`;
+pipes `desk.shell_rule.pipes`; the tables `desk.shell_rule.command_tables`,
+`desk.shell_rule.writers`, `desk.shell_rule.git_rule` and `desk.shell_rule.forge`; what they
+report `desk.shell_rule.findings`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 # `lex` and `flat_tokens` are bound here, not called through their module, so that tests can
 # make the lexer fail.
 from desk.shell.lex import SimpleCommand, Token, flat_tokens, lex, simple_commands
-from desk.shell_rule.commands import (
+from desk.shell_rule.command_tables import (
     SCRIPT_RUNNERS,
     WRAPPERS,
     owner_tool,
@@ -34,9 +35,9 @@ from desk.shell_rule.commands import (
 )
 from desk.shell_rule.findings import Findings, HoldClass
 from desk.shell_rule.forge import curl, forge_cli, gh, httpie, wget
-from desk.shell_rule.git import git
-from desk.shell_rule.paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
+from desk.shell_rule.git_rule import git
 from desk.shell_rule.pipes import INSIDE_PATHS, UNKNOWN, lists_inside, output
+from desk.shell_rule.shell_paths import UNRESOLVED, Place, Workspace, getopt, is_system, realpath
 from desk.shell_rule.writers import file_tool, patched_files
 
 __all__ = [

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 
 from desk.shell_rule.findings import Findings, HoldClass
-from desk.shell_rule.paths import getopt, has_option, option_values
+from desk.shell_rule.shell_paths import getopt, has_option, option_values
 
 _REMOTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*://|[^/]*[^/\\]:(?!/?$)|[^/]*::)", re.IGNORECASE)
 _COMPRESSORS = frozenset(

@@ -24,8 +24,8 @@ from surfaces.cli.commands import (
 )
 from surfaces.cli.commands.doctor_commands import doctor, patches
 from surfaces.cli.commands.repo_commands import repo_app
-from surfaces.cli.options import DeskTyper
-from surfaces.cli.runner import run, settings
+from surfaces.cli.common.options import DeskTyper
+from surfaces.cli.common.runner import run, settings
 
 coercion.install()
 app = DeskTyper(

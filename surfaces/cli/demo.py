@@ -12,18 +12,19 @@ from desk.errors import ServerError
 from desk.holds.approvals import ApprovalState, Decision, Principal
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.cli.commands.approval_commands import print_card
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
-from surfaces.render.layout.report_layout import change_report, job_report, push_result
+from surfaces.render.layout.report_layout import change_report, job_report
 from surfaces.render.terminal.console import out
 from surfaces.render.terminal.printing import print_blocks
 from surfaces.render.words.history_lines import history_lines
-from workers.desk_entity import configure_desk
+from surfaces.render.words.push_words import push_result
+from workers.desk_handle import configure_desk
 from workers.devserver import DevServer, free_port, port_is_free
-from workers.host import prepare_directories
+from workers.hosting import prepare_directories
 from workers.search_attributes import ensure_search_attributes
 from workers.temporal.client import connect, workflow_url
 from workers.temporal.runtime import read_runtime

@@ -39,12 +39,12 @@ from desk.names import (
     PUSH_ID_PREFIX,
 )
 from desk.payloads.jobs import JobStatus
-from desk.payloads.shipping import PushResult
+from desk.payloads.ship_payloads import PushResult
 from surfaces.clients.listings.approval_listing import OPEN, open_page, open_states, opened_at
 from surfaces.clients.listings.page import Page
 from surfaces.clients.listings.worker_check import live_pollers, no_worker, require_worker
-from workflows.approval import Approval
-from workflows.ship import Ship
+from workflows.shipping.approval import Approval
+from workflows.shipping.ship import Ship
 
 
 @dataclass

@@ -63,7 +63,7 @@ from desk.payloads.jobs import (
     RepoPlacement,
     ShelfListing,
 )
-from desk.payloads.messages import SayAnswer, SayInput
+from desk.payloads.message_payloads import SayAnswer, SayInput
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
@@ -74,13 +74,13 @@ from surfaces.clients.listings.job_listing import job_page
 from surfaces.clients.listings.page import Page
 from surfaces.clients.listings.worker_check import live_pollers, require_worker
 from surfaces.clients.ship_outcomes import with_ship_outcomes
-from workers.desk_entity import desk_start
+from workers.desk_handle import desk_start
 from workers.host_queues import polled_hosts
-from workflows.desk.entity import Desk
-from workflows.hosts import host_missing
+from workflows.desk.desk_entity import Desk
+from workflows.host.host_routes import host_missing
+from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of
-from workflows.shelf import AddRepo, ListRepos
 
 ADMIT_TRY = timedelta(seconds=20)
 """How long one try of a submission waits for the desk's answer before it asks again (with the

@@ -12,8 +12,8 @@ from desk.holds.approvals import Principal
 from desk.names import DESK_WORKFLOW_ID
 from desk.policy.modes import ModeRequest, ModesView, ModeSwitched, ScopeKind, mode_problem
 from surfaces.clients.listings.worker_check import require_worker
-from workers.desk_entity import desk_start
-from workflows.desk.entity import Desk
+from workers.desk_handle import desk_start
+from workflows.desk.desk_entity import Desk
 from workflows.reasons import reason_of
 
 

@@ -16,7 +16,7 @@ from desk.names import repo_workflow_id
 from desk.records.repo_setup import RepoSetup, SetRepoSetup
 from desk.repo_names import parse_repo_name
 from surfaces.clients.ship_client import QUERY_TIMEOUT, not_on_shelf, repo_entity_start
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 
 
 class RepoSetupClient:

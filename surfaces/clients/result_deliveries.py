@@ -11,8 +11,8 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowQueryFail
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE, result_delivery_workflow_id
-from desk.payloads.results import DeliveryState, DeliveryStatus, DeliveryView, HookView
-from desk.policy.results import ResultHook
+from desk.payloads.result_payloads import DeliveryState, DeliveryStatus, DeliveryView, HookView
+from desk.policy.result_hooks import ResultHook
 
 TROUBLED_LISTED = 20
 """Deliveries `doctor` looks at, at most."""

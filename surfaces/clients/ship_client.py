@@ -39,7 +39,7 @@ from desk.names import (
 from desk.nearest import nearest
 from desk.payloads.jobs import DeskState
 from desk.payloads.repo_state import ReceiptQuery, RepoState
-from desk.payloads.shipping import (
+from desk.payloads.ship_payloads import (
     ChangeReport,
     PushResult,
     PushStatus,
@@ -53,10 +53,10 @@ from desk.payloads.shipping import (
 from desk.repo_names import parse_repo_name
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.listings.worker_check import require_worker
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.reasons import reason_of
-from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.repo.repo_entity import RepoEntity
+from workflows.shipping.ship import Ship
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 

@@ -11,8 +11,8 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowFailureEr
 from temporalio.service import RPCError
 
 from desk.payloads.jobs import JobReport
+from desk.payloads.ship_payloads import PushResult
 from desk.payloads.ship_requests import ShipOutcome, ShipRequestResult, ShipRequestStatus
-from desk.payloads.shipping import PushResult
 
 
 async def with_ship_outcomes(client: Client, report: JobReport) -> JobReport:

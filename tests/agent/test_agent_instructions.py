@@ -15,7 +15,8 @@ from temporalio.client import Client
 from activities.agent.run import AgentActivities
 from activities.agent.setup.instructions import give_instructions, load_instructions, toml_string
 from activities.paths import clone_path
-from desk.agents.instructions import (
+from desk.agents.presets import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
+from desk.agents.standing_instructions import (
     BUILT_IN,
     BUILT_IN_NAME,
     MAX_INSTRUCTIONS_BYTES,
@@ -23,7 +24,6 @@ from desk.agents.instructions import (
     missing_parts,
     owner_instructions,
 )
-from desk.agents.presets import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
 from desk.config.settings import DeskSettings
 from desk.errors import InstructionsError
 from desk.payloads.jobs import JobOutcome

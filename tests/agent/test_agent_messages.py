@@ -24,7 +24,7 @@ from activities.agent.opening import (
     opening,
 )
 from activities.agent.session import RESUME_PROMPT, continue_argv
-from desk.agents.messages import (
+from desk.agents.message_seams import (
     RESUME_FOR_MESSAGES,
     command_seam,
     header,
@@ -35,7 +35,7 @@ from desk.agents.messages import (
 from desk.agents.presets import PRESETS
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import RunAgentInput
-from desk.payloads.messages import JobMessage, MessagesDelivered, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessagesDelivered, MessageSeam
 
 AT = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 SESSION = "0b7c2f4e-9a1d-4c3b-8e6f-5d2a1b0c9e8f"

@@ -15,11 +15,11 @@ import pytest
 
 from activities.agent.preset_checks import check_preset, preset_checks
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents.messages import seam_of, takes_stream
+from desk.agents.message_seams import seam_of, takes_stream
 from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.messages import MessageSeam
+from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
@@ -188,7 +188,7 @@ async def test_an_owner_may_let_a_guards_off_agent_run_unconfined(
 ) -> None:
     from temporalio.client import Client
 
-    from workers.desk_entity import configure_desk
+    from workers.desk_handle import configure_desk
     from workers.worker import build_worker
 
     assert isinstance(client, Client)

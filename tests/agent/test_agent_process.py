@@ -22,7 +22,7 @@ from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 
 REPO = "acme/api"

@@ -16,7 +16,7 @@ from desk.agents.held import STOPPED, held_prompt
 from desk.agents.presets import PRESETS
 from desk.holds.approvals import HoldAnswer, HoldVerdict, HoldWhy, Principal
 from desk.payloads.jobs import RunAgentInput
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 from surfaces.render.words.hold_answers import answer_words
 
 THREAD = "019a0b7c-2f4e-7a1d-8c3b-5d2a1b0c9e8f"

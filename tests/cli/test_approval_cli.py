@@ -32,10 +32,10 @@ from tests.helpers.cli_helpers import (
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
 from workflows.job.coding_job import CodingJob
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 PUSH_INPUT: dict[str, Any] = {"command": "git push origin main"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from temporalio import workflow
 
 from desk.names import APPROVAL_WORKFLOW_TYPE, DESK_STATE_QUERY, JOB_WORKFLOW_TYPE
-from workflows.approval import Approval
-from workflows.desk import entity as desk_workflow
+from workflows.desk import desk_entity as desk_workflow
 from workflows.job.coding_job import CodingJob
+from workflows.shipping.approval import Approval
 
 
 def test_names_are_the_definitions_names() -> None:

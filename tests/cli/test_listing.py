@@ -13,7 +13,7 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 

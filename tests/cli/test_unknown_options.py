@@ -10,8 +10,8 @@ import typer.main
 from typer._click import Command
 
 from surfaces.cli.app import app
+from surfaces.cli.common.options import NamedOptionsCommand, NamedOptionsGroup
 from surfaces.cli.main import invoke
-from surfaces.cli.options import NamedOptionsCommand, NamedOptionsGroup
 
 SHA = "a" * 40
 

@@ -38,7 +38,7 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 LONG_REPO = "acme/" + "r" * 201
 

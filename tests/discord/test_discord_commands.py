@@ -15,7 +15,7 @@ from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
 from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
 from desk.payloads.jobs import CloneInfo, JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.cli.main import invoke
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.interactions.access import REFUSAL
@@ -37,9 +37,9 @@ from tests.surfaces.discord_driver import (
     enabled,
     start_bot,
 )
-from workers import host
-from workers.desk_entity import configure_desk
-from workflows.approval import Approval
+from workers import hosting
+from workers.desk_handle import configure_desk
+from workflows.shipping.approval import Approval
 
 NAMES = {"task", "repos", "jobs", "job", "cancel", "report", "push", "approvals", "mode"}
 
@@ -316,7 +316,7 @@ def test_up_runs_the_bot_beside_the_worker_only_with_a_token(
     async def serve_up(settings: DeskSettings, say: object, **options: object) -> None:
         seen.append(options["also"])
 
-    monkeypatch.setattr(host, "serve_up", serve_up)  # `up` imports it when it runs
+    monkeypatch.setattr(hosting, "serve_up", serve_up)  # `up` imports it when it runs
     assert invoke(["up"]) == 0
     monkeypatch.setenv("CODEDESK_DISCORD_TOKEN", "very-secret-token")
     assert invoke(["up"]) == 0

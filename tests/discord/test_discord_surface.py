@@ -47,7 +47,7 @@ from tests.surfaces.discord_driver import (
     start_bot,
 )
 from tests.surfaces.fake_discord import ADMINISTRATOR, ALL_PERMISSIONS, MANAGE_THREADS
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 IDENT = approval_id("job-4", "Bash", {"command": "git push"})
 REQUEST = ApprovalRequest(

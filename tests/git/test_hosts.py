@@ -16,7 +16,7 @@ from desk.payloads.jobs import JobOutcome, RepoPlacement
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
 from tests.helpers.waiting import eventually, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.host_queues import host_polled
 from workers.worker import build_worker
 

@@ -16,7 +16,7 @@ from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.repos import git, snapshot
 from tests.helpers.waiting import until
-from workflows.shelf import AddRepo
+from workflows.host.shelf import AddRepo
 
 TOKEN = "s3cretTOKENvalue"
 

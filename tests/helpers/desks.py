@@ -7,7 +7,7 @@ from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
 from desk.config.settings import DeskSettings
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 
 async def configured(client: Client, settings: DeskSettings) -> None:

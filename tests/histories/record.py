@@ -59,14 +59,14 @@ from tests.helpers.agents import agent
 from tests.helpers.forge import fake_gh
 from tests.helpers.repos import git, make_origin
 from tests.surfaces.fake_surface import FakeSurface
-from workers.desk_entity import configure_desk, desk_start
+from workers.desk_handle import configure_desk, desk_start
 from workers.devserver import temporal_binary
 from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
-from workflows.approval import Approval
-from workflows.desk.entity import Desk
-from workflows.host_check import HostCheck
+from workflows.desk.desk_entity import Desk
+from workflows.host.host_check_workflow import HostCheck
 from workflows.job.coding_job import CodingJob
+from workflows.shipping.approval import Approval
 
 IDS = "workflow_ids.json"
 """Which workflow id each recording ran under: replay needs it (ids are part of the logic)."""

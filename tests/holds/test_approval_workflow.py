@@ -26,7 +26,7 @@ from surfaces.clients.approval_client import ApprovalsClient
 from tests.helpers.holds.approval_workflows import OWNER, Handle, answer, outcome_of, request, start
 from tests.helpers.waiting import awaited, eventually
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 STRANGER = Principal(id="discord:666", name="stranger")
 

@@ -41,9 +41,9 @@ from tests.helpers.holds.hook_channel import PUSH, PUSH_TEXT, REPO, Agent, decis
 from tests.helpers.job_waits import open_ids
 from tests.helpers.repos import make_origin
 from tests.helpers.waiting import awaited, eventually
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 STATUS: dict[str, Any] = {"tool": "Bash", "input": {"command": "git status"}}
 
@@ -276,7 +276,7 @@ async def test_a_repository_with_its_own_desk_package_cannot_pass_a_push(
     hostile = f"open({str(marker)!r}, 'a').write('x')\n"
     files = {
         "desk/__init__.py": hostile,
-        "desk/holds/calls.py": hostile + "def classify(*a, **k):\n    return None\n",
+        "desk/holds/held_calls.py": hostile + "def classify(*a, **k):\n    return None\n",
         "surfaces/__init__.py": hostile,
         "workflows/__init__.py": hostile,
     }

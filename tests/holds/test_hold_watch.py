@@ -27,7 +27,7 @@ from tests.helpers.holds.hook_channel import HOOK, PUSH, REPO, Agent, decision
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 WATCH = OutcomeWatch(watcher="a test")
 

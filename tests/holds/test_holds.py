@@ -24,9 +24,9 @@ from tests.helpers.holds.asked_holds import REPO, ask, hold_step, runs_of
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 PUSH = {"command": "git push origin main"}
 

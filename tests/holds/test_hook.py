@@ -21,7 +21,7 @@ import pytest
 
 from activities.agent.setup.hook_settings import hook_command, write_claude_hook_settings
 from activities.holds.channel import ChannelRules, write_hook_config
-from desk.holds.calls import classify, preview
+from desk.holds.held_calls import classify, preview
 from desk.holds.protocol import SOCKET_NAME, Reachable
 from tests.helpers.cli_helpers import CODEDESK, cli_env, shown
 
@@ -255,7 +255,7 @@ def test_a_hook_whose_interpreter_is_missing_refuses(job: dict[str, str], tmp_pa
 def test_a_hook_whose_imports_fail_refuses(job: dict[str, str], tmp_path: Path) -> None:
     # `None` in sys.modules makes importing the rule fail, as a broken install would.
     broken = (
-        "import os, sys; sys.modules['desk.holds.calls'] = None; "
+        "import os, sys; sys.modules['desk.holds.held_calls'] = None; "
         "from surfaces.hook import main; os._exit(main(['--format', 'claude']))"
     )
     done = run_shell(

@@ -25,7 +25,7 @@ from activities.agent.setup.opencode_plugin import (
 )
 from activities.holds.channel import ChannelRules, write_hook_config
 from desk.errors import AgentCommandError
-from desk.holds.calls import classify
+from desk.holds.held_calls import classify
 from desk.holds.protocol import SOCKET_NAME
 from surfaces.hook_forms import CLAUDE, CODEX, OPENCODE, PLAIN, read_call
 from tests.helpers.cli_helpers import cli_env

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from activities.holds.channel import ChannelRules, write_hook_config
-from desk.holds.calls import classify, with_cwd
+from desk.holds.held_calls import classify, with_cwd
 from desk.holds.protocol import JOB_ENV, SOCKET_ENV, SOCKET_NAME, Reachable
 from surfaces import hook
 from tests.helpers.holds.push_commands import PREFIXES, PUSHES, WRAPS, json_values

@@ -33,7 +33,7 @@ from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, sho
 from tests.helpers.holds.asked_holds import REPO, ask, runs_of
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.waiting import awaited, until
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 LATE = {"command": "git push origin main"}
 IN_TIME = {"command": "git push origin feature"}

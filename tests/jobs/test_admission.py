@@ -16,16 +16,16 @@ from desk.errors import AgentCommandError, CloneMissingError
 from desk.names import DESK_WORKFLOW_ID, PUSHING_MEMO, repo_workflow_id
 from desk.payloads.jobs import AdmitInput, JobInput, JobOutcome
 from desk.payloads.repo_state import RepoState
-from desk.payloads.shipping import PushRequest
+from desk.payloads.ship_payloads import PushRequest
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, running_agent
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env
 from tests.helpers.jobs.shipping import commit, owner_client, slow_origin
 from tests.helpers.waiting import awaited, eventually, until
-from workers.desk_entity import desk_start
-from workflows.desk.entity import Desk
-from workflows.repo.entity import RepoEntity
+from workers.desk_handle import desk_start
+from workflows.desk.desk_entity import Desk
+from workflows.repo.repo_entity import RepoEntity
 
 REPO = "acme/api"
 

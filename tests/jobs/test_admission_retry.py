@@ -25,8 +25,8 @@ from tests.helpers.cli_helpers import settings_env
 from tests.helpers.jobs.desk_queue import REPO, desk_state, limited, marks, wait_all
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import eventually, until
-from workers.desk_entity import desk_start
-from workflows.desk.entity import Desk
+from workers.desk_handle import desk_start
+from workflows.desk.desk_entity import Desk
 
 
 async def admit(desk: DeskClient, request: AdmitInput, update_id: str) -> Admission:

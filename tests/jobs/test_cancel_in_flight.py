@@ -46,7 +46,7 @@ from tests.helpers.stand_ins.held_integrate import (
 )
 from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 

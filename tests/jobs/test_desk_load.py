@@ -9,7 +9,7 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 AT_ONCE = 24

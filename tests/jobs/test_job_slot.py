@@ -23,7 +23,7 @@ from tests.helpers.stand_ins.held_integrate import (
     hold_integrations,
     holding_integrations,
 )
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import WORKFLOWS
 from workers.workflow_runner import WORKFLOW_RUNNER
 

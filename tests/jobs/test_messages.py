@@ -21,7 +21,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import JobOutcome, JobPhase
-from desk.payloads.messages import MessageDelivery, MessageSeam
+from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent

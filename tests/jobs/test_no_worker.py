@@ -11,9 +11,9 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import ApprovalRequest, OutcomeKind, approval_id
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 NO_WORKER = "No codedesk worker is polling task queue"
 

@@ -14,7 +14,7 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.names import SETUP_MEMO, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from desk.records.repo_setup import CheckStatus, RepoSetup, SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient

@@ -28,7 +28,7 @@ from tests.helpers.desks import host_policy
 from tests.helpers.holds.asked_holds import REPO, ask, hold_step
 from tests.helpers.job_waits import open_ids, working
 from tests.helpers.waiting import awaited, until
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 DESTRUCTIVE = {"command": "git update-ref -d refs/heads/main"}
 PUSH = {"command": "git push origin main"}

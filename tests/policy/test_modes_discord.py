@@ -22,7 +22,7 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 DESTRUCTIVE = {"tool": "Bash", "input": {"command": "git update-ref -d refs/heads/main"}}
 

@@ -23,7 +23,7 @@ from tests.helpers.cli_helpers import cli_env
 from tests.helpers.holds.asked_holds import REPO
 from tests.helpers.processes import StartWorker
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.devserver import DevServer
 from workers.worker import build_worker
 

@@ -3,8 +3,8 @@
 Every folder of a tidy layer holds ten modules or fewer (a subsystem of more is a subpackage
 whose `__init__` says what it is), and none of its modules shares a file name with another
 module of the product, so a name alone says which one it is (`ship_client.py`, not a fifth
-`shipping.py`). For now this holds for `surfaces/`; the other layers join as their folders
-are split (issue 44).
+`shipping.py`). This holds for every layer but `activities/`, which joins once its folders are
+split (issue 44): then `TIDY = LAYERS`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("desk", "activities", "workflows", "workers", "surfaces")
-TIDY = ("surfaces",)
+TIDY = ("desk", "workflows", "workers", "surfaces")
 """The layers whose folders and names the tests below hold."""
 MOST_MODULES = 10
 
@@ -33,7 +33,7 @@ def modules(layer: str) -> list[Path]:
 @pytest.mark.parametrize("layer", TIDY)
 def test_every_folder_holds_ten_modules_or_fewer(layer: str) -> None:
     counts = Counter(path.parent.relative_to(ROOT).as_posix() for path in modules(layer))
-    assert len(counts) > 3, "no folders found: the check would pass vacuously"
+    assert len(counts) > 1, "no subfolders found: the check would pass vacuously"
     crowded = [f"{folder}: {n} modules" for folder, n in sorted(counts.items()) if n > MOST_MODULES]
     assert not crowded, f"folders over {MOST_MODULES} modules:\n" + "\n".join(crowded)
 

@@ -44,8 +44,8 @@ def test_every_agent_preset_is_in_the_guide() -> None:
 
 
 def test_the_guide_says_how_each_preset_gets_the_instructions_and_what_they_must_keep() -> None:
-    from desk.agents.instructions import REQUIRED_PARTS
     from desk.agents.presets import AGENT_PRESETS
+    from desk.agents.standing_instructions import REQUIRED_PARTS
 
     guide = (TOP / "docs" / "guide.md").read_text()
     for preset in AGENT_PRESETS.values():

@@ -19,7 +19,7 @@ from activities.agent.log import AGENT_LOG
 from activities.agent.messages import MESSAGES_FILE
 from activities.paths import job_dir
 from desk.config.settings import DeskSettings
-from desk.payloads.messages import MessageSeam
+from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.desks import host_policy

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 
 from activities.holds.tool_schemas import preset_tool_schema
-from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobOutcome, JobReport
+from desk.payloads.ship_payloads import PushStatus
 from desk.payloads.ship_requests import ShipRequestStatus
-from desk.payloads.shipping import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.approval_layout import approval_card
@@ -45,7 +45,7 @@ from tests.real_agents.fake_anthropic import (
     serving,
 )
 from tests.real_agents.install import agent_cache, newest_npm, npm_cli
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"

@@ -15,7 +15,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
-from desk.payloads.messages import MessageDelivery, MessageSeam
+from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import awaited, eventually

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents.instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient

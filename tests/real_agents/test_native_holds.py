@@ -28,7 +28,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import git
@@ -38,7 +38,7 @@ from tests.real_agents.agent_env import give_agent_home, opencode_config
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
 from tests.real_agents.install import agent_cache, npm_cli, pip_cli
-from workflows.ship import Ship
+from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
 PUSH = "git push origin HEAD:main"

@@ -14,7 +14,7 @@ import pytest
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.messages import MessageDelivery, MessageSeam
+from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually

@@ -7,7 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from desk.holds.approvals import Principal
-from desk.payloads.messages import Delivered, JobMessage, MessageDelivery, MessageSeam, SayAnswer
+from desk.payloads.message_payloads import (
+    Delivered,
+    JobMessage,
+    MessageDelivery,
+    MessageSeam,
+    SayAnswer,
+)
 from surfaces.render.terminal.block_lines import plain
 from surfaces.render.words.message_words import message_blocks, say_answer
 

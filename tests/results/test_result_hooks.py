@@ -23,7 +23,7 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, SurfacePlace
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.crash.crashes import kill_group

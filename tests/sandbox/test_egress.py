@@ -14,7 +14,7 @@ import pytest
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
-from desk.policy.egress import EgressPolicy, parse_patterns
+from desk.policy.egress_policy import EgressPolicy, parse_patterns
 from tests.helpers.stand_ins.local_http import BODY, Listener, Served, http_server, tcp_listener
 
 

@@ -23,7 +23,7 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError
 from desk.payloads.jobs import JobReport
-from desk.payloads.shipping import ChangeReport
+from desk.payloads.ship_payloads import ChangeReport
 from desk.scrub import SHAPES
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.discord.embeds import card_embed
@@ -34,7 +34,7 @@ from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_numb
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 

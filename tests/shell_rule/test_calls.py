@@ -1,4 +1,4 @@
-"""Tests of desk.shell_rule.calls: one tool call's hold classes, in every input shape an agent
+"""Tests of desk.shell_rule.shell_calls: one tool call's hold classes, in every input shape an agent
 sends."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from desk.holds.approvals import ClassifyInput
 from desk.holds.rules import classify_call
-from desk.shell_rule.calls import call_hold_classes, call_reaches_outside
+from desk.shell_rule.shell_calls import call_hold_classes, call_reaches_outside
 
 EVERY = ["destructive", "outside_workspace", "privileged", "push"]
 
@@ -119,7 +119,7 @@ def test_the_worker_wrapper_gives_the_same_answer(tmp_path: Path) -> None:
 def test_the_rule_imports_only_the_standard_library() -> None:
     """The hook runs it isolated on every tool call: no pydantic, typing or dataclasses."""
     probe = (
-        "import sys, desk.shell_rule.calls;"
+        "import sys, desk.shell_rule.shell_calls;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in"
         " ('pydantic', 'pydantic_core', 'temporalio', 'typing', 'dataclasses', 'inspect')))"
     )

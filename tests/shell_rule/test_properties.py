@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from desk.shell.lex import lex, simple_commands
 from desk.shell_rule import rule as policy
-from desk.shell_rule.calls import call_hold_classes
-from desk.shell_rule.paths import Workspace
 from desk.shell_rule.rule import HoldClass, argv_hold_classes, shell_hold_classes
+from desk.shell_rule.shell_calls import call_hold_classes
+from desk.shell_rule.shell_paths import Workspace
 from tests.helpers.holds.push_commands import PREFIXES, PUSHES, WRAPS, json_values
 
 WORKSPACE = "/srv/codedesk/jobs/7"

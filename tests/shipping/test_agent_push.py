@@ -8,8 +8,8 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
 from desk.names import push_workflow_id
 from desk.payloads.jobs import JobOutcome
+from desk.payloads.ship_payloads import PushStatus
 from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
-from desk.payloads.shipping import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.approval_layout import approval_card

@@ -20,7 +20,7 @@ from desk.payloads.repo_state import RepoState
 from tests.helpers.cli_helpers import assert_refused, run_cli, settings_env, shown
 from tests.helpers.jobs.shipping import commit
 from tests.helpers.waiting import awaited, until
-from workers.host import serve_worker
+from workers.hosting import serve_worker
 
 
 async def entity_status(client: Client, repo: str) -> WorkflowExecutionStatus | None:

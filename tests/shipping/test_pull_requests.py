@@ -11,7 +11,7 @@ import pytest
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient

@@ -10,7 +10,7 @@ from temporalio.client import WorkflowHandle
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, OutcomeKind
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushResult, PushStatus
+from desk.payloads.ship_payloads import PushResult, PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
@@ -18,8 +18,8 @@ from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.jobs.shipping import REPO, answer, commit, refs, result_of
 from tests.helpers.waiting import until
-from workflows.approval import Approval
-from workflows.ship import Ship
+from workflows.shipping.approval import Approval
+from workflows.shipping.ship import Ship
 
 
 async def _open(shipping: ShippingClient, ident: str) -> bool:

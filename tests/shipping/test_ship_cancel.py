@@ -26,9 +26,9 @@ from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.jobs.shipping import REPO, commit, refs
 from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import activities_for, shelf_activities_for
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 @pytest.fixture

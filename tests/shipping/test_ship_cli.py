@@ -13,13 +13,13 @@ from temporalio.api.enums.v1 import EventType
 
 from desk.config.settings import DeskSettings
 from desk.names import push_workflow_id
-from desk.payloads.shipping import PushResult
+from desk.payloads.ship_payloads import PushResult
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import Cli, assert_refused, run_cli, settings_env, shown
 from tests.helpers.jobs.shipping import TOKEN, commit, refs
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 

@@ -12,7 +12,7 @@ from typing import Any
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
@@ -30,7 +30,7 @@ from tests.surfaces.discord_driver import (
     discord_settings,
     start_bot,
 )
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 STEPS = ("write:hello.txt=hi", "commit:greet", f"hold:{PLAIN}", "say:held")
 

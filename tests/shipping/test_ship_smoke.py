@@ -7,7 +7,7 @@ from pathlib import Path
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.payloads.jobs import JobOutcome
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient

@@ -20,7 +20,7 @@ from desk.holds.approvals import Decision, Principal
 from desk.names import host_task_queue, repo_workflow_id
 from desk.payloads.jobs import IntegrationRequest, IntegrationResult, IntegrationStatus, Worktree
 from desk.payloads.repo_state import RepoState
-from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
+from desk.payloads.ship_payloads import ChangeReport, PushResult, PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
@@ -38,10 +38,10 @@ from tests.helpers.jobs.shipping import (
 )
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import WORKFLOWS, activities_for
 from workers.workflow_runner import WORKFLOW_RUNNER
-from workflows.repo.entity import RepoEntity
+from workflows.repo.repo_entity import RepoEntity
 
 
 @contextlib.contextmanager

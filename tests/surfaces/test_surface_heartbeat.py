@@ -20,7 +20,7 @@ from desk.payloads.surfaces import OutboxState, ThreadText
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.waiting import until
 from tests.surfaces.fake_surface import FakeSurface
-from workflows.outbox import Outbox
+from workflows.delivery.outbox import Outbox
 
 
 @dataclass

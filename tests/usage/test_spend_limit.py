@@ -18,7 +18,7 @@ from desk.policy.host import HostPolicy, JobAsk, asked_spend_limit, judged_spend
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.waiting import awaited
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
 
 REPO = "acme/api"

@@ -30,7 +30,7 @@ from tests.helpers.agent_runs.sandboxes import REPO, Sandboxed, outside, sandbox
 from tests.helpers.agents import SCRIPTED_AGENT, agent
 from tests.helpers.job_waits import open_ids
 from tests.helpers.waiting import awaited, until
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 __all__ = ["outside"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from workflows.job.clock import MAX_WORKED, WorkClock
+from workflows.job.record.clock import MAX_WORKED, WorkClock
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MINUTE = timedelta(minutes=1)

@@ -7,9 +7,9 @@ import pytest
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import JobInput, JobPhase
-from desk.payloads.messages import SayInput
-from workflows.job.messages import refusal
-from workflows.job.state import JobState
+from desk.payloads.message_payloads import SayInput
+from workflows.job.job_messages import refusal
+from workflows.job.record.state import JobState
 
 STARTER = Principal(id="local:alice", name="alice")
 OWNER = Principal(id="discord:42", name="olga")

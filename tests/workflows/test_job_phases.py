@@ -11,7 +11,7 @@ from temporalio import workflow
 from desk.names import JOB_HOLD_UPDATE, JOB_INTEGRATION_FINISHED_SIGNAL
 from desk.payloads.jobs import JobPhase
 from workflows.job.coding_job import CodingJob
-from workflows.job.phases import JOB_PHASES, Phase, PhaseMoveError, PhaseTable
+from workflows.job.record.phases import JOB_PHASES, Phase, PhaseMoveError, PhaseTable
 
 STORY = [
     (JobPhase.STARTING, JobPhase.PREPARING),

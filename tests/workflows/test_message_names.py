@@ -10,10 +10,10 @@ import pytest
 from temporalio import workflow
 
 from desk import names
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 from workflows.job.coding_job import CodingJob
-from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.repo.repo_entity import RepoEntity
+from workflows.shipping.ship import Ship
 
 HANDLERS: dict[type, dict[str, set[str]]] = {
     CodingJob: {

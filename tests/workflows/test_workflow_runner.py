@@ -22,7 +22,7 @@ import asyncio, sys
 from temporalio import workflow
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 from workers.workflow_runner import WORKFLOW_RUNNER
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 from workflows.job.coding_job import CodingJob
 
 runner = WORKFLOW_RUNNER if sys.argv[1] == "ours" else SandboxedWorkflowRunner()
@@ -73,7 +73,7 @@ IMMUTABLE_CALLS = {
     "PhaseTable",
 }
 """What a module or class may hold made by a call: immutable values (`PhaseTable` is a frozen
-dataclass of tuples and frozensets, workflows/job/phases.py), and `field` (a dataclass's
+dataclass of tuples and frozensets, workflows/job/record/phases.py), and `field` (a dataclass's
 default, made again for each instance)."""
 READ_ONLY_CONFIGS = {"ActivityConfig", "LocalActivityConfig", "RetryPolicy"}
 """Step options (workflows/policies.py): a dict or a dataclass, but only ever read, merged into

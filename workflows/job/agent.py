@@ -16,12 +16,12 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import agent_step
 
 from workflows import patches
-from workflows.hosts import Route
+from workflows.host.host_routes import Route
 from workflows.in_flight import cancelled
-from workflows.job.messages import delivered_by, pending
-from workflows.job.modes import follows
-from workflows.job.progress import on_the_clones_host
-from workflows.job.state import JobState
+from workflows.job.job_messages import delivered_by, pending
+from workflows.job.job_modes import follows
+from workflows.job.record.progress import on_the_clones_host
+from workflows.job.record.state import JobState
 from workflows.summaries import agent_summary
 
 

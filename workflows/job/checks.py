@@ -12,9 +12,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import SETUP_STEP
 
 from workflows import patches
-from workflows.hosts import Route
-from workflows.job.progress import on_the_clones_host
-from workflows.job.state import JobState
+from workflows.host.host_routes import Route
+from workflows.job.record.progress import on_the_clones_host
+from workflows.job.record.state import JobState
 
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:

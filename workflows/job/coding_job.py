@@ -48,20 +48,29 @@ with workflow.unsafe.imports_passed_through():
         ReasonKind,
         Worktree,
     )
-    from desk.payloads.messages import Inbox, InboxAsk, MessagesDelivered, SayAnswer, SayInput
-    from desk.payloads.results import asked_for_job
+    from desk.payloads.message_payloads import (
+        Inbox,
+        InboxAsk,
+        MessagesDelivered,
+        SayAnswer,
+        SayInput,
+    )
+    from desk.payloads.result_payloads import asked_for_job
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
     from desk.records.narration import Narration
     from desk.records.repo_setup import CommandRun
 
 from workflows import patches
+from workflows.calls.outbox_calls import send_to_outbox
+from workflows.calls.result_calls import deliver_result
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
+from workflows.job.approved_pushes import push_branches, request_ships
 from workflows.job.checks import check_failure, check_worktree, set_up_worktree
 from workflows.job.holds import answer_hold, close_open_approvals, settled_answer, withdraw_call
 from workflows.job.integration import answered, integrate
-from workflows.job.messages import (
+from workflows.job.job_messages import (
     check_inbox,
     delivered,
     for_messages,
@@ -70,10 +79,10 @@ from workflows.job.messages import (
     refuse,
     take,
 )
-from workflows.job.modes import follow_modes, show_modes
-from workflows.job.progress import narrate, set_phase
-from workflows.job.report import build_report, say_cost
-from workflows.job.ship_requests import push_branches, request_ships
+from workflows.job.job_modes import follow_modes, show_modes
+from workflows.job.record.progress import narrate, set_phase
+from workflows.job.record.report import build_report, say_cost
+from workflows.job.record.state import JobState
 from workflows.job.slot import (
     admitted,
     give_slot_back_early,
@@ -81,11 +90,8 @@ from workflows.job.slot import (
     take_slot_again,
     tell_desk,
 )
-from workflows.job.state import JobState
 from workflows.job.worktree import cut_worktree, discard_cancelled_worktree, left_behind
-from workflows.outbox_calls import send_to_outbox
 from workflows.reasons import reason_of
-from workflows.result_calls import deliver_result
 from workflows.summaries import phase_details
 
 INTEGRATION_OUTCOMES = MappingProxyType(

@@ -36,9 +36,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import CLASSIFY_STEP
 
 from workflows import patches
-from workflows.job.modes import approve_by_yolo, release_by_yolo, yolo_approves
-from workflows.job.phases import JOB_PHASES
-from workflows.job.state import JobState
+from workflows.job.job_modes import approve_by_yolo, release_by_yolo, yolo_approves
+from workflows.job.record.phases import JOB_PHASES
+from workflows.job.record.state import JobState
 from workflows.reasons import reason_of
 from workflows.summaries import approval_summary
 

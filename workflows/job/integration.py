@@ -18,9 +18,9 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows import patches
+from workflows.calls.repo_calls import Entity, queue_integration, repo_handle, withdraw_integration
 from workflows.in_flight import heeding_cancel
-from workflows.job.state import JobState
-from workflows.repo_calls import Entity, queue_integration, repo_handle, withdraw_integration
+from workflows.job.record.state import JobState
 
 WITHDRAW_WAIT = timedelta(minutes=2)
 """How long a cancelled job waits for its repository to confirm a withdrawal."""

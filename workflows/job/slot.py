@@ -26,7 +26,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.in_flight import heeding_cancel
-from workflows.job.state import JobState
+from workflows.job.record.state import JobState
 
 
 def admitted(state: JobState, message: JobAdmitted) -> None:

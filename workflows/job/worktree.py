@@ -28,10 +28,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import GIT_STEP
 
 from workflows import patches
-from workflows.hosts import host_route
-from workflows.job.progress import on_the_clones_host, set_phase
-from workflows.job.report import build_report
-from workflows.job.state import JobState
+from workflows.host.host_routes import host_route
+from workflows.job.record.progress import on_the_clones_host, set_phase
+from workflows.job.record.report import build_report
+from workflows.job.record.state import JobState
 from workflows.reasons import reason_of
 
 

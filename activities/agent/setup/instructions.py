@@ -14,12 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from activities.agent.launch import passed_environment
-from desk.agents.instructions import (
-    BUILT_IN,
-    INSTRUCTIONS_SETTING,
-    Instructions,
-    owner_instructions,
-)
 from desk.agents.presets import (
     INSTRUCTIONS,
     INSTRUCTIONS_CONFIG,
@@ -29,6 +23,12 @@ from desk.agents.presets import (
     INSTRUCTIONS_TOML,
     TASK,
     Preset,
+)
+from desk.agents.standing_instructions import (
+    BUILT_IN,
+    INSTRUCTIONS_SETTING,
+    Instructions,
+    owner_instructions,
 )
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, InstructionsError

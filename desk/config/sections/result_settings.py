@@ -8,7 +8,7 @@ from typing import ClassVar
 from pydantic import Field, SecretStr, field_validator
 
 from desk.config.basics.section_base import Duration, SettingsSection
-from desk.policy.results import webhook_url_problem
+from desk.policy.result_hooks import webhook_url_problem
 
 
 class ResultSettings(SettingsSection):

@@ -9,7 +9,7 @@ from pydantic import Field, field_validator
 
 from desk.config.basics.defaults import SANDBOX_MODES
 from desk.config.basics.section_base import CommaList, SettingsSection
-from desk.policy.egress import parse_patterns
+from desk.policy.egress_policy import parse_patterns
 
 
 class SandboxSettings(SettingsSection):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from desk.errors import DeskError
-from surfaces.cli.runner import fail, run, settings
+from surfaces.cli.common.runner import fail, run, settings
 from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def discord_bot(
     import discord
 
     from surfaces.discord.bot import NO_TOKEN, serve_bot
-    from workers.host import stop_on_signals
+    from workers.hosting import stop_on_signals
     from workers.log_scrub import scrub_log_output
     from workers.temporal.client import connect
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import run, settings
+from surfaces.cli.common.runner import run, settings
 from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:

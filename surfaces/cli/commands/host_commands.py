@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import with_desk
+from surfaces.cli.common.runner import with_desk
 from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:

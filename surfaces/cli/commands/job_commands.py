@@ -12,7 +12,14 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.runner import more_line, reach, refuse_inside_a_job, run, settings, with_desk
+from surfaces.cli.common.runner import (
+    more_line,
+    reach,
+    refuse_inside_a_job,
+    run,
+    settings,
+    with_desk,
+)
 from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from surfaces.cli.runner import fail, refuse_inside_a_job, run, settings
+from surfaces.cli.common.runner import fail, refuse_inside_a_job, run, settings
 from surfaces.render.terminal.console import out
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desk.decisions.host_slots import repo_host
-from surfaces.cli.options import DeskTyper
-from surfaces.cli.runner import with_desk
+from surfaces.cli.common.options import DeskTyper
+from surfaces.cli.common.runner import with_desk
 from surfaces.render.terminal.console import err, out
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def set_(
 ) -> None:
     """Set a repository's worktree set-up and check (the owner's, never the repository's)."""
     from desk.records.repo_setup import SetRepoSetup
-    from surfaces.cli.runner import refuse_inside_a_job
+    from surfaces.cli.common.runner import refuse_inside_a_job
     from surfaces.clients.repo_setup_client import RepoSetupClient
     from surfaces.render.words.setup_lines import setup_lines
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from surfaces.cli.commands.discord_commands import bot_beside
-from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.cli.common.runner import refuse_inside_a_job, run, settings
 from surfaces.render.terminal.console import out
 
 
@@ -23,7 +23,7 @@ def up(
     With CODEDESK_DISCORD_TOKEN set, the Discord bot runs beside them.
     """
     refuse_inside_a_job("up")
-    from workers.host import serve_up
+    from workers.hosting import serve_up
 
     config = settings(port=port, ui_port=ui_port)
     also = bot_beside(config) if config.discord_token.get_secret_value() else None
@@ -34,7 +34,7 @@ def worker() -> None:
     """Run only a worker against the configured or recorded Temporal server."""
     refuse_inside_a_job("worker")
     from activities.sandbox.bubblewrap import choose_sandbox, describe
-    from workers.host import prepare_directories, serve_worker, stop_on_signals
+    from workers.hosting import prepare_directories, serve_worker, stop_on_signals
     from workers.temporal.client import connect
 
     config = settings()

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from surfaces.cli.runner import refuse_inside_a_job, run, settings
+from surfaces.cli.common.runner import refuse_inside_a_job, run, settings
 from surfaces.render.terminal.console import out
 
 REPO = typer.Argument(..., metavar="OWNER/REPO", help="A repository on the shelf.")
@@ -51,10 +51,10 @@ def push(
     """Ask to push exactly SHA to the default branch (or as a pull request); an owner approves
     it first."""
     refuse_inside_a_job("push")
-    from desk.payloads.shipping import PushStatus
+    from desk.payloads.ship_payloads import PushStatus
     from surfaces.clients.ship_client import ShippingClient
-    from surfaces.render.layout.report_layout import push_result
     from surfaces.render.terminal.printing import print_blocks
+    from surfaces.render.words.push_words import push_result
     from workers.temporal.client import connect
 
     config = settings()

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from surfaces.cli.runner import reach, run
+from surfaces.cli.common.runner import reach, run
 
 
 def spend(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:

@@ -15,7 +15,7 @@ from desk.errors import AgentDoneError, DeskError, JobNotFoundError, MessageErro
 from desk.failures import error_of
 from desk.holds.approvals import Principal
 from desk.names import job_workflow_id
-from desk.payloads.messages import SayAnswer, SayInput
+from desk.payloads.message_payloads import SayAnswer, SayInput
 from surfaces.clients.listings.worker_check import require_worker
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of

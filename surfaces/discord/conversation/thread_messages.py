@@ -26,7 +26,7 @@ import discord
 from temporalio.service import RPCError
 
 from desk.errors import AgentDoneError, DeskError, MessageSenderError
-from desk.payloads.messages import SayAnswer
+from desk.payloads.message_payloads import SayAnswer
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.conversation.thread_book import ThreadBook, ThreadJob
 from surfaces.discord.interactions.access import Owners, principal

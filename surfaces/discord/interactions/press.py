@@ -28,7 +28,7 @@ from surfaces.discord.interactions.custom_ids import CardKey, resolve
 from surfaces.discord.services import Services, services_of
 from surfaces.render.discord.embeds import closed_copy, inactive_copy
 from surfaces.render.discord.message_text import plain
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 log = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from surfaces.render.blocks import count, line, ours
 from surfaces.render.discord import card_text
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.layout.approval_layout import (
@@ -29,7 +30,6 @@ from surfaces.render.layout.approval_layout import (
     entry_at,
     json_object,
 )
-from surfaces.render.layout.blocks import count, line, ours
 
 
 @dataclass(frozen=True)

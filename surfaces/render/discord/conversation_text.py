@@ -15,7 +15,7 @@ from desk.errors import (
     MessageSenderError,
     MessageTooLongError,
 )
-from desk.payloads.messages import MessageDelivery, SayAnswer
+from desk.payloads.message_payloads import MessageDelivery, SayAnswer
 from surfaces.render.discord.message_text import plain
 
 DELIVERED = "✅"

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 import discord
 
 from desk.holds.approvals import ApprovalOutcome, ApprovalRequest, OutcomeKind
+from surfaces.render.blocks import Block, Role
 from surfaces.render.discord.cards import CardLimits, approval_card
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.discord.message_text import code, cut, line, plain, sanitize
 from surfaces.render.layout.approval_effect import approval_effect
-from surfaces.render.layout.blocks import Block, Role
 from surfaces.render.layout.visible import invisible
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)

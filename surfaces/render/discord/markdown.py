@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import groupby
 
+from surfaces.render.blocks import Block, Kind, Role, Span, Tone
 from surfaces.render.discord import card_text
 from surfaces.render.discord.message_text import code, plain
-from surfaces.render.layout.blocks import Block, Kind, Role, Span, Tone
 
 
 def markdown(blocks: Iterable[Block]) -> str:

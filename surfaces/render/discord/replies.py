@@ -12,12 +12,13 @@ from collections.abc import Sequence
 
 from desk.holds.approvals import ApprovalState
 from desk.payloads.jobs import CloneInfo, JobReport, JobStatus
-from desk.payloads.shipping import ChangeReport, PushResult
+from desk.payloads.ship_payloads import ChangeReport, PushResult
 from desk.policy.modes import modes_said
 from surfaces.clients.desk_client import JobRow
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.discord.message_text import code, cut, plain
-from surfaces.render.layout.report_layout import change_report, job_report, push_result
+from surfaces.render.layout.report_layout import change_report, job_report
+from surfaces.render.words.push_words import push_result
 
 TASK_CHARS = 80
 

@@ -8,9 +8,9 @@ from typing import assert_never
 from desk.errors import ApprovalNotFoundError, ApprovalSettledError, JobNotFoundError
 from desk.holds.approvals import ApprovalRequest, CallWithdrawal, CallWithdrawalKind, Decision
 from desk.names import PUSH_ID_PREFIX, job_number
-from desk.payloads.shipping import PushResult
-from surfaces.render.layout.blocks import Block, line, name, ours, text
-from surfaces.render.layout.report_layout import push_result
+from desk.payloads.ship_payloads import PushResult
+from surfaces.render.blocks import Block, line, name, ours, text
+from surfaces.render.words.push_words import push_result
 
 
 def answer_led_to(

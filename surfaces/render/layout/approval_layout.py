@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desk.holds.approvals import ApprovalState
-from surfaces.render.layout.approval_effect import approval_effect
-from surfaces.render.layout.blocks import (
+from surfaces.render.blocks import (
     Block,
     Span,
     Tone,
@@ -44,6 +43,7 @@ from surfaces.render.layout.blocks import (
     ours,
     text,
 )
+from surfaces.render.layout.approval_effect import approval_effect
 from surfaces.render.layout.visible import LINE_BREAK, hidden_count, invisible, quote, to_json
 
 INLINE_MAX = 100

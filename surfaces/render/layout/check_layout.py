@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desk.records.repo_setup import CheckStatus, CommandRun
-from surfaces.render.layout.blocks import Block, Tone, code, field, ours, text
+from surfaces.render.blocks import Block, Tone, code, field, ours, text
 
 CHECK_WORDS = {
     CheckStatus.PASSED: ("passed", Tone.GOOD),

@@ -1,4 +1,4 @@
-"""The job report, the change report and a push's result, each laid out once for every target."""
+"""The job report and the change report, each laid out once for every target."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from desk.config.basics.dates import shown_date
 from desk.config.basics.durations import format_duration
 from desk.holds.approvals import HeldCall, HeldNote, HoldVerdict
 from desk.payloads.jobs import JobOutcome, JobReport
-from desk.payloads.results import DeliveryStatus, DeliveryView, HookView
-from desk.payloads.shipping import ChangeReport, PushResult, PushStatus
-from surfaces.render.layout.blocks import (
+from desk.payloads.result_payloads import DeliveryStatus, DeliveryView, HookView
+from desk.payloads.ship_payloads import ChangeReport
+from surfaces.render.blocks import (
     Block,
     Span,
     Tone,
@@ -197,27 +197,6 @@ def change_report(made: ChangeReport) -> list[Block]:
     if made.files_omitted:
         blocks.append(item(ours(f"… and {made.files_omitted} more")))
     return blocks
-
-
-def push_result(result: PushResult) -> list[Block]:
-    """One line: pushed where, by whose approval; or why nothing was pushed."""
-    if result.status == PushStatus.PUSHED:
-        parts = [
-            ours("Pushed ", Tone.GOOD),
-            name(result.sha),
-            ours(" to "),
-            name(result.branch),
-            ours(" at "),
-            name(result.destination),
-        ]
-        if result.already:
-            parts.append(ours(" (the remote already had it)"))
-        if result.approved_by:
-            parts += [ours(", approved by "), text(result.approved_by)]
-        if result.pull_request_url:
-            parts += [ours("; pull request "), name(result.pull_request_url)]
-        return [line(*parts, ours("."))]
-    return [line(ours(f"Not pushed ({result.status.value}): ", Tone.BAD), text(result.reason))]
 
 
 def _verdict_tone(verdict: HoldVerdict) -> Tone:

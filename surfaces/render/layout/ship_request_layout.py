@@ -9,7 +9,7 @@ from desk.payloads.ship_requests import (
     ShipRequestResult,
     ShipRequestStatus,
 )
-from surfaces.render.layout.blocks import Block, Tone, field, item, name, ours, text
+from surfaces.render.blocks import Block, Tone, field, item, name, ours, text
 
 
 def ship_requests(

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
-from surfaces.render.layout.blocks import Block, Kind, Role, Span, Tone
+from surfaces.render.blocks import Block, Kind, Role, Span, Tone
 from surfaces.render.layout.visible import HIDDEN, HIDDEN_IN_CODE, escape_char
 
 INDENT = {Role.HEADING: 0, Role.LINE: 2, Role.FIELD: 2, Role.ITEM: 4, Role.CODE: 4}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from desk.payloads.jobs import CloneInfo
-from surfaces.render.layout.blocks import Block
+from surfaces.render.blocks import Block
 from surfaces.render.terminal.block_lines import plain, terminal
 from surfaces.render.terminal.console import out
 

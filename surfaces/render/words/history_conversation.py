@@ -15,7 +15,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.api.update.v1 import Outcome
 
 from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, JOB_SAY_UPDATE
-from desk.payloads.messages import MessagesDelivered, SayAnswer, SayInput
+from desk.payloads.message_payloads import MessagesDelivered, SayAnswer, SayInput
 from surfaces.render.words.message_words import delivered_line, said_line, say_answer
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desk.config.basics.dates import shown_date
-from desk.payloads.messages import (
+from desk.payloads.message_payloads import (
     JobMessage,
     MessageDelivery,
     MessagesDelivered,
@@ -11,7 +11,7 @@ from desk.payloads.messages import (
     SayAnswer,
     SayInput,
 )
-from surfaces.render.layout.blocks import Block, field, item, ours, text
+from surfaces.render.blocks import Block, field, item, ours, text
 
 PREVIEW_CHARS = 200
 """Characters of a message's first line a list or a history line shows."""

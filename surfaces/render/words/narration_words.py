@@ -7,8 +7,8 @@ from typing import assert_never
 from desk.payloads.surfaces import ThreadProgress, ThreadText
 from desk.policy.modes import modes_said
 from desk.records.narration import Narration
-from surfaces.render.layout.blocks import cut_mark
-from surfaces.render.layout.report_layout import push_result
+from surfaces.render.blocks import cut_mark
+from surfaces.render.words.push_words import push_result
 
 
 def narration_text(progress: ThreadProgress) -> str:

@@ -34,7 +34,7 @@ from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import until
 from workers.devserver import DevServer
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 async def hold_across_a_worker_kill(

@@ -17,7 +17,7 @@ from temporalio.client import Client
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobStatus
-from desk.payloads.messages import MessageSeam
+from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.agents.test_session_resume import bash, fresh_tasks, heartbeat_session, worker_env
 from tests.crash.crashes import REPO, kill

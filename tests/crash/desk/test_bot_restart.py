@@ -47,8 +47,8 @@ from tests.surfaces.discord_driver import (
     enabled,
 )
 from tests.surfaces.discord_wire import BotProcess, DiscordServer, bot_process
-from workflows.approval import Approval
-from workflows.outbox import Outbox
+from workflows.delivery.outbox import Outbox
+from workflows.shipping.approval import Approval
 
 
 @dataclass

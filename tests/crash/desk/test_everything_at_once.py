@@ -25,7 +25,7 @@ from tests.helpers.repos import git
 from tests.helpers.surfaces.cli_up import StartUp, servers_on, up_log
 from tests.helpers.waiting import until
 from workers.devserver import DB_FILE, free_port
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 async def task(

@@ -13,8 +13,8 @@ from desk.holds.approvals import Decision, HoldVerdict
 from desk.names import SHIP_WORKFLOW_TYPE, job_workflow_id, push_workflow_id, repo_workflow_id
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.repo_state import RepoState
+from desk.payloads.ship_payloads import PushStatus
 from desk.payloads.ship_requests import BranchPushStatus, ShipRequestStatus
-from desk.payloads.shipping import PushStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
@@ -36,8 +36,8 @@ from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, until
 from workers.devserver import DevServer
 from workers.temporal.client import connect
-from workflows.repo.entity import RepoEntity
-from workflows.ship import Ship
+from workflows.repo.repo_entity import RepoEntity
+from workflows.shipping.ship import Ship
 
 
 async def test_worker_killed_between_push_and_record_pushes_once_and_reports_pushed(

@@ -17,7 +17,7 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
-from desk.payloads.shipping import PushStatus
+from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.crash.big_repos import (

@@ -22,9 +22,9 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import ApprovalRequest, approval_id
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.repos import make_origin
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.worker import build_worker
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 REPO = "acme/api"
 

@@ -16,7 +16,7 @@ from desk.holds.approvals import (
     approval_id,
 )
 from tests.helpers.waiting import awaited
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 OWNER = Principal(id="local:owner", name="owner")
 

@@ -14,7 +14,7 @@ from desk.payloads.jobs import DeskState, JobReport
 from surfaces.clients.desk_client import DeskClient, JobRow
 from tests.helpers.agent_pids import logged_marks
 from tests.helpers.waiting import awaited, eventually
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 
 REPO = "acme/api"
 

@@ -12,14 +12,14 @@ from temporalio.client import Client, WorkflowHandle
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
-from desk.payloads.shipping import PushResult
+from desk.payloads.ship_payloads import PushResult
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE, awaited, until
-from workers.desk_entity import configure_desk
-from workflows.ship import Ship
+from workers.desk_handle import configure_desk
+from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
 TOKEN = "s3cr3tT0k3nXYZ"

@@ -29,7 +29,7 @@ from tests.helpers.waiting import until
 from tests.surfaces.contract.drivers import CliDriver, FakeDriver, SurfaceDriver
 from tests.surfaces.discord_driver import discord_driver, discord_settings
 from tests.surfaces.fake_surface import FakeSurface
-from workflows.approval import Approval
+from workflows.shipping.approval import Approval
 
 
 @pytest.fixture(params=["fake", "cli", "discord"])

@@ -10,7 +10,7 @@ from desk.errors import HostError
 from desk.failures import error_of
 from desk.names import DESK_WORKFLOW_ID
 from desk.payloads.jobs import DeskState
-from workflows.desk.entity import Desk
+from workflows.desk.desk_entity import Desk
 
 
 def desk_start(settings: DeskSettings) -> WithStartWorkflowOperation[Desk, None]:

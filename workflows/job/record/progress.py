@@ -14,11 +14,11 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.surfaces import ThreadProgress
     from desk.records.narration import Narration
 
-from workflows.hosts import Route, on_host
+from workflows.calls.outbox_calls import send_to_outbox
+from workflows.host.host_routes import Route, on_host
 from workflows.in_flight import heeding_cancel
-from workflows.job.phases import JOB_PHASES
-from workflows.job.state import JobState
-from workflows.outbox_calls import send_to_outbox
+from workflows.job.record.phases import JOB_PHASES
+from workflows.job.record.state import JobState
 from workflows.summaries import phase_details
 
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.agents.messages import command_seam, live
+    from desk.agents.message_seams import command_seam, live
     from desk.errors import (
         AgentDoneError,
         DeskError,
@@ -28,7 +28,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.failures import failure_of
     from desk.names import JOB_SAY_UPDATE
     from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase
-    from desk.payloads.messages import (
+    from desk.payloads.message_payloads import (
         Delivered,
         Inbox,
         InboxAsk,
@@ -41,8 +41,8 @@ with workflow.unsafe.imports_passed_through():
     )
 
 from workflows import patches
-from workflows.job.phases import JOB_PHASES
-from workflows.job.state import JobState
+from workflows.job.record.phases import JOB_PHASES
+from workflows.job.record.state import JobState
 
 REPORT_MESSAGES = 100
 """Messages a report lists (the job keeps them all, and `show` during the job lists them)."""

@@ -31,8 +31,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.payloads.surfaces import CardSettled, ThreadCard
 
+from workflows.calls.outbox_calls import send_to_outbox
 from workflows.in_flight import CancelledInFlight, heeding_cancel
-from workflows.outbox_calls import send_to_outbox
 
 CANCELLED_NOTE = "The approval was cancelled."
 

@@ -10,7 +10,6 @@ import os
 import shlex
 from collections.abc import Iterable, Mapping
 
-from desk.shell_rule.paths import Workspace, realpath
 from desk.shell_rule.rule import (
     HoldClass,
     argv_hold_classes,
@@ -18,6 +17,7 @@ from desk.shell_rule.rule import (
     shell_hold_classes,
     shell_reaches_outside,
 )
+from desk.shell_rule.shell_paths import Workspace, realpath
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "Shell", "run_shell_command", "exec"})
 """Tools whose input carries a shell `command` (Claude Code's Bash and its kin, Codex's shell)."""

@@ -9,11 +9,11 @@ from temporalio.exceptions import FailureError
 with workflow.unsafe.imports_passed_through():
     from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE, result_delivery_workflow_id
     from desk.payloads.jobs import JobReport
-    from desk.payloads.results import DeliveryInput, ResultAsked, ResultEvent
-    from desk.payloads.shipping import PushResult
-    from desk.policy.results import ResultHooks
+    from desk.payloads.result_payloads import DeliveryInput, ResultAsked, ResultEvent
+    from desk.payloads.ship_payloads import PushResult
+    from desk.policy.result_hooks import ResultHooks
 
-from workflows.children import start_entity
+from workflows.calls.children import start_entity
 
 
 async def deliver_result(

@@ -13,7 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
 
-from workflows.job.clock import WorkClock
+from workflows.job.record.clock import WorkClock
 
 
 @dataclass

@@ -9,8 +9,8 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.payloads.jobs import JobInput, JobReport
-from desk.payloads.shipping import PushResult, ShipInput
-from desk.policy.results import ResultHook, ResultHooks
+from desk.payloads.ship_payloads import PushResult, ShipInput
+from desk.policy.result_hooks import ResultHook, ResultHooks
 from desk.records.base import Payload, ScrubbedText
 
 

@@ -24,8 +24,8 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import GIT_STEP, HOST_WAIT, SHIP_REQUEST_STEP
 
-from workflows.hosts import Route, on_host
-from workflows.job.state import JobState
+from workflows.host.host_routes import Route, on_host
+from workflows.job.record.state import JobState
 from workflows.reasons import reason_of
 
 

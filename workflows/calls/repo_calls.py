@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.repo_state import RepoState
 
 from workflows import patches
-from workflows.children import start_entity
+from workflows.calls.children import start_entity
 
 Entity = ExternalWorkflowHandle[Any]
 

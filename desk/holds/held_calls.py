@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 
-from desk.shell_rule.calls import (
+from desk.shell_rule.shell_calls import (
     ALWAYS,
     DEFAULT_HOLD_CLASSES,
     SHELL_TOOLS,
@@ -46,7 +46,7 @@ def classify(
     hold_classes: Iterable[str] = (),
     hold_tools: Iterable[str] = (),
 ) -> Verdict:
-    """The hold classes of one call that the configured rules hold (`desk.shell_rule.calls`).
+    """The hold classes of one call that the configured rules hold (`desk.shell_rule.shell_calls`).
 
     Never raises. What the rule cannot read is held for every class it may be held for: a
     rule that fails, and an unknown tool with a `command`-like field (a tool that runs
@@ -70,7 +70,7 @@ def classify(
 
 def reaches_outside(tool: str, input: Any, workspace: str) -> bool:
     """Whether the call writes or removes outside `workspace`, as far as the rule can tell
-    (`desk.shell_rule.calls.call_reaches_outside`); never raises: a failure says no."""
+    (`desk.shell_rule.shell_calls.call_reaches_outside`); never raises: a failure says no."""
     try:
         return call_reaches_outside(tool, input, workspace)
     except Exception:

@@ -11,7 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
     from workflows.policies import CLONE_STEP, GIT_STEP
 
-from workflows.hosts import host_route
+from workflows.host.host_routes import host_route
 
 
 @workflow.defn(name=ADD_REPO_WORKFLOW_TYPE)

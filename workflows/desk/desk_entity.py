@@ -47,7 +47,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import RUNNING_JOBS_STEP
 
 from workflows import patches
-from workflows.desk.admission import check_job, judged, start_job
 from workflows.desk.daily_limit import (
     day_left,
     day_reached,
@@ -55,7 +54,8 @@ from workflows.desk.daily_limit import (
     wait_for_the_day,
     within_the_day,
 )
-from workflows.desk.modes import apply_switch, modes_of_new_job, refuse_malformed
+from workflows.desk.desk_admission import check_job, judged, start_job
+from workflows.desk.desk_modes import apply_switch, modes_of_new_job, refuse_malformed
 from workflows.desk.requests import (
     admission_of,
     admitted_before,

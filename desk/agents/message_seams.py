@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 
 from desk.agents.presets import preset_for
-from desk.payloads.messages import JobMessage, MessageSeam
+from desk.payloads.message_payloads import JobMessage, MessageSeam
 
 TAG_HEX = 16
 """Hex digits of a message's tag: 64 bits an agent cannot guess."""

@@ -12,7 +12,7 @@ from temporalio.client import Client
 from activities.sandbox.bubblewrap import choose_sandbox, describe
 from desk.config.settings import ENV_PREFIX, DeskSettings
 from desk.errors import SettingsError
-from workers.desk_entity import configure_desk
+from workers.desk_handle import configure_desk
 from workers.devserver import DevServer
 from workers.host_queues import host_polled
 from workers.log_scrub import scrub_log_output

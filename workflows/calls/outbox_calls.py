@@ -11,7 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.surfaces import OutboxItem, OutboxState
 
 from workflows import patches
-from workflows.children import start_entity
+from workflows.calls.children import start_entity
 
 
 async def send_to_outbox(

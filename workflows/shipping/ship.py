@@ -25,8 +25,8 @@ with workflow.unsafe.imports_passed_through():
         push_approval_scope,
     )
     from desk.payloads.jobs import HostPolicyQuery
-    from desk.payloads.results import asked_for_push
-    from desk.payloads.shipping import (
+    from desk.payloads.result_payloads import asked_for_push
+    from desk.payloads.ship_payloads import (
         PUSH_PARAMETERS,
         HeadQuery,
         PullRequestPlan,
@@ -43,13 +43,13 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.host import HostPolicy
 
 from workflows import patches
-from workflows.approval import Approval
-from workflows.hosts import host_missing, host_route
-from workflows.outbox_calls import send_to_outbox
+from workflows.calls.outbox_calls import send_to_outbox
+from workflows.calls.repo_calls import repo_entity
+from workflows.calls.result_calls import deliver_result
+from workflows.host.host_routes import host_missing, host_route
 from workflows.policies import GIT_STEP, HOST_WAIT, POLICY_READ_STEP
 from workflows.reasons import reason_of
-from workflows.repo_calls import repo_entity
-from workflows.result_calls import deliver_result
+from workflows.shipping.approval import Approval
 
 
 @workflow.defn(name=SHIP_WORKFLOW_TYPE)

@@ -35,7 +35,7 @@ with workflow.unsafe.imports_passed_through():
         WithdrawIntegration,
     )
     from desk.payloads.repo_state import ReceiptQuery, RepoState
-    from desk.payloads.shipping import (
+    from desk.payloads.ship_payloads import (
         ChangeReport,
         PushInput,
         PushRequest,
@@ -48,7 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import GIT_STEP, HOST_WAIT, SHELF_LOOK_STEP
 
 from workflows import patches
-from workflows.hosts import host_missing, host_route, on_host
+from workflows.host.host_routes import host_missing, host_route, on_host
 from workflows.reasons import reason_of
 
 

@@ -14,7 +14,7 @@ from temporalio.workflow import ActivityConfig
 with workflow.unsafe.imports_passed_through():
     from activities.results import ResultActivities
     from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE
-    from desk.payloads.results import (
+    from desk.payloads.result_payloads import (
         DeliveryInput,
         DeliveryRequest,
         DeliveryState,

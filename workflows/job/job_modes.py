@@ -26,8 +26,8 @@ with workflow.unsafe.imports_passed_through():
     from desk.policy.modes import JobModes, Mode, yolo_allows
 
 from workflows import patches
-from workflows.job.state import JobState
-from workflows.outbox_calls import send_to_outbox
+from workflows.calls.outbox_calls import send_to_outbox
+from workflows.job.record.state import JobState
 
 YOLO_BY = "yolo mode"
 
