@@ -196,7 +196,9 @@ def test_claude_preset_and_hook_settings() -> None:
     assert command == PRESETS["claude"]
     parts = shlex.split(command)
     assert parts[:2] == ["claude", "-p"]
-    assert parts[-2:] == ["--", "{task}"]
+    # The task is the first message on its streaming input, so the command line names none.
+    assert parts[parts.index("--input-format") + 1] == "stream-json"
+    assert "{task}" not in parts and "--" not in parts
     assert parts[parts.index("--settings") + 1] == "{hook_settings}"
     settings = claude_hook_settings("codedesk hold --format claude")
     [entry] = settings["hooks"]["PreToolUse"]
