@@ -19,7 +19,7 @@ from activities.git.branch_push import BranchPushActivities
 from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
-from activities.results import ResultActivities
+from activities.result_hooks import ResultActivities
 from activities.setup.steps import SetupActivities
 from activities.shelf.clones import ShelfActivities
 from activities.ship_request import ShipRequestActivities

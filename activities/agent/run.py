@@ -41,11 +41,11 @@ from activities.agent.usage import UsageWatch
 from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.off_loop import off_the_loop
-from activities.paths import job_dir
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
+from activities.shelf_paths import job_dir
 from desk.agents.messages import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings

@@ -13,7 +13,7 @@ from temporalio import activity
 
 from activities.git.commands import run_git, try_git
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone
+from activities.shelf_paths import existing_clone
 from activities.shipping import default_branch, push_destination, push_lock, remote_tip
 from desk.config.settings import DeskSettings
 from desk.errors import GitError, ShipRefusal

@@ -31,9 +31,9 @@ from activities.git.fast_forward import finish_fast_forward
 from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
 from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
+from activities.shelf_paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
 from desk.failures import desk_failures
@@ -420,7 +420,7 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
     if status.dirty:
         shown = ", ".join(status.dirty[:max_files])
         return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them.", ""
-    git_dir = clone / ".git"  # its own, inside it: activities/git/own_dir.py
+    git_dir = clone / ".git"  # its own, inside it: activities/git_own_dir.py
     if _mid_rebase(git_dir):
         return f"The clone {clone} is in the middle of a rebase; finish or abort it.", status.head
     if (git_dir / "MERGE_HEAD").exists():

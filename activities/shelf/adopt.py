@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from activities.git.commands import porcelain_files, try_git
-from activities.git.own_dir import git_dir_escape
+from activities.git_own_dir import git_dir_escape
 from desk.errors import AdoptionError, CloneExistsError
 from desk.repo_names import check_clone_source
 

@@ -14,7 +14,7 @@ from temporalio.client import Client
 
 from activities.agent.run import AgentActivities
 from activities.agent.setup.instructions import give_instructions, load_instructions, toml_string
-from activities.paths import clone_path
+from activities.shelf_paths import clone_path
 from desk.agents.instructions import (
     BUILT_IN,
     BUILT_IN_NAME,

@@ -14,9 +14,9 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.paths import worktree_path
 from activities.sandbox.bubblewrap import BWRAP, UNCONFINED, choose_sandbox
 from activities.sandbox.processes import processes_with_env
+from activities.shelf_paths import worktree_path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient

@@ -16,7 +16,7 @@ import pytest
 
 from activities.agent.log import AGENT_LOG
 from activities.agent.messages import MESSAGES_FILE
-from activities.paths import job_dir
+from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.paths import job_dir, worktree_path
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from activities.shelf_paths import job_dir, worktree_path
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import ApprovalRequest, approval_id
 from desk.payloads.jobs import JobOutcome

@@ -47,7 +47,7 @@ OUR_VARIABLES = frozenset(
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
         "CODEDESK_HOLD_SOCKET", "CODEDESK_HOLD_COMMAND", "CODEDESK_ATTEMPT",
         "CODEDESK_INTERRUPTED", "CODEDESK_MESSAGES",
-        # What a result command runs with (activities/results.py).
+        # What a result command runs with (activities/result_hooks.py).
         "CODEDESK_DELIVERY", "CODEDESK_EVENT",
         # docker-compose.yml's two hosts' names.
         "CODEDESK_HOST_1", "CODEDESK_HOST_2",

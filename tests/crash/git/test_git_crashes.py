@@ -17,7 +17,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from activities.git.worktrees import WORKTREE_RECEIPT
-from activities.paths import worktree_path
+from activities.shelf_paths import worktree_path
 from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
