@@ -16,9 +16,9 @@ from activities.agent.run import AgentActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
 from activities.git.branch_push import BranchPushActivities
-from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
 from activities.host_check import HostActivities
+from activities.jobs.worktrees import WorktreeActivities
 from activities.result_hooks import ResultActivities
 from activities.setup.steps import SetupActivities
 from activities.shelf.clones import ShelfActivities

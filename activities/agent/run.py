@@ -38,8 +38,8 @@ from activities.agent.stream import ClaudeStream, OutputTranslator, final_output
 from activities.agent.supervise import Tail, supervise
 from activities.agent.texts import AgentTexts
 from activities.agent.usage import UsageWatch
-from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
+from activities.jobs.worktrees import WORKTREE_RECEIPT
 from activities.off_loop import off_the_loop
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
 from activities.sandbox.egress import Traffic, egress_policy, serve_egress

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.git.commands import run_git, try_git
+from activities.git.git_commands import run_git, try_git
 from activities.off_loop import off_the_loop
 from activities.shelf_paths import existing_clone
 from activities.shipping import default_branch, push_destination, push_lock, remote_tip

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.git.commands import run_git, try_git
+from activities.git.git_commands import run_git, try_git
 from activities.git_own_dir import git_dir_escape, refuse_escaping_git_dir
 from activities.off_loop import off_the_loop
 from activities.shelf.adopt import adopt_clone

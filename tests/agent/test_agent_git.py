@@ -15,7 +15,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.agent.git import AgentGit, agent_git, prepare, take_back
 from activities.git.worktree_admin import worktree_list_lock
-from activities.git.worktrees import WorktreeActivities
+from activities.jobs.worktrees import WorktreeActivities
 from activities.sandbox.bubblewrap import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
 from activities.shelf_paths import job_dir, worktree_path
 from desk.config.settings import DeskSettings, load_settings

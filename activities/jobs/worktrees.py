@@ -16,7 +16,8 @@ from activities.agent.git import settle
 from activities.agent.log import log_tail
 from activities.agent.session import forget_sessions
 from activities.git.branches import CUT_RECORD
-from activities.git.commands import (
+from activities.git.fast_forward import finish_fast_forward
+from activities.git.git_commands import (
     checkout_status,
     commit_line,
     commit_log,
@@ -27,7 +28,6 @@ from activities.git.commands import (
     run_git,
     try_git,
 )
-from activities.git.fast_forward import finish_fast_forward
 from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
 from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
