@@ -42,7 +42,7 @@ from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
 from activities.jobs.worktrees import WORKTREE_RECEIPT
 from activities.off_loop import off_the_loop
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
-from activities.sandbox.egress import Traffic, egress_policy, serve_egress
+from activities.sandbox.egress_proxy import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
 from activities.shelf_paths import job_dir

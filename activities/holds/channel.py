@@ -32,7 +32,7 @@ from activities.holds.early_approval import ApprovalWatches, approval_of
 from activities.holds.ship_target import PushTarget, push_target
 from activities.holds.tool_schemas import preset_tool_schema
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
-from activities.sandbox.egress import Traffic
+from activities.sandbox.egress_proxy import Traffic
 from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.holds.calls import (
