@@ -110,7 +110,7 @@ class HoldChannel:
         (`ChannelRules.ends_to_suspend`): the run ends the agent, its session kept."""
         self.may_defer: Callable[[], bool] = lambda: True
         """Whether a call may be deferred now, as the agent's input says: not while a message
-        written to the CLI is unread (activities/agent/live_messages.py)."""
+        written to the CLI is unread (activities/agent/session/live_messages.py)."""
 
     def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is

@@ -11,10 +11,10 @@ from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
-from activities.agent.files import exclude_agent_files
-from activities.agent.git import settle
-from activities.agent.log import log_tail
-from activities.agent.session import forget_sessions
+from activities.agent.process.agent_git import settle
+from activities.agent.process.files import exclude_agent_files
+from activities.agent.session.log import log_tail
+from activities.agent.session.session import forget_sessions
 from activities.git.branches import CUT_RECORD
 from activities.git.fast_forward import finish_fast_forward
 from activities.git.git_commands import (
@@ -174,8 +174,9 @@ class WorktreeActivities:
                     "%s Job %s's worktree %s is left as it is.", gone, request.number, path
                 )
                 return told.model_copy(update={"kept": path.is_dir()})
-            # Sandbox (activities/agent/git.py): no host-side git before the agent's pointers
-            # are restored and its branch taken back, even when its attempt died unfinished.
+            # Sandbox (activities/agent/process/agent_git.py): no host-side git before the agent's
+            # pointers are restored and its branch taken back, even when its attempt died
+            # unfinished.
             settle(job_dir(self.settings, request.number), request.worktree)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)

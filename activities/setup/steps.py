@@ -17,7 +17,7 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent.log import AGENT_LOG
+from activities.agent.session.log import AGENT_LOG
 from activities.off_loop import off_the_loop
 from activities.setup.copy_files import copy_setup_files
 from activities.setup.left_files import record_setup_files

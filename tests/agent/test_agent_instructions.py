@@ -13,7 +13,11 @@ import pytest
 from temporalio.client import Client
 
 from activities.agent.run import AgentActivities
-from activities.agent.setup.instructions import give_instructions, load_instructions, toml_string
+from activities.agent.setup.agent_instructions import (
+    give_instructions,
+    load_instructions,
+    toml_string,
+)
 from activities.shelf_paths import clone_path
 from desk.agents.instructions import (
     BUILT_IN,

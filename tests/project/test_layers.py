@@ -201,7 +201,7 @@ def test_the_graph_is_read() -> None:
     # Under `if TYPE_CHECKING:`:
     assert ("surfaces.clients.listings.job_listing", "temporalio.service") in seen
     # Inside a function (the CLI imports a command's needs when it runs):
-    assert ("surfaces.cli.commands.job_commands", "activities.agent.log") in seen
+    assert ("surfaces.cli.commands.job_commands", "activities.agent.session.log") in seen
     # `from a.b import c`, c a module, imports the module a.b.c:
     assert ("surfaces.cli.app", "surfaces.cli.coercion") in seen
     assert len({edge.module for edge in edges}) > 150

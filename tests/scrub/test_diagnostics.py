@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.codex_stream import CodexStream
-from activities.agent.stream import ClaudeStream, translator_for
+from activities.agent.streams.codex_stream import CodexStream
+from activities.agent.streams.stream import ClaudeStream, translator_for
 from activities.diagnostics import quoted, set_diagnostic_chars
 from activities.forge.gh import require_login
 from activities.git.git_commands import run_git

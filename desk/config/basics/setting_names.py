@@ -43,7 +43,7 @@ holds the two equal."""
 OUR_VARIABLES = frozenset(
     {
         CONFIG_ENV,
-        # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
+        # What a job's agent runs with (activities/agent/process/launch.py): the hook reads them.
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
         "CODEDESK_HOLD_SOCKET", "CODEDESK_HOLD_COMMAND", "CODEDESK_ATTEMPT",
         "CODEDESK_INTERRUPTED", "CODEDESK_MESSAGES",

@@ -348,7 +348,7 @@ def logs(
 
     from temporalio.client import WorkflowExecutionStatus
 
-    from activities.agent.log import AGENT_LOG
+    from activities.agent.session.log import AGENT_LOG
     from activities.shelf_paths import job_dir
 
     config = settings()

@@ -21,8 +21,8 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from activities.agent.json_events import Event, JsonLines, cut, output_lines
-from activities.agent.signs import Signs
+from activities.agent.streams.json_events import Event, JsonLines, cut, output_lines
+from activities.agent.streams.signs import Signs
 from activities.diagnostics import quoted
 from desk.agents.presets import Preset
 

@@ -1,5 +1,5 @@
 """Agent output as people read it: Claude Code's JSON event stream (and codex's, in
-`activities.agent.codex_stream`) turned into readable lines.
+`activities.agent.streams.codex_stream`) turned into readable lines.
 
 `run_agent` passes every piece of the agent's output through a translator: `feed` returns the
 lines to log (and to show in the heartbeat and `codedesk logs`), `finish` whatever is left at
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
-from activities.agent.codex_stream import CodexStream, is_codex_json
-from activities.agent.json_events import Event, JsonLines, cut, output_lines
-from activities.agent.signs import Signs
-from activities.agent.texts import Paragraphs
+from activities.agent.streams.codex_stream import CodexStream, is_codex_json
+from activities.agent.streams.json_events import Event, JsonLines, cut, output_lines
+from activities.agent.streams.signs import Signs
+from activities.agent.streams.texts import Paragraphs
 from activities.diagnostics import quoted
 from desk.agents.presets import Preset, preset_for
 from desk.config.basics.durations import format_duration
