@@ -11,13 +11,13 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.admission import AdmissionActivities
 from activities.agent.run import AgentActivities
+from activities.checks.admission_checks import AdmissionActivities
+from activities.checks.host_checks import HostActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
 from activities.git.branch_push import BranchPushActivities
 from activities.holds.classify import classify_call_activity
-from activities.host_check import HostActivities
 from activities.jobs.worktrees import WorktreeActivities
 from activities.result_hooks import ResultActivities
 from activities.setup.steps import SetupActivities
