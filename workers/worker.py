@@ -16,14 +16,14 @@ from activities.checks.admission_checks import AdmissionActivities
 from activities.checks.host_checks import HostActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
-from activities.git.branch_push import BranchPushActivities
 from activities.holds.classify import classify_call_activity
 from activities.jobs.worktrees import WorktreeActivities
 from activities.result_hooks import ResultActivities
 from activities.setup.steps import SetupActivities
 from activities.shelf.clones import ShelfActivities
-from activities.ship_request import ShipRequestActivities
-from activities.shipping import ShipActivities
+from activities.ship.branch_push import BranchPushActivities
+from activities.ship.ship_activities import ShipActivities
+from activities.ship.ship_request import ShipRequestActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
 from workers.refusal_log import RefusalLog
