@@ -24,8 +24,11 @@ folder can be read with what it imports and without what imports it. For now thi
 folders of `workflows/` (a workflow reaches another by the names in desk/names.py, never by
 importing its folder), of `desk/` (docs/development.md lists them bottom up: the loose modules
 import no folder, the low records and the config's basics sit under holds and policy, the payloads
-above them, the settings on top) and of `workers/` (the runtime record is in workers/temporal,
-with the clients that read it); the folders of the other layers come next, as their circles go.
+above them, the settings on top), of `activities/` (bottom up too: the loose foundations import no
+folder; the sandbox, git, the forge, the holds and the shelf above them; the agent's process, its
+streams and its session, then the worktree set-up and the job's worktree, then the agent's run;
+the checks and shipping on top) and of `workers/` (the runtime record is in workers/temporal, with
+the clients that read it); the folders of surfaces come next, as their circles go.
 """
 
 from __future__ import annotations
@@ -60,9 +63,9 @@ class Import:
     line: int
 
 
-FOLDER_ORDER_HOLDS_IN = ("desk", "workflows", "workers")
+FOLDER_ORDER_HOLDS_IN = ("desk", "activities", "workflows", "workers")
 """The layers whose folders keep their order (`test_no_folders_import_each_other_round_a_circle`).
-activities/ and surfaces/ join once their folders' circles are gone (issue 44)."""
+surfaces/ joins once its folders' circles are gone (issue 44)."""
 
 
 def module_name(path: Path) -> str:
