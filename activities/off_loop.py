@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from temporalio import activity
 
-from activities.git.locks import git_step
+from activities.git_locks import git_step
 
 T = TypeVar("T")
 A = TypeVar("A")

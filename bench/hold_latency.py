@@ -41,7 +41,7 @@ from common import Comparison, arguments, exit_with, isolate, make_origin, repor
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.agent.setup.hook_settings import hook_command
+from activities.agent.process.hook_settings import hook_command
 from desk.config.settings import load_settings
 from desk.holds.approvals import (
     CallSummary,

@@ -17,7 +17,7 @@ from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.service import RPCError
 
-from activities.host_check import OWN_PACKAGES, import_problem, import_roots, program_of
+from activities.checks.host_checks import OWN_PACKAGES, import_problem, import_roots, program_of
 from desk.config.basics.dates import shown_date
 from desk.config.basics.defaults import config_file
 from desk.config.basics.setting_names import unknown_settings

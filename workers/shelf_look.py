@@ -13,7 +13,7 @@ import logging
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-from activities.paths import clone_path
+from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError
 from desk.names import REPO_ID_PREFIX, REPO_LOOK_AT_SHELF_SIGNAL, REPO_WORKFLOW_TYPE

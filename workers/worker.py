@@ -11,19 +11,19 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from activities.admission import AdmissionActivities
 from activities.agent.run import AgentActivities
+from activities.checks.admission_checks import AdmissionActivities
+from activities.checks.host_checks import HostActivities
 from activities.desk import DeskActivities
 from activities.diagnostics import set_diagnostic_chars
-from activities.git.branch_push import BranchPushActivities
-from activities.git.worktrees import WorktreeActivities
 from activities.holds.classify import classify_call_activity
-from activities.host_check import HostActivities
-from activities.results import ResultActivities
+from activities.hook_deliveries import ResultActivities
+from activities.jobs.worktrees import WorktreeActivities
 from activities.setup.steps import SetupActivities
 from activities.shelf.clones import ShelfActivities
-from activities.ship_request import ShipRequestActivities
-from activities.shipping import ShipActivities
+from activities.ship.branch_push import BranchPushActivities
+from activities.ship.ship_activities import ShipActivities
+from activities.ship.ship_request import ShipRequestActivities
 from desk.config.settings import DeskSettings
 from desk.names import host_task_queue
 from workers.refusal_log import RefusalLog

@@ -16,10 +16,8 @@ from typing import TextIO
 from temporalio import activity
 from temporalio.client import Client
 
-from activities.agent.claim import AgentClaim
-from activities.agent.codex_stream import CodexStream
-from activities.agent.git import AgentGit, agent_git, clean, prepare, take_back
-from activities.agent.launch import (
+from activities.agent.process.agent_git import AgentGit, agent_git, clean, prepare, take_back
+from activities.agent.process.launch import (
     PRIVATE_HOME,
     SANDBOX_HOME,
     JobPaths,
@@ -27,25 +25,32 @@ from activities.agent.launch import (
     plan_launch,
     program_found,
 )
-from activities.agent.log import AGENT_LOG
-from activities.agent.opening import AFRESH, AFTER_CRASH
-from activities.agent.run_messages import RunMessages
-from activities.agent.session import SessionWatch, earlier_attempts, resumable_codex
+from activities.agent.process.spawn import open_gate, spawn
+from activities.agent.session.claim import AgentClaim
+from activities.agent.session.log import AGENT_LOG
+from activities.agent.session.opening import AFRESH, AFTER_CRASH
+from activities.agent.session.run_messages import RunMessages
+from activities.agent.session.session import SessionWatch, earlier_attempts, resumable_codex
+from activities.agent.setup.agent_instructions import instructions_for, load_instructions
 from activities.agent.setup.hold_wiring import wire_holds
-from activities.agent.setup.instructions import instructions_for, load_instructions
-from activities.agent.spawn import open_gate, spawn
-from activities.agent.stream import ClaudeStream, OutputTranslator, final_output, translator_for
+from activities.agent.streams.codex_stream import CodexStream
+from activities.agent.streams.stream import (
+    ClaudeStream,
+    OutputTranslator,
+    final_output,
+    translator_for,
+)
+from activities.agent.streams.texts import AgentTexts
+from activities.agent.streams.usage import UsageWatch
 from activities.agent.supervise import Tail, supervise
-from activities.agent.texts import AgentTexts
-from activities.agent.usage import UsageWatch
-from activities.git.worktrees import WORKTREE_RECEIPT
 from activities.holds.channel import ChannelRules, HoldChannel, serve_holds
+from activities.jobs.worktrees import WORKTREE_RECEIPT
 from activities.off_loop import off_the_loop
-from activities.paths import job_dir
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox, log_choice
-from activities.sandbox.egress import Traffic, egress_policy, serve_egress
+from activities.sandbox.egress_proxy import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
+from activities.shelf_paths import job_dir
 from desk.agents.message_seams import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings

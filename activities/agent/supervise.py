@@ -17,11 +17,11 @@ from typing import TextIO
 
 from temporalio import activity
 
-from activities.agent.run_messages import RunMessages
-from activities.agent.session import SessionWatch
-from activities.agent.stream import OutputTranslator
-from activities.agent.texts import AgentTexts
-from activities.agent.usage import UsageWatch
+from activities.agent.session.run_messages import RunMessages
+from activities.agent.session.session import SessionWatch
+from activities.agent.streams.stream import OutputTranslator
+from activities.agent.streams.texts import AgentTexts
+from activities.agent.streams.usage import UsageWatch
 from activities.holds.channel import HoldChannel
 from activities.sandbox.processes import kill_group
 from desk.payloads.agent_progress import AgentHeartbeat

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 from activities.forge.gh import gh_output, gh_program, require_login
-from activities.git.commands import run_git, try_git
+from activities.git.git_commands import run_git, try_git
 from desk.errors import ShipRefusal
 from desk.payloads.ship_payloads import ChangeReport, PullRequestPlan
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from activities.git.commands import head_sha, lines, run_git, try_git
+from activities.git.git_commands import head_sha, lines, run_git, try_git
 from activities.git.worktree_admin import remove_worktree, worktree_list_lock
 from desk.errors import GitError
 from desk.names import job_branch_names

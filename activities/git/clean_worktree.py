@@ -33,7 +33,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from activities.git.commands import SAFE_CONFIG, git_env, run_git
+from activities.git.git_commands import SAFE_CONFIG, git_env, run_git
 from activities.git.worktree_admin import remove_tree
 from desk.errors import GitBusyError, GitError
 

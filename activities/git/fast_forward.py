@@ -18,8 +18,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.git.commands import SAFE_CONFIG, git_env, run_git
-from activities.git.locks import left_behind, remove_stale_lock
+from activities.git.git_commands import SAFE_CONFIG, git_env, run_git
+from activities.git_locks import left_behind, remove_stale_lock
 from desk.errors import GitBusyError, GitError
 
 State = tuple[str, str] | None

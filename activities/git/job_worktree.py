@@ -26,7 +26,7 @@ from activities.git.branches import (
     undo_cut,
 )
 from activities.git.clean_worktree import make_clean, replace_file, reset_admin
-from activities.git.commands import head_sha
+from activities.git.git_commands import head_sha
 from activities.git.kept import KeptTree, KeptWorktrees
 from activities.git.worktree_admin import remove_worktree, worktree_list_lock
 from activities.sandbox.processes import processes_with_env

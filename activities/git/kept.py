@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from activities.git.clean_worktree import point_at, replace_file
-from activities.git.commands import try_git
+from activities.git.git_commands import try_git
 from activities.git.worktree_admin import remove_tree, worktree_list_lock
 
 INDEX_SUFFIX = ".index"

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from activities.git.commands import try_git
+from activities.git.git_commands import try_git
 
 LOCK_NAME = "codedesk-worktrees.flock"
 """In the clone's git directory: held while codedesk adds, removes or prunes a worktree. It is

@@ -32,7 +32,7 @@ from activities.holds.early_approval import ApprovalWatches, approval_of
 from activities.holds.ship_target import PushTarget, push_target
 from activities.holds.tool_schemas import preset_tool_schema
 from activities.holds.work_clock import SAMPLE_SECONDS, BesideHolds, peer_pid
-from activities.sandbox.egress import Traffic
+from activities.sandbox.egress_proxy import Traffic
 from desk.errors import GitError
 from desk.holds.approvals import AgentWorked, CallSummary, HoldAnswer, HoldRequest, HoldVerdict
 from desk.holds.held_calls import (
@@ -110,7 +110,7 @@ class HoldChannel:
         (`ChannelRules.ends_to_suspend`): the run ends the agent, its session kept."""
         self.may_defer: Callable[[], bool] = lambda: True
         """Whether a call may be deferred now, as the agent's input says: not while a message
-        written to the CLI is unread (activities/agent/live_messages.py)."""
+        written to the CLI is unread (activities/agent/session/live_messages.py)."""
 
     def watch(self, pid: int, command: Sequence[str] = (), *, confined: bool = False) -> None:
         """Watch this process and its descendants (the agent) while holds wait; `command` is

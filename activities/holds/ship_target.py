@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.git.commands import try_git
+from activities.git.git_commands import try_git
 from desk.shell_rule.plain_push import plain_push
 from desk.shell_rule.shell_calls import SHELL_TOOLS
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from activities.sandbox.bubblewrap import perl_forwarder, python_forwarder
-from activities.sandbox.egress import Traffic
+from activities.sandbox.egress_proxy import Traffic
 from activities.sandbox.tree import look_at_tree
 
 SAMPLE_SECONDS = 1.0

@@ -108,7 +108,8 @@ PRIVATE_DIRECTORIES = ("/tmp", "/run")
 
 def _base_options() -> list[str]:
     # The network namespace is always its own (only loopback): the agent's way out, when it
-    # has one, is the worker's egress proxy (activities/sandbox/egress.py) through a Unix socket.
+    # has one, is the worker's egress proxy (activities/sandbox/egress_proxy.py) through a Unix
+    # socket.
     options = [
         "--ro-bind", "/", "/",
         "--dev", "/dev",

@@ -11,7 +11,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from activities.git.commands import run_git
+from activities.git.git_commands import run_git
 from desk.errors import SetupError
 from desk.records.repo_setup import copy_path
 

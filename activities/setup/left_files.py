@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from activities.git.commands import run_git
+from activities.git.git_commands import run_git
 
 SETUP_FILES = "setup-files.json"
 """The record in the job's folder (`<home>/jobs/<n>/`)."""

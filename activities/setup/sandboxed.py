@@ -1,7 +1,7 @@
 """Run an owner's set-up or check command in a job's worktree, in the agent's own sandbox.
 
-The same launch as the agent (activities/agent/launch.py): its environment without the owner's
-authority, its home and bubblewrap's confinement, but no hold channel and no git of its own
+The same launch as the agent (activities/agent/process/launch.py): its environment without the
+owner's authority, its home and bubblewrap's confinement, but no hold channel and no git of its own
 (the command may read and write the worktree's files, never commit). Killed with its whole
 group on a timeout or a cancellation; output scrubbed, logged whole and kept as a capped tail.
 """
@@ -19,8 +19,8 @@ from typing import TextIO
 
 from temporalio import activity
 
-from activities.agent.launch import JobPaths, plan_launch
-from activities.agent.spawn import open_gate, spawn
+from activities.agent.process.launch import JobPaths, plan_launch
+from activities.agent.process.spawn import open_gate, spawn
 from activities.sandbox.processes import kill_group
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import RunAgentInput

@@ -17,12 +17,12 @@ from temporalio import activity
 from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent.log import AGENT_LOG
+from activities.agent.session.log import AGENT_LOG
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone, job_dir
 from activities.setup.copy_files import copy_setup_files
 from activities.setup.left_files import record_setup_files
 from activities.setup.sandboxed import Confined, run_confined
+from activities.shelf_paths import existing_clone, job_dir
 from desk.config.settings import DeskSettings
 from desk.errors import ServerError, SetupError
 from desk.failures import desk_failures

@@ -12,8 +12,8 @@ import errno
 import os
 from pathlib import Path
 
-from activities.git.commands import porcelain_files, try_git
-from activities.git.own_dir import git_dir_escape
+from activities.git.git_commands import porcelain_files, try_git
+from activities.git_own_dir import git_dir_escape
 from desk.errors import AdoptionError, CloneExistsError
 from desk.repo_names import check_clone_source
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.git.commands import run_git, try_git
-from activities.git.own_dir import git_dir_escape, refuse_escaping_git_dir
+from activities.git.git_commands import run_git, try_git
+from activities.git_own_dir import git_dir_escape, refuse_escaping_git_dir
 from activities.off_loop import off_the_loop
-from activities.paths import clone_path
 from activities.shelf.adopt import adopt_clone
 from activities.shelf.describe import describe_clone, shelf_clones
+from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import AdoptionError, CloneExistsError, GitDirEscapeError, RemoteUrlError
 from desk.failures import desk_failures

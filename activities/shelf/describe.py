@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from activities.git.commands import LOG_FORMAT, lines, porcelain_files, run_git, try_git
+from activities.git.git_commands import LOG_FORMAT, lines, porcelain_files, run_git, try_git
 from activities.shelf.clone_files import ci_hints, instruction_files, readme_summary
 from desk.payloads.jobs import CloneInfo, CommitInfo
 

@@ -10,7 +10,7 @@ are, a setting whose name says it holds a secret (`apiKey`, `experimental_bearer
 `apiKeyHelper`, `openai-api-key`, ...) is left out and the rest is scrubbed. The CLI
 authenticates with what the owner lists in `agent_env` instead (`OPENAI_API_KEY`,
 `ANTHROPIC_API_KEY`, ...). Pure data and text: the files are copied by
-activities/agent/setup/cli_home.py.
+activities/agent/process/cli_home.py.
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ class AgentHeartbeat(Payload):
     started_over: int = 0
     """Attempts after the first that had no session to resume and ran the task afresh."""
     texts: list[str] = Field(default_factory=list)
-    """The agent's latest own texts worth reading (`activities.agent.texts`), whole, scrubbed."""
+    """The agent's latest own texts worth reading (`activities.agent.streams.texts`), whole,
+    scrubbed."""
     texts_total: int = 0
     """Such texts this attempt wrote so far: a follower shows only the ones it has not seen."""
     usage: Usage | None = None

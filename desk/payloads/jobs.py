@@ -271,7 +271,8 @@ class AgentResult(Payload):
     log_path: str = ""
     attempts: int = 1
     resumed: int = 0
-    """Attempts after a crash that resumed the agent CLI's session (activities/agent/session.py)."""
+    """Attempts after a crash that resumed the agent CLI's session
+    (activities/agent/session/session.py)."""
     started_over: int = 0
     """Attempts after a crash that had no session to resume and ran the task afresh."""
     reason: ScrubbedText = ""

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.agent.claim import AgentClaim
+from activities.agent.session.claim import AgentClaim
 from tests.helpers.waiting import awaited
 
 

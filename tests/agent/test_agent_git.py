@@ -13,11 +13,11 @@ import pytest
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.agent.git import AgentGit, agent_git, prepare, take_back
+from activities.agent.process.agent_git import AgentGit, agent_git, prepare, take_back
 from activities.git.worktree_admin import worktree_list_lock
-from activities.git.worktrees import WorktreeActivities
-from activities.paths import job_dir, worktree_path
+from activities.jobs.worktrees import WorktreeActivities
 from activities.sandbox.bubblewrap import BWRAP, SandboxLayout, bwrap_argv, choose_sandbox
+from activities.shelf_paths import job_dir, worktree_path
 from desk.config.settings import DeskSettings, load_settings
 from desk.payloads.jobs import (
     DiscardWorktreeInput,

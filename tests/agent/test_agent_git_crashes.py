@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.git import AgentGit, agent_git, prepare
+from activities.agent.process.agent_git import AgentGit, agent_git, prepare
 from desk.payloads.jobs import Worktree
 from tests.helpers.agent_runs.agent_git import a_job, agent_branch_at
 from tests.helpers.repos import git
@@ -27,7 +27,7 @@ WATCH = 0.002
 TAKE_BACK = """
 import sys
 from pathlib import Path
-from activities.agent.git import agent_git, take_back
+from activities.agent.process.agent_git import agent_git, take_back
 from desk.payloads.jobs import Worktree
 folder, worktree = sys.argv[1], Worktree.model_validate_json(sys.argv[2])
 take_back(agent_git(Path(folder), worktree))

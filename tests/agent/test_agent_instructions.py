@@ -13,8 +13,12 @@ import pytest
 from temporalio.client import Client
 
 from activities.agent.run import AgentActivities
-from activities.agent.setup.instructions import give_instructions, load_instructions, toml_string
-from activities.paths import clone_path
+from activities.agent.setup.agent_instructions import (
+    give_instructions,
+    load_instructions,
+    toml_string,
+)
+from activities.shelf_paths import clone_path
 from desk.agents.presets import AGENT_PRESETS, INSTRUCTIONS_PLACEHOLDERS
 from desk.agents.standing_instructions import (
     BUILT_IN,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.live_messages import StdinFeed
-from activities.agent.messages import Conversation, in_file, message_key
-from activities.agent.opening import (
+from activities.agent.session.agent_messages import Conversation, in_file, message_key
+from activities.agent.session.live_messages import StdinFeed
+from activities.agent.session.opening import (
     AFRESH,
     AFTER_CRASH,
     AFTER_SUSPENSION,
@@ -23,7 +23,7 @@ from activities.agent.opening import (
     Start,
     opening,
 )
-from activities.agent.session import RESUME_PROMPT, continue_argv
+from activities.agent.session.session import RESUME_PROMPT, continue_argv
 from desk.agents.message_seams import (
     RESUME_FOR_MESSAGES,
     command_seam,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.preset_checks import check_preset, preset_checks
+from activities.checks.preset_checks import check_preset, preset_checks
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents.message_seams import seam_of, takes_stream
 from desk.agents.presets import AGENT_PRESETS, PRESETS, guards_off_refusal
@@ -243,7 +243,7 @@ def test_the_python_running_the_tests_is_not_a_preset() -> None:
 
 
 def test_the_exclude_file_keeps_what_it_had_and_gets_each_pattern_once(tmp_path: Path) -> None:
-    from activities.agent.files import MARK, exclude_agent_files
+    from activities.agent.process.files import MARK, exclude_agent_files
     from desk.agents.presets import all_own_files
 
     exclude = tmp_path / ".git" / "info" / "exclude"

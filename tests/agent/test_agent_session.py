@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from activities.agent.session import (
+from activities.agent.session.session import (
     RESUME_PROMPT,
     SessionWatch,
     deferral_resume_argv,

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from activities.agent.json_events import MAX_EVENT_BYTES
-from activities.agent.stream import (
+from activities.agent.streams.json_events import MAX_EVENT_BYTES
+from activities.agent.streams.stream import (
     ClaudeStream,
     PlainOutput,
     defers,

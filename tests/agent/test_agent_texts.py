@@ -1,12 +1,12 @@
 """Which of the agent's own texts are worth a message of their own, and a plain agent's
-paragraphs (activities/agent/texts.py)."""
+paragraphs (activities/agent/streams/texts.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from activities.agent.stream import ClaudeStream, PlainOutput
-from activities.agent.texts import AgentTexts, worth_reading
+from activities.agent.streams.stream import ClaudeStream, PlainOutput
+from activities.agent.streams.texts import AgentTexts, worth_reading
 
 
 @pytest.mark.parametrize(

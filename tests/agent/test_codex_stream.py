@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from activities.agent.codex_stream import CodexStream
-from activities.agent.stream import ClaudeStream, PlainOutput, final_output, translator_for
+from activities.agent.streams.codex_stream import CodexStream
+from activities.agent.streams.stream import ClaudeStream, PlainOutput, final_output, translator_for
 from desk.agents.presets import AGENT_PRESETS, PRESETS
 from desk.usage.readers import reader_for
 from desk.usage.tally import Usage

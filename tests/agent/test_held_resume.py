@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.opening import AFRESH, AFTER_SUSPENSION, Start, opening
-from activities.agent.session import resumable_codex
+from activities.agent.session.opening import AFRESH, AFTER_SUSPENSION, Start, opening
+from activities.agent.session.session import resumable_codex
 from desk.agents.held import STOPPED, held_prompt
 from desk.agents.presets import PRESETS
 from desk.holds.approvals import HoldAnswer, HoldVerdict, HoldWhy, Principal

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from activities.agent.log import AGENT_LOG
-from activities.paths import job_dir
+from activities.agent.session.log import AGENT_LOG
+from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from tests.cli.test_cli import REPO, Cli
 from tests.cli.test_cli import cli as cli

@@ -15,7 +15,7 @@ from pathlib import Path
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.paths import KEPT_DIR
+from activities.shelf_paths import KEPT_DIR
 from desk.names import job_workflow_id
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import cli_env, pid_dead, run_cli, shown, started_number

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from activities.git.fast_forward import finish_fast_forward
-from activities.git.locks import git_step
+from activities.git_locks import git_step
 from desk.errors import GitBusyError
 from tests.helpers.repos import git
 

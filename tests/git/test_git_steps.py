@@ -14,9 +14,9 @@ from temporalio.client import Client
 from temporalio.service import RPCError
 
 from activities.git.branches import cut_worktree
-from activities.git.commands import CheckoutStatus, checkout_status, run_git
-from activities.git.locks import git_step
-from activities.paths import clone_path, existing_clone
+from activities.git.git_commands import CheckoutStatus, checkout_status, run_git
+from activities.git_locks import git_step
+from activities.shelf_paths import clone_path, existing_clone
 from desk.config.settings import load_settings
 from desk.errors import GitBusyError, GitDirEscapeError, GitError
 from desk.names import repo_workflow_id

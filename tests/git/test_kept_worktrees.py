@@ -30,7 +30,7 @@ from activities.git.job_worktree import (
     undo_take_out,
 )
 from activities.git.kept import KeptTree, KeptWorktrees
-from activities.git.locks import git_step
+from activities.git_locks import git_step
 from tests.helpers.repos import git
 
 GITLINK_COMMIT = "1" * 40

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from activities.paths import WORKTREES_DIR, clone_path, worktree_path
+from activities.shelf_paths import WORKTREES_DIR, clone_path, worktree_path
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import RemoteUrlError, RepoNameError
 from desk.repo_names import check_clone_source, clone_source_for, parse_repo_name

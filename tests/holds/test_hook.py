@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from activities.agent.setup.hook_settings import hook_command, write_claude_hook_settings
+from activities.agent.process.hook_settings import hook_command, write_claude_hook_settings
 from activities.holds.channel import ChannelRules, write_hook_config
 from desk.holds.held_calls import classify, preview
 from desk.holds.protocol import SOCKET_NAME, Reachable

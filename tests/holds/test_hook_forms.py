@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from activities.agent.setup.hook_settings import codex_hooks, write_claude_hook_settings
+from activities.agent.process.hook_settings import codex_hooks, write_claude_hook_settings
 from activities.agent.setup.opencode_plugin import (
     config_content,
     held_rules,

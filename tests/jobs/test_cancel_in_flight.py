@@ -19,7 +19,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.worker import SignalExternalWorkflowInput, StartChildWorkflowInput, Worker
 
-from activities.paths import clone_path
+from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import SurfacePlace
 from desk.names import (

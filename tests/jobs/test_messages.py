@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.log import AGENT_LOG
-from activities.agent.messages import MESSAGES_FILE
-from activities.paths import job_dir
+from activities.agent.session.agent_messages import MESSAGES_FILE
+from activities.agent.session.log import AGENT_LOG
+from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal

@@ -3,8 +3,7 @@
 Every folder of a tidy layer holds ten modules or fewer (a subsystem of more is a subpackage
 whose `__init__` says what it is), and none of its modules shares a file name with another
 module of the product, so a name alone says which one it is (`ship_client.py`, not a fifth
-`shipping.py`). This holds for every layer but `activities/`, which joins once its folders are
-split (issue 44): then `TIDY = LAYERS`.
+`shipping.py`). This holds for every layer.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("desk", "activities", "workflows", "workers", "surfaces")
-TIDY = ("desk", "workflows", "workers", "surfaces")
+TIDY = LAYERS
 """The layers whose folders and names the tests below hold."""
 MOST_MODULES = 10
 

@@ -24,7 +24,10 @@ folder can be read with what it imports and without what imports it. For now thi
 folders of `workflows/` (a workflow reaches another by the names in desk/names.py, never by
 importing its folder), of `desk/` (docs/development.md lists them bottom up: the loose modules
 import no folder, the low records and the config's basics sit under holds and policy, the payloads
-above them, the settings on top) and of `workers/` (the runtime record is in workers/temporal,
+above them, the settings on top), of `activities/` (bottom up too: the loose foundations import no
+folder; the sandbox, git, the forge, the holds and the shelf above them; the agent's process, its
+streams and its session, then the worktree set-up and the job's worktree, then the agent's run;
+the checks and shipping on top), of `workers/` (the runtime record is in workers/temporal,
 with the clients that read it), and of `surfaces/cli` (what every command uses is in
 cli/common, below the app and its commands) and `surfaces/render` (the blocks below everything,
 the words below the layout); the folders of the other layers come next, as their circles go.
@@ -62,10 +65,17 @@ class Import:
     line: int
 
 
-FOLDER_ORDER_HOLDS_IN = ("desk", "workflows", "workers", "surfaces.cli", "surfaces.render")
+FOLDER_ORDER_HOLDS_IN = (
+    "desk",
+    "activities",
+    "workflows",
+    "workers",
+    "surfaces.cli",
+    "surfaces.render",
+)
 """The layers, or folders, whose folders keep their order
-(`test_no_folders_import_each_other_round_a_circle`). activities/ and the rest of surfaces/ join
-once their folders' circles are gone (issue 44)."""
+(`test_no_folders_import_each_other_round_a_circle`). The rest of surfaces/ (its discord folder)
+joins once its folders' circles are gone (issue 44)."""
 
 
 def module_name(path: Path) -> str:
@@ -204,7 +214,7 @@ def test_the_graph_is_read() -> None:
     # Under `if TYPE_CHECKING:`:
     assert ("surfaces.clients.listings.job_listing", "temporalio.service") in seen
     # Inside a function (the CLI imports a command's needs when it runs):
-    assert ("surfaces.cli.commands.job_commands", "activities.agent.log") in seen
+    assert ("surfaces.cli.commands.job_commands", "activities.agent.session.log") in seen
     # `from a.b import c`, c a module, imports the module a.b.c:
     assert ("surfaces.cli.app", "surfaces.cli.coercion") in seen
     assert len({edge.module for edge in edges}) > 150

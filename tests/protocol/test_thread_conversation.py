@@ -15,9 +15,9 @@ import re
 import sys
 from pathlib import Path
 
-from activities.agent.log import AGENT_LOG
-from activities.agent.messages import MESSAGES_FILE
-from activities.paths import job_dir
+from activities.agent.session.agent_messages import MESSAGES_FILE
+from activities.agent.session.log import AGENT_LOG
+from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient

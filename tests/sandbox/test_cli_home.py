@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.sandbox_probe import sandbox_problem
-from activities.agent.setup.cli_home import seed_cli_home
-from activities.paths import job_dir
+from activities.agent.process.cli_home import seed_cli_home
+from activities.checks.sandbox_probe import sandbox_problem
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from activities.shelf_paths import job_dir
 from desk.agents.homes import home_variables, without_credentials
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.sandbox.egress import Traffic, egress_policy, serve_egress
+from activities.sandbox.egress_proxy import Traffic, egress_policy, serve_egress
 from desk.config.settings import DeskSettings, load_settings
 from desk.errors import SettingsError
 from desk.policy.egress_policy import EgressPolicy, parse_patterns

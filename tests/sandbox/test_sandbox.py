@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.paths import job_dir, worktree_path
 from activities.sandbox.bubblewrap import BWRAP
+from activities.shelf_paths import job_dir, worktree_path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient

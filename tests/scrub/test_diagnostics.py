@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from activities.agent.codex_stream import CodexStream
-from activities.agent.stream import ClaudeStream, translator_for
+from activities.agent.streams.codex_stream import CodexStream
+from activities.agent.streams.stream import ClaudeStream, translator_for
 from activities.diagnostics import quoted, set_diagnostic_chars
 from activities.forge.gh import require_login
-from activities.git.commands import run_git
+from activities.git.git_commands import run_git
 from desk.errors import ForgeError, GitError
 from desk.scrub import DIAGNOSTIC_CHARS
 from tests.helpers.repos import git

@@ -12,7 +12,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.results import ResultActivities
+    from activities.hook_deliveries import ResultActivities
     from desk.names import RESULT_DELIVERY_WORKFLOW_TYPE
     from desk.payloads.result_payloads import (
         DeliveryInput,

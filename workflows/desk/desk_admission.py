@@ -12,7 +12,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.admission import AdmissionActivities
+    from activities.checks.admission_checks import AdmissionActivities
     from desk.decisions.host_slots import repo_host
     from desk.decisions.job_policy import judge_job
     from desk.errors import AdmissionCheckFailedError, PolicyError, desk_error

@@ -6,7 +6,7 @@ from temporalio import workflow
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.host_check import HostActivities
+    from activities.checks.host_checks import HostActivities
     from desk.payloads.jobs import HostReport, HostReportInput
     from workflows.policies import HOST_CHECK_STEP
 

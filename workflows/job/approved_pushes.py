@@ -11,8 +11,8 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.git.branch_push import BranchPushActivities
-    from activities.ship_request import ShipRequestActivities
+    from activities.ship.branch_push import BranchPushActivities
+    from activities.ship.ship_request import ShipRequestActivities
     from desk.payloads.jobs import JobOutcome, JobReport
     from desk.payloads.ship_requests import (
         BranchPushInput,

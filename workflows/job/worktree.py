@@ -8,7 +8,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.git.worktrees import WorktreeActivities
+    from activities.jobs.worktrees import WorktreeActivities
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,

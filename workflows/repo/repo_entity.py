@@ -7,9 +7,9 @@ from temporalio.exceptions import ActivityError, ApplicationError, FailureError
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.git.worktrees import WorktreeActivities
+    from activities.jobs.worktrees import WorktreeActivities
     from activities.shelf.clones import ShelfActivities
-    from activities.shipping import ShipActivities
+    from activities.ship.ship_activities import ShipActivities
     from desk.errors import DeskError, HostError, RepoBusyError, ShipFailedError, ShipRefusal
     from desk.failures import error_of, failure_of
     from desk.names import (

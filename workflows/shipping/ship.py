@@ -8,7 +8,7 @@ from temporalio.workflow import ActivityConfig, ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.desk import DeskActivities
-    from activities.shipping import ShipActivities
+    from activities.ship.ship_activities import ShipActivities
     from desk.decisions.pull_request_plans import pull_request_plan
     from desk.holds.approvals import (
         ApprovalOutcome,

@@ -1,2 +1,2 @@
 """What an agent is given before it starts: its hold hook wired into its CLI (Claude Code's
-settings, codex's hooks, opencode's plugin), its standing instructions and its own home."""
+settings, codex's hooks, opencode's plugin) and its standing instructions."""

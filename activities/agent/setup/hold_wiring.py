@@ -2,7 +2,7 @@
 
 `{hook_settings}` becomes Claude Code's settings file, `{codex_hooks}` codex's hook override,
 and a command that runs opencode gets the job's plugin (named in its environment once the
-launch is planned). See activities/agent/setup/hook_settings.py and opencode_plugin.py.
+launch is planned). See activities/agent/process/hook_settings.py and opencode_plugin.py.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.agent.launch import passed_environment
-from activities.agent.setup.hook_settings import codex_hooks, write_claude_hook_settings
+from activities.agent.process.hook_settings import codex_hooks, write_claude_hook_settings
+from activities.agent.process.launch import passed_environment
 from activities.agent.setup.opencode_plugin import (
     CONFIG_VARIABLE,
     config_content,

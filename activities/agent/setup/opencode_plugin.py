@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from activities.agent.setup.hook_settings import hook_timeout_seconds
+from activities.agent.process.hook_settings import hook_timeout_seconds
 from desk.errors import AgentCommandError
 
 PLUGIN_FILE = "codedesk-hold-plugin.js"

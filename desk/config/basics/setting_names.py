@@ -43,11 +43,11 @@ holds the two equal."""
 OUR_VARIABLES = frozenset(
     {
         CONFIG_ENV,
-        # What a job's agent runs with (activities/agent/launch.py): the hook reads them.
+        # What a job's agent runs with (activities/agent/process/launch.py): the hook reads them.
         "CODEDESK_JOB", "CODEDESK_TASK", "CODEDESK_REPO", "CODEDESK_WORKTREE",
         "CODEDESK_HOLD_SOCKET", "CODEDESK_HOLD_COMMAND", "CODEDESK_ATTEMPT",
         "CODEDESK_INTERRUPTED", "CODEDESK_MESSAGES",
-        # What a result command runs with (activities/results.py).
+        # What a result command runs with (activities/hook_deliveries.py).
         "CODEDESK_DELIVERY", "CODEDESK_EVENT",
         # docker-compose.yml's two hosts' names.
         "CODEDESK_HOST_1", "CODEDESK_HOST_2",

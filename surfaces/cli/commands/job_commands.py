@@ -355,8 +355,8 @@ def logs(
 
     from temporalio.client import WorkflowExecutionStatus
 
-    from activities.agent.log import AGENT_LOG
-    from activities.paths import job_dir
+    from activities.agent.session.log import AGENT_LOG
+    from activities.shelf_paths import job_dir
 
     config = settings()
     path = job_dir(config, number) / AGENT_LOG

@@ -11,8 +11,8 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.paths import worktree_path
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
+from activities.shelf_paths import worktree_path
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient

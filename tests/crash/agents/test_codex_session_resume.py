@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities.agent.session import RESUME_PROMPT
+from activities.agent.session.session import RESUME_PROMPT
 from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome

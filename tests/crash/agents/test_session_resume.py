@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.agent.session import RESUME_PROMPT
+from activities.agent.session.session import RESUME_PROMPT
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome

@@ -12,7 +12,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from activities.git.worktrees import INTEGRATION_RECEIPT, MERGE_PLAN, WORKTREE_RECEIPT
+from activities.jobs.worktrees import INTEGRATION_RECEIPT, MERGE_PLAN, WORKTREE_RECEIPT
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision
 from desk.names import job_workflow_id

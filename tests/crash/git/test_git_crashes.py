@@ -16,8 +16,8 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities.git.worktrees import WORKTREE_RECEIPT
-from activities.paths import worktree_path
+from activities.jobs.worktrees import WORKTREE_RECEIPT
+from activities.shelf_paths import worktree_path
 from desk.config.settings import DeskSettings
 from desk.names import SHELF_ADD_PREFIX, repo_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport

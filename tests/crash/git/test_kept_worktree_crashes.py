@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from activities.git.worktrees import WORKTREE_RECEIPT
+from activities.jobs.worktrees import WORKTREE_RECEIPT
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from tests.crash.big_repos import Template, entries, origin_from, watch

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.agent.git import AgentGit
+from activities.agent.process.agent_git import AgentGit
 from desk.payloads.jobs import Worktree
 from tests.helpers.repos import git
 

@@ -1,6 +1,6 @@
 """The agent's own texts worth reading as messages of their own: long ones, or with structure.
 
-A translator (`activities.agent.stream`) hands over the agent's texts whole: Claude Code's
+A translator (`activities.agent.streams.stream`) hands over the agent's texts whole: Claude Code's
 text blocks, or a plain agent's paragraphs (`Paragraphs`). `AgentTexts` keeps those worth
 reading (`worth_reading`: as long as the threshold, or with a heading, a list, a table or a
 code fence), scrubbed and capped, the latest few, with a count: the heartbeat carries them,

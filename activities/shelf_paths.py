@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from activities.git.own_dir import refuse_escaping_git_dir
+from activities.git_own_dir import refuse_escaping_git_dir
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, RepoNameError
 from desk.repo_names import RepoName, parse_repo_name

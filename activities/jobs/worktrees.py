@@ -11,12 +11,13 @@ from pydantic import BaseModel
 from temporalio import activity
 from temporalio.client import Client
 
-from activities.agent.files import exclude_agent_files
-from activities.agent.git import settle
-from activities.agent.log import log_tail
-from activities.agent.session import forget_sessions
+from activities.agent.process.agent_git import settle
+from activities.agent.process.files import exclude_agent_files
+from activities.agent.session.log import log_tail
+from activities.agent.session.session import forget_sessions
 from activities.git.branches import CUT_RECORD
-from activities.git.commands import (
+from activities.git.fast_forward import finish_fast_forward
+from activities.git.git_commands import (
     checkout_status,
     commit_line,
     commit_log,
@@ -27,13 +28,12 @@ from activities.git.commands import (
     run_git,
     try_git,
 )
-from activities.git.fast_forward import finish_fast_forward
 from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
 from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
+from activities.shelf_paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
 from desk.failures import desk_failures
@@ -174,8 +174,9 @@ class WorktreeActivities:
                     "%s Job %s's worktree %s is left as it is.", gone, request.number, path
                 )
                 return told.model_copy(update={"kept": path.is_dir()})
-            # Sandbox (activities/agent/git.py): no host-side git before the agent's pointers
-            # are restored and its branch taken back, even when its attempt died unfinished.
+            # Sandbox (activities/agent/process/agent_git.py): no host-side git before the agent's
+            # pointers are restored and its branch taken back, even when its attempt died
+            # unfinished.
             settle(job_dir(self.settings, request.number), request.worktree)
             if not path.is_dir():
                 _delete_branch_if_empty(clone, request.worktree)
@@ -420,7 +421,7 @@ def _clone_refusal(clone: Path, max_files: int) -> tuple[str, str]:
     if status.dirty:
         shown = ", ".join(status.dirty[:max_files])
         return f"The clone {clone} has uncommitted changes ({shown}); commit or stash them.", ""
-    git_dir = clone / ".git"  # its own, inside it: activities/git/own_dir.py
+    git_dir = clone / ".git"  # its own, inside it: activities/git_own_dir.py
     if _mid_rebase(git_dir):
         return f"The clone {clone} is in the middle of a rebase; finish or abort it.", status.head
     if (git_dir / "MERGE_HEAD").exists():

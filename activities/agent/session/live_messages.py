@@ -27,7 +27,7 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from activities.agent.messages import Conversation, file_line, in_file, inbox
+from activities.agent.session.agent_messages import Conversation, file_line, in_file, inbox
 from desk.agents.message_seams import sender
 from desk.payloads.message_payloads import InboxAsk, JobMessage
 

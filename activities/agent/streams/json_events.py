@@ -1,15 +1,18 @@
-"""What the translators of JSON event output share: whole events from pieces of lines, and the
-way a tool's output or a long line is cut for the log.
+"""What the translators of JSON event output share: whole events from pieces of lines, one base
+that feeds them and turns them into readable lines, and the way a tool's output or a long line is
+cut for the log.
 
 An agent CLI that prints JSON events (Claude Code's stream-json, codex's `exec --json`) prints
 one a line, but `run_agent` reads its output in pieces (a line over 64 KiB comes in several):
 `JsonLines` joins them, so each event parses whole, and passes on as text what is no event (a
-warning on stderr).
+warning on stderr). `JsonEventStream` is what each translator builds on: its `feed` and `finish`,
+and the record `run_agent` reads; a translator says only what each event reads as.
 """
 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,6 +82,52 @@ class JsonLines:
         except ValueError:
             return [text]
         return [event] if isinstance(event, dict) else [text]
+
+
+class JsonEventStream(ABC):
+    """A translator of `program`'s JSON events, one a line: each event as the readable lines
+    `_readable` says, each line that is no event passed on as `_passed` says (as it is, by
+    default), and after each piece of output what `_read` concludes from it."""
+
+    def __init__(self, program: str) -> None:
+        self.final_answer: str | None = None
+        self.failure: str | None = None
+        self.give_up = False
+        self.texts: list[str] = []
+        self.defers = False
+        self.deferred = False
+        self._lines = JsonLines(program)
+
+    def feed(self, text: str) -> list[str]:
+        """Readable lines (each ending in a newline) for `text`, a line or a piece of one."""
+        return self._readable_lines(self._lines.feed(text))
+
+    def finish(self) -> list[str]:
+        """Readable lines for the line `feed` kept back, at the end of the output."""
+        return self._readable_lines(self._lines.finish())
+
+    def _readable_lines(self, lines: list[Event | str]) -> list[str]:
+        readable: list[str] = []
+        for line in lines:
+            if isinstance(line, str):
+                readable.append(self._passed(line))
+            else:
+                readable += [f"{text}\n" for text in self._readable(line)]
+        self._read()
+        return readable
+
+    @abstractmethod
+    def _readable(self, event: Event) -> list[str]:
+        """The lines (without their newlines) that `event` reads as."""
+
+    def _passed(self, line: str) -> str:
+        """A line that is no event (a warning on stderr), passed on."""
+        return line
+
+    def _read(self) -> None:
+        """What the translator concludes from the lines it has just read: nothing, unless it
+        says."""
+        return None
 
 
 def output_lines(text: str, mark: str) -> list[str]:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from activities.agent.session import (
+from activities.agent.session.session import (
     RESUME_PROMPT,
     continue_argv,
     deferral_resume_argv,

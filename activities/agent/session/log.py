@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from activities.paths import job_dir
+from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from desk.scrub import scrub
 

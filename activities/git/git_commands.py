@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from activities.diagnostics import quoted
-from activities.git.locks import lock_named_in, remove_stale_lock
+from activities.git_locks import lock_named_in, remove_stale_lock
 from desk.errors import GitBusyError, GitError
 from desk.payloads.jobs import CommitInfo
 from desk.scrub import scrub

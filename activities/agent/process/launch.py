@@ -4,7 +4,7 @@ The agent gets the job's own variables (`CODEDESK_JOB`, `CODEDESK_TASK`, `CODEDE
 `CODEDESK_WORKTREE`, `CODEDESK_HOLD_SOCKET`, `CODEDESK_HOLD_COMMAND`, `PWD`, and for a command
 agent `CODEDESK_MESSAGES`, its messages file, read-only in the sandbox), the variables
 `agent_env` names (locale, terminal, model APIs), a home of the job's own seeded from the
-owner's configuration of its CLI (activities/agent/setup/cli_home.py) and git that has no
+owner's configuration of its CLI (activities/agent/process/cli_home.py) and git that has no
 credential helper. It never gets the Temporal address or namespace, codedesk's settings,
 `SSH_AUTH_SOCK` or the owner's tokens.
 """
@@ -17,9 +17,9 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from activities.agent.git import AgentGit
-from activities.agent.setup.cli_home import seed_cli_home
-from activities.agent.setup.hook_settings import hook_command
+from activities.agent.process.agent_git import AgentGit
+from activities.agent.process.cli_home import seed_cli_home
+from activities.agent.process.hook_settings import hook_command
 from activities.sandbox.bubblewrap import (
     BWRAP,
     SandboxLayout,

@@ -21,8 +21,8 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from activities.agent.json_events import Event, JsonLines, cut, output_lines
-from activities.agent.signs import Signs
+from activities.agent.streams.json_events import JsonEventStream, cut, output_lines
+from activities.agent.streams.signs import Signs
 from activities.diagnostics import quoted
 from desk.agents.presets import Preset
 
@@ -40,18 +40,12 @@ def is_codex_json(argv: Sequence[str]) -> bool:
     return JSON_OPTION in options
 
 
-class CodexStream:
+class CodexStream(JsonEventStream):
     """codex's JSON events, one a line; lines that are not events (its warnings on stderr)
-    pass through as they are."""
+    pass through as they are, read for the preset's signs."""
 
     def __init__(self, preset: Preset | None = None) -> None:
-        self.final_answer: str | None = None
-        self.failure: str | None = None
-        self.give_up = False
-        self.texts: list[str] = []
-        self.defers = False
-        self.deferred = False
-        self._lines = JsonLines(PROGRAM)
+        super().__init__(PROGRAM)
         self._signs = Signs(preset)
         self._turn_failed: str | None = None
         self._said: str | None = None
@@ -59,24 +53,13 @@ class CodexStream:
         """Items whose start is in the log already (a command is shown as it starts)."""
         self._plan = ""
 
-    def feed(self, text: str) -> list[str]:
-        return self._readable_lines(self._lines.feed(text))
+    def _passed(self, line: str) -> str:
+        return self._own(line)
 
-    def finish(self) -> list[str]:
-        return self._readable_lines(self._lines.finish())
-
-    def _readable_lines(self, lines: list[Event | str]) -> list[str]:
-        readable: list[str] = []
-        for line in lines:
-            if isinstance(line, str):
-                self._own(line)
-                readable.append(line)
-            else:
-                readable += [f"{text}\n" for text in self._readable(line)]
+    def _read(self) -> None:
         give_up = self._signs.give_up
         self.give_up = give_up
         self.failure = self._signs.failure if give_up else self._turn_failed or self._signs.failure
-        return readable
 
     def _own(self, line: str) -> str:
         """`line`, codex's own words (not the model's, which may say anything), read for the

@@ -5,9 +5,9 @@ attempt while it is stopped; that attempt times out too, and when the worker con
 a stale attempt and the current one at once. Each starts its agent only under the job's claim:
 the later attempt kills whatever an earlier one started, and an earlier one that comes second
 does not start at all, so two agents never work in one worktree. The hand-back of a sandboxed
-agent's branch (activities/agent/git.py) runs under the claim too, and only for the latest
-attempt: a stale attempt whose agent ended late must not take back (and remove) the per-job git
-folder the later attempt has just given its own agent; the later one took back what it left.
+agent's branch (activities/agent/process/agent_git.py) runs under the claim too, and only for the
+latest attempt: a stale attempt whose agent ended late must not take back (and remove) the per-job
+git folder the later attempt has just given its own agent; the later one took back what it left.
 
 A job whose host was gone runs the agent again as a new activity (its `execution` counts up), whose
 attempts start at 1 again: attempts are ordered by (execution, attempt), and the claim counts the

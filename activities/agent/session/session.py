@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from activities.agent.launch import PRIVATE_HOME, SANDBOX_HOME
+from activities.agent.process.launch import PRIVATE_HOME, SANDBOX_HOME
 from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
 

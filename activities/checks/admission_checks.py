@@ -20,9 +20,9 @@ from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.run import agent_argv
-from activities.agent.setup.instructions import load_instructions
-from activities.git.own_dir import refuse_escaping_git_dir
-from activities.paths import clone_path
+from activities.agent.setup.agent_instructions import load_instructions
+from activities.git_own_dir import refuse_escaping_git_dir
+from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
 from desk.names import PUSHING_MEMO, REPO_STATE_QUERY, repo_workflow_id

@@ -11,9 +11,16 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.forge.pull_request import open_pull_request
-from activities.git.commands import commit_log, head_sha, lines, porcelain_files, run_git, try_git
+from activities.git.git_commands import (
+    commit_log,
+    head_sha,
+    lines,
+    porcelain_files,
+    run_git,
+    try_git,
+)
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone
+from activities.shelf_paths import existing_clone
 from desk.config.settings import DeskSettings
 from desk.errors import GitError, ShipRefusal
 from desk.failures import desk_failures

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.agent.preset_checks import preset_checks
-from activities.agent.sandbox_probe import sandbox_problem
+from activities.checks.preset_checks import preset_checks
+from activities.checks.sandbox_probe import sandbox_problem
 from activities.sandbox.bubblewrap import UNCONFINED, choose_sandbox, describe
 from desk.agents.presets import PRESETS, with_python
 from desk.config.settings import DeskSettings

@@ -28,7 +28,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent.session import session_files
+from activities.agent.session.session import session_files
 from desk.agents.message_seams import message_tag, message_text, tags_found
 from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, job_workflow_id
 from desk.payloads.message_payloads import (

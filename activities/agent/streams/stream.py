@@ -1,5 +1,5 @@
 """Agent output as people read it: Claude Code's JSON event stream (and codex's, in
-`activities.agent.codex_stream`) turned into readable lines.
+`activities.agent.streams.codex_stream`) turned into readable lines.
 
 `run_agent` passes every piece of the agent's output through a translator: `feed` returns the
 lines to log (and to show in the heartbeat and `codedesk logs`), `finish` whatever is left at
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any, Protocol
 
-from activities.agent.codex_stream import CodexStream, is_codex_json
-from activities.agent.json_events import Event, JsonLines, cut, output_lines
-from activities.agent.signs import Signs
-from activities.agent.texts import Paragraphs
+from activities.agent.streams.codex_stream import CodexStream, is_codex_json
+from activities.agent.streams.json_events import JsonEventStream, cut, output_lines
+from activities.agent.streams.signs import Signs
+from activities.agent.streams.texts import Paragraphs
 from activities.diagnostics import quoted
 from desk.agents.presets import Preset, preset_for
 from desk.config.basics.durations import format_duration
@@ -79,40 +79,19 @@ class PlainOutput:
         return []
 
 
-class ClaudeStream:
+class ClaudeStream(JsonEventStream):
     """Claude Code's `--output-format stream-json --verbose` events, one JSON object a line.
 
     Lines that are not JSON events (a warning on stderr) pass through as they are.
     """
 
     def __init__(self) -> None:
-        self.final_answer: str | None = None
-        self.failure: str | None = None
-        self.give_up = False
-        self.texts: list[str] = []
-        self.defers = False
-        self.deferred = False
+        super().__init__("claude")
         self.taken: list[str] = []
         """The texts of the user messages the CLI took into its conversation since run_agent
         last looked (with `--replay-user-messages` it says each as it takes it)."""
         self.turns_ended: list[bool] = []
         """A `result` event since run_agent last looked, each: whether its turn deferred a call."""
-        self._lines = JsonLines("claude")
-
-    def feed(self, text: str) -> list[str]:
-        return self._readable_lines(self._lines.feed(text))
-
-    def finish(self) -> list[str]:
-        return self._readable_lines(self._lines.finish())
-
-    def _readable_lines(self, lines: list[Event | str]) -> list[str]:
-        readable: list[str] = []
-        for line in lines:
-            if isinstance(line, str):
-                readable.append(line)
-            else:
-                readable += [f"{text}\n" for text in self._readable(line)]
-        return readable
 
     def _readable(self, event: Mapping[str, Any]) -> list[str]:
         kind = event.get("type")

@@ -11,7 +11,7 @@ import os
 import subprocess
 from dataclasses import dataclass
 
-from activities.agent.launch import Launch
+from activities.agent.process.launch import Launch
 from activities.sandbox.bubblewrap import BWRAP
 from activities.sandbox.launch_gate import LaunchGate
 from activities.sandbox.processes import kill_group

@@ -18,8 +18,7 @@ from pathlib import Path
 from temporalio.client import Client, WorkflowQueryFailedError
 from temporalio.service import RPCError
 
-from activities.agent.live_messages import Feed, FileFeed, StdinFeed, following
-from activities.agent.messages import (
+from activities.agent.session.agent_messages import (
     MESSAGES_FILE,
     Conversation,
     in_file,
@@ -27,8 +26,9 @@ from activities.agent.messages import (
     message_key,
     session_text,
 )
-from activities.agent.opening import Opening, Start, opening
-from activities.agent.stream import ClaudeStream, OutputTranslator
+from activities.agent.session.live_messages import Feed, FileFeed, StdinFeed, following
+from activities.agent.session.opening import Opening, Start, opening
+from activities.agent.streams.stream import ClaudeStream, OutputTranslator
 from activities.holds.channel import HoldChannel
 from desk.agents.message_seams import live, task_with_messages
 from desk.names import JOB_STATE_QUERY, job_workflow_id
@@ -116,7 +116,7 @@ class RunMessages:
         return [*argv[:cut], REPLAY, *argv[cut:]]
 
     def open(self, argv: list[str], attempt: int, run: int, session: str, home: Path) -> Opening:
-        """How this attempt starts (see activities/agent/opening.py)."""
+        """How this attempt starts (see activities/agent/session/opening.py)."""
         start = Start(
             self.request, attempt, run, session, home, self.seam, self.unseen, self.talk.tags
         )

@@ -15,8 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from activities.agent.launch import passed_environment
-from activities.agent.setup.cli_home import seed_cli_home
+from activities.agent.process.cli_home import seed_cli_home
+from activities.agent.process.launch import passed_environment
 from activities.sandbox.bubblewrap import (
     SandboxLayout,
     bwrap_argv,

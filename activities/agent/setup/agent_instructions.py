@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from activities.agent.launch import passed_environment
+from activities.agent.process.launch import passed_environment
 from desk.agents.presets import (
     INSTRUCTIONS,
     INSTRUCTIONS_CONFIG,

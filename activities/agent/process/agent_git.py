@@ -22,7 +22,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.git.commands import SAFE_CONFIG, git_env, run_git, try_git
+from activities.git.git_commands import SAFE_CONFIG, git_env, run_git, try_git
 from activities.git.worktree_admin import worktree_list_lock
 from desk.errors import SandboxError
 from desk.payloads.jobs import Worktree

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from temporalio import activity
 
-from activities.git.commands import run_git, try_git
+from activities.git.git_commands import run_git, try_git
 from activities.off_loop import off_the_loop
-from activities.paths import existing_clone
-from activities.shipping import default_branch, push_destination, push_lock, remote_tip
+from activities.shelf_paths import existing_clone
+from activities.ship.ship_activities import default_branch, push_destination, push_lock, remote_tip
 from desk.config.settings import DeskSettings
 from desk.errors import GitError, ShipRefusal
 from desk.failures import desk_failures
