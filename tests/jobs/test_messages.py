@@ -26,10 +26,9 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
 from tests.helpers.desks import host_policy
-from tests.helpers.held_integrate import INTEGRATING, LET_GO
 from tests.helpers.repos import git
+from tests.helpers.stand_ins.held_integrate import INTEGRATING, LET_GO
 from tests.helpers.waiting import awaited, eventually
-from tests.jobs.test_job_slot import one_slot as one_slot
 
 REPO = "acme/api"
 ONE_SHOT = Path(__file__).parents[1] / "helpers" / "programs" / "one_shot_agent.py"
