@@ -28,28 +28,8 @@ from tests.helpers.cli_helpers import (
     started_number,
 )
 from tests.helpers.repos import git
+from tests.helpers.surfaces.cli_desk import REPO
 from tests.helpers.waiting import eventually, until
-
-REPO = "acme/api"
-
-
-@pytest.fixture
-def cli(settings: DeskSettings, tmp_path: Path) -> Cli:
-    """The console script against this test's desk (the `desk` fixture hosts the worker)."""
-    env = settings_env(settings)
-
-    async def call(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-        return await run_cli({**env, **extra}, *args, cwd=tmp_path)
-
-    return call
-
-
-@pytest.fixture
-async def clone(desk: DeskClient, cli: Cli, origin: Path, settings: DeskSettings) -> Path:
-    """acme/api added through `codedesk repo add`."""
-    added = await cli("repo", "add", REPO, "--from", str(origin))
-    assert added.returncode == 0, shown(added)
-    return settings.shelf_dir / "acme" / "api"
 
 
 async def test_repo_add_then_list_json(

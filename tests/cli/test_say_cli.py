@@ -9,11 +9,9 @@ from pathlib import Path
 from activities.agent.session.log import AGENT_LOG
 from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
-from tests.cli.test_cli import REPO, Cli
-from tests.cli.test_cli import cli as cli
-from tests.cli.test_cli import clone as clone
 from tests.helpers.agents import agent
-from tests.helpers.cli_helpers import shown, started_number
+from tests.helpers.cli_helpers import Cli, shown, started_number
+from tests.helpers.surfaces.cli_desk import REPO
 from tests.helpers.waiting import eventually
 
 

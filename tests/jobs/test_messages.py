@@ -29,7 +29,6 @@ from tests.helpers.desks import host_policy
 from tests.helpers.repos import git
 from tests.helpers.stand_ins.held_integrate import INTEGRATING, LET_GO
 from tests.helpers.waiting import awaited, eventually
-from tests.jobs.test_job_slot import one_slot as one_slot
 
 REPO = "acme/api"
 ONE_SHOT = Path(__file__).parents[1] / "helpers" / "programs" / "one_shot_agent.py"

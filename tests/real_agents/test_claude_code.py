@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from activities.holds.tool_schemas import preset_tool_schema
-from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.presets import preset_command
 from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, HoldVerdict, Principal
@@ -32,6 +31,9 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.approval_layout import approval_card
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
+from tests.helpers.real_agents.claude_code import AGENT_ENV, REPO, bash
+from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
+from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git, make_origin
 from tests.helpers.waiting import eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
@@ -40,30 +42,13 @@ from tests.real_agents.fake_anthropic import (
     FakeAnthropic,
     IfInstructed,
     Say,
-    Step,
     ToolCall,
-    serving,
 )
-from tests.real_agents.install import agent_cache, newest_npm, npm_cli
+from tests.real_agents.install import agent_cache
 from workflows.shipping.ship import Ship
-
-REPO = "acme/api"
-CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
 
 pytestmark = pytest.mark.timeout(240)
 HOLD_WAIT = timedelta(seconds=20)
-AGENT_ENV = [
-    "CLAUDE_CONFIG_DIR",
-    "DISABLE_AUTOUPDATER",
-    "DISABLE_TELEMETRY",
-    "DISABLE_ERROR_REPORTING",
-]
-"""What Claude Code needs of the worker's environment here beyond the default `agent_env`."""
-
-
-def bash(command: str) -> ToolCall:
-    return ToolCall("Bash", {"command": command, "description": "run a command"})
-
 
 COMMIT = bash("git add -A && git commit -q -m 'Add notes'")
 
@@ -90,56 +75,6 @@ def settings(settings: DeskSettings, request: pytest.FixtureRequest) -> DeskSett
             "sandbox_egress": ["*", "127.0.0.1"],
         }
     )
-
-
-@pytest.fixture(scope="session", params=["pinned", "newest"])
-def claude_binary(request: pytest.FixtureRequest) -> Path:
-    """The preset's proven Claude Code, and the registry's newest release: every test runs on
-    both (a newest release that fails names what changed)."""
-    if request.param == "newest":
-        return npm_cli("claude-newest", f"{CLAUDE_PACKAGE}@{newest_npm(CLAUDE_PACKAGE)}", "claude")
-    proven = AGENT_PRESETS["claude"].proven_version
-    return npm_cli("claude", f"{CLAUDE_PACKAGE}@{proven}", "claude")
-
-
-@pytest.fixture
-def claude_env(
-    claude_binary: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Callable[..., FakeAnthropic]]:
-    """Points the agent's environment at a fake model; call it with the model's script."""
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    # The user's own rule allows pushes: only codedesk's hold stands between the model and
-    # the origin, so a hook that fell through would let the push run.
-    (config / "settings.json").write_text(
-        json.dumps({"permissions": {"allow": ["Bash(git push:*)"]}})
-    )
-    monkeypatch.setenv("PATH", f"{claude_binary.parent}:{os.environ['PATH']}")
-    for name, value in {
-        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
-        "CLAUDE_CONFIG_DIR": str(config),
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "GIT_AUTHOR_NAME": "Claude",
-        "GIT_AUTHOR_EMAIL": "claude@codedesk.invalid",
-        "GIT_COMMITTER_NAME": "Claude",
-        "GIT_COMMITTER_EMAIL": "claude@codedesk.invalid",
-    }.items():
-        monkeypatch.setenv(name, value)
-    fakes: list[Iterator[FakeAnthropic]] = []
-
-    def start(steps: list[Step], refuse: str = "") -> FakeAnthropic:
-        running = serving(FakeAnthropic(steps=steps, refuse=refuse))
-        fakes.append(running)
-        fake = running.__enter__()
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
-        return fake
-
-    yield start
-    for running in fakes:
-        running.__exit__(None, None, None)
 
 
 @dataclass

@@ -22,6 +22,9 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobReport, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import job_processes
+from tests.helpers.real_agents.other_clis import REPO, npm_release
+from tests.helpers.real_agents.other_clis import agent_env as agent_env
+from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
@@ -29,9 +32,6 @@ from tests.real_agents.agent_env import on_path
 from tests.real_agents.fake_anthropic import IfTold, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.install import agent_cache, npm_cli
-from tests.real_agents.test_other_clis import REPO, npm_release
-from tests.real_agents.test_other_clis import agent_env as agent_env
-from tests.real_agents.test_other_clis import fake as fake
 
 pytestmark = pytest.mark.timeout(600)
 TASK = "add notes, then reset and log it"

@@ -12,7 +12,6 @@ the registry's newest (`-k newest`): a newest release that fails names what chan
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,16 @@ from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import agent_env as agent_env
+from tests.helpers.real_agents.other_clis import fake as fake
+from tests.helpers.real_agents.other_clis import settings as settings
 from tests.helpers.repos import git, make_origin
-from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
+from tests.real_agents.agent_env import on_path, opencode_config
 from tests.real_agents.fake_anthropic import Say, ToolCall
-from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, newest_npm, newest_pypi, npm_cli, pip_cli
+from tests.real_agents.fake_openai import FakeOpenAI
+from tests.real_agents.install import newest_pypi, npm_cli, pip_cli
 
-REPO = "acme/api"
 TASK = "-v add a notes file"
 COMMIT = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
 
@@ -41,36 +42,6 @@ pytestmark = [
         choose_sandbox("auto").mode != BWRAP, reason="bubblewrap does not work on this host"
     ),
 ]
-RELEASES = ["pinned", "newest"]
-"""The preset's proven version, and the registry's newest release."""
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    """The model, served before the worker starts so the settings can name its port."""
-    with serving(FakeOpenAI(steps=[])) as served:
-        yield served
-
-
-@pytest.fixture
-def settings(settings: DeskSettings, fake: FakeOpenAI) -> DeskSettings:
-    # The fake's own port, named: every other loopback port stays refused by the proxy.
-    port = fake.url.split(":")[2].split("/")[0]
-    return settings.model_copy(
-        update={
-            "sandbox_egress": ["*", f"127.0.0.1:{port}"],
-            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
-            "agent_env": [*settings.agent_env, "AIDER_*", "OPENCODE_*"],
-            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
-        }
-    )
-
-
-def npm_release(release: str, name: str, package: str) -> tuple[str, str]:
-    """The cache folder's name and the package to install for `release` of an npm CLI."""
-    if release == "newest":
-        return f"{name}-newest", f"{package}@{newest_npm(package)}"
-    return name, f"{package}@{AGENT_PRESETS[name].proven_version}"
 
 
 def assert_proven(release: str, name: str, report: JobReport) -> None:
@@ -81,12 +52,6 @@ def assert_proven(release: str, name: str, report: JobReport) -> None:
             f"{name}'s newest release fails where {AGENT_PRESETS[name].proven_version} works: "
             f"update the preset or its proven version ({report.outcome}: {report.reason})\n{log}"
         )
-
-
-@pytest.fixture
-def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """Set variables of the agent's environment (the worker runs in this process)."""
-    return give_agent_home(monkeypatch, tmp_path / "agent-home")
 
 
 async def run_preset(desk: DeskClient, origin: Path, preset: str, fake: FakeOpenAI) -> JobReport:

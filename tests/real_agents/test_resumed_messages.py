@@ -16,16 +16,16 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import agent_env as agent_env
+from tests.helpers.real_agents.other_clis import fake as fake
+from tests.helpers.real_agents.other_clis import settings as settings
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.agent_env import opencode_config
+from tests.real_agents.agent_env import on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfTold, Say, ToolCall, told
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.install import npm_cli
-from tests.real_agents.test_other_clis import RELEASES, REPO, npm_release, on_path
-from tests.real_agents.test_other_clis import agent_env as agent_env
-from tests.real_agents.test_other_clis import fake as fake
-from tests.real_agents.test_other_clis import settings as settings
 
 pytestmark = pytest.mark.timeout(600)
 ASKED = "Please also add a CHANGELOG.md"

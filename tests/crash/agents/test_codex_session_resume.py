@@ -15,30 +15,25 @@ import pytest
 from temporalio.client import Client
 
 from activities.agent.session.session import RESUME_PROMPT
-from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
+from tests.helpers.agent_runs.codex_resume import shell, worker_env
 from tests.helpers.agent_runs.session_resume import heartbeat_session
-from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.fake_anthropic import Say, ToolCall
+from tests.real_agents.fake_anthropic import Say
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, npm_cli
 
 pytestmark = [
     pytest.mark.timeout(300),
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
 ]
 TASK = "add a notes file and commit it"
-
-
-def shell(command: str) -> ToolCall:
-    return ToolCall("exec_command", {"cmd": command})
 
 
 @pytest.fixture
@@ -51,33 +46,6 @@ def fake() -> Iterator[FakeOpenAI]:
     ]
     with serving(FakeOpenAI(steps=script)) as running:
         yield running
-
-
-def worker_env(settings: DeskSettings, fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
-    codex = npm_cli("codex", f"@openai/codex@{AGENT_PRESETS['codex'].proven_version}", "codex")
-    owner = tmp_path / "codex-home"
-    owner.mkdir()
-    (owner / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    env = settings_env(
-        settings,
-        CODEDESK_SANDBOX="bwrap",
-        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(HEARTBEAT_TIMEOUT.total_seconds())}s",
-        CODEDESK_SANDBOX_READ_PATHS=",".join([*settings.sandbox_read_paths, str(agent_cache())]),
-        CODEDESK_SANDBOX_EGRESS="*,127.0.0.1",
-        CODEDESK_AGENT_ENV="PATH,OPENAI_*,GIT_*",
-        CODEX_HOME=str(owner),
-        OPENAI_API_KEY="sk-test-not-a-key",
-        GIT_AUTHOR_NAME="Codex",
-        GIT_AUTHOR_EMAIL="codex@codedesk.invalid",
-        GIT_COMMITTER_NAME="Codex",
-        GIT_COMMITTER_EMAIL="codex@codedesk.invalid",
-    )
-    env["PATH"] = f"{codex.parent}:{env['PATH']}"
-    return env
 
 
 def calls(body: dict[str, Any]) -> list[str]:

@@ -25,9 +25,9 @@ from desk.names import DESK_WORKFLOW_ID, job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
-from tests.crash.agents.test_codex_session_resume import shell, worker_env
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes
+from tests.helpers.agent_runs.codex_resume import shell, worker_env
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git

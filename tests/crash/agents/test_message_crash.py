@@ -19,8 +19,8 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobStatus
 from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
-from tests.crash.agents.test_session_resume import bash, fresh_tasks, heartbeat_session, worker_env
 from tests.crash.crashes import REPO, kill
+from tests.helpers.agent_runs.session_resume import bash, fresh_tasks, heartbeat_session, worker_env
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git

@@ -4,7 +4,6 @@ the worktree cut, rebase, worktree removal and push of 20,000; every job ends on
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from desk.holds.approvals import Decision
 from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.ship_payloads import PushStatus
-from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.crash.big_repos import (
     Template,
@@ -39,11 +37,20 @@ from tests.crash.crashes import (
     server_env,
 )
 from tests.helpers.agents import agent
-from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
+from tests.helpers.cli_helpers import run_cli, shown, started_number
+from tests.helpers.jobs.big_clone_jobs import (
+    UNCONFINED,
+    a_later_job_runs,
+    assert_clean_at,
+    big_desk,
+    subjects,
+    unconfined_env,
+    wait_report,
+)
 from tests.helpers.jobs.shipping import answer
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
-from tests.helpers.waiting import awaited, eventually, until
+from tests.helpers.waiting import awaited, until
 from workers.devserver import DevServer
 
 pytestmark = pytest.mark.slow
@@ -58,68 +65,8 @@ Safe to run again when it was interrupted (a loaded machine misses the agent's h
 Temporal starts it again): a reset finishes what a killed one left, its lock included."""
 
 
-UNCONFINED = "none"
-
-
-def unconfined_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
-    """The workers' and console scripts' environment, agents unconfined, and why: these tests
-    are about the host's git steps, and a confined agent's commit of 60,000 files would first
-    be handed back out of the sandbox object by object (tests/agent/test_agent_git_crashes.py kills
-    that hand-back; the other crash tests run agents in the sandbox)."""
-    return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED, **extra)
-
-
 NO_KEPT_WORKTREES = {"CODEDESK_KEPT_WORKTREES": "0"}
 """For the test of a worktree's removal: with none kept, a job's worktree is removed."""
-
-
-async def big_desk(
-    settings: DeskSettings,
-    client: Client,
-    origin: Path,
-    start_worker: StartWorker,
-    **extra: str,
-) -> tuple[subprocess.Popen[bytes], DeskClient, Path]:
-    worker = start_worker(unconfined_env(settings, **extra))
-    desk = DeskClient(client, settings)
-    clone = Path((await desk.add_repo(REPO, str(origin))).path)
-    return worker, desk, clone
-
-
-async def wait_report(desk: DeskClient, number: int) -> JobReport:
-    return await awaited(desk.wait(number), f"job {number}'s report")
-
-
-async def a_later_job_runs(env: dict[str, str], home: Path, client: Client, cwd: Path) -> None:
-    """As `assert_a_later_job_runs` (a job started from the CLI integrates, no job is left
-    running), waiting in steps: on a big clone the cut, the agent and the integration each take
-    seconds, and each gets its own safety net."""
-    command = agent("write:later.txt=later", "commit:later")
-    started = await run_cli(env, "task", REPO, "a later job", "--agent-command", command, cwd=cwd)
-    assert started.returncode == 0, shown(started)
-    number = started_number(started)
-    folder = home / "jobs" / str(number)
-    await until((folder / WORKTREE_RECEIPT).exists, f"job {number}'s worktree")
-    await until((folder / INTEGRATION_RECEIPT).exists, f"job {number}'s integration")
-    handle = client.get_workflow_handle(job_workflow_id(number), result_type=JobReport)
-    report = await awaited(handle.result(), f"job {number}'s report")
-    assert report.outcome == JobOutcome.INTEGRATED, report
-
-    async def running() -> list[object]:
-        listed = await run_cli(env, "jobs", "--json", "--limit", "200", cwd=cwd)
-        assert listed.returncode == 0, shown(listed)
-        return [row for row in json.loads(listed.stdout) if row["status"] == "running"]
-
-    await eventually(running, lambda rows: not rows, "no job listed as running")
-
-
-def subjects(clone: Path) -> list[str]:
-    return git(clone, "log", "--format=%s").splitlines()
-
-
-def assert_clean_at(clone: Path, head: str) -> None:
-    assert git(clone, "rev-parse", "HEAD") == head
-    assert changed_files(clone) == 0, git(clone, "status", "--short")
 
 
 async def push_head(client: Client, settings: DeskSettings, clone: Path, origin: Path) -> str:

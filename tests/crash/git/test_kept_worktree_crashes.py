@@ -16,7 +16,7 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from tests.crash.big_repos import Template, entries, origin_from, watch
 from tests.crash.crashes import REPO, ResumeClock, assert_no_leftovers, kill_group
-from tests.crash.git.test_big_clone_crashes import (
+from tests.helpers.jobs.big_clone_jobs import (
     a_later_job_runs,
     assert_clean_at,
     big_desk,

@@ -1,0 +1,56 @@
+"""The codex, aider and opencode CLIs in these tests: their releases (the preset's proven one and
+the registry's newest), the fake model served before the worker starts, the settings that let the
+sandbox reach it, and the agent's own home; shared by tests/real_agents/test_other_clis.py,
+test_resumed_messages.py and test_codex_suspension.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from desk.agents.presets import AGENT_PRESETS
+from desk.config.settings import DeskSettings
+from tests.real_agents import HEARTBEAT_TIMEOUT
+from tests.real_agents.agent_env import give_agent_home
+from tests.real_agents.fake_openai import FakeOpenAI, serving
+from tests.real_agents.install import agent_cache, newest_npm
+
+REPO = "acme/api"
+RELEASES = ["pinned", "newest"]
+"""The preset's proven version, and the registry's newest release."""
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """The model, served before the worker starts so the settings can name its port."""
+    with serving(FakeOpenAI(steps=[])) as served:
+        yield served
+
+
+@pytest.fixture
+def settings(settings: DeskSettings, fake: FakeOpenAI) -> DeskSettings:
+    # The fake's own port, named: every other loopback port stays refused by the proxy.
+    port = fake.url.split(":")[2].split("/")[0]
+    return settings.model_copy(
+        update={
+            "sandbox_egress": ["*", f"127.0.0.1:{port}"],
+            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
+            "agent_env": [*settings.agent_env, "AIDER_*", "OPENCODE_*"],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
+        }
+    )
+
+
+def npm_release(release: str, name: str, package: str) -> tuple[str, str]:
+    """The cache folder's name and the package to install for `release` of an npm CLI."""
+    if release == "newest":
+        return f"{name}-newest", f"{package}@{newest_npm(package)}"
+    return name, f"{package}@{AGENT_PRESETS[name].proven_version}"
+
+
+@pytest.fixture
+def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Set variables of the agent's environment (the worker runs in this process)."""
+    return give_agent_home(monkeypatch, tmp_path / "agent-home")
