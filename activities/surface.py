@@ -66,8 +66,9 @@ class SurfaceActivities:
         ]
 
 
-async def beating(step: Awaitable[R]) -> R:
-    """Await `step`, heartbeating meanwhile; a cancelled activity cancels the step."""
+async def beating(step: Awaitable[R], *details: Any) -> R:
+    """Await `step`, heartbeating meanwhile (with `details`, so that an activity's own record of
+    its earlier attempts outlives the wait); a cancelled activity cancels the step."""
     timeout = activity.info().heartbeat_timeout
     every = timeout.total_seconds() / 3 if timeout else DEFAULT_BEAT_SECONDS
     work = asyncio.ensure_future(step)
@@ -76,6 +77,6 @@ async def beating(step: Awaitable[R]) -> R:
             done, _ = await asyncio.wait({work}, timeout=every)
             if done:
                 return work.result()
-            activity.heartbeat()
+            activity.heartbeat(*details)
     finally:
         work.cancel()

@@ -51,6 +51,7 @@ from activities.sandbox.egress_proxy import Traffic, egress_policy, serve_egress
 from activities.sandbox.processes import kill_stale_agents
 from activities.setup.steps import setup_now
 from activities.shelf_paths import job_dir
+from activities.surface import beating
 from desk.agents.message_seams import seam_of
 from desk.agents.presets import TASK, guards_off_refusal, preset_named_by, with_python
 from desk.config.settings import DeskSettings
@@ -104,7 +105,10 @@ class AgentActivities:
             wiring = wire_holds(agent_argv(request.agent_command, TASK), folder, self.settings)
             preset = preset_named_by(request.agent_command)
             talking = RunMessages(self.client, request, info.attempt, folder, seam_of(wiring.argv))
-            await talking.look_back(home, known)
+            # Asking the job may wait for a worker to take its workflow up again (after a crash,
+            # the dead worker's sticky queue first): beat meanwhile, keeping the earlier
+            # attempts' record, so the wait does not time this attempt out.
+            await beating(talking.look_back(home, known), *info.heartbeat_details)
             # The task and the instructions in one pass, after the hook: a text that spells a
             # placeholder stays as it is.
             given = await asyncio.to_thread(
