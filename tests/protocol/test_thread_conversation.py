@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent_script
 from tests.helpers.desks import host_policy
+from tests.helpers.surfaces.discord_threads import job_in_thread
 from tests.helpers.waiting import awaited, eventually, until
 from tests.protocol.stand_in.bot import ROOT, bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
@@ -31,20 +31,6 @@ from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord
 OTHER_BOT = 901
 PINNED = 6
 """Discord's message type of "pinned a message", one of its own messages in a channel."""
-
-
-async def job_in_thread(fake: FakeDiscord, discord: DiscordStandIn, task: str) -> tuple[int, int]:
-    """/task in a channel: the job's number and its thread."""
-    channel = fake.text_channel()
-    token = await discord.interact(
-        fake.command("task", OWNER_ID, channel, repo="acme/api", task=task)
-    )
-    said = await eventually(
-        lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the job's answer"
-    )
-    found = re.search(r"Job \*\*(\d+)\*\* is running", said)
-    assert found, said
-    return int(found[1]), int(fake.in_channel(channel)[0]["id"])
 
 
 async def agent_waits_for_messages(settings: DeskSettings, number: int) -> None:
