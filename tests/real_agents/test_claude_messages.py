@@ -6,7 +6,6 @@ a suspended agent, it is delivered with the resume, once the deferred call is de
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,11 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.claude_code import AGENT_ENV, REPO, bash
+from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
-from tests.real_agents.install import agent_cache
 
 pytestmark = pytest.mark.timeout(300)
 ASKED = "Please also add a CHANGELOG.md"
@@ -34,16 +31,7 @@ COMMIT_CHANGELOG = bash("git add -A && git commit -q -m 'Add the changelog'")
 
 @pytest.fixture
 def settings(settings: DeskSettings) -> DeskSettings:
-    return settings.model_copy(
-        update={
-            "hold_wait": timedelta(seconds=60),
-            "hold_live_wait": timedelta(seconds=2),
-            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
-            "agent_env": [*settings.agent_env, *AGENT_ENV],
-            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
-            "sandbox_egress": ["*", "127.0.0.1"],
-        }
-    )
+    return talking_settings(settings)
 
 
 async def test_a_message_while_claude_works_reaches_the_models_next_request(

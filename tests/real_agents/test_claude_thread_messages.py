@@ -6,7 +6,6 @@ asked, and the message is marked delivered in the thread (issue 45)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,14 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.claude_code import AGENT_ENV, REPO, bash
+from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.surfaces.discord_threads import job_in_thread
 from tests.helpers.waiting import awaited, eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
-from tests.real_agents.install import agent_cache
 from tests.surfaces.fake_discord import OWNER_ID, FakeDiscord
 
 pytestmark = pytest.mark.timeout(300)
@@ -34,15 +31,7 @@ ASKED = "Please also add a CHANGELOG.md"
 
 @pytest.fixture
 def settings(settings: DeskSettings) -> DeskSettings:
-    return settings.model_copy(
-        update={
-            "hold_wait": timedelta(seconds=60),
-            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
-            "agent_env": [*settings.agent_env, *AGENT_ENV],
-            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
-            "sandbox_egress": ["*", "127.0.0.1"],
-        }
-    )
+    return talking_settings(settings)
 
 
 async def test_a_message_in_the_thread_reaches_claudes_next_request(

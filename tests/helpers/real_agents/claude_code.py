@@ -7,13 +7,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from desk.agents.presets import AGENT_PRESETS
+from desk.config.settings import DeskSettings
+from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Step, ToolCall, serving
-from tests.real_agents.install import newest_npm, npm_cli
+from tests.real_agents.install import agent_cache, newest_npm, npm_cli
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
@@ -78,3 +81,18 @@ def claude_env(
     yield start
     for running in fakes:
         running.__exit__(None, None, None)
+
+
+def talking_settings(settings: DeskSettings) -> DeskSettings:
+    """A desk whose worker runs the real Claude Code for a conversation: the CLI's environment and
+    cache reach its sandbox, its model is on 127.0.0.1, and a held call waits a minute."""
+    return settings.model_copy(
+        update={
+            "hold_wait": timedelta(seconds=60),
+            "hold_live_wait": timedelta(seconds=2),
+            "heartbeat_timeout": HEARTBEAT_TIMEOUT,
+            "agent_env": [*settings.agent_env, *AGENT_ENV],
+            "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
+            "sandbox_egress": ["*", "127.0.0.1"],
+        }
+    )
