@@ -15,7 +15,7 @@ import logging
 
 import discord
 
-from surfaces.discord.delivery import NO_MENTIONS, nonce
+from surfaces.discord.common.delivery import NO_MENTIONS, nonce
 from surfaces.render.discord.message_text import sanitize, split_message
 
 log = logging.getLogger(__name__)

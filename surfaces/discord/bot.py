@@ -25,11 +25,11 @@ from activities.surface import SurfaceActivities
 from desk.config.settings import DeskSettings
 from desk.errors import DeskError, SettingsError
 from surfaces.discord.agent_watch import LineLimits
+from surfaces.discord.common.services import Services
 from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
-from surfaces.discord.services import Services
 
 log = logging.getLogger(__name__)
 

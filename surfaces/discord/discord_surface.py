@@ -31,9 +31,8 @@ from desk.payloads.surfaces import (
 )
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
-from surfaces.discord.closed_threads import ClosedThreads, direct_note
-from surfaces.discord.conversation.thread_book import ThreadBook
-from surfaces.discord.delivery import (
+from surfaces.discord.common.closed_threads import ClosedThreads, direct_note
+from surfaces.discord.common.delivery import (
     NO_MENTIONS,
     closed_to_me,
     give_up,
@@ -41,6 +40,7 @@ from surfaces.discord.delivery import (
     reopened,
     retryable,
 )
+from surfaces.discord.common.thread_book import ThreadBook
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.progress_boards import ProgressBoards

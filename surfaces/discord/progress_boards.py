@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import discord
 
-from surfaces.discord.closed_threads import ClosedThreads
-from surfaces.discord.delivery import NO_MENTIONS, give_up, nonce, reopened
+from surfaces.discord.common.closed_threads import ClosedThreads
+from surfaces.discord.common.delivery import NO_MENTIONS, give_up, nonce, reopened
 from surfaces.render.discord.embeds import is_progress, progress_embed
 
 log = logging.getLogger(__name__)

@@ -18,9 +18,9 @@ from desk.payloads.jobs import CloneInfo, JobOutcome
 from desk.payloads.ship_payloads import PushStatus
 from surfaces.cli.main import invoke
 from surfaces.clients.desk_client import DeskClient
-from surfaces.discord.interactions.access import REFUSAL
+from surfaces.discord.common.access import REFUSAL
+from surfaces.discord.common.services import Services
 from surfaces.discord.interactions.custom_ids import parse
-from surfaces.discord.services import Services
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import until

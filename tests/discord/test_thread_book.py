@@ -1,11 +1,11 @@
-"""The bot's book of job places (surfaces/discord/conversation/thread_book.py): what it keeps
+"""The bot's book of job places (surfaces/discord/common/thread_book.py): what it keeps
 outlives the bot, a place follows its newest job, and an unreadable book starts afresh."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from surfaces.discord.conversation.thread_book import BOOK_FILE, ThreadBook, ThreadJob
+from surfaces.discord.common.thread_book import BOOK_FILE, ThreadBook, ThreadJob
 
 
 def test_a_place_its_job_and_how_far_it_was_read_outlive_the_bot(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ round a circle is a circle too: desk/config/reach.py and desk/config/settings.py
 needing the other, until both took the names and defaults from desk/config/basics/defaults.py.
 
 Folders have an order too: no two folders import each other round a circle, however long, so a
-folder can be read with what it imports and without what imports it. For now this holds for the
+folder can be read with what it imports and without what imports it. This holds for the
 folders of `workflows/` (a workflow reaches another by the names in desk/names.py, never by
 importing its folder), of `desk/` (docs/development.md lists them bottom up: the loose modules
 import no folder, the low records and the config's basics sit under holds and policy, the payloads
@@ -29,8 +29,9 @@ folder; the sandbox, git, the forge, the holds and the shelf above them; the age
 streams and its session, then the worktree set-up and the job's worktree, then the agent's run;
 the checks and shipping on top), of `workers/` (the runtime record is in workers/temporal,
 with the clients that read it), and of `surfaces/cli` (what every command uses is in
-cli/common, below the app and its commands) and `surfaces/render` (the blocks below everything,
-the words below the layout); the folders of the other layers come next, as their circles go.
+cli/common, below the app and its commands), `surfaces/render` (the blocks below everything,
+the words below the layout) and `surfaces/discord` (what every part of the bot uses is in
+discord/common, below the interactions, the conversation and the bot).
 """
 
 from __future__ import annotations
@@ -65,17 +66,9 @@ class Import:
     line: int
 
 
-FOLDER_ORDER_HOLDS_IN = (
-    "desk",
-    "activities",
-    "workflows",
-    "workers",
-    "surfaces.cli",
-    "surfaces.render",
-)
-"""The layers, or folders, whose folders keep their order
-(`test_no_folders_import_each_other_round_a_circle`). The rest of surfaces/ (its discord folder)
-joins once its folders' circles are gone (issue 44)."""
+FOLDER_ORDER_HOLDS_IN = LAYERS
+"""The layers whose folders keep their order (`test_no_folders_import_each_other_round_a_circle`):
+every one."""
 
 
 def module_name(path: Path) -> str:

@@ -20,8 +20,8 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, OutcomeKind, Principal, SurfacePlace
 from surfaces.discord.bot import CodedeskBot
+from surfaces.discord.common.services import Services
 from surfaces.discord.interactions.custom_ids import CardKey
-from surfaces.discord.services import Services
 from tests.surfaces.fake_discord import (
     BOT_ID,
     GUILD_ID,

@@ -28,8 +28,8 @@ from temporalio.service import RPCError
 from desk.errors import AgentDoneError, DeskError, MessageSenderError
 from desk.payloads.message_payloads import SayAnswer
 from surfaces.clients.desk_client import DeskClient
-from surfaces.discord.conversation.thread_book import ThreadBook, ThreadJob
-from surfaces.discord.interactions.access import Owners, principal
+from surfaces.discord.common.access import Owners, principal
+from surfaces.discord.common.thread_book import ThreadBook, ThreadJob
 from surfaces.render.discord.conversation_text import (
     REFUSED,
     answer_reaction,

@@ -12,9 +12,9 @@ import discord
 from discord import app_commands
 
 from desk.policy.modes import Mode, ModesView, ModeSwitch, ScopeKind
-from surfaces.discord.delivery import NO_MENTIONS
-from surfaces.discord.interactions.access import principal
-from surfaces.discord.services import services_of
+from surfaces.discord.common.access import principal
+from surfaces.discord.common.delivery import NO_MENTIONS
+from surfaces.discord.common.services import services_of
 from surfaces.render.discord.message_text import plain, split_message
 
 MODES = [app_commands.Choice(name=mode.value, value=mode.value) for mode in Mode]

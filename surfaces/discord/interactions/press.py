@@ -23,9 +23,9 @@ from temporalio.client import WorkflowExecutionStatus, WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.holds.approvals import ApprovalOutcome, Decision
-from surfaces.discord.interactions.access import principal
+from surfaces.discord.common.access import principal
+from surfaces.discord.common.services import Services, services_of
 from surfaces.discord.interactions.custom_ids import CardKey, resolve
-from surfaces.discord.services import Services, services_of
 from surfaces.render.discord.embeds import closed_copy, inactive_copy
 from surfaces.render.discord.message_text import plain
 from workflows.shipping.approval import Approval

@@ -24,12 +24,12 @@ from desk.agents.presets import PRESETS, preset_command
 from desk.errors import DeskError
 from desk.holds.approvals import SurfacePlace
 from desk.policy.host import asked_budget, asked_spend_limit
-from surfaces.discord.delivery import NO_MENTIONS
-from surfaces.discord.interactions.access import REFUSAL
+from surfaces.discord.common.access import REFUSAL
+from surfaces.discord.common.delivery import NO_MENTIONS
+from surfaces.discord.common.services import services_of
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.job_place import Follow, job_place
 from surfaces.discord.interactions.mode_slash_command import mode_command
-from surfaces.discord.services import services_of
 from surfaces.render.discord.embeds import card_embed
 from surfaces.render.discord.message_text import code, cut, plain, split_message
 from surfaces.render.discord.replies import (

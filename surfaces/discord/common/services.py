@@ -17,8 +17,8 @@ from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.mode_client import ModesClient
 from surfaces.clients.ship_client import ShippingClient
-from surfaces.discord.conversation.thread_book import BOOK_FILE, ThreadBook
-from surfaces.discord.interactions.access import Owners
+from surfaces.discord.common.access import Owners
+from surfaces.discord.common.thread_book import BOOK_FILE, ThreadBook
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 import discord
 from temporalio import activity
 
-from surfaces.discord.closed_threads import ClosedThreads
+from surfaces.discord.common.closed_threads import ClosedThreads
 
 log = logging.getLogger("surfaces.discord")
 
