@@ -14,7 +14,9 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError, ApplicationErrorCategory
 
-import desk.errors
+# Bound once, when the test is imported: a workflow sandbox (the replay tests in this process)
+# may leave its own copy of desk.errors as the `desk` package's `errors` attribute.
+import desk.errors as desk_errors
 from desk.errors import (
     NON_RETRYABLE_ERROR_TYPES,
     DeskError,
@@ -71,7 +73,7 @@ def test_every_desk_error_has_its_own_wire_names() -> None:
     assert set(error_types()) == set(names)
     assert {kind.__name__ for kind in desk_error_types()} == {
         name
-        for name, value in vars(desk.errors).items()
+        for name, value in vars(desk_errors).items()
         if isinstance(value, type) and issubclass(value, DeskError)
     }
 
@@ -133,7 +135,7 @@ def test_an_activity_boundary_sends_the_class_retryability() -> None:
 
 
 def test_the_tree_drawn_in_the_docstring_is_the_tree() -> None:
-    doc = desk.errors.__doc__ or ""
+    doc = desk_errors.__doc__ or ""
     drawn: dict[str, str] = {}
     for line in doc.splitlines():
         found = re.match(r"^[│├└─\s]*([A-Z]\w+)\s{2,}(.*?)\s*$", line)
