@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -113,17 +114,41 @@ def entries(folder: Path) -> int:
 async def watch(check: Callable[[], bool], what: str) -> None:
     """Look at `check()` every WATCH seconds until it holds (in a thread, so the look is not
     held up by the event loop); fail naming `what` after PATIENCE seconds."""
+    if not await asyncio.to_thread(_look, check):
+        raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came")
 
-    def look() -> bool:
-        deadline = time.monotonic() + PATIENCE  # a safety net, not a measure
-        while not check():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(WATCH)
+
+async def kill_when(
+    check: Callable[[], bool],
+    what: str,
+    process: subprocess.Popen[bytes],
+    seen: Callable[[], str] = lambda: "",
+) -> None:
+    """SIGKILL `process`'s group the moment `check()` holds, from the thread that looks.
+
+    The kill is sent by the watching thread itself: a kill sent after the event loop picks up
+    the look's result comes a scheduling round later, which on a loaded machine is long enough
+    for git to finish the step (seen: a worktree's removal gone before the kill). `seen` says
+    what the test saw, for the failure's message when the moment never comes."""
+
+    def look_then_kill() -> bool:
+        if not _look(check):
+            return False
+        os.killpg(process.pid, signal.SIGKILL)
         return True
 
-    if not await asyncio.to_thread(look):
-        raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came")
+    if not await asyncio.to_thread(look_then_kill):
+        raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came. {seen()}")
+    await asyncio.to_thread(process.wait, 10)
+
+
+def _look(check: Callable[[], bool]) -> bool:
+    deadline = time.monotonic() + PATIENCE  # a safety net, not a measure
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(WATCH)
+    return True
 
 
 def changed_files(clone: Path) -> int:

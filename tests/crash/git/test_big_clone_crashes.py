@@ -23,6 +23,7 @@ from tests.crash.big_repos import (
     changed_files,
     entries,
     holds,
+    kill_when,
     origin_from,
     path_of,
     text_of,
@@ -143,8 +144,7 @@ async def test_a_worker_killed_inside_the_fast_forward_of_a_big_clone_integrates
     def inside() -> bool:
         return planned_tip(settings, number) and reached(template, clone)
 
-    await watch(inside, f"the merge {point}")
-    await kill_group(first)  # the worker and its git, as systemd stops a unit
+    await kill_when(inside, f"the merge {point}", first)  # the worker and its git, as systemd does
     resume_clock.restarted()
     changed, head = changed_files(clone), git(clone, "rev-parse", "HEAD")
     resume_clock.note(
@@ -186,8 +186,7 @@ async def test_a_clone_changed_by_someone_after_a_killed_fast_forward_is_refused
     def inside() -> bool:
         return planned_tip(settings, number) and written(wide_template, clone, 0.5)
 
-    await watch(inside, "the merge halfway")
-    await kill_group(first)
+    await kill_when(inside, "the merge halfway", first)
     assert git(clone, "rev-parse", "HEAD") == before, "the kill must land inside the merge"
     # A person edits a file the merge had not reached yet: neither end of the fast-forward.
     last, _ = wide_template.path(1.0)
@@ -241,8 +240,7 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     # 1. Inside `git worktree add`: half of the files checked out.
     half, _ = template.path(0.5)
     await until(admin.exists, "the cut to begin")
-    await watch(lambda: (worktree / half).exists(), "the cut halfway")
-    await kill_group(worker)
+    await kill_when(lambda: (worktree / half).exists(), "the cut halfway", worker)
     assert (admin / "locked").exists(), "git leaves a worktree cut halfway locked"
     resume_clock.note(f"cut: killed with {sum(1 for _ in worktree.rglob('*.txt'))} files out")
     worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
@@ -256,20 +254,28 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     plan = settings.jobs_dir / str(number) / MERGE_PLAN
     await until(plan.exists, "the integration to begin")
     middle = template.moved[len(template.moved) // 2]
-    await watch(
-        lambda: holds(worktree / path_of(middle), text_of(middle, "moved")), "the rebase halfway"
+    await kill_when(
+        lambda: holds(worktree / path_of(middle), text_of(middle, "moved")),
+        "the rebase halfway",
+        worker,
     )
-    await kill_group(worker)
     assert (admin / "rebase-merge").exists(), "the kill must land inside the rebase"
     assert git(clone, "rev-parse", "HEAD") == moved_on
     worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
 
-    # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted.
+    # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted. The look
+    # starts while the retried integration runs, so it is already looking when the removal
+    # begins (a look started after the receipt can come when the removal is over).
     receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
-    await until(receipt.exists, "the integration to finish")
     dirs = template.dirs
-    await watch(lambda: receipt.exists() and entries(worktree) < dirs - 10, "the removal")
-    await kill_group(worker)
+
+    def removing() -> bool:
+        return receipt.exists() and 0 < entries(worktree) < dirs - 10
+
+    def seen() -> str:
+        return f"integrated: {receipt.exists()}; {entries(worktree)} of {dirs} folders left"
+
+    await kill_when(removing, "the removal", worker, seen)
     resume_clock.note(f"removal: killed with {entries(worktree)} of {dirs} folders left")
     assert worktree.exists(), "the kill must land inside the removal"
     resume_clock.restarted()
@@ -399,10 +405,8 @@ async def test_the_server_restarted_and_the_worker_killed_inside_the_fast_forwar
     folder = home / "jobs" / str(number)
     await until((folder / WORKTREE_RECEIPT).exists, "the worktree")
     await until(lambda: planned(folder), "the merge plan")
-    await watch(lambda: written(wide_template, clone, 0.5), "the merge halfway")
-
     # The server and the worker (with its git) go down together inside the fast-forward.
-    await kill_group(first)
+    await kill_when(lambda: written(wide_template, clone, 0.5), "the merge halfway", first)
     again = await restart_server(own_server)
     resume_clock.restarted()
     assert changed_files(clone) > 0

@@ -14,8 +14,8 @@ from temporalio.client import Client
 from activities.jobs.worktrees import WORKTREE_RECEIPT
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
-from tests.crash.big_repos import Template, entries, origin_from, watch
-from tests.crash.crashes import REPO, ResumeClock, assert_no_leftovers, kill_group
+from tests.crash.big_repos import Template, entries, kill_when, origin_from
+from tests.crash.crashes import REPO, ResumeClock, assert_no_leftovers
 from tests.helpers.jobs.big_clone_jobs import (
     a_later_job_runs,
     assert_clean_at,
@@ -38,6 +38,12 @@ LEAVER = f"""\
 set -e
 IDENTITY="{IDENTITY}"
 printf 'build/\\n' > .gitignore
+# Git compares whole seconds of ctime: a touch in the second the worktree was checked out is
+# rightly no change to the next checkout, so the formatter below runs in a later second.
+index="$(git rev-parse --git-path index)"
+while [ "$(stat -c %Z .gitignore)" -le "$(stat -c %Y "$index")" ]; do
+  sleep 0.1 && touch .gitignore
+done
 # A formatter's run: every tracked file touched (its ctime), none changed.
 git ls-files -z | xargs -0 chmod 644
 # A build's output, ignored: 20,000 files that git status never shows.
@@ -107,13 +113,27 @@ async def test_a_worker_killed_while_a_kept_worktree_is_made_clean_integrates_on
         REPO, "look", agent_command=command(tmp_path, "second", checker(runs, "second"))
     )
     path = trees / str(second)
-    if point == "in-its-sweep":
-        await watch(lambda: 0 < entries(path / "build") < IGNORED_DIRS // 2, "the sweep halfway")
-    else:
-        await watch(lambda: ctime(path / half) not in (0, touched), "the checkout halfway")
-    await kill_group(worker)
-    resume_clock.restarted()
     receipt = settings.jobs_dir / str(second) / WORKTREE_RECEIPT
+
+    def seen() -> str:
+        return (
+            f"{path.name} exists: {path.exists()}, its worktree receipt: {receipt.exists()}, "
+            f"{entries(path / 'build')} build folders, the file {half} changed at "
+            f"{ctime(path / half)} (the last job touched it at {touched}); "
+            f"kept now: {sorted(os.listdir(trees / '.kept'))}"
+        )
+
+    def sweeping() -> bool:
+        return 0 < entries(path / "build") < IGNORED_DIRS // 2
+
+    def checking_out() -> bool:
+        return ctime(path / half) not in (0, touched)
+
+    if point == "in-its-sweep":
+        await kill_when(sweeping, "the sweep halfway", worker, seen)
+    else:
+        await kill_when(checking_out, "the checkout halfway", worker, seen)
+    resume_clock.restarted()
     assert not receipt.exists(), "the kill must land inside the take-out"
     if point == "in-its-sweep":
         assert (path / "build").exists(), "the kill must land inside the sweep"
