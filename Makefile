@@ -24,8 +24,9 @@ lint: $(BIN)/codedesk
 # loadfile): its session fixtures (the big crash templates, the agent installs) are made once.
 TEST_WORKERS ?= 2
 
+# The 30 slowest tests are listed at the end: where the suite's time goes (docs/development.md).
 test: lint
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --durations=30
 
 # Every bench script in bench/ (but its helpers, the floor program and the profiler) writes its JSON to bench/results/; then the
 # table of docs/performance.md is made from those files.
