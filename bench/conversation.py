@@ -31,7 +31,6 @@ and exits 0 without figures.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -49,7 +48,7 @@ from typing import Any
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from common import Comparison, exit_with, isolate, make_origin, median, report, start_server  # noqa: E402
-from suspension import PATIENCE, StampedFake, Worker, claude_cli, until, worker_env  # noqa: E402
+from suspension import PATIENCE, StampedFake, Worker, claude_bench, until, worker_env  # noqa: E402
 
 from desk.agents.presets import AGENT_PRESETS, preset_command  # noqa: E402
 from desk.config.settings import DeskSettings, load_settings  # noqa: E402
@@ -269,20 +268,10 @@ def summary(rows: dict[str, list[dict[str, float]]], problems: list[str]) -> dic
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of the two runs (5)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--out", type=Path, help="also write the figures as JSON to this file")
-    args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    claude = claude_cli()
-    if not isinstance(claude, Path):
-        why = f"bench conversation: skipped: {claude}"
-        print(why, file=sys.stderr)
-        if args.json:
-            print(json.dumps({"bench": "conversation", "skipped": why}))
+    chosen = claude_bench("conversation", __doc__, rounds=5)
+    if chosen is None:
         return 0
+    args, claude = chosen
     figures = asyncio.run(run(args.rounds, claude))
     baseline = figures["cli_write_to_request_ms"]
     returned = figures["say_returned_to_request_ms"]

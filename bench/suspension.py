@@ -425,6 +425,26 @@ def claude_cli() -> Path | str:
         return str(skipped)
 
 
+def claude_bench(name: str, doc: str | None, rounds: int) -> tuple[argparse.Namespace, Path] | None:
+    """The arguments of a bench that runs the proven Claude Code (`--rounds`, default `rounds`;
+    `--json`; `--out FILE`) and that CLI; None, the reason printed, when it cannot run here."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=rounds, help=f"rounds ({rounds})")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--out", type=Path, help="also write the figures as JSON to this file")
+    args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    claude = claude_cli()
+    if isinstance(claude, Path):
+        return args, claude
+    why = f"bench {name}: skipped: {claude}"
+    print(why, file=sys.stderr)
+    if args.json:
+        print(json.dumps({"bench": name, "skipped": why}))
+    return None
+
+
 async def run(rounds: int, claude: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="codedesk-bench-") as tmp:
         root = Path(tmp)
@@ -499,20 +519,10 @@ def summary(rows: list[dict[str, Any]], problems: list[str]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the four runs (3)")
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    parser.add_argument("--out", type=Path, help="also write the figures as JSON to this file")
-    args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
-    claude = claude_cli()
-    if not isinstance(claude, Path):
-        why = f"bench suspension: skipped: {claude}"
-        print(why, file=sys.stderr)
-        if args.json:
-            print(json.dumps({"bench": "suspension", "skipped": why}))
+    chosen = claude_bench("suspension", __doc__, rounds=3)
+    if chosen is None:
         return 0
+    args, claude = chosen
     figures = asyncio.run(run(args.rounds, claude))
     comparisons = [
         Comparison(
