@@ -437,7 +437,7 @@ PATCHES = (
         "agent's session, which runs again) up to the owner's check_retries, before the job "
         "reports it",
         came="2026-12-06",
-        commit="",
+        commit="fca97b8",
         asked_by=JOB,
         unrecorded="asked only when a blocking check fails, which no recording before it has",
     ),
