@@ -22,6 +22,7 @@ from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
+from tests.helpers.cli_helpers import run_cli, settings_env, shown
 from tests.helpers.repos import git
 from tests.helpers.waiting import eventually
 
@@ -45,7 +46,7 @@ def agent_log(settings: DeskSettings, number: int) -> str:
 
 
 async def test_a_check_that_fails_once_goes_back_to_the_agent_and_the_fix_integrates(
-    desk: DeskClient, settings: DeskSettings, origin: Path, gates: Path
+    desk: DeskClient, settings: DeskSettings, origin: Path, gates: Path, tmp_path: Path
 ) -> None:
     clone = await repo_checked(desk, settings, origin, check=CHECK)
     go_on = gates / "fix-may-end"
@@ -71,6 +72,9 @@ async def test_a_check_that_fails_once_goes_back_to_the_agent_and_the_fix_integr
     assert current.phase == JobPhase.WORKING
     [fixing] = current.check_rounds
     assert (fixing.round, fixing.status, fixing.exit_code) == (1, CheckStatus.FAILED, 3)
+    shown_now = await run_cli(settings_env(settings), "show", str(number), cwd=tmp_path)
+    assert "check rounds (1)" in shown_now.stdout, shown(shown_now)
+    assert "round 1: failed, exit code 3; sent to the agent as message 1:" in shown_now.stdout
     go_on.touch()
     report = await desk.wait(number)
 
@@ -95,10 +99,10 @@ async def test_a_check_that_fails_once_goes_back_to_the_agent_and_the_fix_integr
     log = agent_log(settings, number)
     assert "scripted agent: told 1 by codedesk check: The repository's check" in log
     assert "tests: 1 failed: fixed.txt is missing" in log
-    shown = "\n".join(plain(job_report(report)))
-    assert "check rounds (2)" in shown
-    assert "round 1: failed, exit code 3; sent to the agent as message 1:" in shown
-    assert "round 2: passed" in shown
+    text = "\n".join(plain(job_report(report)))
+    assert "check rounds (2)" in text
+    assert "round 1: failed, exit code 3; sent to the agent as message 1:" in text
+    assert "round 2: passed" in text
 
 
 async def test_a_check_that_fails_every_round_ends_the_job_as_before_listing_the_rounds(
