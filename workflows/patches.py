@@ -97,6 +97,7 @@ OUTBOX_STARTED_AGAIN = "outbox-started-again"
 WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
+CHECK_GOES_BACK = "failed-check-goes-back-to-the-agent"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -429,6 +430,16 @@ PATCHES = (
         commit="72e4fe9",
         asked_by=JOB,
         old_branch="coding_job_suspended",
+    ),
+    Patch(
+        CHECK_GOES_BACK,
+        guards="a blocking check that failed goes back to the agent (its tail a message to the "
+        "agent's session, which runs again) up to the owner's check_retries, before the job "
+        "reports it",
+        came="2026-12-06",
+        commit="fca97b8",
+        asked_by=JOB,
+        unrecorded="asked only when a blocking check fails, which no recording before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

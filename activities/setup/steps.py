@@ -18,6 +18,7 @@ from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRej
 from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.session.log import AGENT_LOG
+from activities.diagnostics import quoted
 from activities.off_loop import off_the_loop
 from activities.setup.copy_files import copy_setup_files
 from activities.setup.left_files import record_setup_files
@@ -28,7 +29,13 @@ from desk.errors import ServerError, SetupError
 from desk.failures import desk_failures
 from desk.names import REPO_STATE_QUERY, SETUP_MEMO, repo_workflow_id
 from desk.payloads.repo_state import RepoState
-from desk.records.repo_setup import CommandRun, RepoSetup, WorktreeSetUp, WorktreeStepInput
+from desk.records.repo_setup import (
+    CheckStatus,
+    CommandRun,
+    RepoSetup,
+    WorktreeSetUp,
+    WorktreeStepInput,
+)
 
 QUERY_TIMEOUT = timedelta(seconds=10)
 
@@ -74,7 +81,9 @@ class SetupActivities:
             if not setup.check:
                 return None
             ran = await self._run(request, setup.check, "check", self.settings.check_timeout)
-            return ran.model_copy(update={"blocks": setup.check_blocks})
+            tail = quoted(ran.output) if ran.status != CheckStatus.PASSED else ""
+            owners = {"blocks": setup.check_blocks, "retries": setup.check_retries, "tail": tail}
+            return ran.model_copy(update=owners)
 
     async def _run(
         self, request: WorktreeStepInput, command: str, step: str, timeout: timedelta

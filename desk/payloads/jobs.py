@@ -23,7 +23,7 @@ from desk.records.base import Payload, ScrubbedText
 from desk.records.job_states import JobOutcome as JobOutcome
 from desk.records.job_states import JobPhase as JobPhase
 from desk.records.job_states import ReasonKind as ReasonKind
-from desk.records.repo_setup import CommandRun, RepoSetup
+from desk.records.repo_setup import CheckRound, CommandRun, RepoSetup
 from desk.usage.tally import Usage
 
 
@@ -391,6 +391,8 @@ class JobReport(Payload):
     """How long the job waited for the repository, when it gave up waiting."""
     check: CommandRun | None = None
     """The repository's check after the agent (passed, failed with its tail, timed out)."""
+    check_rounds: list[CheckRound] = Field(default_factory=list)
+    """When a failed check went back to the agent: each run of the check, and what was sent."""
     branch: str = ""
     worktree: str = ""
     branch_kept: bool = False
@@ -468,6 +470,8 @@ class JobStatus(Payload):
     late_approvals: list[str] = Field(default_factory=list)
     """Approvals approved after the hook that asked gave up, not used yet by an identical call
     (`codedesk withdraw` finds them here)."""
+    check_rounds: list[CheckRound] = Field(default_factory=list)
+    """The runs of the repository's check so far, once a failed one went back to the agent."""
 
 
 # The desk

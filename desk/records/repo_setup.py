@@ -10,6 +10,11 @@ from pydantic import Field
 from desk.errors import SetupError
 from desk.records.base import Payload, ScrubbedText
 
+CHECK_RETRIES = 2
+"""How many times a failed check goes back to the agent unless the owner says otherwise."""
+CHECK_RETRIES_MAX = 10
+"""The most an owner may set (`repo set --check-retries`)."""
+
 
 class RepoSetup(Payload):
     """Host policy: never read from the repository's own files.
@@ -25,6 +30,9 @@ class RepoSetup(Payload):
     """Whether a failed or timed-out check keeps the work from being integrated."""
     pull_requests: bool = False
     """Ship every push of this repository as a pull request (`codedesk push --pr` for each)."""
+    check_retries: int = CHECK_RETRIES
+    """How many times a blocking check that failed goes back to the agent (its tail sent to the
+    agent's session, the agent works again, the check runs again) before the job reports it."""
 
     def empty(self) -> bool:
         return not (self.setup or self.copy_files or self.check or self.pull_requests)
@@ -43,6 +51,7 @@ class SetRepoSetup(Payload):
     check: str | None = None
     check_blocks: bool | None = None
     pull_requests: bool | None = None
+    check_retries: int | None = None
     clear: bool = False
 
     def applied_to(self, current: RepoSetup) -> RepoSetup:
@@ -55,7 +64,24 @@ class SetRepoSetup(Payload):
             check=base.check if self.check is None else self.check.strip(),
             check_blocks=base.check_blocks if self.check_blocks is None else self.check_blocks,
             pull_requests=base.pull_requests if self.pull_requests is None else self.pull_requests,
+            check_retries=(
+                base.check_retries
+                if self.check_retries is None
+                else check_retries(self.check_retries)
+            ),
         )
+
+
+def check_retries(rounds: int) -> int:
+    """`rounds` as the times a failed check goes back to the agent, or `SetupError` when it is
+    out of range."""
+    if not 0 <= rounds <= CHECK_RETRIES_MAX:
+        raise SetupError(
+            f"--check-retries {rounds} is out of range: give 0 to {CHECK_RETRIES_MAX} (how many "
+            f"times a failed check goes back to the agent; 0 reports it at once, the default is "
+            f"{CHECK_RETRIES})."
+        )
+    return rounds
 
 
 def copy_path(path: str) -> str:
@@ -95,10 +121,29 @@ class CommandRun(Payload):
     output_cut: int = 0
     blocks: bool = True
     """A check's: whether its failure keeps the work from being integrated (owner's setting)."""
+    retries: int = 0
+    """A check's: how many times its failure goes back to the agent (owner's setting)."""
+    tail: ScrubbedText = ""
+    """A failed check's words for its agent: its output scrubbed and cut as a failure quotes a
+    command's words (CODEDESK_DIAGNOSTIC_CHARS)."""
 
     def blocking(self) -> bool:
         """Whether this check's end keeps the work from being integrated."""
         return self.blocks and self.status != CheckStatus.PASSED
+
+
+class CheckRound(Payload):
+    """One run of the repository's check in a job whose failed check went back to its agent."""
+
+    round: int
+    """1 for the check after the agent's first run, one more after each fix."""
+    command: str
+    status: CheckStatus
+    exit_code: int | None = None
+    sent: ScrubbedText = ""
+    """The message the agent's session was sent to fix it; empty for the last round."""
+    message_seq: int = 0
+    """That message's number in the job's conversation (0: none was sent)."""
 
 
 class WorktreeSetUp(Payload):

@@ -36,6 +36,7 @@ async def test_set_show_change_and_clear(
         "check": "npm test",
         "check_blocks": True,
         "pull_requests": True,
+        "check_retries": 2,
     }
     await cli("repo", "set", REPO, "--clear")
     assert "no worktree set-up or check" in await cli("repo", "show", REPO)
@@ -49,3 +50,18 @@ async def test_a_path_out_of_the_clone_is_refused(
     assert_refused(result, "Cannot copy '../.ssh/id_ed25519'", "inside the clone")
     show = await run_cli(env, "repo", "show", REPO, "--json", cwd=tmp_path)
     assert json.loads(show.stdout)["copy_files"] == [], shown(show)
+
+
+async def test_the_owner_sets_how_often_a_failed_check_goes_back_to_the_agent(
+    clone: Path, settings: DeskSettings, tmp_path: Path
+) -> None:
+    env = settings_env(settings)
+    said = await run_cli(env, "repo", "set", REPO, "--check", "make test", cwd=tmp_path)
+    assert "blocks integration, after it went back to the agent twice" in said.stdout, shown(said)
+    said = await run_cli(env, "repo", "set", REPO, "--check-retries", "0", cwd=tmp_path)
+    assert "at once: it does not go back to the agent" in said.stdout, shown(said)
+    for bad in ("-1", "11"):
+        refused = await run_cli(env, "repo", "set", REPO, "--check-retries", bad, cwd=tmp_path)
+        assert_refused(refused, f"--check-retries {bad} is out of range", "give 0 to 10")
+    show = await run_cli(env, "repo", "show", REPO, "--json", cwd=tmp_path)
+    assert json.loads(show.stdout)["check_retries"] == 0, shown(show)

@@ -949,6 +949,28 @@ async def record_messages(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_check_fixed(tmp: Path, out: Path) -> None:
+    """A failed check goes back to the agent (issue 46): the check fails, its tail is a message
+    to the agent, whose second run fixes it; the check passes and the work integrates (patch
+    `failed-check-goes-back-to-the-agent`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "check-fixed")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "check-fixed")
+        change = SetRepoSetup(repo="acme/api", check="test -f fixed.txt || exit 3")
+        await RepoSetupClient(desk.client, settings).configure(change)
+        number = await desk.start_job(
+            "acme/api",
+            "fix",
+            agent_command=agent(
+                "write:s.txt=s", "commit:s", "if-told:write:fixed.txt=ok", "if-told:commit:fix"
+            ),
+        )
+        print(number, (await desk.wait(number)).outcome)
+        keep(out / "coding_job_check_fixed.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -975,6 +997,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "ship-told": record_ship_told,
     "withdrawn": record_withdrawn_calls,
     "messages": record_messages,
+    "check-fixed": record_check_fixed,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -24,7 +24,9 @@ from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, SurfacePlace
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.ship_payloads import PushStatus
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.clients.ship_client import ShippingClient
 from tests.crash.crashes import kill_group
 from tests.helpers.agents import agent
@@ -145,6 +147,29 @@ class TestDelivered:
         await until(log.exists, "the command's delivery")
         [line] = await until(lambda: log.read_text().splitlines(), "the command's line")
         assert json.loads(line) == document
+
+    async def test_a_jobs_check_rounds_reach_the_webhook(
+        self, desk: DeskClient, settings: DeskSettings, clone: Path, receiver: Receiver
+    ) -> None:
+        """A failed check that went back to the agent: the hooks carry every round."""
+        check = SetRepoSetup(repo=REPO, check="test -f fixed.txt || { echo red; exit 3; }")
+        await RepoSetupClient(desk.client, settings).configure(check)
+        fixes = agent(
+            "write:notes.txt=notes",
+            "commit:Add notes",
+            "if-told:write:fixed.txt=ok",
+            "if-told:commit:Fix",
+        )
+        number = await desk.start_job(REPO, "add notes", agent_command=fixes)
+        report = await desk.wait(number)
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        await until(lambda: len(receiver.deliveries) == 1, "the webhook's delivery")
+        rounds = receiver.deliveries[0].document["job"]["check_rounds"]
+        assert [(r["round"], r["status"], r["exit_code"]) for r in rounds] == [
+            (1, "failed", 3),
+            (2, "passed", 0),
+        ]
+        assert "red" in rounds[0]["sent"] and rounds[1]["sent"] == ""
 
     async def test_a_pushs_result_reaches_the_webhook(
         self,

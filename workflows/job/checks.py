@@ -1,4 +1,12 @@
-"""A job's worktree set-up (before the agent) and check (after it, before integration)."""
+"""A job's worktree set-up (before the agent) and check (after it, before integration).
+
+A failed check goes back to the agent: when the repository's blocking check fails and the
+owner's `check_retries` (kept in the `Repo` entity with the set-up, never the requester's) allow
+another round, the check's scrubbed tail is kept as a message of the job's conversation (`keep`,
+as a `say` is) and the job runs its agent again for it, resuming its session (the path of the
+messages that came as its run ended); then the check runs again. Each run of the check is then
+a round in the job's status and report.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +15,18 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
+    from desk.agents.check_fixes import CHECK_SENDER, CHECK_SURFACE, check_fix_message
     from desk.payloads.jobs import AgentResult, CutWorktree, JobInput, Worktree
-    from desk.records.repo_setup import CommandRun, RepoSetup, WorktreeStepInput
+    from desk.payloads.message_payloads import SayInput
+    from desk.records.repo_setup import CheckRound, CommandRun, RepoSetup, WorktreeStepInput
     from workflows.policies import SETUP_STEP
 
 from workflows import patches
 from workflows.host.host_routes import Route
+from workflows.job.job_messages import keep
 from workflows.job.record.progress import on_the_clones_host
 from workflows.job.record.state import JobState
+from workflows.summaries import phase_details
 
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:
@@ -79,3 +91,40 @@ def check_failure(check: CommandRun) -> str:
     how = "timed out" if check.status.value == "timed_out" else "failed"
     code = f" (exit {check.exit_code})" if check.exit_code is not None else ""
     return f"The check `{check.command}` {how}{code}; the work was not integrated."
+
+
+def goes_back(state: JobState, check: CommandRun | None) -> bool:
+    """Whether `check` failed and goes back to the agent for another round."""
+    if check is None or not check.blocking():
+        return False
+    if len(state.status.check_rounds) >= check.retries:
+        return False
+    return workflow.patched(patches.CHECK_GOES_BACK)
+
+
+def send_back(state: JobState, check: CommandRun) -> None:
+    """Keep the failed check's tail as a message for the agent, and note the round."""
+    text = check_fix_message(check)
+    message = keep(state, SayInput(text=text, by=CHECK_SENDER, surface=CHECK_SURFACE))
+    rounds = state.status.check_rounds
+    rounds.append(_round(len(rounds) + 1, check, text, message.seq))
+    said = f"fixing the failed check, round {len(rounds)} of {check.retries}"
+    workflow.set_current_details(phase_details(state.job, said))
+
+
+def last_round(state: JobState, check: CommandRun | None) -> None:
+    """Note the check that ended the rounds, once a failed check went back to the agent."""
+    rounds = state.status.check_rounds
+    if rounds and check is not None:
+        rounds.append(_round(len(rounds) + 1, check))
+
+
+def _round(number: int, check: CommandRun, sent: str = "", seq: int = 0) -> CheckRound:
+    return CheckRound(
+        round=number,
+        command=check.command,
+        status=check.status,
+        exit_code=check.exit_code,
+        sent=sent,
+        message_seq=seq,
+    )

@@ -67,7 +67,14 @@ from workflows.calls.result_calls import deliver_result
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
-from workflows.job.checks import check_failure, check_worktree, set_up_worktree
+from workflows.job.checks import (
+    check_failure,
+    check_worktree,
+    goes_back,
+    last_round,
+    send_back,
+    set_up_worktree,
+)
 from workflows.job.holds import answer_hold, close_open_approvals, settled_answer, withdraw_call
 from workflows.job.integration import answered, integrate
 from workflows.job.job_messages import (
@@ -150,6 +157,7 @@ class CodingJob:
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
         report.messages, report.messages_omitted = for_report(state)
+        report.check_rounds = state.status.check_rounds
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
@@ -274,8 +282,20 @@ class CodingJob:
         if refused:
             return await left_behind(state, worktree, JobOutcome.FAILED, refused)
 
+        agent = await self._agent_works(worktree)
+        if isinstance(agent, JobReport):
+            return agent
+        return await self._checked_and_integrated(worktree, agent)
+
+    async def _agent_works(
+        self, worktree: Worktree, continued: AgentResult | None = None
+    ) -> AgentResult | JobReport:
+        """Run the agent until it is done: its first run, or (`continued`) a run that resumes
+        its session with the messages it has not had; the report when the job cannot go on."""
+        state = self.state
+        state.agent_done = False
         try:
-            agent = await run_agent_on_host(state, worktree)
+            agent = await run_agent_on_host(state, worktree, continued=continued)
             while agent is not None:
                 if agent.end == AgentEnd.SUSPENDED:
                     agent = await self._suspended(worktree, agent)
@@ -336,25 +356,36 @@ class CodingJob:
                 agent=agent,
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
-        return await self._checked_and_integrated(worktree, agent)
+        return agent
 
     async def _checked_and_integrated(self, worktree: Worktree, agent: AgentResult) -> JobReport:
         """The agent is done: the owner's check, then the integration, and their report."""
         state = self.state
         check: CommandRun | None = None
-        try:
-            check = await check_worktree(state, worktree, agent)
-            if check is None or not check.blocking():
-                set_phase(state, JobPhase.INTEGRATING)
-                await narrate(state, Narration.INTEGRATING)
-        except (ActivityError, asyncio.CancelledError) as error:
-            if not _cancel_reported(error):
-                raise
-            report = await left_behind(
-                state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
-            )
-            report.check = check
-            return report
+        again = True
+        while again:
+            try:
+                check = await check_worktree(state, worktree, agent)
+                again = goes_back(state, check)
+                if not again and (check is None or not check.blocking()):
+                    set_phase(state, JobPhase.INTEGRATING)
+                    await narrate(state, Narration.INTEGRATING)
+            except (ActivityError, asyncio.CancelledError) as error:
+                if not _cancel_reported(error):
+                    raise
+                report = await left_behind(
+                    state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+                )
+                report.check = check
+                return report
+            if again and check is not None:
+                send_back(state, check)
+                fixed = await self._agent_works(worktree, continued=agent)
+                if isinstance(fixed, JobReport):
+                    fixed.check = check
+                    return fixed
+                agent = fixed
+        last_round(state, check)
         if check is not None and check.blocking():
             report = await left_behind(
                 state, worktree, JobOutcome.FAILED, check_failure(check), agent=agent

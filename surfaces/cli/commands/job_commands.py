@@ -288,11 +288,12 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
-            if current.messages:
-                from surfaces.render.terminal.printing import print_blocks
-                from surfaces.render.words.message_words import message_blocks
+            from surfaces.render.layout.check_layout import check_round_blocks
+            from surfaces.render.terminal.printing import print_blocks
+            from surfaces.render.words.message_words import message_blocks
 
-                print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
+            print_blocks(check_round_blocks(current.check_rounds))
+            print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
         for said in delivery_lines(delivery) if delivery else []:

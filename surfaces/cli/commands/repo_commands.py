@@ -106,6 +106,13 @@ def set_(
         "--check-blocks/--no-check-blocks",
         help="Whether a failed check keeps the work from being integrated (default: it does).",
     ),
+    check_retries: int | None = typer.Option(
+        None,
+        "--check-retries",
+        metavar="K",
+        help="How many times a failed check goes back to the agent, whose session gets its "
+        "tail and works again, before the job reports it (0 to 10; default 2; 0: at once).",
+    ),
     pull_requests: bool | None = typer.Option(
         None,
         "--pr/--no-pr",
@@ -128,6 +135,7 @@ def set_(
         copy_files=None if copy is None else [path for path in copy if path],
         check=check,
         check_blocks=check_blocks,
+        check_retries=check_retries,
         pull_requests=pull_requests,
         clear=clear,
     )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from desk.records.repo_setup import CheckStatus, CommandRun
-from surfaces.render.blocks import Block, Tone, code, field, ours, text
+from desk.records.repo_setup import CheckRound, CheckStatus, CommandRun
+from surfaces.render.blocks import Block, Tone, code, field, item, ours, text
 
 CHECK_WORDS = {
     CheckStatus.PASSED: ("passed", Tone.GOOD),
@@ -28,6 +28,23 @@ def check_blocks(check: CommandRun | None) -> list[Block]:
             field("check output", ours(f"the tail{cut}", Tone.DIM)),
             code(check.output.rstrip()),
         ]
+    return blocks
+
+
+def check_round_blocks(rounds: list[CheckRound]) -> list[Block]:
+    """Each run of a check that went back to the agent: its end, and what the agent was sent."""
+    if not rounds:
+        return []
+    blocks = [field(f"check rounds ({len(rounds)})")]
+    for done in rounds:
+        words, tone = CHECK_WORDS[done.status]
+        code_of = f", exit code {done.exit_code}" if done.exit_code is not None else ""
+        spans = [ours(f"round {done.round}: "), ours(words + code_of, tone)]
+        if done.sent:
+            spans.append(ours(f"; sent to the agent as message {done.message_seq}:"))
+        blocks.append(item(*spans))
+        if done.sent:
+            blocks.append(code(done.sent.rstrip()))
     return blocks
 
 

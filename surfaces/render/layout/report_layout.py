@@ -23,7 +23,7 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
-from surfaces.render.layout.check_layout import check_blocks
+from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
 from surfaces.render.layout.report_reasons import report_reason
 from surfaces.render.layout.ship_request_layout import ship_requests
 from surfaces.render.layout.usage_words import usage_words
@@ -89,6 +89,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
     blocks += check_blocks(report.check)
+    blocks += check_round_blocks(report.check_rounds)
     if report.head:
         blocks.append(field("clone HEAD", name(report.head)))
     if report.commits:

@@ -10,6 +10,8 @@ def setup_lines(repo: str, setup: RepoSetup) -> list[str]:
     if setup.empty():
         return [f"{repo}: no worktree set-up or check (set them with `codedesk repo set`)."]
     blocks = "blocks integration" if setup.check_blocks else "does not block integration"
+    if setup.check and setup.check_blocks:
+        blocks += _retries(setup.check_retries)
     return [
         f"{repo}:",
         f"  set-up: {setup.setup or '(none)'}",
@@ -17,3 +19,10 @@ def setup_lines(repo: str, setup: RepoSetup) -> list[str]:
         f"  check:  {setup.check or '(none)'}" + (f" (a failure {blocks})" if setup.check else ""),
         f"  ships:  {'as a pull request' if setup.pull_requests else 'onto the default branch'}",
     ]
+
+
+def _retries(rounds: int) -> str:
+    if not rounds:
+        return ", at once: it does not go back to the agent"
+    times = {1: "once", 2: "twice"}.get(rounds, f"{rounds} times")
+    return f", after it went back to the agent {times}"

@@ -13,6 +13,8 @@ Steps:
     sleep-first:SECONDS        sleep only when CODEDESK_INTERRUPTED is not "1"
     wait:PATH                  wait until PATH exists (at most 120 s, then exit 3)
     if-first:STEP              run STEP only when CODEDESK_INTERRUPTED is not "1"
+    if-told:STEP               run STEP only when the job's messages file (CODEDESK_MESSAGES)
+                               holds a message; print each message it holds first
     grandchild:SECONDS[:PIDFILE]
                                start a sleeping grandchild in our process group, write its pid
                                (when PIDFILE is given); its command line carries our steps
@@ -310,6 +312,16 @@ def obey(arg: str, step: str) -> None:
         run_step(message["text"])
 
 
+def told() -> bool:
+    """Print the messages the job's messages file holds; whether it holds any."""
+    path = Path(os.environ.get("CODEDESK_MESSAGES") or "/nonexistent")
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    for line in lines:
+        message = json.loads(line)
+        say(f"scripted agent: told {message['seq']} by {message['from']}: {message['text']}")
+    return bool(lines)
+
+
 def run_step(step: str) -> bool:
     """Run one step; False when the next step must be skipped (a refused hold)."""
     name, _, arg = step.partition(":")
@@ -318,6 +330,11 @@ def run_step(step: str) -> bool:
     if name == "if-first":
         if interrupted():
             say(f"scripted agent: {arg!r} skipped (interrupted before)")
+            return True
+        return run_step(arg)
+    if name == "if-told":
+        if not told():
+            say(f"scripted agent: {arg!r} skipped (no message)")
             return True
         return run_step(arg)
     if name == "hold-bg":
