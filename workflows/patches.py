@@ -438,7 +438,7 @@ PATCHES = (
         "on (another budget, the session resumed), finish here (check and integrate) or stop "
         "(before, the budget ended the job)",
         came="2026-12-06",
-        commit="",
+        commit="8716da3",
         asked_by=JOB,
         unrecorded="asked only when a job whose host lets it ask reaches its budget with a "
         "session to resume, which no recording from before it has",
