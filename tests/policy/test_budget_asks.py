@@ -6,7 +6,9 @@ over (it resumes nothing), which is all these tests need of it."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from desk.decisions.job_policy import judge_job
 from desk.errors import BudgetPauseError
 from desk.holds.approvals import Decision, Principal
-from desk.holds.budget_cards import GO_ON_MESSAGE, BudgetAnswer
+from desk.holds.budget_cards import GO_ON_MESSAGE, BudgetAnswer, BudgetReason
 from desk.payloads.jobs import JobInput, JobOutcome
 from desk.policy.host import HostPolicy, JobAsk
 from surfaces.clients.approval_client import ApprovalsClient
@@ -94,6 +96,60 @@ async def test_go_on_never_passes_the_hosts_ceiling_and_its_card_says_what_is_le
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert len(report.budget_pauses) == 1  # room was left for no second card
     assert report.budget == ceiling
+
+
+def spends(cost: str) -> str:
+    """A step that reports money spent, as a CLI's usage report does."""
+    return "usage:" + json.dumps({"output_tokens": 100, "cost": cost})
+
+
+async def test_a_spend_limit_pauses_too_and_finish_integrates_what_was_committed(
+    desk: DeskClient, origin: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    steps = (SESSION, "write:a.txt=a", "commit:a", spends("0.6"), "sleep:300")
+    number = await desk.start_job(
+        REPO, "spend", agent_command=agent(*steps), spend_limit=Decimal("0.5")
+    )
+    status = await paused(desk, number)
+    holds_no_process(status.worktree)
+    card = await budget_card(desk)
+    budget = card.request.budget
+    assert budget is not None and budget.reason == BudgetReason.MONEY
+    assert (budget.more_money, budget.more_time, budget.money_left) == (Decimal("0.5"), None, None)
+    assert budget.spent is not None and budget.spent.cost == Decimal("0.6")
+
+    await desk.finish(number)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [commit.subject for commit in report.commits] == ["a"]
+    [pause] = report.budget_pauses
+    assert (pause.reason, pause.answer) == (BudgetReason.MONEY, BudgetAnswer.FINISH)
+
+
+async def test_go_on_at_a_spend_limit_stops_at_the_hosts_and_the_spend_adds_up(
+    desk: DeskClient, origin: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    await host_policy(desk, job_spend_limit=Decimal("1"))
+    steps = (SESSION, spends("0.6"), "sleep:300")
+    number = await desk.start_job(
+        REPO, "spend", agent_command=agent(*steps), spend_limit=Decimal("0.5")
+    )
+    await paused(desk, number)
+    card = await budget_card(desk)
+    budget = card.request.budget
+    assert budget is not None
+    # Half a dollar more would pass the host's dollar: the card gives what is left.
+    assert (budget.more_money, budget.money_left) == (Decimal("0.4"), Decimal("0"))
+    assert "it is the last the host allows" in budget_effect(budget)
+
+    await approve(desk, card.approval_id)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.FAILED, report  # as a spend limit always ended it
+    assert "spent 1.2 USD" in report.reason, report
+    assert report.usage is not None and report.usage.cost == Decimal("1.2")
+    assert [pause.answer for pause in report.budget_pauses] == [BudgetAnswer.GO_ON]
 
 
 def test_a_requester_cannot_loosen_the_hosts_asks() -> None:
