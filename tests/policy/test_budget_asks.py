@@ -26,7 +26,7 @@ from tests.helpers.agents import agent
 from tests.helpers.desks import host_policy
 from tests.helpers.holds.asked_holds import REPO
 from tests.helpers.real_agents.budget_pauses import budget_card, holds_no_process, paused
-from tests.helpers.waiting import awaited
+from tests.helpers.waiting import awaited, eventually
 
 BUDGET = timedelta(seconds=2)
 SESSION = 'say:{"type": "system", "subtype": "init", "session_id": "budget-session-1"}'
@@ -96,6 +96,24 @@ async def test_go_on_never_passes_the_hosts_ceiling_and_its_card_says_what_is_le
     assert report.outcome == JobOutcome.TIMED_OUT, report
     assert len(report.budget_pauses) == 1  # room was left for no second card
     assert report.budget == ceiling
+
+
+async def test_a_job_cancelled_at_its_budget_card_ends_cancelled_and_its_card_closes(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, "work", agent_command=works_on(gates), budget=BUDGET)
+    await paused(desk, number)
+    await budget_card(desk)
+
+    await desk.cancel(number)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.CANCELLED, report
+    [pause] = report.budget_pauses
+    assert pause.answer is None  # nobody answered: the report says so
+    await eventually(
+        ApprovalsClient(desk.client).open_approvals, lambda left: left == [], "no card"
+    )
 
 
 def spends(cost: str) -> str:
