@@ -294,6 +294,11 @@ class AgentDoneError(MessageError):
     message can no longer reach it."""
 
 
+class BudgetPauseError(DeskError, benign=True):
+    """A `finish` for a job that does not wait at a budget card, or from someone who may not
+    answer it."""
+
+
 class InboxClosedError(DeskError, benign=True):
     """An agent run's step asked its job for messages once that run was over (an attempt that
     was left behind): it gets none, and stops asking."""

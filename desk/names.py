@@ -73,6 +73,9 @@ JOB_AGENT_WORKED_SIGNAL = "agent_worked"
 Queries, Updates and signals above are what activities (Temporal clients: the hold channel,
 admission, the desk's policy) send by name, so that no activity imports a workflow module (the
 layer rule, tests/project/test_layers.py); the definitions are declared with these same names."""
+JOB_FINISH_UPDATE = "finish"
+"""A person ends a job's agent at its budget pause (`CodingJob.finish`): `codedesk finish`
+sends it; the job checks and integrates what is committed."""
 JOB_SAY_UPDATE = "say"
 """A person's message to a job's agent (`CodingJob.say`): every surface sends it by name."""
 JOB_ADMIT_SIGNAL = "admit"

@@ -98,6 +98,7 @@ WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
 CHECK_GOES_BACK = "failed-check-goes-back-to-the-agent"
+BUDGET_ASKS = "budget-pauses-and-asks"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -440,6 +441,18 @@ PATCHES = (
         commit="fca97b8",
         asked_by=JOB,
         unrecorded="asked only when a blocking check fails, which no recording before it has",
+    ),
+    Patch(
+        BUDGET_ASKS,
+        guards="a job whose agent reaches its work budget or spend limit, and whose session "
+        "resumes, pauses with no process and no slot and asks a person on a budget card: go "
+        "on (another budget, the session resumed), finish here (check and integrate) or stop "
+        "(before, the budget ended the job)",
+        came="2026-12-06",
+        commit="8716da3",
+        asked_by=JOB,
+        unrecorded="asked only when a job whose host lets it ask reaches its budget with a "
+        "session to resume, which no recording from before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -239,6 +239,7 @@ class AgentActivities:
             deferred_approval=channel.deferred if suspended else "",
             session_id=session.session_id,
             ended_to_suspend=suspended and ended,
+            spend_reached=bool(failed) and usage.reached(channel.usage),
             setup=await setup_now(self.client, request.repo),
             messages_delivered=talking.delivered,
             message_seam=talking.delivered_by,

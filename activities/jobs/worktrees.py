@@ -37,6 +37,7 @@ from activities.shelf_paths import existing_clone, job_dir, kept_worktrees_dir, 
 from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
 from desk.failures import desk_failures
+from desk.holds.budget_cards import BranchSoFar, BudgetCommit
 from desk.payloads.jobs import (
     CommitInfo,
     CutWorktree,
@@ -47,6 +48,7 @@ from desk.payloads.jobs import (
     PrepareWorktreeInput,
     ReleaseResult,
     ReleaseWorktreeInput,
+    SoFarInput,
     Worktree,
 )
 
@@ -97,6 +99,27 @@ class WorktreeActivities:
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
         """After a failure: keep a worktree that holds work, hand back one that holds none."""
         return await off_the_loop(self._release, request)
+
+    @activity.defn
+    async def branch_so_far(self, request: SoFarInput) -> BranchSoFar:
+        """At a budget pause: the branch's commits, their diffstat and how many paths hold
+        uncommitted changes, for the budget card (it changes nothing)."""
+        return await off_the_loop(self._so_far, request)
+
+    def _so_far(self, request: SoFarInput) -> BranchSoFar:
+        with desk_failures(), self._job_lock(request.number):
+            settle(job_dir(self.settings, request.number), request.worktree)
+            path, base = Path(request.worktree.path), request.worktree.base
+            if not path.is_dir():
+                return BranchSoFar()
+            found, omitted = _commits(path, base, "HEAD", request.report_commits)
+            _, stat = try_git(path, "diff", "--shortstat", f"{base}..HEAD")
+            return BranchSoFar(
+                commits=[BudgetCommit(sha=c.sha, subject=c.subject) for c in found],
+                commits_omitted=omitted,
+                diffstat=stat.strip(),
+                uncommitted=len(porcelain_files(path)),
+            )
 
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):

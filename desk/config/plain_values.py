@@ -159,6 +159,8 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "agent_instructions": text,
         "work_budget": duration,
         "work_budget_max": duration,
+        "budget_asks": yes_no,
+        "budget_asks_max": integer(0),
         "prices": _blank,
         "job_spend_limit": money_or_blank,
         "daily_spend_limit": money_or_blank,

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from desk.holds.budget_cards import BudgetCard
 from desk.holds.held_calls import call_digest
 from desk.records.base import Payload, ScrubbedData, ScrubbedText
 from desk.records.job_states import JobPhase
@@ -104,6 +105,9 @@ class ApprovalRequest(Payload):
     outside_sandbox: bool = False
     """The call would run in the agent's sandbox and writes, removes or changes a path outside
     the worktree, which the sandbox does not bind writable: it cannot do that on the host."""
+    budget: BudgetCard | None = None
+    """A budget card (issue 47): the job's agent reached its budget; approving lets it go on,
+    declining stops the job, `codedesk finish` ends it here. No call runs."""
 
     def may_answer(self, principal: Principal) -> bool:
         """Whether `principal` may approve or decline (fails closed: nobody when none named)."""

@@ -13,6 +13,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
+from desk.holds.budget_cards import BudgetPause
 from desk.payloads.message_payloads import JobMessage, MessageSeam
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
@@ -160,6 +161,13 @@ class JobInput(Payload):
     yolo_allow: list[str] = Field(default_factory=list)
     long_running_check: timedelta = timedelta(seconds=60)
     long_running_max: timedelta = timedelta(hours=4)
+    budget_asks: int = 0
+    """How many times the job may pause at its budget and ask to go on (host policy:
+    CODEDESK_BUDGET_ASKS_MAX, 0 when CODEDESK_BUDGET_ASKS is off; 0: never, as before)."""
+    work_budget_max: timedelta = timedelta(days=1)
+    """The host's CODEDESK_WORK_BUDGET_MAX: a budget pause's "go on" never passes it."""
+    host_spend_limit: Decimal | None = None
+    """The host's CODEDESK_JOB_SPEND_LIMIT: a budget pause's "go on" never passes it."""
     policy_source: str = ""
     """The host whose policy the desk judged the job by (empty: a job the requester's settings
     judged, admitted before host policy)."""
@@ -187,6 +195,14 @@ class Worktree(Payload):
     path: str
     branch: str
     base: str
+
+
+class SoFarInput(Payload):
+    """At a budget pause: read what the job's branch holds (`branch_so_far`)."""
+
+    number: int
+    worktree: Worktree
+    report_commits: int = 50
 
 
 class CutWorktree(Worktree):
@@ -298,6 +314,8 @@ class AgentResult(Payload):
     """The numbers of the job's messages this run delivered (also signalled as it did)."""
     message_seam: MessageSeam | None = None
     """How this run delivered them."""
+    spend_reached: bool = False
+    """codedesk stopped the agent because its spend reached the job's limit (`end` FAILED)."""
 
 
 class IntegrationStatus(StrEnum):
@@ -415,6 +433,8 @@ class JobReport(Payload):
     """Agent attempts after a crash that had no session to resume and ran the task afresh."""
     agent_suspended: int = 0
     """Times the agent was suspended for an approval (a deferred held call) and resumed."""
+    budget_pauses: list[BudgetPause] = Field(default_factory=list)
+    """Each time the job paused at its budget: when, why (time or money), who answered what."""
     tool_calls: int = 0
     """Tool calls the agent's hook reported in its last attempt."""
     confinement: str = ""
@@ -465,6 +485,8 @@ class JobStatus(Payload):
     """While the job is suspended: the held call whose approval it waits for (one line)."""
     suspensions: int = 0
     """How many times the job's agent was suspended for an approval, and resumed."""
+    budget_pauses: list[BudgetPause] = Field(default_factory=list)
+    """Each time the job paused at its budget and asked a person, and the answer."""
     messages: list[JobMessage] = Field(default_factory=list)
     """The job's conversation so far: every message people sent its agent, whole."""
     late_approvals: list[str] = Field(default_factory=list)

@@ -45,6 +45,10 @@ class HostPolicy(Payload):
     """A job's work budget when its request names none."""
     work_budget_max: timedelta = timedelta(days=1)
     """The longest work budget a request may ask for."""
+    budget_asks: bool = True
+    """Whether a job whose budget is reached pauses and asks a person (when its agent resumes)."""
+    budget_asks_max: int = 3
+    """How many times one job may ask to go on past its budget."""
     job_spend_limit: Decimal | None = None
     """What one job's agent may spend in US dollars (None: no limit); a request may ask less."""
     daily_spend_limit: Decimal | None = None
@@ -104,6 +108,8 @@ POLICY_SETTINGS = {
     "yolo_allow": "yolo_allow",
     "work_budget": "work_budget",
     "work_budget_max": "work_budget_max",
+    "budget_asks": "budget_asks",
+    "budget_asks_max": "budget_asks_max",
     "job_spend_limit": "job_spend_limit",
     "daily_spend_limit": "daily_spend_limit",
     "daily_limit_action": "daily_limit_action",

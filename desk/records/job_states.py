@@ -31,6 +31,9 @@ class JobPhase(StrEnum):
     WORKING = "working"
     SUSPENDED = "suspended"
     """The agent is suspended: no process, no slot, waiting for an approval of a held call."""
+    BUDGET_PAUSED = "budget_paused"
+    """The agent reached its budget: no process, no slot, waiting for a person's answer on the
+    budget card (go on, finish here, stop)."""
     INTEGRATING = "integrating"
     CLEANING = "cleaning"
     DONE = "done"

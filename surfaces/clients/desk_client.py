@@ -40,6 +40,7 @@ from desk.errors import (
 )
 from desk.failures import error_of
 from desk.holds.approvals import Principal, SurfacePlace
+from desk.holds.budget_cards import FinishAnswer, FinishInput
 from desk.names import (
     DESK_WORKFLOW_ID,
     PHASE_ATTRIBUTE,
@@ -67,6 +68,7 @@ from desk.payloads.message_payloads import SayAnswer, SayInput
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
+from surfaces.clients.conversation.finish_client import finish
 from surfaces.clients.conversation.message_client import cli_sender, say
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
@@ -431,6 +433,13 @@ class DeskClient:
         conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
         return await say(self.client, self.settings.task_queue, number, said, update_id)
+
+    async def finish(self, number: int, by: Principal | None = None) -> FinishAnswer:
+        """End job `number`'s agent at its budget card as `by` (default: this CLI's owner): the
+        job checks and integrates what is committed."""
+        who = by or cli_sender(self.settings.owner)
+        ask = FinishInput(by=who.id, by_name=who.name)
+        return await finish(self.client, self.settings.task_queue, number, ask)
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

@@ -971,6 +971,43 @@ async def record_check_fixed(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_budget_pause(tmp: Path, out: Path) -> None:
+    """Budgets that pause and ask (issue 47, patch `budget-pauses-and-asks`): an agent that
+    names its session runs out of its budget twice; the first card is approved (the agent goes
+    on, the note in the conversation), the second finished here (the check and integration of
+    what it committed)."""
+    env = await local_server()
+    gates = tmp / "gates"
+    gates.mkdir()
+    settings = _settings_for(env, tmp, "budget").model_copy(
+        update={"sandbox_read_paths": [str(gates)]}
+    )
+    session = '{"type": "system", "subtype": "init", "session_id": "budget-session-1"}'
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "budget")
+        approvals = ApprovalsClient(env.client)
+        number = await desk.start_job(
+            "acme/api",
+            "work",
+            agent_command=agent(
+                f"say:{session}", "write:NOTES.md=notes", "commit:Notes", f"wait:{gates / 'x'}"
+            ),
+            budget=timedelta(seconds=3),
+        )
+        by = Principal(id=settings.owner, name="alice")
+        first = await _first_open(approvals)
+        await approvals.answer(first, Decision.APPROVE, by)
+        for _ in range(600):
+            still = await approvals.open_approvals()
+            if still and still[0].approval_id != first:
+                break
+            await asyncio.sleep(0.1)
+        await desk.finish(number)
+        print((await desk.wait(number)).outcome)
+        keep(out / "coding_job_budget_paused.json", await desk.job(number).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -998,6 +1035,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "withdrawn": record_withdrawn_calls,
     "messages": record_messages,
     "check-fixed": record_check_fixed,
+    "budget": record_budget_pause,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

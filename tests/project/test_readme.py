@@ -65,8 +65,10 @@ def test_the_readme_names_every_preset_with_its_proven_version_holds_instruction
         cells = [cell.strip() for cell in row.strip("|").split("|")]
         proven = "codedesk itself" if preset.built_in else preset.proven_version or "untested"
         assert cells[1] == proven, row
-        assert len(cells) == 7 and all(cells), row
+        assert len(cells) == 8 and all(cells), row
         assert cells[6] == preset.messages_in, row
+        # Only the CLIs whose session the job resumes pause at their budget and ask.
+        assert cells[7].startswith("pauses") == (preset.name in ("claude", "codex")), row
         # Claude Code defers a held call, codex is ended and its thread resumed: only their
         # agents are suspended.
         assert ("suspends" in cells[3]) == (preset.name in ("claude", "codex")), row

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio import workflow
 
-from desk.names import JOB_HOLD_UPDATE, JOB_INTEGRATION_FINISHED_SIGNAL
+from desk.names import JOB_FINISH_UPDATE, JOB_HOLD_UPDATE, JOB_INTEGRATION_FINISHED_SIGNAL
 from desk.payloads.jobs import JobPhase
 from workflows.job.coding_job import CodingJob
 from workflows.job.record.phases import JOB_PHASES, Phase, PhaseMoveError, PhaseTable
@@ -31,6 +31,9 @@ STORY = [
     (JobPhase.INTEGRATING, JobPhase.CLEANING),
     (JobPhase.INTEGRATING, JobPhase.DONE),
     (JobPhase.CLEANING, JobPhase.DONE),
+    (JobPhase.BUDGET_PAUSED, JobPhase.QUEUED),
+    (JobPhase.BUDGET_PAUSED, JobPhase.INTEGRATING),
+    (JobPhase.BUDGET_PAUSED, JobPhase.CLEANING),
 ]
 """Every move `CodingJob` makes: queued or not, cut, set up, worked, suspended and resumed,
 checked, integrated, cancelled at each step, cleaned up."""
@@ -80,11 +83,22 @@ def test_a_message_is_taken_until_the_agents_work_is_over() -> None:
         JobPhase.PREPARING,
         JobPhase.WORKING,
         JobPhase.SUSPENDED,
+        JobPhase.BUDGET_PAUSED,
     }
     inbox = {
         phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "agent_inbox")
     }
     assert inbox == {JobPhase.WORKING}
+
+
+def test_a_budget_pause_joins_after_working_and_only_it_takes_finish() -> None:
+    """Its row says the working job leads into it (`after`): the working row is as it was."""
+    JOB_PHASES.check_move(JobPhase.WORKING, JobPhase.BUDGET_PAUSED)
+    assert JobPhase.BUDGET_PAUSED not in JOB_PHASES.row(JobPhase.WORKING).next
+    finishing = {
+        phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, JOB_FINISH_UPDATE)
+    }
+    assert finishing == {JobPhase.BUDGET_PAUSED}
 
 
 def test_the_table_names_every_message_the_job_takes_and_no_other() -> None:

@@ -24,7 +24,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
             "integration_finished",
             "messages_delivered",
         },
-        "updates": {"hold", "say", "agent_inbox", "withdraw_call"},
+        "updates": {"hold", "say", "agent_inbox", "withdraw_call", "finish"},
         "queries": {"current"},
     },
     Desk: {
@@ -63,6 +63,7 @@ SENT = [
     (names.JOB_AGENT_INBOX_UPDATE, CodingJob, "updates"),
     (names.JOB_MESSAGES_DELIVERED_SIGNAL, CodingJob, "signals"),
     (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),
+    (names.JOB_FINISH_UPDATE, CodingJob, "updates"),
     (names.JOB_STATE_QUERY, CodingJob, "queries"),
     (names.DESK_JOB_ENDED_SIGNAL, Desk, "signals"),
     (names.DESK_JOB_SUSPENDS_SIGNAL, Desk, "signals"),

@@ -94,8 +94,9 @@ def check_failure(check: CommandRun) -> str:
 
 
 def goes_back(state: JobState, check: CommandRun | None) -> bool:
-    """Whether `check` failed and goes back to the agent for another round."""
-    if check is None or not check.blocking():
+    """Whether `check` failed and goes back to the agent for another round: never after a
+    person said "finish here" at a budget card (the job goes on without its agent)."""
+    if check is None or not check.blocking() or state.finish_by is not None:
         return False
     if len(state.status.check_rounds) >= check.retries:
         return False

@@ -21,10 +21,12 @@ with workflow.unsafe.imports_passed_through():
         HoldRequest,
         WithdrawCall,
     )
+    from desk.holds.budget_cards import BudgetAnswer, BudgetReason, FinishAnswer, FinishInput
     from desk.names import (
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
         JOB_AGENT_WORKED_SIGNAL,
+        JOB_FINISH_UPDATE,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
@@ -67,6 +69,14 @@ from workflows.calls.result_calls import deliver_result
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
+from workflows.job.budget.pause import (
+    answer_at_budget,
+    finish_here,
+    go_on_message,
+    open_pause,
+    pause_reason,
+    refuse_finish,
+)
 from workflows.job.checks import (
     check_failure,
     check_worktree,
@@ -83,6 +93,7 @@ from workflows.job.job_messages import (
     for_messages,
     for_report,
     inbox,
+    keep,
     refuse,
     take,
 )
@@ -156,6 +167,7 @@ class CodingJob:
         report.finished_at = workflow.now()
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
+        report.budget_pauses = list(state.status.budget_pauses)
         report.messages, report.messages_omitted = for_report(state)
         report.check_rounds = state.status.check_rounds
         state.status.report = report
@@ -228,6 +240,16 @@ class CodingJob:
         """The agent's step: these messages reached the agent."""
         delivered(self.state, told)
 
+    @workflow.update(name=JOB_FINISH_UPDATE)
+    def finish(self, ask: FinishInput) -> FinishAnswer:
+        """A person ends the job's agent at its budget card: the job checks and integrates
+        what is committed (`codedesk finish`)."""
+        return finish_here(self.state, ask)
+
+    @finish.validator
+    def _may_finish(self, ask: FinishInput) -> None:
+        refuse_finish(self.state, ask)
+
     @workflow.signal(name=JOB_INTEGRATION_FINISHED_SIGNAL)
     def integration_finished(self, result: IntegrationResult) -> None:
         """The repository's entity: its answer to the job's integration request."""
@@ -294,6 +316,7 @@ class CodingJob:
         its session with the messages it has not had; the report when the job cannot go on."""
         state = self.state
         state.agent_done = False
+        finished_here = False
         try:
             agent = await run_agent_on_host(state, worktree, continued=continued)
             while agent is not None:
@@ -302,6 +325,12 @@ class CodingJob:
                 elif for_messages(state, agent):
                     # Messages that did not reach it: resume its session with them.
                     agent = await run_agent_on_host(state, worktree, continued=agent)
+                elif (reason := pause_reason(state, agent)) is not None:
+                    answer = await self._paused_at_budget(worktree, reason)
+                    if answer != BudgetAnswer.GO_ON:
+                        finished_here = answer == BudgetAnswer.FINISH
+                        break
+                    agent = await self._resumed_at_budget(worktree, agent)
                 else:
                     break
             state.agent_done = True
@@ -319,11 +348,13 @@ class CodingJob:
                 kind=ReasonKind.ACTIVITY_FAILED,
                 category=FailureKind.ACTIVITY,
             )
+        if finished_here and agent is not None:
+            return agent  # "finish here": what is committed goes on to the check
         if agent is None or agent.end == AgentEnd.TIMED_OUT:
             report = await left_behind(
                 state, worktree, JobOutcome.TIMED_OUT, kind=ReasonKind.OUT_OF_TIME, agent=agent
             )
-            report.budget = state.job.budget
+            report.budget = state.clock.budget
             report.budget_ceiling = state.clock.ceiling if state.clock.extended_by else None
             return report
         if agent.end == AgentEnd.NOT_STARTED:
@@ -411,6 +442,29 @@ class CodingJob:
             report.integration_wait = state.job.integration_wait
         report.check = check
         return report
+
+    async def _paused_at_budget(self, worktree: Worktree, reason: BudgetReason) -> BudgetAnswer:
+        """The agent reached its budget: lend the slot and ask on a budget card; a "go on"
+        leaves the agent a note in the conversation, which its resumed session reads first."""
+        state = self.state
+        open_pause(state, reason)
+        await lend_slot(state)
+        answer = await answer_at_budget(state, worktree)
+        if answer == BudgetAnswer.GO_ON:
+            keep(state, go_on_message(state))
+        return answer
+
+    async def _resumed_at_budget(
+        self, worktree: Worktree, agent: AgentResult
+    ) -> AgentResult | None:
+        """A person let the paused agent go on: take a slot again and resume its session with
+        the note that it may (a message, delivered as messages after a run are)."""
+        state = self.state
+        set_phase(state, JobPhase.QUEUED)
+        await take_slot_again(state)
+        set_phase(state, JobPhase.WORKING)
+        await narrate(state, Narration.RESUMED, branch=worktree.branch)
+        return await run_agent_on_host(state, worktree, continued=agent)
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
         """The agent deferred a held call nobody answered in its live window and ended (or,

@@ -88,6 +88,14 @@ class UsageWatch:
         hold channel) priced and included."""
         return self.before.plus(priced(self.reader.usage.plus(reported), self.prices))
 
+    def reached(self, reported: Usage) -> bool:
+        """Whether the total reached a known limit in dollars: a budget a person may extend
+        (a cost nobody knows is no such budget)."""
+        if self.limit is None:
+            return False
+        total = self.total(reported)
+        return total.cost is not None and total.currency == USD and total.cost >= self.limit
+
     def stop_reason(self, reported: Usage) -> str | None:
         """Why the agent must stop now: its total reached the job's spend limit, or it used
         tokens at a cost nobody knows under a limit (the guard fails closed); None: go on."""

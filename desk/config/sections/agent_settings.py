@@ -55,6 +55,22 @@ class AgentSettings(SettingsSection):
         default=DEFAULT_WORK_BUDGET_MAX,
         description="The longest work budget a job may ask for (`task --timeout`); host policy.",
     )
+    budget_asks: bool = Field(
+        default=True,
+        description=(
+            "Whether a job whose work budget or spend limit is reached pauses and asks (a card: "
+            "go on, finish here, stop) when its agent can resume; off: it ends as it always "
+            "did. Host policy."
+        ),
+    )
+    budget_asks_max: int = Field(
+        default=3,
+        ge=0,
+        description=(
+            "How many times one job may ask to go on past its budget; after the last, the "
+            "budget ends the job. Host policy."
+        ),
+    )
     long_running_check: Duration = Field(
         default=timedelta(seconds=60),
         description="How often a job past its budget in long-running mode looks at the mode.",

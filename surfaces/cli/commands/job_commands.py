@@ -270,6 +270,15 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 f"now; the job goes on when one does (CODEDESK_HOST={current.waiting_for_host}).",
                 markup=False,
             )
+        if current.phase == JobPhase.BUDGET_PAUSED and current.budget_pauses:
+            pause = current.budget_pauses[-1]
+            out.print(
+                f"paused at its {pause.reason.value} budget (no process, no slot): "
+                f"`codedesk approve {pause.approval_id}` lets it go on, `codedesk finish "
+                f"{number}` integrates what it committed, `codedesk decline "
+                f"{pause.approval_id}` stops it.",
+                markup=False,
+            )
         if current.phase == JobPhase.SUSPENDED:
             out.print(
                 f"waiting for approval, suspended: {current.suspended_for} (no process, no "
@@ -343,6 +352,21 @@ def say(
     async def body(desk: DeskClient) -> None:
         answer = await desk.say(number, text)
         out.print(say_answer(answer), markup=False)
+
+    with_desk(body)
+
+
+def finish(number: int = NUMBER) -> None:
+    """End a job's agent at its budget card: the job checks and integrates what is committed."""
+    refuse_inside_a_job("finish")
+
+    async def body(desk: DeskClient) -> None:
+        await desk.finish(number)
+        out.print(
+            f"job {number}: finished here; it checks and integrates what its agent committed "
+            f"(`codedesk show {number}` shows its report once it ends).",
+            markup=False,
+        )
 
     with_desk(body)
 

@@ -17,6 +17,7 @@ from surfaces.render.discord.cards import CardLimits, approval_card
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.discord.message_text import code, cut, line, plain, sanitize
 from surfaces.render.layout.approval_effect import approval_effect
+from surfaces.render.layout.budget_layout import budget_summary
 from surfaces.render.layout.visible import invisible
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
@@ -47,14 +48,17 @@ def card_embed(
     approval_id: str, request: ApprovalRequest, outcome: ApprovalOutcome | None = None
 ) -> discord.Embed:
     """The card of an approval: open (no outcome) or closed with the outcome as its footer."""
-    body = approval_card(
-        request.tool,
-        request.input,
-        action=request.action,
-        parameters=request.parameters,
-        files=[file.path for file in request.files],
-        limits=CARD_LIMITS,
-    )
+    if request.budget is not None:
+        body = "\n".join(plain(said) for said in budget_summary(request.budget))
+    else:
+        body = approval_card(
+            request.tool,
+            request.input,
+            action=request.action,
+            parameters=request.parameters,
+            files=[file.path for file in request.files],
+            limits=CARD_LIMITS,
+        )
     embed = discord.Embed(
         title=cut(plain(request.title), TITLE_CHARS) if request.title.strip() else None,
         description=cut(body, DESCRIPTION_CHARS),

@@ -11,11 +11,14 @@ what cannot happen.
 from __future__ import annotations
 
 from desk.holds.approvals import ApprovalRequest
+from surfaces.render.layout.budget_layout import budget_effect
 from surfaces.render.layout.check_layout import check_said
 
 
 def approval_effect(request: ApprovalRequest) -> str:
     """The words for what an approval of `request` does, or "" when the call simply runs."""
+    if request.budget is not None:
+        return budget_effect(request.budget)
     if request.ships_to:
         return (
             "Approving does not run this command in the agent's sandbox (it cannot reach the "

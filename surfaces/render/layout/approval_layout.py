@@ -44,6 +44,7 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.layout.approval_effect import approval_effect
+from surfaces.render.layout.budget_layout import budget_summary
 from surfaces.render.layout.visible import LINE_BREAK, hidden_count, invisible, quote, to_json
 
 INLINE_MAX = 100
@@ -190,6 +191,12 @@ def approval_card(state: ApprovalState, *, value_chars: int) -> list[Block]:
     effect = approval_effect(request)
     if effect:
         blocks.append(field("if approved", text(effect, Tone.WARN)))
+    if request.budget is not None:
+        blocks += [line(text(said)) for said in budget_summary(request.budget)]
+        blocks.append(line(ours("go on: "), name(f"codedesk approve {ident}")))
+        blocks.append(line(ours("finish here: "), name(f"codedesk finish {request.budget.job}")))
+        blocks.append(line(ours("stop: "), name(f"codedesk decline {ident}")))
+        return blocks
     call = call_layout(
         request.tool,
         request.input,

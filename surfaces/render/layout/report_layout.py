@@ -23,6 +23,7 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
+from surfaces.render.layout.budget_layout import pause_lines
 from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
 from surfaces.render.layout.report_reasons import report_reason
 from surfaces.render.layout.ship_request_layout import ship_requests
@@ -108,6 +109,9 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
     blocks += ship_requests(report.ship_requests, report.branch_pushes)
+    if report.budget_pauses:
+        blocks.append(field(f"budget pauses ({len(report.budget_pauses)})"))
+        blocks += [item(ours(said)) for said in pause_lines(report.budget_pauses)]
     if report.extended_by:
         extended = (
             f"the budget was extended by {format_duration(report.extended_by)} (long-running mode)"

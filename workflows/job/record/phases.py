@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
         JOB_AGENT_WORKED_SIGNAL,
+        JOB_FINISH_UPDATE,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
@@ -188,6 +189,16 @@ JOB_PHASES = PhaseTable(
             waits_for="a person's answer to the call the agent deferred: no process, no slot",
             answers=_names(JOB_SAY_UPDATE),
             next=_names(JobPhase.QUEUED, JobPhase.CLEANING),
+        ),
+        Phase(
+            JobPhase.BUDGET_PAUSED,
+            waits_for=(
+                "a person's answer on the budget card (go on, finish here, stop): no process,"
+                " no slot, the work clock still"
+            ),
+            answers=_names(JOB_SAY_UPDATE, JOB_FINISH_UPDATE),
+            next=_names(JobPhase.QUEUED, JobPhase.INTEGRATING, JobPhase.CLEANING),
+            after=_names(JobPhase.WORKING),
         ),
         Phase(
             JobPhase.INTEGRATING,

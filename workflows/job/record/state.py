@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall, HoldAnswer
+    from desk.holds.approvals import (
+        AgentShipAsk,
+        ApprovalOutcome,
+        HeldCall,
+        HoldAnswer,
+        Principal,
+    )
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
@@ -37,6 +44,12 @@ class JobState:
     """The `job_ended` signal to the desk, sent once."""
     spent: Usage | None = None
     """What the job's agent has spent in all its runs so far (None: no run has ended)."""
+    spend_step: Decimal | None = None
+    """The job's spend limit as it started: what a budget pause's "go on" adds."""
+    finish_by: Principal | None = None
+    """Who answered the budget card waiting now with `finish` (None: nobody yet)."""
+    go_on_by: Principal | None = None
+    """Who let the agent go on at its last budget card."""
 
     # Holds
     waiting_holds: int = 0
@@ -105,4 +118,5 @@ class JobState:
             ),
             modes=job.modes,
             admitted=job.admitted,
+            spend_step=job.spend_limit,
         )
