@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_WORKFLOW_TYPE,
         LIST_REPOS_WORKFLOW_TYPE,
         REPO_WORKFLOW_TYPE,
+        SESSION_KEEP_WORKFLOW_TYPE,
         SHIP_WORKFLOW_TYPE,
     )
 
@@ -97,6 +98,7 @@ OUTBOX_STARTED_AGAIN = "outbox-started-again"
 WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
+SESSION_KEPT = "session-kept-after-the-job"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -116,6 +118,7 @@ PATCHES = (
                 SHIP_WORKFLOW_TYPE,
                 ADD_REPO_WORKFLOW_TYPE,
                 LIST_REPOS_WORKFLOW_TYPE,
+                SESSION_KEEP_WORKFLOW_TYPE,
             }
         ),
         unrecorded="asked only for a known host, and the recordings from before it knew none",
@@ -429,6 +432,16 @@ PATCHES = (
         commit="72e4fe9",
         asked_by=JOB,
         old_branch="coding_job_suspended",
+    ),
+    Patch(
+        SESSION_KEPT,
+        guards="a job whose agent ran keeps its agent's session once it ends: a `SessionKeep` "
+        "removes it after the host's CODEDESK_SESSION_KEEP (before, an integration removed it "
+        "at once), and the report says until when",
+        came="2026-12-06",
+        commit="",
+        asked_by=JOB,
+        old_branch="coding_job_integrated",
     ),
 )
 """Every patch the workflows ask, oldest first."""

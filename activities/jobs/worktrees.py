@@ -1,4 +1,5 @@
-"""Worktree activities: cut a job's worktree, integrate its branch, release what is left."""
+"""Worktree activities: cut a job's worktree, integrate its branch, release what is left, and
+remove a finished job's agent session once it has been kept its time."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from desk.payloads.jobs import (
     ReleaseWorktreeInput,
     Worktree,
 )
+from desk.payloads.session_payloads import SessionKeepInput
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
@@ -92,6 +94,12 @@ class WorktreeActivities:
         """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, hand the
         worktree back (activities/git/job_worktree.py) and delete the branch."""
         return await off_the_loop(self._integrate_once, request)
+
+    @activity.defn
+    async def forget_session(self, request: SessionKeepInput) -> bool:
+        """Once a finished job's session has been kept its time: remove the agent's homes in
+        the job's folder, and the CLI's sessions with them; True if there were any."""
+        return await off_the_loop(self._forget_session, request)
 
     @activity.defn
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
@@ -141,6 +149,10 @@ class WorktreeActivities:
             forget_sessions(folder)
             return True
 
+    def _forget_session(self, request: SessionKeepInput) -> bool:
+        with desk_failures(), self._job_lock(request.number):
+            return forget_sessions(job_dir(self.settings, request.number))
+
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
         with desk_failures(), self._job_lock(request.number):
             receipt = job_dir(self.settings, request.number) / INTEGRATION_RECEIPT
@@ -154,7 +166,6 @@ class WorktreeActivities:
                 clone = existing_clone(self.settings, request.repo)
                 hand_back(self._kept(clone, request.repo), Path(request.worktree.path), folder)
                 _delete_branch(clone, request.worktree.branch)
-                forget_sessions(folder)
             elif result.branch_kept:
                 clone = existing_clone(self.settings, request.repo)
                 keep_for_its_work(self._kept(clone, request.repo), folder)

@@ -167,6 +167,8 @@ class JobInput(Payload):
     """Where the host sends the job's report when it ends (None: nowhere but the surfaces)."""
     message_chars: int = 8000
     """The longest message a person may send the job's agent (the host's policy)."""
+    session_keep: timedelta = timedelta(days=7)
+    """How long the agent's session is kept once the job has ended (the host's policy)."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -285,7 +287,8 @@ class AgentResult(Payload):
     deferred_approval: str = ""
     """The approval its deferred call waits for (`end` SUSPENDED)."""
     session_id: str = ""
-    """The CLI's session, to resume after a suspension (`end` SUSPENDED)."""
+    """The CLI's session: to resume after a suspension (`end` SUSPENDED), and once the job has
+    ended, by a continuation."""
     ended_to_suspend: bool = False
     """`end` SUSPENDED by codedesk ending a CLI that cannot defer (codex): its resumed session
     is told the answer as a message, not asked by its hook again."""
@@ -435,6 +438,13 @@ class JobReport(Payload):
     """The agent's approved pushes to other branches, which codedesk made (or why not)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    session_id: str = ""
+    """The agent CLI's session (empty: its CLI named none), which a continuation resumes."""
+    session_kept_until: datetime | None = None
+    """When the desk removes the agent's session (`SessionKeep`); None: nothing was kept."""
+    session_removed_at: datetime | None = None
+    """When its `SessionKeep` removed the session: filled in by the surfaces that read it
+    (surfaces/clients/conversation/session_keeps.py), never by the job."""
     messages: list[JobMessage] = Field(default_factory=list)
     """The messages people sent the agent, in order, with when and how each reached it (a
     report keeps the first REPORT_MESSAGES, each text cut to `report_held_chars`)."""

@@ -68,6 +68,7 @@ from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
 from surfaces.clients.conversation.message_client import cli_sender, say
+from surfaces.clients.conversation.session_keeps import with_session_state
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
 from surfaces.clients.listings.job_listing import job_page
@@ -400,6 +401,7 @@ class DeskClient:
         )
         if state == WorkflowExecutionStatus.COMPLETED:
             report = await with_ship_outcomes(self.client, await handle.result())
+            report = await with_session_state(self.client, report)
             fallback.report, fallback.phase = report, JobPhase.DONE
             fallback.task, fallback.branch, fallback.worktree = (
                 report.task,

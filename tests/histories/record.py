@@ -46,6 +46,7 @@ from desk.names import (
     outbox_workflow_id,
     repo_workflow_id,
     result_delivery_workflow_id,
+    session_keep_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
 from desk.policy.modes import ScopeKind
@@ -949,6 +950,26 @@ async def record_messages(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_session_kept(tmp: Path, out: Path) -> None:
+    """A finished job's agent session kept for the host's CODEDESK_SESSION_KEEP (a few seconds
+    here), then removed by its `SessionKeep` (issue 46, patch `session-kept-after-the-job`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "session").model_copy(
+        update={"session_keep": timedelta(seconds=3)}
+    )
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "session")
+        number = await desk.start_job(
+            "acme/api", "greet", agent_command=agent("write:a.txt=1", "commit:a")
+        )
+        print((await desk.wait(number)).outcome)
+        kept = env.client.get_workflow_handle(session_keep_workflow_id(number))
+        print(await kept.result())
+        keep(out / "coding_job_session_kept.json", await desk.job(number).fetch_history())
+        keep(out / "session_keep.json", await kept.fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -975,6 +996,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "ship-told": record_ship_told,
     "withdrawn": record_withdrawn_calls,
     "messages": record_messages,
+    "session-kept": record_session_kept,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

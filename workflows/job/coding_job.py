@@ -64,6 +64,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches
 from workflows.calls.outbox_calls import send_to_outbox
 from workflows.calls.result_calls import deliver_result
+from workflows.calls.session_calls import keep_session
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
@@ -150,6 +151,8 @@ class CodingJob:
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
         report.messages, report.messages_omitted = for_report(state)
+        if state.agent_runs and workflow.patched(patches.SESSION_KEPT):
+            report.session_kept_until = await keep_session(state.job)
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)

@@ -16,7 +16,9 @@ came as the agent's last run ended resumes its session with them as the prompt. 
 streaming input (the `claude` preset) takes no prompt in its command: its resumed session gets
 the prompt, if any, on its standard input (`stream_resume_argv`); opencode, whose output names
 no session, continues the job's last one (`continue_argv`, for messages only: a crash starts it
-over). Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
+over). The agent's homes outlive the job for the host's CODEDESK_SESSION_KEEP, so that a
+continuation (`codedesk say` to a finished job) resumes its session; then `SessionKeep`
+removes them (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -235,9 +237,13 @@ def _is_resumable_codex(options: Sequence[str]) -> bool:
     return "--json" in options
 
 
-def forget_sessions(folder: Path) -> None:
-    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them:
-    once the job's worktree is gone there is nothing left to resume. Links in a home (the
-    unconfined one links to the owner's paths) are removed, never followed."""
-    for name in (SANDBOX_HOME, PRIVATE_HOME):
-        shutil.rmtree(folder / name, ignore_errors=True)
+def forget_sessions(folder: Path) -> bool:
+    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them
+    (a cancelled cut's, or a finished job's once kept its time: `SessionKeep`); True if there
+    were any. Links in a home (the unconfined one links to the owner's paths) are removed,
+    never followed."""
+    homes = [folder / name for name in (SANDBOX_HOME, PRIVATE_HOME)]
+    found = any(home.exists() for home in homes)
+    for home in homes:
+        shutil.rmtree(home, ignore_errors=True)
+    return found

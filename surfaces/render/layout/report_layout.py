@@ -49,6 +49,17 @@ VERDICT_WORDS = {
 }
 
 
+def session_blocks(report: JobReport, zone: str = "") -> list[Block]:
+    """Whether the agent's session is kept for a continuation, until when, or removed."""
+    if report.session_removed_at is not None:
+        removed = shown_date(report.session_removed_at, zone)
+        return [field("session", ours(f"session removed {removed}"))]
+    if report.session_kept_until is None:
+        return []
+    until = shown_date(report.session_kept_until, zone)
+    return [field("session", ours(f"session kept until {until}"))]
+
+
 def job_report(report: JobReport, zone: str = "") -> list[Block]:
     """A job's report: outcome, reason, times (dated in `zone`), branch, commits, files, held
     calls, git state, output."""
@@ -88,6 +99,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
         )
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
+    blocks += session_blocks(report, zone)
     blocks += check_blocks(report.check)
     if report.head:
         blocks.append(field("clone HEAD", name(report.head)))
