@@ -439,7 +439,7 @@ PATCHES = (
         "removes it after the host's CODEDESK_SESSION_KEEP (before, an integration removed it "
         "at once), and the report says until when",
         came="2026-12-06",
-        commit="",
+        commit="3f129e5",
         asked_by=JOB,
         old_branch="coding_job_integrated",
     ),
