@@ -99,6 +99,7 @@ WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
 SESSION_KEPT = "session-kept-after-the-job"
+CONTINUATION = "continuation-resumes-a-finished-session"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -442,6 +443,16 @@ PATCHES = (
         commit="3f129e5",
         asked_by=JOB,
         old_branch="coding_job_integrated",
+    ),
+    Patch(
+        CONTINUATION,
+        guards="a job that continues a finished one (a message after its report) starts with "
+        "that message, cuts its worktree from the finished job's kept branch, and its agent's "
+        "first run resumes the finished job's session with it",
+        came="2026-12-06",
+        commit="",
+        asked_by=JOB,
+        unrecorded="asked only for a continuation, which no recording from before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -4,6 +4,7 @@ remove a finished job's agent session once it has been kept its time."""
 from __future__ import annotations
 
 import fcntl
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,7 +37,7 @@ from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
 from activities.shelf_paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from desk.config.settings import DeskSettings
-from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
+from desk.errors import CloneMissingError, GitDirEscapeError, GitError, WorktreeDiscardedError
 from desk.failures import desk_failures
 from desk.payloads.jobs import (
     CommitInfo,
@@ -60,6 +61,7 @@ half-done rebase is codedesk's and which commits a fast-forward it finds done br
 DISCARDED = "worktree-discarded"
 """In the job's folder: the job was cancelled while its worktree was cut (see `_discard`)."""
 JOB_GIT_LOCK = "git.lock"
+JOB_BRANCH = re.compile(r"worker/[0-9]+")
 """In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
 
@@ -122,6 +124,8 @@ class WorktreeActivities:
             path.parent.mkdir(parents=True, exist_ok=True)
             kept = self._kept(clone, request.repo)
             branch, base = take_out(kept, path, request.number, folder)
+            if request.start_from:
+                _go_on_from(path, request.start_from)
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
@@ -461,6 +465,14 @@ def _identity(cwd: Path) -> tuple[str, ...]:
 
 def _delete_branch(clone: Path, branch: str) -> None:
     try_git(clone, "branch", "--quiet", "-D", branch)
+
+
+def _go_on_from(path: Path, branch: str) -> None:
+    """Put the new branch checked out at `path` on the tip of the job's kept `branch` (a
+    continuation goes on from that job's work); only a job's own branch is taken."""
+    if not JOB_BRANCH.fullmatch(branch):
+        raise GitError(f"A continuation starts from a job's branch (worker/N), not {branch!r}.")
+    run_git(path, "reset", "--hard", "-q", f"refs/heads/{branch}")
 
 
 def _delete_branch_if_empty(clone: Path, worktree: Worktree) -> None:

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.payloads.message_payloads import JobMessage, MessageSeam
+from desk.payloads.session_payloads import Continuation
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
@@ -169,11 +170,16 @@ class JobInput(Payload):
     """The longest message a person may send the job's agent (the host's policy)."""
     session_keep: timedelta = timedelta(days=7)
     """How long the agent's session is kept once the job has ended (the host's policy)."""
+    continues: Continuation | None = None
+    """The finished job this one continues, whose agent session it resumes (None: none)."""
 
 
 class PrepareWorktreeInput(Payload):
     number: int
     repo: str
+    start_from: str = ""
+    """A branch the new branch starts from (a continuation of a job that kept its branch);
+    empty: the clone's HEAD."""
 
 
 class DiscardWorktreeInput(Payload):
@@ -234,6 +240,9 @@ class RunAgentInput(Payload):
     `continue_session` with them as its prompt, or starts over with the task and them."""
     continue_session: str = ""
     """The session of the agent's last run (empty: its CLI named none)."""
+    session_from: int = 0
+    """The finished job whose agent session `continue_session` is (a continuation's first run:
+    the session is copied from that job's folder into this job's home first); 0: this job's."""
     ends_to_suspend: bool = False
     """The job can suspend a CLI that cannot defer a call but resumes its session (codex): a
     held call nobody answers within the live window is refused with a note to stop, the CLI
@@ -442,6 +451,11 @@ class JobReport(Payload):
     """The agent CLI's session (empty: its CLI named none), which a continuation resumes."""
     session_kept_until: datetime | None = None
     """When the desk removes the agent's session (`SessionKeep`); None: nothing was kept."""
+    continues: int = 0
+    """The finished job this one continues (0: none)."""
+    continued_anew: bool = False
+    """The job it continues had no session left: its agent started a new one, with that job's
+    task and the message."""
     session_removed_at: datetime | None = None
     """When its `SessionKeep` removed the session: filled in by the surfaces that read it
     (surfaces/clients/conversation/session_keeps.py), never by the job."""

@@ -1,10 +1,11 @@
-"""A finished job's kept agent session: `SessionKeep`'s input and result."""
+"""A finished job's kept agent session: `SessionKeep`'s input and result, and a continuation's
+link to the job whose session it resumes."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from desk.records.base import Payload
+from desk.records.base import Payload, ScrubbedText
 
 
 class SessionKeepInput(Payload):
@@ -23,3 +24,17 @@ class SessionRemoved(Payload):
 
     number: int
     removed_at: datetime
+
+
+class Continuation(Payload):
+    """A job that continues job `number` (a message to it after its report): its agent
+    resumes that job's session `session_id` with the message as its prompt, or, with no
+    session left, starts a new one with that job's `task` and the message."""
+
+    number: int
+    task: ScrubbedText
+    session_id: str = ""
+    """Job `number`'s agent session (empty: none is left to resume)."""
+    branch: str = ""
+    """Job `number`'s kept branch, which the continuation's worktree starts from (empty: it
+    integrated, or kept nothing, and the worktree is cut from the clone's HEAD)."""

@@ -970,6 +970,26 @@ async def record_session_kept(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_continuation(tmp: Path, out: Path) -> None:
+    """A message to a finished job continues it in a new job, which starts with that message
+    and resumes the finished job's session (issue 46, patch
+    `continuation-resumes-a-finished-session`; a command agent keeps none: it starts anew)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "continuation")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "continuation")
+        number = await desk.start_job(
+            "acme/api", "greet", agent_command=agent("obey:1", "commit:As asked")
+        )
+        await _agent_waits(settings, number, "scripted agent: waiting for")
+        print(await desk.say(number, "write:a.txt=1"))
+        print((await desk.wait(number)).outcome)
+        answer = await desk.say(number, "write:b.txt=2")
+        print(answer, (await desk.wait(answer.number)).outcome)
+        keep(out / "coding_job_continuation.json", await desk.job(answer.number).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -997,6 +1017,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "withdrawn": record_withdrawn_calls,
     "messages": record_messages,
     "session-kept": record_session_kept,
+    "continuation": record_continuation,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

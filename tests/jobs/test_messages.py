@@ -155,8 +155,16 @@ async def test_a_message_is_refused_from_a_stranger_too_long_empty_or_too_late(
     gate.touch()
     report = await awaited(desk.wait(number), "the job's report")
     assert report.messages == []
-    with pytest.raises(AgentDoneError, match="has ended.*codedesk task"):
-        await desk.say(number, "and the docs")
+    # After the report, only the requester and the owners may continue it, in a new job that
+    # starts with the message (and leaves the finished job's history as it was).
+    with pytest.raises(MessageSenderError, match=f"mallory may not continue job {number}"):
+        await desk.say(number, "and the docs", by=stranger)
+    answer = await desk.say(number, "and the docs")
+    assert answer.continues == number and answer.number == number + 1, answer
+    continued = await awaited(desk.wait(answer.number), "the continuation's report")
+    assert continued.continues == number and continued.continued_anew, continued
+    assert [message.text for message in continued.messages] == ["and the docs"]
+    assert continued.task == "and the docs"
     lines = [line.text for line in history_lines(await desk.history(number))]
     assert not any("message" in line for line in lines), lines
 
@@ -172,7 +180,7 @@ async def test_a_message_after_the_agents_work_is_refused_with_what_to_do(
     with pytest.raises(
         AgentDoneError,
         match=rf"Job {number}'s agent has finished its work \(the job is "
-        r"integrating\).*`codedesk task`",
+        rf"integrating\).*`codedesk say {number}` again continues it",
     ):
         await desk.say(number, "one more thing")
     LET_GO.set()

@@ -77,6 +77,7 @@ from workflows.job.job_messages import (
     for_messages,
     for_report,
     inbox,
+    open_continuation,
     refuse,
     take,
 )
@@ -128,6 +129,7 @@ class CodingJob:
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
         state = self.state
+        open_continuation(state)
         # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
         # and no workflow call may run then. A failure still frees the desk's slot.
         try:
@@ -151,6 +153,9 @@ class CodingJob:
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
         report.messages, report.messages_omitted = for_report(state)
+        if job.continues is not None:
+            report.continues = job.continues.number
+            report.continued_anew = not job.continues.session_id
         if state.agent_runs and workflow.patched(patches.SESSION_KEPT):
             report.session_kept_until = await keep_session(state.job)
         state.status.report = report

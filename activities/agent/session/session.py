@@ -36,6 +36,9 @@ from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+CLAUDE_KEY = re.compile(r"[^A-Za-z0-9]")
+"""What Claude Code turns into '-' in a working directory's path, for the folder of its
+sessions."""
 """What a session id may be before it goes into the agent's command."""
 RESUME_PROMPT = (
     "You were interrupted: the worker that ran you stopped before you finished. Go on with the"
@@ -235,6 +238,45 @@ def _is_resumable_codex(options: Sequence[str]) -> bool:
         elif option.split("=", 1)[0] not in CODEX_RESUMABLE | CODEX_RESUMABLE_WITH_VALUE:
             return False
     return "--json" in options
+
+
+def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) -> bool:
+    """Copy the session `session_id` of the finished job whose folder is `earlier` into this
+    job's home `home`, where its CLI finds it from the worktree `worktree` (a continuation);
+    True when there was one. Claude Code keys a session by the working directory it ran in
+    (`projects/<cwd, every other character than a letter or digit a '-'>/<id>.jsonl`, and a
+    folder `<id>/` beside it), so its files go under this worktree's key; codex finds a thread
+    by its id wherever its date put it. A file already there (an earlier attempt's copy, which
+    its resumed session may have written to) is left as it is."""
+    if not SESSION_ID.fullmatch(session_id):
+        return False
+    found = False
+    for name in (SANDBOX_HOME, PRIVATE_HOME):
+        before = earlier / name
+        for path in _claude_files(before, session_id):
+            key = home / CLI_HOMES[CLAUDE].folder / "projects" / CLAUDE_KEY.sub("-", str(worktree))
+            _copy_once(path, key / path.name)
+            if (path.parent / session_id).is_dir():
+                _copy_once(path.parent / session_id, key / session_id)
+            found = True
+        codex = before / CLI_HOMES[CODEX].folder
+        for path in _codex_files(before, session_id):
+            _copy_once(path, home / CLI_HOMES[CODEX].folder / path.relative_to(codex))
+            found = True
+        if found:
+            return True
+    return False
+
+
+def _copy_once(source: Path, target: Path) -> None:
+    """Copy a file or folder to `target` unless something is there; links are copied as links."""
+    if target.exists() or target.is_symlink():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        shutil.copy2(source, target, follow_symlinks=False)
 
 
 def forget_sessions(folder: Path) -> bool:

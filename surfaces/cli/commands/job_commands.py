@@ -333,7 +333,8 @@ def say(
         help="What the agent should hear: any text, even one starting with '-'; '-' reads stdin.",
     ),
 ) -> None:
-    """Send a job's agent a message: it reads it while it works, or when its run ends."""
+    """Send a job's agent a message: it reads it while it works, or when its run ends; to a
+    finished job, a new job continues it, its agent resuming the job's session."""
     refuse_inside_a_job("say")
     if text == "-":
         text = sys.stdin.read().strip("\n")

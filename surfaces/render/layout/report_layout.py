@@ -74,6 +74,11 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     ]
     if report.task:
         blocks.append(field("task", text(_cut(report.task, TASK_CHARS))))
+    if report.continues:
+        anew = (
+            " (its session was gone: a new session, with its task)" if report.continued_anew else ""
+        )
+        blocks.append(field("continues", ours(f"job {report.continues}{anew}")))
     for title, when in (("started", report.started_at), ("finished", report.finished_at)):
         if when is not None:
             blocks.append(field(title, ours(shown_date(when, zone))))

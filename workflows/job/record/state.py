@@ -10,6 +10,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall, HoldAnswer
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.payloads.session_payloads import Continuation
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
 
@@ -87,6 +88,9 @@ class JobState:
     """The last message the running agent's live seam has (the step said so)."""
     agent_done: bool = False
     """The agent's work is over (no message will run it again): `say` is refused."""
+    continuing: Continuation | None = None
+    """The finished job whose session the agent's first run resumes (a continuation), once the
+    job took its message; None: none."""
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:
