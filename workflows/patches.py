@@ -450,7 +450,7 @@ PATCHES = (
         "that message, cuts its worktree from the finished job's kept branch, and its agent's "
         "first run resumes the finished job's session with it",
         came="2026-12-06",
-        commit="",
+        commit="61e3eec",
         asked_by=JOB,
         unrecorded="asked only for a continuation, which no recording from before it has",
     ),
