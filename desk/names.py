@@ -105,6 +105,8 @@ sent by it, so no workflow module imports another's (tests/workflows/test_messag
 the names to the definitions)."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
+CONTINUES_MEMO = "continues"
+"""A job that continues a finished one: that job's number (absent on any other job)."""
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""
 IGNORED_MEMO = "ignored"
 """An approval's memo: the answers it ignored (from someone who may not approve)."""

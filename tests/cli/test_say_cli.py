@@ -73,3 +73,7 @@ async def test_say_answers_in_words_refuses_with_reasons_and_show_and_watch_tell
     report = await eventually(continued, bool, "the continuation's report")
     assert (report["outcome"], report["continues"]) == ("integrated", number), report
     assert f"continues: job {number}" in (await cli("show", str(number + 1))).stdout
+    assert f"continued by job {number + 1}" in (await cli("show", str(number))).stdout
+    listed = json.loads((await cli("jobs", "--json")).stdout)
+    rows = listed if isinstance(listed, list) else listed["jobs"]
+    assert [row["continues"] for row in rows if row["number"] == number + 1] == [number]
