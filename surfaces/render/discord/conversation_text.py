@@ -50,7 +50,8 @@ def refusal_text(refused: DeskError, number: int) -> str:
     if isinstance(refused, AgentDoneError | JobNotFoundError):
         return (
             f"Job {number}'s agent has finished its work: a message cannot reach it now. "
-            f"`/job {number}` shows what it did; for more work, start a new job with `/task`."
+            f"`/job {number}` shows what it did; once its report is out, a message here "
+            "continues it in a new job."
         )
     if isinstance(refused, MessageTooLongError):
         return f"Not passed on: {plain(str(refused))}"
