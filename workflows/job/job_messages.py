@@ -217,7 +217,7 @@ def for_messages(state: JobState, agent: AgentResult) -> bool:
 def open_continuation(state: JobState) -> None:
     """A continuation (a message to a finished job) starts with that message: it is the job's
     first, from whoever sent it, and its first run resumes the finished job's session with it
-    (`agent.continued_session`)."""
+    (`state.continuing`, read by `agent._run_agent`)."""
     job = state.job
     if job.continues is None or not workflow.patched(patches.CONTINUATION):
         return
