@@ -24,6 +24,7 @@ SHELF_ADD_PREFIX = "shelf-add-"
 SHELF_LIST_PREFIX = "shelf-list-"
 HOST_CHECK_PREFIX = "host-check-"
 RESULT_ID_PREFIX = "result-"
+SESSION_ID_PREFIX = "session-"
 
 JOB_WORKFLOW_TYPE = "CodingJob"
 APPROVAL_WORKFLOW_TYPE = "Approval"
@@ -34,6 +35,7 @@ REPO_WORKFLOW_TYPE = "Repo"
 SHIP_WORKFLOW_TYPE = "Ship"
 OUTBOX_WORKFLOW_TYPE = "Outbox"
 RESULT_DELIVERY_WORKFLOW_TYPE = "ResultDelivery"
+SESSION_KEEP_WORKFLOW_TYPE = "SessionKeep"
 ADD_REPO_WORKFLOW_TYPE = "AddRepo"
 LIST_REPOS_WORKFLOW_TYPE = "ListRepos"
 REQUEST_INTEGRATION_SIGNAL = "request_integration"
@@ -106,6 +108,8 @@ sent by it, so no workflow module imports another's (tests/workflows/test_messag
 the names to the definitions)."""
 REQUESTER_MEMO = "requester"
 TASK_MEMO = "task"
+CONTINUES_MEMO = "continues"
+"""A job that continues a finished one: that job's number (absent on any other job)."""
 """The memo keys the desk gives each job it starts (who asked, the task's start)."""
 IGNORED_MEMO = "ignored"
 """An approval's memo: the answers it ignored (from someone who may not approve)."""
@@ -198,3 +202,8 @@ def result_delivery_workflow_id(event: str, subject: str) -> str:
     """The `ResultDelivery` of a job's report (`job`, its number) or a push's result (`push`,
     its Ship workflow's id)."""
     return f"{RESULT_ID_PREFIX}{event}-{subject}"
+
+
+def session_keep_workflow_id(number: int) -> str:
+    """The `SessionKeep` that removes job `number`'s agent session once its time is up."""
+    return f"{SESSION_ID_PREFIX}{number}"

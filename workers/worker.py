@@ -32,6 +32,7 @@ from workflows.delivery.outbox import Outbox
 from workflows.delivery.result_delivery import ResultDelivery
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
+from workflows.host.session_keep import SessionKeep
 from workflows.host.shelf import AddRepo, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.repo.repo_entity import RepoEntity
@@ -49,6 +50,7 @@ WORKFLOWS: Sequence[type] = (
     Outbox,
     HostCheck,
     ResultDelivery,
+    SessionKeep,
 )
 
 
@@ -64,6 +66,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         shelf.list_repos,
         shelf.clone_on_shelf,
         trees.prepare_worktree,
+        trees.forget_session,
         trees.discard_worktree,
         trees.integrate,
         trees.release_worktree,

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_WORKFLOW_TYPE,
         LIST_REPOS_WORKFLOW_TYPE,
         REPO_WORKFLOW_TYPE,
+        SESSION_KEEP_WORKFLOW_TYPE,
         SHIP_WORKFLOW_TYPE,
     )
 
@@ -99,6 +100,8 @@ MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
 CHECK_GOES_BACK = "failed-check-goes-back-to-the-agent"
 BUDGET_ASKS = "budget-pauses-and-asks"
+SESSION_KEPT = "session-kept-after-the-job"
+CONTINUATION = "continuation-resumes-a-finished-session"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -118,6 +121,7 @@ PATCHES = (
                 SHIP_WORKFLOW_TYPE,
                 ADD_REPO_WORKFLOW_TYPE,
                 LIST_REPOS_WORKFLOW_TYPE,
+                SESSION_KEEP_WORKFLOW_TYPE,
             }
         ),
         unrecorded="asked only for a known host, and the recordings from before it knew none",
@@ -453,6 +457,26 @@ PATCHES = (
         asked_by=JOB,
         unrecorded="asked only when a job whose host lets it ask reaches its budget with a "
         "session to resume, which no recording from before it has",
+    ),
+    Patch(
+        SESSION_KEPT,
+        guards="a job whose agent ran keeps its agent's session once it ends: a `SessionKeep` "
+        "removes it after the host's CODEDESK_SESSION_KEEP (before, an integration removed it "
+        "at once), and the report says until when",
+        came="2026-12-06",
+        commit="3f129e5",
+        asked_by=JOB,
+        old_branch="coding_job_integrated",
+    ),
+    Patch(
+        CONTINUATION,
+        guards="a job that continues a finished one (a message after its report) starts with "
+        "that message, cuts its worktree from the finished job's kept branch, and its agent's "
+        "first run resumes the finished job's session with it",
+        came="2026-12-06",
+        commit="61e3eec",
+        asked_by=JOB,
+        unrecorded="asked only for a continuation, which no recording from before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

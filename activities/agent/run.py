@@ -30,7 +30,12 @@ from activities.agent.session.claim import AgentClaim
 from activities.agent.session.log import AGENT_LOG
 from activities.agent.session.opening import AFRESH, AFTER_CRASH
 from activities.agent.session.run_messages import RunMessages
-from activities.agent.session.session import SessionWatch, earlier_attempts, resumable_codex
+from activities.agent.session.session import (
+    SessionWatch,
+    adopt_session,
+    earlier_attempts,
+    resumable_codex,
+)
 from activities.agent.setup.agent_instructions import instructions_for, load_instructions
 from activities.agent.setup.hold_wiring import wire_holds
 from activities.agent.streams.codex_stream import CodexStream
@@ -101,6 +106,14 @@ class AgentActivities:
         home = folder / (SANDBOX_HOME if confined else PRIVATE_HOME)
         earlier = earlier_attempts(info.heartbeat_details)
         known = earlier.session_id or request.resume_session or request.continue_session
+        if request.session_from:  # a continuation: the finished job's session, here
+            await asyncio.to_thread(
+                adopt_session,
+                job_dir(self.settings, request.session_from),
+                home,
+                request.continue_session,
+                Path(request.worktree),
+            )
         with desk_failures():
             wiring = wire_holds(agent_argv(request.agent_command, TASK), folder, self.settings)
             preset = preset_named_by(request.agent_command)

@@ -1,8 +1,10 @@
-"""Worktree activities: cut a job's worktree, integrate its branch, release what is left."""
+"""Worktree activities: cut a job's worktree, integrate its branch, release what is left, and
+remove a finished job's agent session once it has been kept its time."""
 
 from __future__ import annotations
 
 import fcntl
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,7 +37,7 @@ from activities.setup.left_files import split_uncommitted
 from activities.setup.steps import setup_now
 from activities.shelf_paths import existing_clone, job_dir, kept_worktrees_dir, worktree_path
 from desk.config.settings import DeskSettings
-from desk.errors import CloneMissingError, GitDirEscapeError, WorktreeDiscardedError
+from desk.errors import CloneMissingError, GitDirEscapeError, GitError, WorktreeDiscardedError
 from desk.failures import desk_failures
 from desk.holds.budget_cards import BranchSoFar, BudgetCommit
 from desk.payloads.jobs import (
@@ -51,6 +53,7 @@ from desk.payloads.jobs import (
     SoFarInput,
     Worktree,
 )
+from desk.payloads.session_payloads import SessionKeepInput
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
@@ -60,6 +63,7 @@ half-done rebase is codedesk's and which commits a fast-forward it finds done br
 DISCARDED = "worktree-discarded"
 """In the job's folder: the job was cancelled while its worktree was cut (see `_discard`)."""
 JOB_GIT_LOCK = "git.lock"
+JOB_BRANCH = re.compile(r"worker/[0-9]+")
 """In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
 
@@ -94,6 +98,12 @@ class WorktreeActivities:
         """Rebase the job's branch onto the clone's HEAD, fast-forward the clone, hand the
         worktree back (activities/git/job_worktree.py) and delete the branch."""
         return await off_the_loop(self._integrate_once, request)
+
+    @activity.defn
+    async def forget_session(self, request: SessionKeepInput) -> bool:
+        """Once a finished job's session has been kept its time: remove the agent's homes in
+        the job's folder, and the CLI's sessions with them; True if there were any."""
+        return await off_the_loop(self._forget_session, request)
 
     @activity.defn
     async def release_worktree(self, request: ReleaseWorktreeInput) -> ReleaseResult:
@@ -137,6 +147,8 @@ class WorktreeActivities:
             path.parent.mkdir(parents=True, exist_ok=True)
             kept = self._kept(clone, request.repo)
             branch, base = take_out(kept, path, request.number, folder)
+            if request.start_from:
+                _go_on_from(path, request.start_from)
             worktree = Worktree(path=str(path), branch=branch, base=base)
             receipt.write_text(worktree.model_dump_json())
             return worktree
@@ -164,6 +176,10 @@ class WorktreeActivities:
             forget_sessions(folder)
             return True
 
+    def _forget_session(self, request: SessionKeepInput) -> bool:
+        with desk_failures(), self._job_lock(request.number):
+            return forget_sessions(job_dir(self.settings, request.number))
+
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
         with desk_failures(), self._job_lock(request.number):
             receipt = job_dir(self.settings, request.number) / INTEGRATION_RECEIPT
@@ -177,7 +193,6 @@ class WorktreeActivities:
                 clone = existing_clone(self.settings, request.repo)
                 hand_back(self._kept(clone, request.repo), Path(request.worktree.path), folder)
                 _delete_branch(clone, request.worktree.branch)
-                forget_sessions(folder)
             elif result.branch_kept:
                 clone = existing_clone(self.settings, request.repo)
                 keep_for_its_work(self._kept(clone, request.repo), folder)
@@ -473,6 +488,14 @@ def _identity(cwd: Path) -> tuple[str, ...]:
 
 def _delete_branch(clone: Path, branch: str) -> None:
     try_git(clone, "branch", "--quiet", "-D", branch)
+
+
+def _go_on_from(path: Path, branch: str) -> None:
+    """Put the new branch checked out at `path` on the tip of the job's kept `branch` (a
+    continuation goes on from that job's work); only a job's own branch is taken."""
+    if not JOB_BRANCH.fullmatch(branch):
+        raise GitError(f"A continuation starts from a job's branch (worker/N), not {branch!r}.")
+    run_git(path, "reset", "--hard", "-q", f"refs/heads/{branch}")
 
 
 def _delete_branch_if_empty(clone: Path, worktree: Worktree) -> None:

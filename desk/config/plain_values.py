@@ -221,6 +221,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "yolo_allow": items(_hold_class),
         "long_running_check": duration,
         "long_running_max": duration,
+        "session_keep": duration,
         "diagnostic_chars": integer(80),
     }
 )

@@ -46,6 +46,7 @@ def judge_job(job: JobInput, ask: JobAsk, policy: HostPolicy) -> JobInput:
             "report_held_calls": policy.report_held_calls,
             "report_held_chars": policy.report_held_chars,
             "message_chars": policy.message_chars,
+            "session_keep": policy.session_keep,
             "policy_source": policy.source or "(unnamed host)",
             "result_hooks": policy.result_delivery,
         }

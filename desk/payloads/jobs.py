@@ -15,6 +15,7 @@ from pydantic import Field
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.holds.budget_cards import BudgetPause
 from desk.payloads.message_payloads import JobMessage, MessageSeam
+from desk.payloads.session_payloads import Continuation
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
@@ -175,11 +176,18 @@ class JobInput(Payload):
     """Where the host sends the job's report when it ends (None: nowhere but the surfaces)."""
     message_chars: int = 8000
     """The longest message a person may send the job's agent (the host's policy)."""
+    session_keep: timedelta = timedelta(days=7)
+    """How long the agent's session is kept once the job has ended (the host's policy)."""
+    continues: Continuation | None = None
+    """The finished job this one continues, whose agent session it resumes (None: none)."""
 
 
 class PrepareWorktreeInput(Payload):
     number: int
     repo: str
+    start_from: str = ""
+    """A branch the new branch starts from (a continuation of a job that kept its branch);
+    empty: the clone's HEAD."""
 
 
 class DiscardWorktreeInput(Payload):
@@ -248,6 +256,9 @@ class RunAgentInput(Payload):
     `continue_session` with them as its prompt, or starts over with the task and them."""
     continue_session: str = ""
     """The session of the agent's last run (empty: its CLI named none)."""
+    session_from: int = 0
+    """The finished job whose agent session `continue_session` is (a continuation's first run:
+    the session is copied from that job's folder into this job's home first); 0: this job's."""
     ends_to_suspend: bool = False
     """The job can suspend a CLI that cannot defer a call but resumes its session (codex): a
     held call nobody answers within the live window is refused with a note to stop, the CLI
@@ -301,7 +312,8 @@ class AgentResult(Payload):
     deferred_approval: str = ""
     """The approval its deferred call waits for (`end` SUSPENDED)."""
     session_id: str = ""
-    """The CLI's session, to resume after a suspension (`end` SUSPENDED)."""
+    """The CLI's session: to resume after a suspension (`end` SUSPENDED), and once the job has
+    ended, by a continuation."""
     ended_to_suspend: bool = False
     """`end` SUSPENDED by codedesk ending a CLI that cannot defer (codex): its resumed session
     is told the answer as a message, not asked by its hook again."""
@@ -457,6 +469,18 @@ class JobReport(Payload):
     """The agent's approved pushes to other branches, which codedesk made (or why not)."""
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    session_id: str = ""
+    """The agent CLI's session (empty: its CLI named none), which a continuation resumes."""
+    session_kept_until: datetime | None = None
+    """When the desk removes the agent's session (`SessionKeep`); None: nothing was kept."""
+    continues: int = 0
+    """The finished job this one continues (0: none)."""
+    continued_anew: bool = False
+    """The job it continues had no session left: its agent started a new one, with that job's
+    task and the message."""
+    session_removed_at: datetime | None = None
+    """When its `SessionKeep` removed the session: filled in by the surfaces that read it
+    (surfaces/clients/conversation/session_keeps.py), never by the job."""
     messages: list[JobMessage] = Field(default_factory=list)
     """The messages people sent the agent, in order, with when and how each reached it (a
     report keeps the first REPORT_MESSAGES, each text cut to `report_held_chars`)."""

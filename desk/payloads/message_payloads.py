@@ -67,6 +67,11 @@ class SayAnswer(Payload):
     delivery: MessageDelivery
     seam: MessageSeam | None = None
     """How it reaches the agent (None: the job cannot tell yet)."""
+    continues: int = 0
+    """The finished job the message went to: `number` is the new job that continues it, and
+    the message its first (0: the message went to job `number` itself)."""
+    continued_anew: bool = False
+    """The finished job's session was gone: the new job's agent starts a new session."""
 
 
 class Delivered(Payload):

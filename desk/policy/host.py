@@ -65,6 +65,8 @@ class HostPolicy(Payload):
     report_held_chars: int = 1000
     message_chars: int = 8000
     """The longest message a person may send a job's agent."""
+    session_keep: timedelta = timedelta(days=7)
+    """How long a finished job's agent session is kept, then removed."""
     hold_wait: timedelta = timedelta(minutes=10)
     """How long a held call waits for a person (applied by the worker that runs the agent)."""
     result_hooks: list[ResultHook] = Field(default_factory=list)
@@ -121,6 +123,7 @@ POLICY_SETTINGS = {
     "report_held_calls": "report_held_calls",
     "report_held_chars": "report_held_chars",
     "message_chars": "message_chars",
+    "session_keep": "session_keep",
     "hold_wait": "hold_wait",
     "result_hook_timeout": "result_hook_timeout",
     "result_hook_window": "result_hook_window",

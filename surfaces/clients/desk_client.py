@@ -32,6 +32,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import (
     AdoptionError,
     AgentCommandError,
+    AgentDoneError,
     DeskError,
     DeskSilentError,
     HostError,
@@ -64,12 +65,15 @@ from desk.payloads.jobs import (
     RepoPlacement,
     ShelfListing,
 )
-from desk.payloads.message_payloads import SayAnswer, SayInput
+from desk.payloads.message_payloads import MessageDelivery, SayAnswer, SayInput
+from desk.payloads.session_payloads import Continuation
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
+from surfaces.clients.conversation.continuation import continuation_of, refusal, started_as
 from surfaces.clients.conversation.finish_client import finish
 from surfaces.clients.conversation.message_client import cli_sender, say
+from surfaces.clients.conversation.session_keeps import with_session_state
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
 from surfaces.clients.listings.job_listing import job_page
@@ -241,6 +245,8 @@ class DeskClient:
         origin_channel: str = "",
         hold_classes: Sequence[str] = (),
         spend_limit: Decimal | None = None,
+        continues: Continuation | None = None,
+        request_id: str = "",
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
@@ -251,6 +257,8 @@ class DeskClient:
         `place` is a chat thread that follows the job (its progress, cards and report).
         `starter` is the principal id of who starts it (default: the CLI's owner), and
         `origin_channel` the chat channel it was started from: both decide its modes.
+        `continues` is the finished job it continues (`say`), and `request_id` names the
+        submission once for all its sends (default: a new one).
         """
         name = parse_repo_name(repo)
         if not task.strip():
@@ -274,10 +282,11 @@ class DeskClient:
             host_wait=self.settings.host_wait,
             starter=starter or self.settings.owner,
             origin_channel=origin_channel,
+            continues=continues,
         )
         ask = JobAsk(budget=budget, hold_classes=list(hold_classes), spend_limit=spend_limit)
         try:
-            return await self._admit(AdmitInput(job=job, ask=ask))
+            return await self._admit(AdmitInput(job=job, ask=ask, request_id=request_id))
         except WorkflowUpdateFailedError as error:
             # Whatever the desk refused it for (a full queue, a host, its check, the host's
             # policy), raised again as the desk error it was, matched by its wire name.
@@ -402,6 +411,7 @@ class DeskClient:
         )
         if state == WorkflowExecutionStatus.COMPLETED:
             report = await with_ship_outcomes(self.client, await handle.result())
+            report = await with_session_state(self.client, report)
             fallback.report, fallback.phase = report, JobPhase.DONE
             fallback.task, fallback.branch, fallback.worktree = (
                 report.task,
@@ -432,7 +442,40 @@ class DeskClient:
         answer says whether it reached the running agent or when it will (surfaces/clients/
         conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
-        return await say(self.client, self.settings.task_queue, number, said, update_id)
+        try:
+            return await say(self.client, self.settings.task_queue, number, said, update_id)
+        except AgentDoneError:
+            state, current = await self.status(number)
+            if state != WorkflowExecutionStatus.COMPLETED or current.report is None:
+                raise
+        return await self.continue_job(current.report, said, update_id or "")
+
+    async def continue_job(self, report: JobReport, said: SayInput, request_id: str) -> SayAnswer:
+        """A new job that continues the finished one of `report` with the message `said`
+        (surfaces/clients/conversation/continuation.py); the answer names it."""
+        job = await started_as(self.client, report.number)
+        refused = refusal(job, said)
+        if refused is not None:
+            raise refused
+        continues = await continuation_of(self.client, job, report)
+        admission = await self.submit_job(
+            job.repo,
+            said.text,
+            agent_command=job.agent_command,
+            requester=said.by.name,
+            place=job.place,
+            starter=said.by.id,
+            origin_channel=job.origin_channel,
+            continues=continues,
+            request_id=request_id,
+        )
+        return SayAnswer(
+            number=admission.number,
+            seq=1,
+            delivery=MessageDelivery.AGENT_START,
+            continues=report.number,
+            continued_anew=not continues.session_id,
+        )
 
     async def finish(self, number: int, by: Principal | None = None) -> FinishAnswer:
         """End job `number`'s agent at its budget card as `by` (default: this CLI's owner): the

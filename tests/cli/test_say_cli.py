@@ -58,6 +58,22 @@ async def test_say_answers_in_words_refuses_with_reasons_and_show_and_watch_tell
     assert "message from" in watched.stdout and "write:ASKED.md=yes" in watched.stdout
     assert f"message 1 to job {number}: delivered to the running agent" in watched.stdout
 
-    late = await cli("say", str(number), "one more thing")
-    assert late.returncode == 1, shown(late)
-    assert f"Job {number} has ended" in late.stderr and "codedesk task" in late.stderr
+    # After the report, a message continues the job in a new one (a command agent keeps no
+    # session: it starts anew with the task and the message).
+    late = await cli("say", str(number), "write:MORE.md=yes")
+    assert late.returncode == 0, shown(late)
+    assert late.stdout.startswith(f"job {number} has ended: job {number + 1} continues it")
+    assert "starts a new session" in late.stdout, shown(late)
+
+    async def continued() -> dict[str, object] | None:
+        document = json.loads((await cli("show", str(number + 1), "--json")).stdout)
+        report: dict[str, object] | None = document["job"]["report"]
+        return report
+
+    report = await eventually(continued, bool, "the continuation's report")
+    assert (report["outcome"], report["continues"]) == ("integrated", number), report
+    assert f"continues: job {number}" in (await cli("show", str(number + 1))).stdout
+    assert f"continued by job {number + 1}" in (await cli("show", str(number))).stdout
+    listed = json.loads((await cli("jobs", "--json")).stdout)
+    rows = listed if isinstance(listed, list) else listed["jobs"]
+    assert [row["continues"] for row in rows if row["number"] == number + 1] == [number]

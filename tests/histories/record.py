@@ -46,6 +46,7 @@ from desk.names import (
     outbox_workflow_id,
     repo_workflow_id,
     result_delivery_workflow_id,
+    session_keep_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
 from desk.policy.modes import ScopeKind
@@ -1008,6 +1009,46 @@ async def record_budget_pause(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def record_session_kept(tmp: Path, out: Path) -> None:
+    """A finished job's agent session kept for the host's CODEDESK_SESSION_KEEP (a few seconds
+    here), then removed by its `SessionKeep` (issue 46, patch `session-kept-after-the-job`)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "session").model_copy(
+        update={"session_keep": timedelta(seconds=3)}
+    )
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "session")
+        number = await desk.start_job(
+            "acme/api", "greet", agent_command=agent("write:a.txt=1", "commit:a")
+        )
+        print((await desk.wait(number)).outcome)
+        kept = env.client.get_workflow_handle(session_keep_workflow_id(number))
+        print(await kept.result())
+        keep(out / "coding_job_session_kept.json", await desk.job(number).fetch_history())
+        keep(out / "session_keep.json", await kept.fetch_history())
+    await env.shutdown()
+
+
+async def record_continuation(tmp: Path, out: Path) -> None:
+    """A message to a finished job continues it in a new job, which starts with that message
+    and resumes the finished job's session (issue 46, patch
+    `continuation-resumes-a-finished-session`; a command agent keeps none: it starts anew)."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "continuation")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "continuation")
+        number = await desk.start_job(
+            "acme/api", "greet", agent_command=agent("obey:1", "commit:As asked")
+        )
+        await _agent_waits(settings, number, "scripted agent: waiting for")
+        print(await desk.say(number, "write:a.txt=1"))
+        print((await desk.wait(number)).outcome)
+        answer = await desk.say(number, "write:b.txt=2")
+        print(answer, (await desk.wait(answer.number)).outcome)
+        keep(out / "coding_job_continuation.json", await desk.job(answer.number).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -1036,6 +1077,8 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "messages": record_messages,
     "check-fixed": record_check_fixed,
     "budget": record_budget_pause,
+    "session-kept": record_session_kept,
+    "continuation": record_continuation,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

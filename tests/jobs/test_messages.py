@@ -155,8 +155,16 @@ async def test_a_message_is_refused_from_a_stranger_too_long_empty_or_too_late(
     gate.touch()
     report = await awaited(desk.wait(number), "the job's report")
     assert report.messages == []
-    with pytest.raises(AgentDoneError, match="has ended.*codedesk task"):
-        await desk.say(number, "and the docs")
+    # After the report, only the requester and the owners may continue it, in a new job that
+    # starts with the message (and leaves the finished job's history as it was).
+    with pytest.raises(MessageSenderError, match=f"mallory may not continue job {number}"):
+        await desk.say(number, "and the docs", by=stranger)
+    answer = await desk.say(number, "and the docs")
+    assert answer.continues == number and answer.number == number + 1, answer
+    continued = await awaited(desk.wait(answer.number), "the continuation's report")
+    assert continued.continues == number and continued.continued_anew, continued
+    assert [message.text for message in continued.messages] == ["and the docs"]
+    assert continued.task == "and the docs"
     lines = [line.text for line in history_lines(await desk.history(number))]
     assert not any("message" in line for line in lines), lines
 
@@ -172,7 +180,7 @@ async def test_a_message_after_the_agents_work_is_refused_with_what_to_do(
     with pytest.raises(
         AgentDoneError,
         match=rf"Job {number}'s agent has finished its work \(the job is "
-        r"integrating\).*`codedesk task`",
+        rf"integrating\).*`codedesk say {number}` again continues it",
     ):
         await desk.say(number, "one more thing")
     LET_GO.set()
@@ -214,3 +222,28 @@ async def test_a_message_to_an_agent_that_takes_none_while_it_runs_starts_it_aga
     assert message.delivered is not None, message
     assert (message.delivered.run, message.delivered.seam) == (2, MessageSeam.START_OVER)
     assert git(Path(info.path), "log", "-1", "--format=%s") == "one-shot agent: work"
+
+
+async def test_a_continuation_of_a_job_that_kept_its_branch_goes_on_from_its_work(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    """Job N failed with its work kept on its branch: the job that continues it is cut from
+    that branch, so its agent finds N's commits and goes on from them."""
+    await desk.add_repo(REPO, str(origin))
+    command = agent("obey:1", "commit:As asked", "exit:3")
+    number = await desk.start_job(REPO, "write what is asked", agent_command=command)
+    await agent_reads_messages(settings, number)
+    await desk.say(number, "write:first.txt=1")
+    report = await awaited(desk.wait(number), "the job's report")
+    assert (report.outcome, report.branch_kept) == (JobOutcome.FAILED, True), report
+
+    answer = await desk.say(number, "write:second.txt=2")
+    assert answer.continues == number, answer
+    continued = await awaited(desk.wait(answer.number), "the continuation's report")
+    assert (continued.outcome, continued.continues) == (JobOutcome.FAILED, number), continued
+    worktree = Path(continued.worktree)
+    assert (worktree / "first.txt").read_text() == "1" and (worktree / "second.txt").is_file()
+    assert git(worktree, "log", "--format=%s", f"{continued.base}..HEAD").splitlines() == [
+        "As asked",
+        "As asked",
+    ]

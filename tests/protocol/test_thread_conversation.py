@@ -93,7 +93,7 @@ async def test_the_requesters_message_reaches_the_agent_and_a_stranger_is_told_o
     assert [json.loads(line)["text"] for line in lines] == ["write:ASKED.md=yes"]
 
 
-async def test_a_message_over_the_limit_or_to_a_finished_job_is_refused_saying_why(
+async def test_a_message_over_the_limit_is_refused_and_one_to_a_finished_job_continues_it(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     await host_policy(desk, message_chars=20)
@@ -120,18 +120,23 @@ async def test_a_message_over_the_limit_or_to_a_finished_job_is_refused_saying_w
             lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
             "the report in the thread",
         )
+        # After the report, the owner's message continues the job in a new one, in this thread.
         late = await discord.gateway.said(thread, OWNER_ID, "and the docs")
-        await until(lambda: replies(fake, late), "the refusal of the late message")
-        [why] = replies(fake, late)
-        assert f"Job {number}'s agent has finished its work" in why, why
-        assert f"`/job {number}` shows what it did" in why and "`/task`" in why, why
-        assert fake.reactions(late) == ["❌"]
-        again = await discord.gateway.said(thread, OWNER_ID, "and the changelog")
-        # A barrier: the bot handles a place's messages in order, so once the stranger is told,
-        # the owner's second message has been handled.
+        await until(lambda: replies(fake, late), "the continuation's reply")
+        [said] = replies(fake, late)
+        assert said.startswith(f"Job {number} has ended: job {number + 1} continues it here"), said
+        assert fake.reactions(late) == ["📨"]
+        continued = await awaited(desk.wait(number + 1), "the continuation's report")
+        assert continued.continues == number, continued
+        assert [message.text for message in continued.messages] == ["and the docs"]
+        heading = f"## Job {number + 1} on "
+        await until(
+            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
+            "the continuation's report in the thread",
+        )
         stranger = await discord.gateway.said(thread, STRANGER_ID, "hello?")
         await until(lambda: replies(fake, stranger), "the stranger's notice")
-        assert (fake.reactions(again), replies(fake, again)) == ([], []), "told twice"
+        assert not fake.reactions(stranger)
 
 
 async def test_a_message_written_while_the_bot_is_down_is_passed_on_once_when_it_is_back(

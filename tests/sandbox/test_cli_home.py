@@ -143,9 +143,9 @@ async def test_a_confined_cli_writes_its_home_but_not_the_seeded_config(
     assert 'model = "gpt-fake"' in report.output and "owner-bearer-secret" not in report.output
     assert "auth.json" not in report.output and "old.jsonl" not in report.output
     assert "config: read-only" in report.output and "sessions: written" in report.output
-    # Seen from outside: the job's home (its session with it) went with the job's worktree;
-    # the owner's folder is as it was.
-    assert not home.exists()
+    # Seen from outside: the job's home (its session with it) is kept for a continuation
+    # (`SessionKeep` removes it later); the owner's folder is as it was.
+    assert report.session_kept_until is not None and (home / ".codex" / "sessions").is_dir()
     assert (source / "config.toml").read_text() == CODEX_CONFIG
     assert sorted(p.name for p in (source / "sessions").iterdir()) == ["old.jsonl"]
 

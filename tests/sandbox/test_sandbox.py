@@ -171,10 +171,10 @@ async def test_a_worker_whose_home_does_not_exist_still_runs_sandboxed_agents(
     report = await online.desk.wait(number)
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert report.confinement == BWRAP
-    # Its home is the job's own (removed with the job's worktree once it integrated).
+    # Its home is the job's own (kept after the job for a continuation, then removed).
     home = job_dir(online.settings, number) / "agent-home"
     assert f"scripted agent: write {home / 'a.txt'}" in report.output, report.output
-    assert not home.exists()
+    assert (home / "a.txt").is_file() and report.session_kept_until is not None
 
 
 SMUGGLERS = {

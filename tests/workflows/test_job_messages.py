@@ -77,6 +77,7 @@ def test_once_the_agents_work_is_over_a_message_is_refused_with_what_to_do(
     over.agent_done = True
     refused = refusal(over, said())
     assert isinstance(refused, AgentDoneError)
-    assert f"(the job is {now})" in str(refused) and "`codedesk task`" in str(refused)
+    assert f"(the job is {now})" in str(refused)
+    assert "`codedesk say 7` again continues it in a new job" in str(refused)
     # A stranger learns no more than that they may not talk to it.
     assert isinstance(refusal(over, said(by=Principal(id="x"))), MessageSenderError)

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.errors import AdmissionCheckFailedError, PolicyError, desk_error
     from desk.failures import failure_of
     from desk.names import (
+        CONTINUES_MEMO,
         JOB_WORKFLOW_TYPE,
         PHASE_ATTRIBUTE,
         REPO_ATTRIBUTE,
@@ -106,7 +107,16 @@ async def start_job(job: JobInput, queued: bool) -> None:
                 SearchAttributePair(SUMMARY_ATTRIBUTE, job_summary(job)),
             ]
         ),
-        memo={REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]},
+        memo=job_memo(job),
         static_summary=job_summary(job),
         static_details=job_details(job),
     )
+
+
+def job_memo(job: JobInput) -> dict[str, object]:
+    """What `codedesk jobs` reads of a job without asking it: who asked, the task, and the
+    finished job it continues (only a continuation has that key)."""
+    memo: dict[str, object] = {REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]}
+    if job.continues is not None:
+        memo[CONTINUES_MEMO] = job.continues.number
+    return memo

@@ -63,6 +63,9 @@ async def _run_agent(
     job, clock = state.job, state.clock
     state.agent_runs += 1
     run = state.agent_runs
+    # A continuation's first run (every run but a suspension's or messages' resume) resumes
+    # the finished job's session.
+    resumed = state.continuing if suspended is None and continued is None else None
     waiting = pending(state)
     may_defer = workflow.patched(patches.AGENT_SUSPENDS)
     told = state.told_answer if suspended is not None else None
@@ -72,7 +75,7 @@ async def _run_agent(
         RunAgentInput(
             number=job.number,
             repo=job.repo,
-            task=job.task,
+            task=resumed.task if resumed is not None else job.task,
             agent_command=job.agent_command,
             worktree=worktree.path,
             output_chars=job.output_chars,
@@ -89,8 +92,11 @@ async def _run_agent(
             message_run=run,
             messages=waiting,
             messages_through=len(state.status.messages),
-            for_messages=continued is not None,
-            continue_session=continued.session_id if continued else "",
+            for_messages=continued is not None or resumed is not None,
+            continue_session=(
+                continued.session_id if continued else resumed.session_id if resumed else ""
+            ),
+            session_from=resumed.number if resumed is not None and resumed.session_id else 0,
         ),
         **(
             agent_step(clock.limit, job.heartbeat_timeout)

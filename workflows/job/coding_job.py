@@ -66,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
 from workflows import patches
 from workflows.calls.outbox_calls import send_to_outbox
 from workflows.calls.result_calls import deliver_result
+from workflows.calls.session_calls import keep_session
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
@@ -94,6 +95,7 @@ from workflows.job.job_messages import (
     for_report,
     inbox,
     keep,
+    open_continuation,
     refuse,
     take,
 )
@@ -145,6 +147,7 @@ class CodingJob:
     @workflow.run
     async def run(self, job: JobInput) -> JobReport:
         state = self.state
+        open_continuation(state)
         # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
         # and no workflow call may run then. A failure still frees the desk's slot.
         try:
@@ -170,6 +173,11 @@ class CodingJob:
         report.budget_pauses = list(state.status.budget_pauses)
         report.messages, report.messages_omitted = for_report(state)
         report.check_rounds = state.status.check_rounds
+        if job.continues is not None:
+            report.continues = job.continues.number
+            report.continued_anew = not job.continues.session_id
+        if state.agent_runs and workflow.patched(patches.SESSION_KEPT):
+            report.session_kept_until = await keep_session(state.job)
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)

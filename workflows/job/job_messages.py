@@ -26,6 +26,7 @@ with workflow.unsafe.imports_passed_through():
         MessageTooLongError,
     )
     from desk.failures import failure_of
+    from desk.holds.approvals import Principal
     from desk.names import JOB_SAY_UPDATE
     from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase
     from desk.payloads.message_payloads import (
@@ -64,8 +65,8 @@ def refusal(state: JobState, said: SayInput) -> DeskError | None:
         now = "checking its work" if phase == JobPhase.WORKING else phase
         return AgentDoneError(
             f"Job {job.number}'s agent has finished its work (the job is {now}): a message "
-            f"cannot reach it now. `codedesk show {job.number}` shows what it did; for more "
-            "work, start a new job with `codedesk task`."
+            f"cannot reach it now. `codedesk show {job.number}` shows what it did; once it has "
+            f"ended, `codedesk say {job.number}` again continues it in a new job."
         )
     if not said.text.strip():
         return MessageError("The message is empty: say what the agent should hear.")
@@ -211,6 +212,19 @@ def for_messages(state: JobState, agent: AgentResult) -> bool:
     if agent.end != AgentEnd.EXITED or agent.exit_code != 0 or not pending(state):
         return False
     return workflow.patched(patches.MESSAGES_AFTER_THE_RUN)
+
+
+def open_continuation(state: JobState) -> None:
+    """A continuation (a message to a finished job) starts with that message: it is the job's
+    first, from whoever sent it, and its first run resumes the finished job's session with it
+    (`state.continuing`, read by `agent._run_agent`)."""
+    job = state.job
+    if job.continues is None or not workflow.patched(patches.CONTINUATION):
+        return
+    sender = Principal(id=job.starter, name=job.requester or job.starter.removeprefix("local:"))
+    surface = "discord" if job.place is not None else "cli"
+    keep(state, SayInput(text=job.task, by=sender, surface=surface))
+    state.continuing = job.continues
 
 
 def for_report(state: JobState) -> tuple[list[JobMessage], int]:

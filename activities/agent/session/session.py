@@ -16,7 +16,9 @@ came as the agent's last run ended resumes its session with them as the prompt. 
 streaming input (the `claude` preset) takes no prompt in its command: its resumed session gets
 the prompt, if any, on its standard input (`stream_resume_argv`); opencode, whose output names
 no session, continues the job's last one (`continue_argv`, for messages only: a crash starts it
-over). Once the job's worktree is removed, its agent's homes go too (`forget_sessions`).
+over). The agent's homes outlive the job for the host's CODEDESK_SESSION_KEEP, so that a
+continuation (`codedesk say` to a finished job) resumes its session; then `SessionKeep`
+removes them (`forget_sessions`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+CLAUDE_KEY = re.compile(r"[^A-Za-z0-9]")
+"""What Claude Code turns into '-' in a working directory's path, for the folder of its
+sessions."""
 """What a session id may be before it goes into the agent's command."""
 RESUME_PROMPT = (
     "You were interrupted: the worker that ran you stopped before you finished. Go on with the"
@@ -235,9 +240,52 @@ def _is_resumable_codex(options: Sequence[str]) -> bool:
     return "--json" in options
 
 
-def forget_sessions(folder: Path) -> None:
-    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them:
-    once the job's worktree is gone there is nothing left to resume. Links in a home (the
-    unconfined one links to the owner's paths) are removed, never followed."""
+def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) -> bool:
+    """Copy the session `session_id` of the finished job whose folder is `earlier` into this
+    job's home `home`, where its CLI finds it from the worktree `worktree` (a continuation);
+    True when there was one. Claude Code keys a session by the working directory it ran in
+    (`projects/<cwd, every other character than a letter or digit a '-'>/<id>.jsonl`, and a
+    folder `<id>/` beside it), so its files go under this worktree's key; codex finds a thread
+    by its id wherever its date put it. A file already there (an earlier attempt's copy, which
+    its resumed session may have written to) is left as it is."""
+    if not SESSION_ID.fullmatch(session_id):
+        return False
+    found = False
     for name in (SANDBOX_HOME, PRIVATE_HOME):
-        shutil.rmtree(folder / name, ignore_errors=True)
+        before = earlier / name
+        for path in _claude_files(before, session_id):
+            key = home / CLI_HOMES[CLAUDE].folder / "projects" / CLAUDE_KEY.sub("-", str(worktree))
+            _copy_once(path, key / path.name)
+            if (path.parent / session_id).is_dir():
+                _copy_once(path.parent / session_id, key / session_id)
+            found = True
+        codex = before / CLI_HOMES[CODEX].folder
+        for path in _codex_files(before, session_id):
+            _copy_once(path, home / CLI_HOMES[CODEX].folder / path.relative_to(codex))
+            found = True
+        if found:
+            return True
+    return False
+
+
+def _copy_once(source: Path, target: Path) -> None:
+    """Copy a file or folder to `target` unless something is there; links are copied as links."""
+    if target.exists() or target.is_symlink():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        shutil.copytree(source, target, symlinks=True)
+    else:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def forget_sessions(folder: Path) -> bool:
+    """Remove the agent's homes in the job folder `folder`, and its CLI's sessions with them
+    (a cancelled cut's, or a finished job's once kept its time: `SessionKeep`); True if there
+    were any. Links in a home (the unconfined one links to the owner's paths) are removed,
+    never followed."""
+    homes = [folder / name for name in (SANDBOX_HOME, PRIVATE_HOME)]
+    found = any(home.exists() for home in homes)
+    for home in homes:
+        shutil.rmtree(home, ignore_errors=True)
+    return found

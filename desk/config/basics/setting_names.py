@@ -34,6 +34,7 @@ SETTING_NAMES = frozenset(
         "agent_progress_interval", "progress_agent_lines", "progress_line_chars",
         "progress_text_chars", "progress_text_max",
         "yolo_carded_classes", "yolo_allow", "long_running_check", "long_running_max",
+        "session_keep",
         "diagnostic_chars", "time_zone",
     }
 )  # fmt: skip

@@ -95,6 +95,13 @@ class AgentSettings(SettingsSection):
         ge=1,
         description="The longest message a job's agent may be sent, in characters; host policy.",
     )
+    session_keep: Duration = Field(
+        default=timedelta(days=7),
+        description=(
+            "How long a finished job's agent session is kept for a continuation (`codedesk say` "
+            "to the job), before the desk removes it; host policy."
+        ),
+    )
 
     @model_validator(mode="after")
     def _budget_within_its_bound(self) -> AgentSettings:

@@ -243,6 +243,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 day = await _waiting_for_day(desk, number)
         lines = history_lines(await desk.history(number))
         delivery = await job_delivery(desk.client, number)
+        continued_by = [row.number for row in await desk.jobs() if row.continues == number]
         link = workflow_url(ui_url(desk.settings), desk.settings.namespace, job_workflow_id(number))
         if as_json:
             job = current.model_dump(mode="json")
@@ -257,6 +258,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "history": [{"at": line.at.isoformat(), "text": line.text} for line in lines],
                 "ui_url": link,
                 "delivery": delivery.model_dump(mode="json") if delivery else None,
+                "continued_by": continued_by,
             }
             typer.echo(json.dumps(document, indent=2))
             return
@@ -305,6 +307,8 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
+        for later in continued_by:
+            out.print(f"continued by job {later}", markup=False)
         for said in delivery_lines(delivery) if delivery else []:
             out.print(said, markup=False)
         out.print("history:")
@@ -343,7 +347,8 @@ def say(
         help="What the agent should hear: any text, even one starting with '-'; '-' reads stdin.",
     ),
 ) -> None:
-    """Send a job's agent a message: it reads it while it works, or when its run ends."""
+    """Send a job's agent a message: it reads it while it works, or when its run ends; to a
+    finished job, a new job continues it, its agent resuming the job's session."""
     refuse_inside_a_job("say")
     if text == "-":
         text = sys.stdin.read().strip("\n")

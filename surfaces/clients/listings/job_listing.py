@@ -30,6 +30,7 @@ from temporalio.api.workflowservice.v1 import (
 from desk.decisions.host_slots import queue_position
 from desk.errors import ServerError
 from desk.names import (
+    CONTINUES_MEMO,
     COST_ATTRIBUTE,
     DESK_STATE_QUERY,
     DESK_WORKFLOW_ID,
@@ -78,6 +79,8 @@ class JobRow:
     """What the finished job cost in US dollars; None while it runs, or when not known."""
     waiting_for_day: datetime | None = None
     """When the next UTC day begins, while the desk's daily spend limit holds its queue."""
+    continues: int = 0
+    """The finished job this one continues (0: none)."""
 
     def as_json(self) -> dict[str, Any]:
         """The row as `codedesk jobs --json` prints it (times in UTC, ISO 8601, `Z`)."""
@@ -94,6 +97,7 @@ class JobRow:
             "waiting_for_host": self.waiting_for_host,
             "cost_usd": self.cost,
             "waiting_for_day": utc_text(self.waiting_for_day),
+            "continues": self.continues or None,
         }
 
 
@@ -208,6 +212,7 @@ def job_row(info: WorkflowExecutionInfo) -> JobRow:
         status="running" if status == "unspecified" else status,
         requester=_text(memo[REQUESTER_MEMO], number) if REQUESTER_MEMO in memo else "",
         task=_text(memo[TASK_MEMO], number) if TASK_MEMO in memo else "",
+        continues=int(_text(memo[CONTINUES_MEMO], number)) if CONTINUES_MEMO in memo else 0,
         started=info.start_time.ToDatetime(tzinfo=UTC) if info.HasField("start_time") else None,
         waiting_for_host=attribute(WAITING_HOST_ATTRIBUTE.name),
         cost=_amount(attributes[COST_ATTRIBUTE.name], number)

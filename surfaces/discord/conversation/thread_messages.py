@@ -6,8 +6,9 @@ reply that mentions them, who may talk to the agent. The job's own `say` validat
 sender again (a job that knows nobody by that id refuses: fail closed). Messages of bots, the
 bot's own, system messages, webhooks' and empty ones are ignored. A message the job took gets
 a reaction (delivered, or queued); one it refused gets a cross and a reply saying why. Once the
-job's report is out, each person is told once that its agent's work is over; the place is quiet
-after that (a thread or channel people go on talking in gets no cross on every message).
+job's report is out, a message from its requester or an owner continues it: a new job, in the
+same place, whose agent resumes the finished job's session with the message (the desk client's
+`say`); the place follows the new job from then on, and a reply names it.
 
 Each message is sent with its Discord id as the Update's id, so a message read twice (the gateway
 and the history at start-up) is still one message of the job. The newest message handled in each
@@ -25,7 +26,7 @@ import logging
 import discord
 from temporalio.service import RPCError
 
-from desk.errors import AgentDoneError, DeskError, MessageSenderError
+from desk.errors import DeskError, MessageSenderError
 from desk.payloads.message_payloads import SayAnswer
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.common.access import Owners, principal
@@ -33,6 +34,7 @@ from surfaces.discord.common.thread_book import ThreadBook, ThreadJob
 from surfaces.render.discord.conversation_text import (
     REFUSED,
     answer_reaction,
+    continued_text,
     refusal_text,
     stranger_notice,
     unreachable_text,
@@ -115,11 +117,6 @@ class ThreadConversation:
         if not heard and (followed.requester or followed.ended):  # the desk is not asked
             await self._notice(place, followed, message)
             return
-        if followed.ended:  # its report is out: said once per person, then the place is quiet
-            if author.id not in followed.noticed:
-                await self._refuse(message, refusal_text(AgentDoneError(""), number))
-                self.book.noticed(place, author.id)
-            return
         try:
             answer: SayAnswer = await self.desk.say(
                 number,
@@ -140,6 +137,10 @@ class ThreadConversation:
             await self._refuse(message, unreachable_text(number))
         else:
             await _react(message, answer_reaction(answer))
+            if answer.continues:  # its report was out: a new job continues it, followed here
+                self.book.follow(place, answer.number, requester=principal(author).id)
+                self.book.handled(place, message.id)
+                await self._reply(message, continued_text(answer))
 
     async def _notice(self, place: int, followed: ThreadJob, message: discord.Message) -> None:
         """Tell the author, once per job, that their messages go nowhere."""
@@ -160,11 +161,14 @@ class ThreadConversation:
 
     async def _refuse(self, message: discord.Message, text: str) -> None:
         await _react(message, REFUSED)
+        await self._reply(message, text)
+
+    async def _reply(self, message: discord.Message, text: str) -> None:
         try:
             for chunk in split_message(text):
                 await message.reply(chunk, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException as error:
-            log.warning("Could not say why message %s was refused: %s", message.id, error)
+            log.warning("Could not answer message %s: %s", message.id, error)
 
     def _lock(self, place: int) -> asyncio.Lock:
         return self._locks.setdefault(place, asyncio.Lock())

@@ -32,12 +32,26 @@ def answer_reaction(answer: SayAnswer) -> str:
     return DELIVERED if answer.delivery == MessageDelivery.DELIVERED else QUEUED
 
 
+def continued_text(answer: SayAnswer) -> str:
+    """The reply to a message in a finished job's place: the new job that continues it here."""
+    earlier = answer.continues
+    if answer.continued_anew:
+        how = (
+            f"job {earlier}'s agent session is not kept, so its agent starts a new session "
+            f"with job {earlier}'s task and your message"
+        )
+    else:
+        how = f"its agent resumes job {earlier}'s session with your message"
+    return f"Job {earlier} has ended: job {answer.number} continues it here ({how})."
+
+
 def refusal_text(refused: DeskError, number: int) -> str:
     """The reply to a message the job refused: why, and what to do instead."""
     if isinstance(refused, AgentDoneError | JobNotFoundError):
         return (
             f"Job {number}'s agent has finished its work: a message cannot reach it now. "
-            f"`/job {number}` shows what it did; for more work, start a new job with `/task`."
+            f"`/job {number}` shows what it did; once its report is out, a message here "
+            "continues it in a new job."
         )
     if isinstance(refused, MessageTooLongError):
         return f"Not passed on: {plain(str(refused))}"

@@ -50,6 +50,17 @@ VERDICT_WORDS = {
 }
 
 
+def session_blocks(report: JobReport, zone: str = "") -> list[Block]:
+    """Whether the agent's session is kept for a continuation, until when, or removed."""
+    if report.session_removed_at is not None:
+        removed = shown_date(report.session_removed_at, zone)
+        return [field("session", ours(f"session removed {removed}"))]
+    if report.session_kept_until is None:
+        return []
+    until = shown_date(report.session_kept_until, zone)
+    return [field("session", ours(f"session kept until {until}"))]
+
+
 def job_report(report: JobReport, zone: str = "") -> list[Block]:
     """A job's report: outcome, reason, times (dated in `zone`), branch, commits, files, held
     calls, git state, output."""
@@ -64,6 +75,11 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
     ]
     if report.task:
         blocks.append(field("task", text(_cut(report.task, TASK_CHARS))))
+    if report.continues:
+        anew = (
+            " (its session was gone: a new session, with its task)" if report.continued_anew else ""
+        )
+        blocks.append(field("continues", ours(f"job {report.continues}{anew}")))
     for title, when in (("started", report.started_at), ("finished", report.finished_at)):
         if when is not None:
             blocks.append(field(title, ours(shown_date(when, zone))))
@@ -89,6 +105,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
         )
     if report.branch_kept and report.worktree:
         blocks.append(field("worktree", name(report.worktree)))
+    blocks += session_blocks(report, zone)
     blocks += check_blocks(report.check)
     blocks += check_round_blocks(report.check_rounds)
     if report.head:

@@ -27,7 +27,8 @@ def job_cells(row: JobRow, zone: str = "") -> tuple[str, ...]:
         phase = f"{phase}, waiting for host {row.waiting_for_host}"
     if row.waiting_for_day:
         phase = f"{phase}, daily spend limit reached: until {shown_date(row.waiting_for_day, zone)}"
-    task = row.task if len(row.task) <= TASK_CHARS else row.task[: TASK_CHARS - 1] + "…"
+    task = f"(continues {row.continues}) {row.task}" if row.continues else row.task
+    task = task if len(task) <= TASK_CHARS else task[: TASK_CHARS - 1] + "…"
     cost = shown_cost(row.cost)
     return (str(row.number), row.repo, phase, outcome, cost, row.requester, started, task)
 

@@ -36,6 +36,8 @@ LATER = {
 
 def say_answer(answer: SayAnswer) -> str:
     """What became of a message, for the person who sent it."""
+    if answer.continues:
+        return continued_words(answer)
     said = f"message {answer.seq} to job {answer.number}"
     later = f" ({LATER[answer.seam]})" if answer.seam in LATER else ""
     if answer.delivery == MessageDelivery.DELIVERED:
@@ -48,6 +50,19 @@ def say_answer(answer: SayAnswer) -> str:
     if answer.delivery == MessageDelivery.AGENT_START:
         return f"{said}: queued: delivered when the agent starts{later}."
     return f"{said}: queued: delivered when the agent runs again (it is suspended or between runs)."
+
+
+def continued_words(answer: SayAnswer) -> str:
+    """A message to a finished job: the new job that continues it, and with what session."""
+    earlier, number = answer.continues, answer.number
+    if answer.continued_anew:
+        how = (
+            f"job {earlier}'s agent session is not kept, so its agent starts a new session "
+            f"with job {earlier}'s task and your message"
+        )
+    else:
+        how = f"its agent resumes job {earlier}'s session with your message"
+    return f"job {earlier} has ended: job {number} continues it ({how})."
 
 
 def preview(message_text: str) -> str:

@@ -84,6 +84,7 @@ async def test_a_worker_killed_between_two_tool_calls_resumes_the_session(
     assert f"codedesk: resuming session {session}\n" in log, log
     clone = settings.shelf_dir / "acme" / "api"
     assert git(clone, "log", "--format=%s").splitlines().count("Add notes") == 1
-    # The worktree is gone with the integration, and the CLI's sessions with the agent's home.
-    assert not (settings.home / "jobs" / str(number) / "agent-home").exists()
+    # The worktree is gone with the integration; the CLI's session is kept for a continuation.
+    assert report.session_kept_until is not None
+    assert list((settings.home / "jobs" / str(number) / "agent-home").rglob(f"{session}.jsonl"))
     assert Path(report.log_path).is_file()

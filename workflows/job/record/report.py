@@ -62,6 +62,7 @@ def build_report(
         report.confinement = agent.confinement
         report.instructions = agent.instructions
         report.usage = agent.usage
+        report.session_id = agent.session_id
     if integration is not None:
         report.head = integration.head
         report.commits, report.commits_omitted = (

@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
         Principal,
     )
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.payloads.session_payloads import Continuation
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
 
@@ -100,6 +101,9 @@ class JobState:
     """The last message the running agent's live seam has (the step said so)."""
     agent_done: bool = False
     """The agent's work is over (no message will run it again): `say` is refused."""
+    continuing: Continuation | None = None
+    """The finished job whose session the agent's first run resumes (a continuation), once the
+    job took its message; None: none."""
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:

@@ -1,0 +1,63 @@
+"""A message to a finished job continues it (`codedesk say N TEXT` after N's report): what the new
+job is given, read from job N itself.
+
+The new job runs job N's agent command on job N's repository, in job N's place (its Discord
+thread), and is admitted by the desk like any task (the host's budget, spend limit and queue);
+only job N's requester and the host's owners may continue it, as only they may talk to it. Its
+agent resumes job N's session with the message as its prompt while the session is kept
+(`SessionKeep`), and starts a new one with job N's task and the message once it is gone.
+"""
+
+from __future__ import annotations
+
+import json
+
+from temporalio.client import Client
+
+from desk.errors import MessageError, MessageSenderError, MessageTooLongError
+from desk.names import job_workflow_id
+from desk.payloads.jobs import JobInput, JobReport
+from desk.payloads.message_payloads import SayInput
+from desk.payloads.session_payloads import Continuation
+from surfaces.clients.conversation.session_keeps import with_session_state
+
+
+async def started_as(client: Client, number: int) -> JobInput:
+    """What job `number` was started with (its workflow's input, kept in its history)."""
+    handle = client.get_workflow_handle(job_workflow_id(number))
+    async for event in handle.fetch_history_events():
+        payload = event.workflow_execution_started_event_attributes.input.payloads[0]
+        return JobInput.model_validate(json.loads(payload.data))
+    raise MessageError(f"Job {number} has no history to continue from.")
+
+
+def refusal(job: JobInput, said: SayInput) -> MessageError | None:
+    """Why `said` may not continue `job` (None: it may), as the job itself would refuse it."""
+    who = said.by.name or said.by.id
+    if said.by.id != job.starter and said.by.id not in job.owners:
+        return MessageSenderError(
+            f"{who} may not continue job {job.number}: only whoever started the job and the "
+            "host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
+        )
+    if not said.text.strip():
+        return MessageError("The message is empty: say what the agent should hear.")
+    if len(said.text) > job.message_chars:
+        return MessageTooLongError(
+            f"The message is {len(said.text):,} characters, longer than the host's limit of "
+            f"{job.message_chars:,} (CODEDESK_MESSAGE_CHARS): say it in fewer words, or in "
+            "several messages."
+        )
+    return None
+
+
+async def continuation_of(client: Client, job: JobInput, report: JobReport) -> Continuation:
+    """What a continuation of the finished `job` resumes: its session while it is kept, its
+    kept branch, and the task it (or the job it continued) was given."""
+    report = await with_session_state(client, report)
+    kept = report.session_kept_until is not None and report.session_removed_at is None
+    return Continuation(
+        number=job.number,
+        task=job.continues.task if job.continues is not None else job.task,
+        session_id=report.session_id if kept else "",
+        branch=report.branch if report.branch_kept else "",
+    )
