@@ -19,8 +19,10 @@ from desk.holds.approvals import Decision, Principal
 from desk.holds.budget_cards import GO_ON_MESSAGE, BudgetAnswer, BudgetReason
 from desk.payloads.jobs import JobInput, JobOutcome
 from desk.policy.host import HostPolicy, JobAsk
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.layout.budget_layout import budget_effect
 from tests.helpers.agents import agent
 from tests.helpers.desks import host_policy
@@ -175,3 +177,25 @@ def test_a_requester_cannot_loosen_the_hosts_asks() -> None:
     strict = HostPolicy(budget_asks=False, budget_asks_max=5)
     assert judge_job(asked, JobAsk(), strict).budget_asks == 0
     assert judge_job(asked, JobAsk(), HostPolicy(budget_asks_max=2)).budget_asks == 2
+
+
+async def test_after_finish_here_a_failed_check_ends_the_job_and_never_goes_back_to_the_agent(
+    desk: DeskClient, origin: Path
+) -> None:
+    """ "Finish here" is the job going on without its agent: the owner's check rounds (which
+    send a failed check back to the agent) are not for it."""
+    await desk.add_repo(REPO, str(origin))
+    check = SetRepoSetup(repo=REPO, check="exit 3", check_retries=2)
+    await RepoSetupClient(desk.client, desk.settings).configure(check)
+    steps = (SESSION, "write:a.txt=a", "commit:a", spends("0.6"))
+    number = await desk.start_job(
+        REPO, "spend", agent_command=agent(*steps, "sleep:300"), spend_limit=Decimal("0.5")
+    )
+    await paused(desk, number)
+
+    await desk.finish(number)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.FAILED, report
+    assert report.check is not None and report.check.exit_code == 3, report.check
+    assert report.check_rounds == [], report.check_rounds
+    assert report.messages == [], "nothing went back to the agent"

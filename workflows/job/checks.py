@@ -16,6 +16,7 @@ from temporalio.workflow import ActivityConfig
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import SetupActivities
     from desk.agents.check_fixes import CHECK_SENDER, CHECK_SURFACE, check_fix_message
+    from desk.holds.budget_cards import BudgetAnswer
     from desk.payloads.jobs import AgentResult, CutWorktree, JobInput, Worktree
     from desk.payloads.message_payloads import SayInput
     from desk.records.repo_setup import CheckRound, CommandRun, RepoSetup, WorktreeStepInput
@@ -96,7 +97,9 @@ def check_failure(check: CommandRun) -> str:
 def goes_back(state: JobState, check: CommandRun | None) -> bool:
     """Whether `check` failed and goes back to the agent for another round: never after a
     person said "finish here" at a budget card (the job goes on without its agent)."""
-    if check is None or not check.blocking() or state.finish_by is not None:
+    if check is None or not check.blocking():
+        return False
+    if any(pause.answer == BudgetAnswer.FINISH for pause in state.status.budget_pauses):
         return False
     if len(state.status.check_rounds) >= check.retries:
         return False
