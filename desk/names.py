@@ -75,6 +75,8 @@ admission, the desk's policy) send by name, so that no activity imports a workfl
 layer rule, tests/project/test_layers.py); the definitions are declared with these same names."""
 JOB_SAY_UPDATE = "say"
 """A person's message to a job's agent (`CodingJob.say`): every surface sends it by name."""
+JOB_REVIEW_UPDATE = "review"
+"""A reviewer's `integrate` or `discard` of a job waiting in review (`CodingJob.review`)."""
 JOB_ADMIT_SIGNAL = "admit"
 """The desk lets a queued job run (`CodingJob.admit`)."""
 JOB_MODES_CHANGED_SIGNAL = "modes_changed"

@@ -67,6 +67,7 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         trees.discard_worktree,
         trees.integrate,
         trees.release_worktree,
+        trees.discard_reviewed,
         agent.run_agent,
         setup.set_up_worktree,
         setup.check_worktree,

@@ -97,6 +97,7 @@ OUTBOX_STARTED_AGAIN = "outbox-started-again"
 WITHDRAWN_STAYS = "withdrawn-calls-stay-withdrawn"
 MESSAGES_AFTER_THE_RUN = "agent-runs-again-for-messages"
 RESUMABLE_CLI_SUSPENDS = "resumable-cli-suspends"
+REVIEW_STEP = "review-before-it-lands"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -429,6 +430,16 @@ PATCHES = (
         commit="72e4fe9",
         asked_by=JOB,
         old_branch="coding_job_suspended",
+    ),
+    Patch(
+        REVIEW_STEP,
+        guards="a job asked for review (`task --review`, `repo set --review`) waits in phase "
+        "`review` after the agent and the check, with no process and no slot, until a person "
+        "integrates, revises (`say`: the agent resumes its session) or discards it",
+        came="2026-12-06",
+        commit="h46-review",
+        asked_by=JOB,
+        unrecorded="asked only of a job asked for review, which no recording from before it has",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -98,6 +98,12 @@ class WorktreeActivities:
         """After a failure: keep a worktree that holds work, hand back one that holds none."""
         return await off_the_loop(self._release, request)
 
+    @activity.defn
+    async def discard_reviewed(self, request: ReleaseWorktreeInput) -> ReleaseResult:
+        """A reviewer discarded the job's work: its worktree and branch go, the clone stays as
+        it was; the answer lists the commits discarded."""
+        return await off_the_loop(self._discard_reviewed, request)
+
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):
             if (job_dir(self.settings, request.number) / DISCARDED).exists():
@@ -140,6 +146,25 @@ class WorktreeActivities:
                 undo_take_out(kept, path, folder)
             forget_sessions(folder)
             return True
+
+    def _discard_reviewed(self, request: ReleaseWorktreeInput) -> ReleaseResult:
+        """Under the job's lock, and again after a retry: what is gone stays gone."""
+        with desk_failures(), self._job_lock(request.number):
+            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
+            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
+            clone = existing_clone(self.settings, request.repo)
+            folder = job_dir(self.settings, request.number)
+            settle(folder, request.worktree)
+            path = Path(request.worktree.path)
+            if path.is_dir():
+                commits, omitted = _commits(
+                    path, request.worktree.base, "HEAD", request.report_commits
+                )
+                told = told.model_copy(update={"commits": commits, "commits_omitted": omitted})
+            hand_back(self._kept(clone, request.repo), path, folder)
+            _delete_branch(clone, request.worktree.branch)
+            forget_sessions(folder)
+            return told
 
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
         with desk_failures(), self._job_lock(request.number):

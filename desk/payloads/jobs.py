@@ -14,6 +14,7 @@ from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.payloads.message_payloads import JobMessage, MessageSeam
+from desk.payloads.review_payloads import ReviewRound
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk
@@ -167,6 +168,10 @@ class JobInput(Payload):
     """Where the host sends the job's report when it ends (None: nowhere but the surfaces)."""
     message_chars: int = 8000
     """The longest message a person may send the job's agent (the host's policy)."""
+    review: bool = False
+    """The requester asked for a review (`task --review`): the work waits for a person before
+    it lands. The owner's `repo set --review` asks it of every job of the repository, whatever
+    this says."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -439,6 +444,8 @@ class JobReport(Payload):
     """The messages people sent the agent, in order, with when and how each reached it (a
     report keeps the first REPORT_MESSAGES, each text cut to `report_held_chars`)."""
     messages_omitted: int = 0
+    review_rounds: list[ReviewRound] = Field(default_factory=list)
+    """The job's review (issue 46), round by round: the check, who answered, what they asked."""
 
 
 class JobStatus(Payload):
@@ -468,6 +475,10 @@ class JobStatus(Payload):
     late_approvals: list[str] = Field(default_factory=list)
     """Approvals approved after the hook that asked gave up, not used yet by an identical call
     (`codedesk withdraw` finds them here)."""
+    review_rounds: list[ReviewRound] = Field(default_factory=list)
+    """The job's review so far (the last round waits while the phase is `review`)."""
+    check: CommandRun | None = None
+    """The check's end on the work waiting for review (None: none ran yet, or no check)."""
 
 
 # The desk

@@ -20,6 +20,8 @@ class JobOutcome(StrEnum):
     FAILED = "failed"
     TIMED_OUT = "timed_out"
     CANCELLED = "cancelled"
+    DISCARDED = "discarded"
+    """A reviewer discarded the work: its branch and worktree were removed."""
 
 
 class JobPhase(StrEnum):
@@ -31,6 +33,9 @@ class JobPhase(StrEnum):
     WORKING = "working"
     SUSPENDED = "suspended"
     """The agent is suspended: no process, no slot, waiting for an approval of a held call."""
+    REVIEW = "review"
+    """The agent's work (and the check) wait for a person to integrate, revise or discard it:
+    no process, no slot, no deadline."""
     INTEGRATING = "integrating"
     CLEANING = "cleaning"
     DONE = "done"

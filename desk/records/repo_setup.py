@@ -25,9 +25,13 @@ class RepoSetup(Payload):
     """Whether a failed or timed-out check keeps the work from being integrated."""
     pull_requests: bool = False
     """Ship every push of this repository as a pull request (`codedesk push --pr` for each)."""
+    review: bool = False
+    """Every job's work waits for a person's review before it lands (`repo set --review`)."""
 
     def empty(self) -> bool:
-        return not (self.setup or self.copy_files or self.check or self.pull_requests)
+        return not (
+            self.setup or self.copy_files or self.check or self.pull_requests or self.review
+        )
 
     def sets_up(self) -> bool:
         """Whether a new worktree gets anything before the agent: files or a command."""
@@ -43,6 +47,7 @@ class SetRepoSetup(Payload):
     check: str | None = None
     check_blocks: bool | None = None
     pull_requests: bool | None = None
+    review: bool | None = None
     clear: bool = False
 
     def applied_to(self, current: RepoSetup) -> RepoSetup:
@@ -55,6 +60,7 @@ class SetRepoSetup(Payload):
             check=base.check if self.check is None else self.check.strip(),
             check_blocks=base.check_blocks if self.check_blocks is None else self.check_blocks,
             pull_requests=base.pull_requests if self.pull_requests is None else self.pull_requests,
+            review=base.review if self.review is None else self.review,
         )
 
 

@@ -64,10 +64,12 @@ from desk.payloads.jobs import (
     ShelfListing,
 )
 from desk.payloads.message_payloads import SayAnswer, SayInput
+from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
 from surfaces.clients.conversation.message_client import cli_sender, say
+from surfaces.clients.conversation.review_client import answer_review
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
 from surfaces.clients.listings.job_listing import job_page
@@ -239,6 +241,7 @@ class DeskClient:
         origin_channel: str = "",
         hold_classes: Sequence[str] = (),
         spend_limit: Decimal | None = None,
+        review: bool = False,
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
@@ -249,6 +252,7 @@ class DeskClient:
         `place` is a chat thread that follows the job (its progress, cards and report).
         `starter` is the principal id of who starts it (default: the CLI's owner), and
         `origin_channel` the chat channel it was started from: both decide its modes.
+        `review`: the work waits for a person's review before it lands.
         """
         name = parse_repo_name(repo)
         if not task.strip():
@@ -272,6 +276,7 @@ class DeskClient:
             host_wait=self.settings.host_wait,
             starter=starter or self.settings.owner,
             origin_channel=origin_channel,
+            review=review,
         )
         ask = JobAsk(budget=budget, hold_classes=list(hold_classes), spend_limit=spend_limit)
         try:
@@ -341,6 +346,7 @@ class DeskClient:
         budget: timedelta | None = None,
         requester: str = "",
         spend_limit: Decimal | None = None,
+        review: bool = False,
     ) -> int:
         """Submit a job and return its number (running or queued)."""
         admission = await self.submit_job(
@@ -350,6 +356,7 @@ class DeskClient:
             budget=budget,
             requester=requester,
             spend_limit=spend_limit,
+            review=review,
         )
         return admission.number
 
@@ -431,6 +438,20 @@ class DeskClient:
         conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
         return await say(self.client, self.settings.task_queue, number, said, update_id)
+
+    async def answer_review(
+        self,
+        number: int,
+        verdict: ReviewVerdict,
+        by: Principal | None = None,
+        surface: str = "cli",
+    ) -> ReviewAnswered:
+        """Integrate or discard job `number`'s work waiting in review, as `by` (default: this
+        CLI's owner); a revision is a message (`say`)."""
+        answer = ReviewAnswer(
+            verdict=verdict, by=by or cli_sender(self.settings.owner), surface=surface
+        )
+        return await answer_review(self.client, self.settings.task_queue, number, answer)
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

@@ -29,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_REVIEW_UPDATE,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
         JOB_WORKFLOW_TYPE,
@@ -56,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         SayInput,
     )
     from desk.payloads.result_payloads import asked_for_job
+    from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
     from desk.records.narration import Narration
@@ -83,6 +85,8 @@ from workflows.job.job_modes import follow_modes, show_modes
 from workflows.job.record.progress import narrate, set_phase
 from workflows.job.record.report import build_report, say_cost
 from workflows.job.record.state import JobState
+from workflows.job.review.answers import refuse_answer, take_answer
+from workflows.job.review.waiting import discarded, reviewed_rounds, reviews, wait_for_review
 from workflows.job.slot import (
     admitted,
     give_slot_back_early,
@@ -150,6 +154,7 @@ class CodingJob:
         report.usage = report.usage or state.spent
         report.agent_suspended = state.status.suspensions
         report.messages, report.messages_omitted = for_report(state)
+        report.review_rounds = reviewed_rounds(state)
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
@@ -205,6 +210,16 @@ class CodingJob:
         """Refused, with nothing kept: a sender who may not, an empty or too long text, or an
         agent whose work is over."""
         refuse(self.state, said)
+
+    @workflow.update(name=JOB_REVIEW_UPDATE)
+    def review(self, answer: ReviewAnswer) -> ReviewAnswered:
+        """A reviewer integrates or discards the work waiting in review (a revision is a
+        message: `say`); the first answer wins, a later one is told which won."""
+        return take_answer(self.state, answer)
+
+    @review.validator
+    def _may_review(self, answer: ReviewAnswer) -> None:
+        refuse_answer(self.state, answer)
 
     @workflow.update(name=JOB_AGENT_INBOX_UPDATE)
     async def agent_inbox(self, ask: InboxAsk) -> Inbox:
@@ -274,8 +289,24 @@ class CodingJob:
         if refused:
             return await left_behind(state, worktree, JobOutcome.FAILED, refused)
 
+        continued: AgentResult | None = None
+        while True:
+            worked = await self._agent_work(worktree, continued)
+            if isinstance(worked, JobReport):
+                return worked
+            landed = await self._checked_and_integrated(worktree, worked)
+            if isinstance(landed, JobReport):
+                return landed
+            continued = landed  # a reviewer asked for a revision: its session resumes
+
+    async def _agent_work(
+        self, worktree: Worktree, continued: AgentResult | None
+    ) -> AgentResult | JobReport:
+        """Run the agent (resume its session with the messages pending, after a review that
+        asked for a revision) until its work is over; the report when it ended badly."""
+        state = self.state
         try:
-            agent = await run_agent_on_host(state, worktree)
+            agent = await run_agent_on_host(state, worktree, continued=continued)
             while agent is not None:
                 if agent.end == AgentEnd.SUSPENDED:
                     agent = await self._suspended(worktree, agent)
@@ -336,14 +367,24 @@ class CodingJob:
                 agent=agent,
                 category=FailureKind.SIGNAL if killed else FailureKind.EXIT,
             )
-        return await self._checked_and_integrated(worktree, agent)
+        return agent
 
-    async def _checked_and_integrated(self, worktree: Worktree, agent: AgentResult) -> JobReport:
-        """The agent is done: the owner's check, then the integration, and their report."""
+    async def _checked_and_integrated(
+        self, worktree: Worktree, agent: AgentResult
+    ) -> JobReport | AgentResult:
+        """The agent is done: the owner's check, the review when asked, then the integration,
+        and their report; the agent's result when a reviewer asked for a revision."""
         state = self.state
         check: CommandRun | None = None
+        review = reviews(state, agent)
         try:
             check = await check_worktree(state, worktree, agent)
+            if review:
+                verdict = await wait_for_review(state, check)
+                if verdict == ReviewVerdict.REVISE:
+                    return agent
+                if verdict == ReviewVerdict.DISCARD:
+                    return await discarded(state, worktree, agent, check)
             if check is None or not check.blocking():
                 set_phase(state, JobPhase.INTEGRATING)
                 await narrate(state, Narration.INTEGRATING)

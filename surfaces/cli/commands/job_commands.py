@@ -66,6 +66,12 @@ def task(
         list[str] | None,
         typer.Option("--hold", metavar="CLASS", help="Also hold this class of call (repeatable)."),
     ] = None,
+    review: bool = typer.Option(
+        False,
+        "--review",
+        help="Let the work wait for your review before it lands: `codedesk integrate N`, "
+        "`codedesk say N TEXT` (revise) or `codedesk discard N`.",
+    ),
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
@@ -89,6 +95,7 @@ def task(
             requester=_requester(),
             hold_classes=hold or (),
             spend_limit=limit,
+            review=review,
         )
         number = admission.number
         host = admission.host
@@ -276,6 +283,13 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "slot; the agent resumes its session once the approval is answered).",
                 markup=False,
             )
+        if current.phase == JobPhase.REVIEW:
+            out.print(
+                f"waiting for review (no process, no slot): see it with `codedesk diff {number}`;"
+                f" land it with `codedesk integrate {number}`, ask for changes with `codedesk say "
+                f"{number} TEXT`, or drop it with `codedesk discard {number}`.",
+                markup=False,
+            )
         if day is not None:
             from surfaces.render.words.daily_limit_words import day_limit_reason
 
@@ -288,11 +302,15 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
-            if current.messages:
-                from surfaces.render.terminal.printing import print_blocks
-                from surfaces.render.words.message_words import message_blocks
+            from surfaces.render.layout.check_layout import check_blocks
+            from surfaces.render.layout.review_layout import review_blocks
+            from surfaces.render.terminal.printing import print_blocks
+            from surfaces.render.words.message_words import message_blocks
 
-                print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
+            zone = desk.settings.time_zone
+            print_blocks(check_blocks(current.check) if current.review_rounds else [])
+            print_blocks(review_blocks(current.review_rounds, zone))
+            print_blocks(message_blocks(current.messages, zone=zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
         for said in delivery_lines(delivery) if delivery else []:
@@ -342,6 +360,31 @@ def say(
     async def body(desk: DeskClient) -> None:
         answer = await desk.say(number, text)
         out.print(say_answer(answer), markup=False)
+
+    with_desk(body)
+
+
+def integrate(number: int = NUMBER) -> None:
+    """Land a job's work waiting in review: rebase and fast-forward it into the clone."""
+    _answer_review(number, "integrate")
+
+
+def discard(number: int = NUMBER) -> None:
+    """Discard a job's work waiting in review: its branch and worktree go, the clone stays."""
+    _answer_review(number, "discard")
+
+
+def _answer_review(number: int, verdict: str) -> None:
+    refuse_inside_a_job(verdict)
+    from desk.payloads.review_payloads import ReviewVerdict
+
+    async def body(desk: DeskClient) -> None:
+        answered = await desk.answer_review(number, ReviewVerdict(verdict))
+        doing = "integrates" if answered.verdict == ReviewVerdict.INTEGRATE else "discards"
+        out.print(
+            f"job {number} {doing} its work now; `codedesk watch {number}` follows it.",
+            markup=False,
+        )
 
     with_desk(body)
 

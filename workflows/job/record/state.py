@@ -10,6 +10,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall, HoldAnswer
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.payloads.review_payloads import ReviewAnswer
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
 
@@ -86,7 +87,12 @@ class JobState:
     inbox_handed: int = 0
     """The last message the running agent's live seam has (the step said so)."""
     agent_done: bool = False
-    """The agent's work is over (no message will run it again): `say` is refused."""
+    """The agent's work is over (no message will run it again): `say` is refused, but in
+    review, where a message asks for a revision."""
+
+    # Review
+    review_answer: ReviewAnswer | None = None
+    """The reviewer's `integrate` or `discard` of the round waiting now (first answer wins)."""
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:
