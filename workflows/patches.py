@@ -437,7 +437,7 @@ PATCHES = (
         "`review` after the agent and the check, with no process and no slot, until a person "
         "integrates, revises (`say`: the agent resumes its session) or discards it",
         came="2026-12-06",
-        commit="h46-review",
+        commit="926052b",
         asked_by=JOB,
         unrecorded="asked only of a job asked for review, which no recording from before it has",
     ),

@@ -86,7 +86,14 @@ from workflows.job.record.progress import narrate, set_phase
 from workflows.job.record.report import build_report, say_cost
 from workflows.job.record.state import JobState
 from workflows.job.review.answers import refuse_answer, take_answer
-from workflows.job.review.waiting import discarded, reviewed_rounds, reviews, wait_for_review
+from workflows.job.review.waiting import (
+    answered_review,
+    close_round,
+    discarded,
+    open_round,
+    reviewed_rounds,
+    reviews,
+)
 from workflows.job.slot import (
     admitted,
     give_slot_back_early,
@@ -380,7 +387,7 @@ class CodingJob:
         try:
             check = await check_worktree(state, worktree, agent)
             if review:
-                verdict = await wait_for_review(state, check)
+                verdict = await self._reviewed(check)
                 if verdict == ReviewVerdict.REVISE:
                     return agent
                 if verdict == ReviewVerdict.DISCARD:
@@ -421,6 +428,21 @@ class CodingJob:
             report.integration_wait = state.job.integration_wait
         report.check = check
         return report
+
+    async def _reviewed(self, check: CommandRun | None) -> ReviewVerdict:
+        """Wait in review for the first answer, with no process and no slot (the work clock
+        stands still); a revision takes a slot again, and the agent works once more."""
+        state = self.state
+        open_round(state, check)
+        await lend_slot(state)
+        await workflow.wait_condition(lambda: answered_review(state))
+        verdict = close_round(state)
+        if verdict == ReviewVerdict.REVISE:
+            set_phase(state, JobPhase.QUEUED)
+            await take_slot_again(state)
+            set_phase(state, JobPhase.WORKING)
+            state.agent_done = False
+        return verdict
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
         """The agent deferred a held call nobody answered in its live window and ended (or,

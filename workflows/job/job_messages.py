@@ -212,7 +212,7 @@ def delivered_by(state: JobState, run: int, agent: AgentResult) -> None:
 
 def pending(state: JobState) -> list[JobMessage]:
     """The messages that have not reached the agent, oldest first."""
-    return [message for message in state.status.messages if message.delivered is None]
+    return state.undelivered()
 
 
 def for_messages(state: JobState, agent: AgentResult) -> bool:

@@ -10,6 +10,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.holds.approvals import AgentShipAsk, ApprovalOutcome, HeldCall, HoldAnswer
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.payloads.message_payloads import JobMessage
     from desk.payloads.review_payloads import ReviewAnswer
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
@@ -93,6 +94,10 @@ class JobState:
     # Review
     review_answer: ReviewAnswer | None = None
     """The reviewer's `integrate` or `discard` of the round waiting now (first answer wins)."""
+
+    def undelivered(self) -> list[JobMessage]:
+        """The messages that have not reached the agent, oldest first."""
+        return [message for message in self.status.messages if message.delivered is None]
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:

@@ -12,7 +12,6 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobPhase
     from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
 
-from workflows.job.job_messages import pending
 from workflows.job.record.state import JobState
 
 
@@ -33,9 +32,9 @@ def review_refusal(state: JobState, answer: ReviewAnswer) -> ReviewError | None:
         )
     phase = state.status.phase
     taken = state.review_answer
-    if taken is not None or (phase == JobPhase.REVIEW and pending(state)):
+    if taken is not None or (phase == JobPhase.REVIEW and state.undelivered()):
         verdict = taken.verdict if taken is not None else ReviewVerdict.REVISE
-        by = taken.by if taken is not None else pending(state)[0].by
+        by = taken.by if taken is not None else state.undelivered()[0].by
         return ReviewAnsweredError(
             f"Job {number}'s review was answered first by {by.name or by.id}: {verdict}. "
             f"`codedesk show {number}` shows where it is."

@@ -1,11 +1,12 @@
 """The job's review (issue 46): after the agent and the check, the work waits for a person.
 
 A job asked for review (`task --review`, or the owner's `repo set --review`, read from the `Repo`
-entity as the agent ended) does not integrate at once: it enters phase `review` and lends its
-desk slot, with no agent process and no deadline, its work clock still (as a suspended job
-waits). The first answer wins: the `review` Update's `integrate` or `discard`, or a message
-(`say`) that asks for a revision, which the agent's resumed session takes as its prompt (the
-conversation's own path: `for_messages`); the check runs again and the job is back in review.
+entity as the agent ended) does not integrate at once: it enters phase `review` and (the job's
+`_reviewed`) lends its desk slot, with no agent process and no deadline, its work clock still
+(as a suspended job waits). The first answer wins: the `review` Update's `integrate` or
+`discard`, or a message (`say`) that asks for a revision, which the agent's resumed session
+takes as its prompt (the conversation's own path: `for_messages`); the check runs again and the
+job is back in review.
 Each round is kept in the job's status and report (`review_rounds`).
 """
 
@@ -31,11 +32,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import GIT_STEP
 
 from workflows import patches
-from workflows.job.job_messages import pending
 from workflows.job.record.progress import on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
 from workflows.job.record.state import JobState
-from workflows.job.slot import lend_slot, take_slot_again
 from workflows.summaries import phase_details
 
 WAITING = "waiting for review"
@@ -50,9 +49,8 @@ def reviews(state: JobState, agent: AgentResult) -> bool:
     return asked and workflow.patched(patches.REVIEW_STEP)
 
 
-async def wait_for_review(state: JobState, check: CommandRun | None) -> ReviewVerdict:
-    """Wait in review, slot lent, for the first answer. A revision takes a slot again and
-    leaves the job working, its feedback pending for the agent's resumed session."""
+def open_round(state: JobState, check: CommandRun | None) -> None:
+    """A new round of review: the work (and its check) waits for a person."""
     rounds = state.status.review_rounds
     rounds.append(
         ReviewRound(
@@ -65,22 +63,25 @@ async def wait_for_review(state: JobState, check: CommandRun | None) -> ReviewVe
     state.review_answer = None
     set_phase(state, JobPhase.REVIEW)
     workflow.set_current_details(phase_details(state.job, WAITING))
-    await lend_slot(state)
-    await workflow.wait_condition(lambda: state.review_answer is not None or bool(pending(state)))
-    this = rounds[-1]
+
+
+def answered_review(state: JobState) -> bool:
+    """Whether the round waiting has its answer: the `review` Update's, or a revision's words."""
+    return state.review_answer is not None or bool(state.undelivered())
+
+
+def close_round(state: JobState) -> ReviewVerdict:
+    """The round's answer, kept in it: a revision's feedback is the messages pending."""
+    this = state.status.review_rounds[-1]
     this.answered_at = workflow.now()
     answer = state.review_answer
     if answer is not None:
         this.verdict, this.by = answer.verdict, answer.by.name or answer.by.id
         return answer.verdict
-    feedback = pending(state)
+    feedback = state.undelivered()
     this.verdict = ReviewVerdict.REVISE
     this.by = feedback[0].by.name or feedback[0].by.id
     this.feedback = "\n\n".join(message.text for message in feedback)
-    set_phase(state, JobPhase.QUEUED)
-    await take_slot_again(state)
-    set_phase(state, JobPhase.WORKING)
-    state.agent_done = False
     return ReviewVerdict.REVISE
 
 
