@@ -28,6 +28,7 @@ from activities.git.git_commands import (
     run_git,
     try_git,
 )
+from activities.git.job_diff import job_diff
 from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
 from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
@@ -49,6 +50,7 @@ from desk.payloads.jobs import (
     ReleaseWorktreeInput,
     Worktree,
 )
+from desk.payloads.review_payloads import JobDiff, JobDiffInput
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
@@ -103,6 +105,15 @@ class WorktreeActivities:
         """A reviewer discarded the job's work: its worktree and branch go, the clone stays as
         it was; the answer lists the commits discarded."""
         return await off_the_loop(self._discard_reviewed, request)
+
+    @activity.defn
+    async def job_diff(self, request: JobDiffInput) -> JobDiff:
+        """The job's commits against the clone's HEAD (`codedesk diff`, the review card)."""
+        return await off_the_loop(self._job_diff, request)
+
+    def _job_diff(self, request: JobDiffInput) -> JobDiff:
+        with desk_failures():
+            return job_diff(existing_clone(self.settings, request.repo), request)
 
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):

@@ -3,7 +3,7 @@ rounds the review went through, as the job's status and report carry them."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from desk.holds.approvals import Principal
@@ -53,3 +53,27 @@ class ReviewRound(Payload):
     """A revision's words for the agent (cut to the host's `report_held_chars` in a report)."""
     waited_from: datetime | None = None
     answered_at: datetime | None = None
+
+
+class JobDiffInput(Payload):
+    """`codedesk diff N`: the job's commits against the clone's HEAD, asked of the clone's host."""
+
+    number: int
+    repo: str
+    branch: str
+    host: str = ""
+    host_wait: timedelta = timedelta(seconds=10)
+    stat_only: bool = False
+    max_chars: int = 1_000_000
+    """The most of the diff sent back; the rest is cut (and counted)."""
+
+
+class JobDiff(Payload):
+    """What the job's branch changes against the clone's HEAD: a stat, and the diff itself."""
+
+    head: str
+    """The clone's HEAD the diff was taken against."""
+    stat: ScrubbedText = ""
+    diff: ScrubbedText = ""
+    diff_cut: int = 0
+    """Characters of the diff left out (over `max_chars`)."""

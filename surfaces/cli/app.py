@@ -74,6 +74,7 @@ app.command()(job_commands.show)
 app.command()(job_commands.watch)
 # A message is text: one that starts with '-' is not an option of `say`.
 app.command(context_settings={"ignore_unknown_options": True})(job_commands.say)
+app.command()(job_commands.diff)
 app.command()(job_commands.integrate)
 app.command()(job_commands.discard)
 app.command()(job_commands.logs)

@@ -42,6 +42,7 @@ from desk.failures import error_of
 from desk.holds.approvals import Principal, SurfacePlace
 from desk.names import (
     DESK_WORKFLOW_ID,
+    JOB_DIFF_PREFIX,
     PHASE_ATTRIBUTE,
     REPO_ATTRIBUTE,
     SHELF_ADD_PREFIX,
@@ -64,7 +65,13 @@ from desk.payloads.jobs import (
     ShelfListing,
 )
 from desk.payloads.message_payloads import SayAnswer, SayInput
-from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
+from desk.payloads.review_payloads import (
+    JobDiff,
+    JobDiffInput,
+    ReviewAnswer,
+    ReviewAnswered,
+    ReviewVerdict,
+)
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
@@ -80,7 +87,7 @@ from workers.desk_handle import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_routes import host_missing
-from workflows.host.shelf import AddRepo, ListRepos
+from workflows.host.shelf import AddRepo, JobDiffer, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of
 
@@ -452,6 +459,37 @@ class DeskClient:
             verdict=verdict, by=by or cli_sender(self.settings.owner), surface=surface
         )
         return await answer_review(self.client, self.settings.task_queue, number, answer)
+
+    async def diff(
+        self, number: int, stat_only: bool = False, max_chars: int = 1_000_000
+    ) -> JobDiff:
+        """Job `number`'s commits against the clone's HEAD, asked of the clone's host (a
+        `JobDiff` workflow runs the git step there)."""
+        _, current = await self.status(number)
+        request = JobDiffInput(
+            number=number,
+            repo=current.repo,
+            branch=current.branch,
+            host=current.host,
+            host_wait=min(self.settings.host_wait, HOST_LIST_WAIT),
+            stat_only=stat_only,
+            max_chars=max_chars,
+        )
+        try:
+            found: JobDiff = await self.client.execute_workflow(
+                JobDiffer.run,
+                request,
+                id=f"{JOB_DIFF_PREFIX}{uuid.uuid4()}",
+                task_queue=self.settings.task_queue,
+            )
+        except WorkflowFailureError as error:
+            if current.host and host_missing(error.cause):
+                raise HostError(
+                    f"Host {current.host}, where job {number}'s clone lives, did not answer: "
+                    f"start `codedesk worker` there (CODEDESK_HOST={current.host})."
+                ) from None
+            raise _desk_failure(error) from None
+        return found
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from desk.config.settings import DeskSettings
-from desk.errors import AgentDoneError, ReviewAnsweredError, ReviewError
+from desk.errors import AgentDoneError, ReviewAnsweredError, ReviewError, ShelfError
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.review_payloads import ReviewVerdict
@@ -74,6 +74,12 @@ async def test_a_reviewed_job_waits_without_its_slot_then_integrate_lands_it(
     status = await in_review(desk, number)
     assert git(clone, "rev-parse", "HEAD") == head  # nothing landed
     assert status.review_rounds[0].verdict is None
+    # `codedesk diff`: the job's commit against the clone's HEAD, asked of the clone's host.
+    found = await desk.diff(number)
+    assert found.head == head and "a.txt" in found.stat and "+1" in found.diff, found
+    assert (await desk.diff(number, stat_only=True)).diff == ""
+    cut = await desk.diff(number, max_chars=10)
+    assert len(cut.diff) == 10 and cut.diff_cut > 0
     # `codedesk jobs` lists it in review.
     await eventually(
         desk.jobs,
@@ -96,6 +102,8 @@ async def test_a_reviewed_job_waits_without_its_slot_then_integrate_lands_it(
     # First answer wins: a later one is told the job is no longer in review.
     with pytest.raises(ReviewError, match="has ended"):
         await desk.answer_review(number, ReviewVerdict.DISCARD)
+    with pytest.raises(ShelfError, match="integrated or discarded"):
+        await desk.diff(number)
 
 
 async def test_a_message_in_review_revises_the_work_and_the_check_runs_again(

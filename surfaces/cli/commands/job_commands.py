@@ -364,6 +364,28 @@ def say(
     with_desk(body)
 
 
+def diff(
+    number: int = NUMBER,
+    stat: bool = typer.Option(False, "--stat", help="Only the stat: files and lines changed."),
+) -> None:
+    """Show a job's commits against the clone's HEAD: a stat, then the diff."""
+
+    async def body(desk: DeskClient) -> None:
+        found = await desk.diff(number, stat_only=stat)
+        typer.echo(found.stat.rstrip("\n") or f"job {number} changes nothing against HEAD")
+        if not stat and found.diff:
+            typer.echo("")
+            typer.echo(found.diff.rstrip("\n"))
+        if found.diff_cut:
+            err.print(
+                f"(the diff was cut: {found.diff_cut:,} more characters; see them in the job's "
+                f"worktree with `git diff {found.head[:12]}...HEAD`)",
+                markup=False,
+            )
+
+    with_desk(body)
+
+
 def integrate(number: int = NUMBER) -> None:
     """Land a job's work waiting in review: rebase and fast-forward it into the clone."""
     _answer_review(number, "integrate")
