@@ -48,7 +48,7 @@ from desk.names import (
     result_delivery_workflow_id,
 )
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput, JobPhase
-from desk.payloads.review_payloads import ReviewVerdict
+from desk.payloads.review_payloads import JobDiffInput, ReviewVerdict
 from desk.policy.modes import ScopeKind
 from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
@@ -66,6 +66,7 @@ from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
+from workflows.host.shelf import JobDiffer
 from workflows.job.coding_job import CodingJob
 from workflows.shipping.approval import Approval
 
@@ -980,6 +981,13 @@ async def record_review(tmp: Path, out: Path) -> None:
             "acme/api", "write:a.txt=1", agent_command=command, review=True
         )
         await _in_review(desk, revised, 1)
+        _, status = await desk.status(revised)
+        asked = JobDiffInput(number=revised, repo="acme/api", branch=status.branch)
+        differ = await env.client.start_workflow(
+            JobDiffer.run, asked, id="job-diff-rec", task_queue=settings.task_queue
+        )
+        print((await differ.result()).stat)
+        keep(out / "job_diff.json", await differ.fetch_history())
         print(await desk.say(revised, "write:b.txt=2"))
         await _in_review(desk, revised, 2)
         print(await desk.answer_review(revised, ReviewVerdict.INTEGRATE))
