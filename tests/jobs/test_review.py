@@ -12,15 +12,18 @@ import sys
 from pathlib import Path
 
 import pytest
+from temporalio.api.sdk.v1 import WorkflowMetadata
 
 from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, ReviewAnsweredError, ReviewError, ShelfError
 from desk.holds.approvals import Principal
+from desk.names import job_workflow_id
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.review_payloads import ReviewVerdict
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
@@ -74,6 +77,10 @@ async def test_a_reviewed_job_waits_without_its_slot_then_integrate_lands_it(
     status = await in_review(desk, number)
     assert git(clone, "rev-parse", "HEAD") == head  # nothing landed
     assert status.review_rounds[0].verdict is None
+    # The Temporal UI's current details say so.
+    handle = desk.client.get_workflow_handle(job_workflow_id(number))
+    metadata = await handle.query("__temporal_workflow_metadata", result_type=WorkflowMetadata)
+    assert metadata.current_details.endswith(": waiting for review"), metadata.current_details
     # `codedesk diff`: the job's commit against the clone's HEAD, asked of the clone's host.
     found = await desk.diff(number)
     assert found.head == head and "a.txt" in found.stat and "+1" in found.diff, found
@@ -134,6 +141,12 @@ async def test_a_message_in_review_revises_the_work_and_the_check_runs_again(
     ]
     assert [round.check for round in report.review_rounds] == [CheckStatus.PASSED] * 2
     assert len(report.commits) == 2, report.commits
+    # `codedesk watch` tells the rounds: the revision's message, then the answer.
+    lines = [line.text for line in history_lines(await desk.history(number))]
+    owner = desk.settings.owner.removeprefix("local:")
+    assert f"message from {owner} (cli): write:b.txt=2" in lines, lines
+    assert f"review answered by {owner} (cli): integrate" in lines, lines
+    assert f"review answer taken: job {number} will integrate" in lines, lines
 
 
 async def test_discard_removes_the_branch_and_leaves_the_clone_as_it_was(
