@@ -8,7 +8,6 @@ messages as its prompt and commits what its steps did, so a revision's words are
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,11 +24,11 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
+from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 
 REPO = "acme/api"
-ONE_SHOT = Path(__file__).parents[1] / "helpers" / "programs" / "one_shot_agent.py"
 
 
 @pytest.fixture
@@ -40,13 +39,7 @@ def settings(settings: DeskSettings) -> DeskSettings:
 
 @pytest.fixture
 def one_shot(tmp_path: Path) -> str:
-    """The command of a one-shot agent that codedesk takes for aider (by its program's name)."""
-    folder = tmp_path / "one-shot-bin"
-    folder.mkdir()
-    program = folder / "aider"
-    program.write_text(f'#!/bin/sh\nexec {sys.executable} {ONE_SHOT} "$@"\n')
-    program.chmod(0o755)
-    return f"{program} --message={{task}}"
+    return one_shot_command(tmp_path / "one-shot-bin")
 
 
 async def in_review(desk: DeskClient, number: int, rounds: int = 1) -> JobStatus:
