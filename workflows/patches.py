@@ -433,13 +433,14 @@ PATCHES = (
     ),
     Patch(
         REVIEW_STEP,
-        guards="a job asked for review (`task --review`, `repo set --review`) waits in phase "
-        "`review` after the agent and the check, with no process and no slot, until a person "
-        "integrates, revises (`say`: the agent resumes its session) or discards it",
+        guards="a job asked for review (`task --review`, `repo set --review`, or a set-up that "
+        "could not be read: fail closed) waits in phase `review` after the agent and the check, "
+        "with no process and no slot, until a person integrates, revises (`say`: the agent "
+        "resumes its session) or discards it",
         came="2026-12-06",
         commit="926052b",
         asked_by=JOB,
-        unrecorded="asked only of a job asked for review, which no recording from before it has",
+        old_branch="coding_job_cost_attribute",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -383,7 +383,7 @@ class CodingJob:
         and their report; the agent's result when a reviewer asked for a revision."""
         state = self.state
         check: CommandRun | None = None
-        review = reviews(state, agent)
+        review = reviews(state, worktree, agent)
         try:
             check = await check_worktree(state, worktree, agent)
             if review:

@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.jobs.worktrees import WorktreeActivities
     from desk.payloads.jobs import (
         AgentResult,
+        CutWorktree,
         IntegrationResult,
         IntegrationStatus,
         JobOutcome,
@@ -41,11 +42,13 @@ WAITING = "waiting for review"
 """The job's current details in the Temporal UI while it waits in review."""
 
 
-def reviews(state: JobState, agent: AgentResult) -> bool:
+def reviews(state: JobState, worktree: Worktree, agent: AgentResult) -> bool:
     """Whether the work waits for review: its requester asked, or the repository's owner did
-    (the set-up the `Repo` entity had as the agent ended). The patch is asked only then."""
-    setup = agent.setup
-    asked = state.job.review or (setup is not None and setup.review)
+    (the set-up the `Repo` entity had as the agent ended, else at the cut). A set-up neither
+    read could tell fails closed: the work waits for a person. The patch is asked only then."""
+    cut = worktree.setup if isinstance(worktree, CutWorktree) else None
+    setup = agent.setup or cut
+    asked = state.job.review or setup is None or setup.review
     return asked and workflow.patched(patches.REVIEW_STEP)
 
 
