@@ -434,6 +434,7 @@ class CodingJob:
         stands still); a revision takes a slot again, and the agent works once more."""
         state = self.state
         open_round(state, check)
+        await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)
         await workflow.wait_condition(lambda: answered_review(state))
         verdict = close_round(state)
@@ -442,6 +443,7 @@ class CodingJob:
             await take_slot_again(state)
             set_phase(state, JobPhase.WORKING)
             state.agent_done = False
+            await narrate(state, Narration.REVISING, branch=state.status.branch)
         return verdict
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
