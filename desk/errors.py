@@ -49,6 +49,9 @@ DeskError
 │   ├── MessageSenderError  its sender is neither the job's requester nor an owner         ~
 │   ├── MessageTooLongError  it is longer than the host's cap (the limit named)            ~
 │   └── AgentDoneError      the job's agent has finished its work: what to do instead      ~
+├── ReviewError             a review answer the job does not take: not in review, a sender ~
+│   │                       who may not, or an integration a blocking check forbids
+│   └── ReviewAnsweredError  another answer came first (it is named)                       ~
 └── InboxClosedError        an agent run's step asked for messages once its run was over   ~
 
 R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected
@@ -297,6 +300,14 @@ class AgentDoneError(MessageError):
 class BudgetPauseError(DeskError, benign=True):
     """A `finish` for a job that does not wait at a budget card, or from someone who may not
     answer it."""
+
+
+class ReviewError(DeskError, benign=True):
+    """A review answer the job does not take: nothing was done."""
+
+
+class ReviewAnsweredError(ReviewError):
+    """Another answer to the review came first: first answer wins."""
 
 
 class InboxClosedError(DeskError, benign=True):

@@ -33,7 +33,7 @@ from workflows.delivery.result_delivery import ResultDelivery
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
 from workflows.host.session_keep import SessionKeep
-from workflows.host.shelf import AddRepo, ListRepos
+from workflows.host.shelf import AddRepo, JobDiffer, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.repo.repo_entity import RepoEntity
 from workflows.shipping.approval import Approval
@@ -45,6 +45,7 @@ WORKFLOWS: Sequence[type] = (
     Desk,
     AddRepo,
     ListRepos,
+    JobDiffer,
     Approval,
     Ship,
     Outbox,
@@ -71,6 +72,8 @@ def shelf_activities_for(client: Client, settings: DeskSettings) -> list[Callabl
         trees.integrate,
         trees.release_worktree,
         trees.branch_so_far,
+        trees.discard_reviewed,
+        trees.job_diff,
         agent.run_agent,
         setup.set_up_worktree,
         setup.check_worktree,

@@ -102,6 +102,7 @@ CHECK_GOES_BACK = "failed-check-goes-back-to-the-agent"
 BUDGET_ASKS = "budget-pauses-and-asks"
 SESSION_KEPT = "session-kept-after-the-job"
 CONTINUATION = "continuation-resumes-a-finished-session"
+REVIEW_STEP = "review-before-it-lands"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -477,6 +478,17 @@ PATCHES = (
         commit="61e3eec",
         asked_by=JOB,
         unrecorded="asked only for a continuation, which no recording from before it has",
+    ),
+    Patch(
+        REVIEW_STEP,
+        guards="a job asked for review (`task --review`, `repo set --review`, or a set-up that "
+        "could not be read: fail closed) waits in phase `review` after the agent and the check, "
+        "with no process and no slot, until a person integrates, revises (`say`: the agent "
+        "resumes its session) or discards it",
+        came="2026-12-06",
+        commit="926052b",
+        asked_by=JOB,
+        old_branch="coding_job_cost_attribute",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -30,6 +30,7 @@ from activities.git.git_commands import (
     run_git,
     try_git,
 )
+from activities.git.job_diff import job_diff
 from activities.git.job_worktree import hand_back, keep_for_its_work, take_out, undo_take_out
 from activities.git.kept import KeptWorktrees
 from activities.off_loop import off_the_loop
@@ -53,6 +54,7 @@ from desk.payloads.jobs import (
     SoFarInput,
     Worktree,
 )
+from desk.payloads.review_payloads import JobDiff, JobDiffInput
 from desk.payloads.session_payloads import SessionKeepInput
 
 WORKTREE_RECEIPT = "worktree.json"
@@ -131,6 +133,21 @@ class WorktreeActivities:
                 uncommitted=len(porcelain_files(path)),
             )
 
+    @activity.defn
+    async def discard_reviewed(self, request: ReleaseWorktreeInput) -> ReleaseResult:
+        """A reviewer discarded the job's work: its worktree and branch go, the clone stays as
+        it was; the answer lists the commits discarded."""
+        return await off_the_loop(self._discard_reviewed, request)
+
+    @activity.defn
+    async def job_diff(self, request: JobDiffInput) -> JobDiff:
+        """The job's commits against the clone's HEAD (`codedesk diff`, the review card)."""
+        return await off_the_loop(self._job_diff, request)
+
+    def _job_diff(self, request: JobDiffInput) -> JobDiff:
+        with desk_failures():
+            return job_diff(existing_clone(self.settings, request.repo), request)
+
     def _prepare(self, request: PrepareWorktreeInput) -> Worktree:
         with desk_failures(), self._job_lock(request.number):
             if (job_dir(self.settings, request.number) / DISCARDED).exists():
@@ -179,6 +196,24 @@ class WorktreeActivities:
     def _forget_session(self, request: SessionKeepInput) -> bool:
         with desk_failures(), self._job_lock(request.number):
             return forget_sessions(job_dir(self.settings, request.number))
+
+    def _discard_reviewed(self, request: ReleaseWorktreeInput) -> ReleaseResult:
+        """Under the job's lock, and again after a retry: what is gone stays gone."""
+        with desk_failures(), self._job_lock(request.number):
+            output, cut, log = log_tail(self.settings, request.number, request.output_chars)
+            told = ReleaseResult(kept=False, output=output, output_cut=cut, log_path=log)
+            clone = existing_clone(self.settings, request.repo)
+            folder = job_dir(self.settings, request.number)
+            settle(folder, request.worktree)
+            path = Path(request.worktree.path)
+            if path.is_dir():
+                commits, omitted = _commits(
+                    path, request.worktree.base, "HEAD", request.report_commits
+                )
+                told = told.model_copy(update={"commits": commits, "commits_omitted": omitted})
+            hand_back(self._kept(clone, request.repo), path, folder)
+            _delete_branch(clone, request.worktree.branch)
+            return told
 
     def _integrate_once(self, request: IntegrationRequest) -> IntegrationResult:
         with desk_failures(), self._job_lock(request.number):

@@ -15,6 +15,7 @@ from pydantic import Field
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.holds.budget_cards import BudgetPause
 from desk.payloads.message_payloads import JobMessage, MessageSeam
+from desk.payloads.review_payloads import ReviewRound
 from desk.payloads.session_payloads import Continuation
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
@@ -180,6 +181,10 @@ class JobInput(Payload):
     """How long the agent's session is kept once the job has ended (the host's policy)."""
     continues: Continuation | None = None
     """The finished job this one continues, whose agent session it resumes (None: none)."""
+    review: bool = False
+    """The requester asked for a review (`task --review`): the work waits for a person before
+    it lands. The owner's `repo set --review` asks it of every job of the repository, whatever
+    this says."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -485,6 +490,8 @@ class JobReport(Payload):
     """The messages people sent the agent, in order, with when and how each reached it (a
     report keeps the first REPORT_MESSAGES, each text cut to `report_held_chars`)."""
     messages_omitted: int = 0
+    review_rounds: list[ReviewRound] = Field(default_factory=list)
+    """The job's review (issue 46), round by round: the check, who answered, what they asked."""
 
 
 class JobStatus(Payload):
@@ -518,6 +525,10 @@ class JobStatus(Payload):
     (`codedesk withdraw` finds them here)."""
     check_rounds: list[CheckRound] = Field(default_factory=list)
     """The runs of the repository's check so far, once a failed one went back to the agent."""
+    review_rounds: list[ReviewRound] = Field(default_factory=list)
+    """The job's review so far (the last round waits while the phase is `review`)."""
+    check: CommandRun | None = None
+    """The check's end on the work waiting for review (None: none ran yet, or no check)."""
 
 
 # The desk

@@ -20,6 +20,8 @@ class JobOutcome(StrEnum):
     FAILED = "failed"
     TIMED_OUT = "timed_out"
     CANCELLED = "cancelled"
+    DISCARDED = "discarded"
+    """A reviewer discarded the work: its branch and worktree were removed."""
 
 
 class JobPhase(StrEnum):
@@ -34,6 +36,9 @@ class JobPhase(StrEnum):
     BUDGET_PAUSED = "budget_paused"
     """The agent reached its budget: no process, no slot, waiting for a person's answer on the
     budget card (go on, finish here, stop)."""
+    REVIEW = "review"
+    """The agent's work (and the check) wait for a person to integrate, revise or discard it:
+    no process, no slot, no deadline."""
     INTEGRATING = "integrating"
     CLEANING = "cleaning"
     DONE = "done"

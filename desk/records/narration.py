@@ -23,3 +23,8 @@ class Narration(StrEnum):
     process and no slot, until the approval settles."""
     RESUMED = "resumed"
     """The approval settled: the agent's session resumes on branch `branch`."""
+    REVIEW = "review"
+    """The agent's work on branch `branch` (and its check) waits for a person's review: no
+    process, no slot."""
+    REVISING = "revising"
+    """A reviewer asked for changes: the agent's session resumes on branch `branch`."""

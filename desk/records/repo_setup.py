@@ -33,9 +33,13 @@ class RepoSetup(Payload):
     check_retries: int = CHECK_RETRIES
     """How many times a blocking check that failed goes back to the agent (its tail sent to the
     agent's session, the agent works again, the check runs again) before the job reports it."""
+    review: bool = False
+    """Every job's work waits for a person's review before it lands (`repo set --review`)."""
 
     def empty(self) -> bool:
-        return not (self.setup or self.copy_files or self.check or self.pull_requests)
+        return not (
+            self.setup or self.copy_files or self.check or self.pull_requests or self.review
+        )
 
     def sets_up(self) -> bool:
         """Whether a new worktree gets anything before the agent: files or a command."""
@@ -52,6 +56,7 @@ class SetRepoSetup(Payload):
     check_blocks: bool | None = None
     pull_requests: bool | None = None
     check_retries: int | None = None
+    review: bool | None = None
     clear: bool = False
 
     def applied_to(self, current: RepoSetup) -> RepoSetup:
@@ -69,6 +74,7 @@ class SetRepoSetup(Payload):
                 if self.check_retries is None
                 else check_retries(self.check_retries)
             ),
+            review=base.review if self.review is None else self.review,
         )
 
 

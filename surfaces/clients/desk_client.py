@@ -44,6 +44,7 @@ from desk.holds.approvals import Principal, SurfacePlace
 from desk.holds.budget_cards import FinishAnswer, FinishInput
 from desk.names import (
     DESK_WORKFLOW_ID,
+    JOB_DIFF_PREFIX,
     PHASE_ATTRIBUTE,
     REPO_ATTRIBUTE,
     SHELF_ADD_PREFIX,
@@ -66,6 +67,13 @@ from desk.payloads.jobs import (
     ShelfListing,
 )
 from desk.payloads.message_payloads import MessageDelivery, SayAnswer, SayInput
+from desk.payloads.review_payloads import (
+    JobDiff,
+    JobDiffInput,
+    ReviewAnswer,
+    ReviewAnswered,
+    ReviewVerdict,
+)
 from desk.payloads.session_payloads import Continuation
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
@@ -73,6 +81,7 @@ from desk.scrub import scrub
 from surfaces.clients.conversation.continuation import continuation_of, refusal, started_as
 from surfaces.clients.conversation.finish_client import finish
 from surfaces.clients.conversation.message_client import cli_sender, say
+from surfaces.clients.conversation.review_client import answer_review
 from surfaces.clients.conversation.session_keeps import with_session_state
 from surfaces.clients.host_client import host_for_new_repo
 from surfaces.clients.listings.job_listing import JobRow as JobRow
@@ -84,7 +93,7 @@ from workers.desk_handle import desk_start
 from workers.host_queues import polled_hosts
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_routes import host_missing
-from workflows.host.shelf import AddRepo, ListRepos
+from workflows.host.shelf import AddRepo, JobDiffer, ListRepos
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of
 
@@ -245,6 +254,7 @@ class DeskClient:
         origin_channel: str = "",
         hold_classes: Sequence[str] = (),
         spend_limit: Decimal | None = None,
+        review: bool = False,
         continues: Continuation | None = None,
         request_id: str = "",
     ) -> Admission:
@@ -257,6 +267,7 @@ class DeskClient:
         `place` is a chat thread that follows the job (its progress, cards and report).
         `starter` is the principal id of who starts it (default: the CLI's owner), and
         `origin_channel` the chat channel it was started from: both decide its modes.
+        `review`: the work waits for a person's review before it lands.
         `continues` is the finished job it continues (`say`), and `request_id` names the
         submission once for all its sends (default: a new one).
         """
@@ -282,6 +293,7 @@ class DeskClient:
             host_wait=self.settings.host_wait,
             starter=starter or self.settings.owner,
             origin_channel=origin_channel,
+            review=review,
             continues=continues,
         )
         ask = JobAsk(budget=budget, hold_classes=list(hold_classes), spend_limit=spend_limit)
@@ -352,6 +364,7 @@ class DeskClient:
         budget: timedelta | None = None,
         requester: str = "",
         spend_limit: Decimal | None = None,
+        review: bool = False,
     ) -> int:
         """Submit a job and return its number (running or queued)."""
         admission = await self.submit_job(
@@ -361,6 +374,7 @@ class DeskClient:
             budget=budget,
             requester=requester,
             spend_limit=spend_limit,
+            review=review,
         )
         return admission.number
 
@@ -483,6 +497,51 @@ class DeskClient:
         who = by or cli_sender(self.settings.owner)
         ask = FinishInput(by=who.id, by_name=who.name)
         return await finish(self.client, self.settings.task_queue, number, ask)
+
+    async def answer_review(
+        self,
+        number: int,
+        verdict: ReviewVerdict,
+        by: Principal | None = None,
+        surface: str = "cli",
+    ) -> ReviewAnswered:
+        """Integrate or discard job `number`'s work waiting in review, as `by` (default: this
+        CLI's owner); a revision is a message (`say`)."""
+        answer = ReviewAnswer(
+            verdict=verdict, by=by or cli_sender(self.settings.owner), surface=surface
+        )
+        return await answer_review(self.client, self.settings.task_queue, number, answer)
+
+    async def diff(
+        self, number: int, stat_only: bool = False, max_chars: int = 1_000_000
+    ) -> JobDiff:
+        """Job `number`'s commits against the clone's HEAD, asked of the clone's host (a
+        `JobDiff` workflow runs the git step there)."""
+        _, current = await self.status(number)
+        request = JobDiffInput(
+            number=number,
+            repo=current.repo,
+            branch=current.branch,
+            host=current.host,
+            host_wait=min(self.settings.host_wait, HOST_LIST_WAIT),
+            stat_only=stat_only,
+            max_chars=max_chars,
+        )
+        try:
+            found: JobDiff = await self.client.execute_workflow(
+                JobDiffer.run,
+                request,
+                id=f"{JOB_DIFF_PREFIX}{uuid.uuid4()}",
+                task_queue=self.settings.task_queue,
+            )
+        except WorkflowFailureError as error:
+            if current.host and host_missing(error.cause):
+                raise HostError(
+                    f"Host {current.host}, where job {number}'s clone lives, did not answer: "
+                    f"start `codedesk worker` there (CODEDESK_HOST={current.host})."
+                ) from None
+            raise _desk_failure(error) from None
+        return found
 
     async def cancel(self, number: int) -> None:
         state, _ = await self.status(number)

@@ -28,7 +28,9 @@ async def test_set_show_change_and_clear(
     assert "set-up: npm ci" in said and "copied: .env, config/local.toml" in said
     assert "(a failure does not block integration)" in said
     assert "ships:  onto the default branch" in said
+    assert "review: as each task asks" in said
     assert "ships:  as a pull request" in await cli("repo", "set", REPO, "--check-blocks", "--pr")
+    assert "review: every job waits for a person" in await cli("repo", "set", REPO, "--review")
     shown_json = json.loads(await cli("repo", "show", REPO, "--json"))
     assert shown_json == {
         "setup": "npm ci",
@@ -37,6 +39,7 @@ async def test_set_show_change_and_clear(
         "check_blocks": True,
         "pull_requests": True,
         "check_retries": 2,
+        "review": True,
     }
     await cli("repo", "set", REPO, "--clear")
     assert "no worktree set-up or check" in await cli("repo", "show", REPO)

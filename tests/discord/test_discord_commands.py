@@ -56,12 +56,13 @@ async def test_the_commands_and_their_options_as_discord_receives_them(tmp_path:
     await bot.close()
     synced = {command["name"]: command for command in fake.synced[GUILD_ID]}
     assert set(synced) == NAMES
-    repo, task, agent, budget, spend_limit = synced["task"]["options"]
+    repo, task, agent, budget, spend_limit, review = synced["task"]["options"]
     assert (repo["name"], repo["autocomplete"], repo["max_length"]) == ("repo", True, 201)
     assert (task["name"], task["max_length"]) == ("task", 4000)
     assert (agent["name"], agent["autocomplete"], agent["required"]) == ("agent", True, False)
     assert (budget["name"], budget["required"]) == ("budget", False)
     assert (spend_limit["name"], spend_limit["required"]) == ("spend_limit", False)
+    assert (review["name"], review["type"], review["required"]) == ("review", 5, False)
     [number] = synced["job"]["options"]
     assert (number["type"], number["min_value"]) == (4, 1)
     [_, sha] = synced["push"]["options"]

@@ -48,7 +48,8 @@ from desk.names import (
     result_delivery_workflow_id,
     session_keep_workflow_id,
 )
-from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput
+from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput, JobPhase
+from desk.payloads.review_payloads import JobDiffInput, ReviewVerdict
 from desk.policy.modes import ScopeKind
 from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
@@ -66,6 +67,7 @@ from workers.shelf_look import ask_entities_to_look
 from workers.worker import build_worker, shelf_activities_for
 from workflows.desk.desk_entity import Desk
 from workflows.host.host_check_workflow import HostCheck
+from workflows.host.shelf import JobDiffer
 from workflows.job.coding_job import CodingJob
 from workflows.shipping.approval import Approval
 
@@ -1049,6 +1051,58 @@ async def record_continuation(tmp: Path, out: Path) -> None:
     await env.shutdown()
 
 
+async def _in_review(desk: DeskClient, number: int, rounds: int) -> None:
+    """Until job `number` waits in review for its round `rounds`."""
+    for _ in range(1200):
+        _, status = await desk.status(number)
+        if status.phase == JobPhase.REVIEW and len(status.review_rounds) == rounds:
+            return
+        await asyncio.sleep(0.1)
+    raise SystemExit(f"job {number} never waited in review (round {rounds})")
+
+
+async def record_review(tmp: Path, out: Path) -> None:
+    """Review before it lands (issue 46, patch `review-before-it-lands`): a job asked for review
+    waits in review, a message asks for a revision (the agent's session resumed with it), the
+    check runs again, and `integrate` lands both rounds; another is discarded."""
+    env = await local_server()
+    settings = _settings_for(env, tmp, "review")
+    async with build_worker(env.client, settings):
+        desk = await _desk_with_clone(env, settings, tmp / "review")
+        change = SetRepoSetup(repo="acme/api", check="test -f a.txt")
+        await RepoSetupClient(desk.client, settings).configure(change)
+        program = tmp / "one-shot-bin" / "aider"
+        program.parent.mkdir()
+        one_shot = Path(__file__).parents[1] / "helpers" / "programs" / "one_shot_agent.py"
+        program.write_text(f'#!/bin/sh\nexec {sys.executable} {one_shot} "$@"\n')
+        program.chmod(0o755)
+        command = f"{program} --message={{task}}"
+        revised = await desk.start_job(
+            "acme/api", "write:a.txt=1", agent_command=command, review=True
+        )
+        await _in_review(desk, revised, 1)
+        _, status = await desk.status(revised)
+        asked = JobDiffInput(number=revised, repo="acme/api", branch=status.branch)
+        differ = await env.client.start_workflow(
+            JobDiffer.run, asked, id="job-diff-rec", task_queue=settings.task_queue
+        )
+        print((await differ.result()).stat)
+        keep(out / "job_diff.json", await differ.fetch_history())
+        print(await desk.say(revised, "write:b.txt=2"))
+        await _in_review(desk, revised, 2)
+        print(await desk.answer_review(revised, ReviewVerdict.INTEGRATE))
+        print((await desk.wait(revised)).outcome)
+        keep(out / "coding_job_reviewed.json", await desk.job(revised).fetch_history())
+        dropped = await desk.start_job(
+            "acme/api", "write:c.txt=3", agent_command=command, review=True
+        )
+        await _in_review(desk, dropped, 1)
+        print(await desk.answer_review(dropped, ReviewVerdict.DISCARD))
+        print((await desk.wait(dropped)).outcome)
+        keep(out / "coding_job_review_discarded.json", await desk.job(dropped).fetch_history())
+    await env.shutdown()
+
+
 SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "basic": record_basic,
     "watched": record_watched,
@@ -1079,6 +1133,7 @@ SCENARIOS: dict[str, Callable[[Path, Path], Awaitable[None]]] = {
     "budget": record_budget_pause,
     "session-kept": record_session_kept,
     "continuation": record_continuation,
+    "review": record_review,
 }
 """Each scenario runs on a server of its own and keeps the histories it has not kept yet."""
 

@@ -77,6 +77,7 @@ async def test_task_takes_a_preset_a_stricter_budget_and_a_spend_limit_and_refus
             task="say hi",
             budget="5m",
             spend_limit="$2.50",
+            review=True,
         )
         token = await discord.interact(stricter)
         await until(lambda: "is running" in " ".join(fake.told(token)), "the job started")
@@ -86,4 +87,5 @@ async def test_task_takes_a_preset_a_stricter_budget_and_a_spend_limit_and_refus
         [job] = await desk.client.data_converter.decode(started.input.payloads, [JobInput])
         assert job.budget == timedelta(minutes=5)
         assert job.spend_limit == Decimal("2.50")
+        assert job.review  # the work waits for review before it lands
         assert discord.rest.refused == []

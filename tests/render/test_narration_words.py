@@ -23,6 +23,13 @@ from surfaces.render.words.narration_words import narration_text, thread_text
             "the job goes on when one does.",
         ),
         (Narration.HOST_BACK, "Host ghost is back; the job goes on."),
+        (
+            Narration.REVIEW,
+            "Waiting for review: the work on branch worker/3 waits (no process, no slot). Write "
+            "in this thread to ask for changes; `codedesk diff`, `codedesk integrate` or "
+            "`codedesk discard` with the job's number see, land or drop it.",
+        ),
+        (Narration.REVISING, "Changes were asked; the agent resumes on branch worker/3…"),
     ],
 )
 def test_each_narration_has_its_words(said: Narration, words: str) -> None:

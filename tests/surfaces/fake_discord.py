@@ -343,7 +343,7 @@ class FakeDiscord:
     ) -> dict[str, Any]:
         listed = []
         for key, value in options.items():
-            kind = 4 if isinstance(value, int) else 3
+            kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 3
             listed.append({"name": key, "type": kind, "value": value})
         if autocomplete and listed:
             listed[0]["focused"] = True

@@ -34,9 +34,15 @@ STORY = [
     (JobPhase.BUDGET_PAUSED, JobPhase.QUEUED),
     (JobPhase.BUDGET_PAUSED, JobPhase.INTEGRATING),
     (JobPhase.BUDGET_PAUSED, JobPhase.CLEANING),
+    (JobPhase.BUDGET_PAUSED, JobPhase.REVIEW),
+    (JobPhase.WORKING, JobPhase.REVIEW),
+    (JobPhase.REVIEW, JobPhase.QUEUED),
+    (JobPhase.REVIEW, JobPhase.INTEGRATING),
+    (JobPhase.REVIEW, JobPhase.CLEANING),
 ]
 """Every move `CodingJob` makes: queued or not, cut, set up, worked, suspended and resumed,
-checked, integrated, cancelled at each step, cleaned up."""
+checked, reviewed (revised, integrated, discarded), integrated, cancelled at each step, cleaned
+up."""
 
 
 def test_the_table_is_whole() -> None:
@@ -50,7 +56,9 @@ def test_every_move_of_the_job_is_in_the_table(before: JobPhase, after: JobPhase
 
 
 def test_the_table_has_no_move_the_job_does_not_make() -> None:
-    moves = {(phase.name, after) for phase in JOB_PHASES.rows for after in phase.next}
+    moves = {
+        (phase.name, after) for phase in JOB_PHASES.rows for after in JOB_PHASES.follows(phase.name)
+    }
     assert moves == set(STORY)
 
 
@@ -74,8 +82,9 @@ def test_only_a_working_job_answers_a_hold() -> None:
 
 
 def test_a_message_is_taken_until_the_agents_work_is_over() -> None:
-    """`say` before the agent starts, while it works and while it is suspended; never once the
-    job integrates (the job also refuses it while it checks the agent's work: its state says)."""
+    """`say` before the agent starts, while it works, while it is suspended and in review (a
+    revision); never once the job integrates (the job also refuses it while it checks the
+    agent's work: its state says)."""
     answering = {phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "say")}
     assert answering == {
         JobPhase.STARTING,
@@ -84,6 +93,7 @@ def test_a_message_is_taken_until_the_agents_work_is_over() -> None:
         JobPhase.WORKING,
         JobPhase.SUSPENDED,
         JobPhase.BUDGET_PAUSED,
+        JobPhase.REVIEW,
     }
     inbox = {
         phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "agent_inbox")
@@ -109,27 +119,19 @@ def test_the_table_names_every_message_the_job_takes_and_no_other() -> None:
     assert JOB_PHASES.messages() == declared
 
 
-def test_a_new_phase_is_one_row() -> None:
-    """A review before the work lands: one row says where it comes from and where it goes; no
-    other row changes, and the job may go through it."""
-    review = Phase(
-        "review",
-        waits_for="an owner's word on the work before it lands: integrate, revise or discard",
-        hears=frozenset({"review_answer"}),
-        answers=frozenset({"revise"}),
-        next=frozenset({JobPhase.INTEGRATING, JobPhase.WORKING, JobPhase.CLEANING}),
-        after=frozenset({JobPhase.WORKING}),
-    )
-    grown = JOB_PHASES.with_row(review)
-
-    assert grown.problems() == []
-    assert set(grown.rows) - set(JOB_PHASES.rows) == {review}
-    assert set(JOB_PHASES.rows) - set(grown.rows) == set()
-    grown.check_move(JobPhase.WORKING, "review")
-    grown.check_move("review", JobPhase.INTEGRATING)
-    assert grown.answers("review", "revise") and not grown.answers(JobPhase.WORKING, "revise")
+def test_the_review_is_one_row() -> None:
+    """A review before the work lands (issue 46): its row says where it comes from (`after`)
+    and where it goes; no other row names it, and only it answers a reviewer."""
+    others = [phase for phase in JOB_PHASES.rows if phase.name != JobPhase.REVIEW]
+    assert not any(JobPhase.REVIEW in phase.next | phase.after for phase in others)
+    JOB_PHASES.check_move(JobPhase.WORKING, JobPhase.REVIEW)
+    JOB_PHASES.check_move(JobPhase.REVIEW, JobPhase.INTEGRATING)
+    answering = {
+        phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "review")
+    }
+    assert answering == {JobPhase.REVIEW}
     with pytest.raises(PhaseMoveError):
-        JOB_PHASES.check_move(JobPhase.WORKING, "review")
+        JOB_PHASES.check_move(JobPhase.REVIEW, JobPhase.WORKING)
 
 
 def test_a_paused_budget_is_one_row_too() -> None:

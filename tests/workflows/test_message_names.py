@@ -24,7 +24,7 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
             "integration_finished",
             "messages_delivered",
         },
-        "updates": {"hold", "say", "agent_inbox", "withdraw_call", "finish"},
+        "updates": {"hold", "say", "agent_inbox", "withdraw_call", "finish", "review"},
         "queries": {"current"},
     },
     Desk: {
@@ -60,6 +60,7 @@ SENT = [
     (names.JOB_AGENT_WORKED_SIGNAL, CodingJob, "signals"),
     (names.JOB_HOLD_UPDATE, CodingJob, "updates"),
     (names.JOB_SAY_UPDATE, CodingJob, "updates"),
+    (names.JOB_REVIEW_UPDATE, CodingJob, "updates"),
     (names.JOB_AGENT_INBOX_UPDATE, CodingJob, "updates"),
     (names.JOB_MESSAGES_DELIVERED_SIGNAL, CodingJob, "signals"),
     (names.JOB_WITHDRAW_CALL_UPDATE, CodingJob, "updates"),

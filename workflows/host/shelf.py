@@ -6,9 +6,11 @@ from temporalio import workflow
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
+    from activities.jobs.worktrees import WorktreeActivities
     from activities.shelf.clones import ShelfActivities
-    from desk.names import ADD_REPO_WORKFLOW_TYPE, LIST_REPOS_WORKFLOW_TYPE
+    from desk.names import ADD_REPO_WORKFLOW_TYPE, JOB_DIFF_WORKFLOW_TYPE, LIST_REPOS_WORKFLOW_TYPE
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
+    from desk.payloads.review_payloads import JobDiff, JobDiffInput
     from workflows.policies import CLONE_STEP, GIT_STEP
 
 from workflows.host.host_routes import host_route
@@ -44,5 +46,22 @@ class ListRepos:
                 GIT_STEP
                 | host_route(request.host, request.host_wait)
                 | ActivityConfig(summary="listing the shelf")
+            ),
+        )
+
+
+@workflow.defn(name=JOB_DIFF_WORKFLOW_TYPE)
+class JobDiffer:
+    """Id `job-diff-<uuid>`: a job's commits against the clone's HEAD, on the clone's host."""
+
+    @workflow.run
+    async def run(self, request: JobDiffInput) -> JobDiff:
+        return await workflow.execute_activity_method(
+            WorktreeActivities.job_diff,
+            request,
+            **(
+                GIT_STEP
+                | host_route(request.host, request.host_wait)
+                | ActivityConfig(summary=f"diff of job {request.number}")
             ),
         )

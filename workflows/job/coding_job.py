@@ -31,6 +31,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_REVIEW_UPDATE,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
         JOB_WORKFLOW_TYPE,
@@ -58,6 +59,7 @@ with workflow.unsafe.imports_passed_through():
         SayInput,
     )
     from desk.payloads.result_payloads import asked_for_job
+    from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
     from desk.records.narration import Narration
@@ -103,6 +105,15 @@ from workflows.job.job_modes import follow_modes, show_modes
 from workflows.job.record.progress import narrate, set_phase
 from workflows.job.record.report import build_report, say_cost
 from workflows.job.record.state import JobState
+from workflows.job.review.answers import refuse_answer, take_answer
+from workflows.job.review.waiting import (
+    answered_review,
+    close_round,
+    discarded,
+    open_round,
+    reviewed_rounds,
+    reviews,
+)
 from workflows.job.slot import (
     admitted,
     give_slot_back_early,
@@ -173,6 +184,7 @@ class CodingJob:
         report.budget_pauses = list(state.status.budget_pauses)
         report.messages, report.messages_omitted = for_report(state)
         report.check_rounds = state.status.check_rounds
+        report.review_rounds = reviewed_rounds(state)
         if job.continues is not None:
             report.continues = job.continues.number
             report.continued_anew = not job.continues.session_id
@@ -233,6 +245,16 @@ class CodingJob:
         """Refused, with nothing kept: a sender who may not, an empty or too long text, or an
         agent whose work is over."""
         refuse(self.state, said)
+
+    @workflow.update(name=JOB_REVIEW_UPDATE)
+    def review(self, answer: ReviewAnswer) -> ReviewAnswered:
+        """A reviewer integrates or discards the work waiting in review (a revision is a
+        message: `say`); the first answer wins, a later one is told which won."""
+        return take_answer(self.state, answer)
+
+    @review.validator
+    def _may_review(self, answer: ReviewAnswer) -> None:
+        refuse_answer(self.state, answer)
 
     @workflow.update(name=JOB_AGENT_INBOX_UPDATE)
     async def agent_inbox(self, ask: InboxAsk) -> Inbox:
@@ -312,16 +334,22 @@ class CodingJob:
         if refused:
             return await left_behind(state, worktree, JobOutcome.FAILED, refused)
 
-        agent = await self._agent_works(worktree)
-        if isinstance(agent, JobReport):
-            return agent
-        return await self._checked_and_integrated(worktree, agent)
+        continued: AgentResult | None = None
+        while True:
+            worked = await self._agent_works(worktree, continued)
+            if isinstance(worked, JobReport):
+                return worked
+            landed = await self._checked_and_integrated(worktree, worked)
+            if isinstance(landed, JobReport):
+                return landed
+            continued = landed  # a reviewer asked for a revision: its session resumes
 
     async def _agent_works(
         self, worktree: Worktree, continued: AgentResult | None = None
     ) -> AgentResult | JobReport:
         """Run the agent until it is done: its first run, or (`continued`) a run that resumes
-        its session with the messages it has not had; the report when the job cannot go on."""
+        its session with the messages it has not had (after a failed check, or a review that
+        asked for a revision); the report when the job cannot go on."""
         state = self.state
         state.agent_done = False
         finished_here = False
@@ -397,18 +425,19 @@ class CodingJob:
             )
         return agent
 
-    async def _checked_and_integrated(self, worktree: Worktree, agent: AgentResult) -> JobReport:
-        """The agent is done: the owner's check, then the integration, and their report."""
+    async def _checked_and_integrated(
+        self, worktree: Worktree, agent: AgentResult
+    ) -> JobReport | AgentResult:
+        """The agent is done: the owner's check, the review when asked, then the integration,
+        and their report; the agent's result when a reviewer asked for a revision."""
         state = self.state
         check: CommandRun | None = None
+        review = reviews(state, worktree, agent)
         again = True
         while again:
             try:
                 check = await check_worktree(state, worktree, agent)
                 again = goes_back(state, check)
-                if not again and (check is None or not check.blocking()):
-                    set_phase(state, JobPhase.INTEGRATING)
-                    await narrate(state, Narration.INTEGRATING)
             except (ActivityError, asyncio.CancelledError) as error:
                 if not _cancel_reported(error):
                     raise
@@ -425,6 +454,24 @@ class CodingJob:
                     return fixed
                 agent = fixed
         last_round(state, check)
+        try:
+            if review:
+                verdict = await self._reviewed(check)
+                if verdict == ReviewVerdict.REVISE:
+                    return agent
+                if verdict == ReviewVerdict.DISCARD:
+                    return await discarded(state, worktree, agent, check)
+            if check is None or not check.blocking():
+                set_phase(state, JobPhase.INTEGRATING)
+                await narrate(state, Narration.INTEGRATING)
+        except (ActivityError, asyncio.CancelledError) as error:
+            if not _cancel_reported(error):
+                raise
+            report = await left_behind(
+                state, worktree, JobOutcome.CANCELLED, kind=ReasonKind.CANCELLED, agent=agent
+            )
+            report.check = check
+            return report
         if check is not None and check.blocking():
             report = await left_behind(
                 state, worktree, JobOutcome.FAILED, check_failure(check), agent=agent
@@ -473,6 +520,23 @@ class CodingJob:
         set_phase(state, JobPhase.WORKING)
         await narrate(state, Narration.RESUMED, branch=worktree.branch)
         return await run_agent_on_host(state, worktree, continued=agent)
+
+    async def _reviewed(self, check: CommandRun | None) -> ReviewVerdict:
+        """Wait in review for the first answer, with no process and no slot (the work clock
+        stands still); a revision takes a slot again, and the agent works once more."""
+        state = self.state
+        open_round(state, check)
+        await narrate(state, Narration.REVIEW, branch=state.status.branch)
+        await lend_slot(state)
+        await workflow.wait_condition(lambda: answered_review(state))
+        verdict = close_round(state)
+        if verdict == ReviewVerdict.REVISE:
+            set_phase(state, JobPhase.QUEUED)
+            await take_slot_again(state)
+            set_phase(state, JobPhase.WORKING)
+            state.agent_done = False
+            await narrate(state, Narration.REVISING, branch=state.status.branch)
+        return verdict
 
     async def _suspended(self, worktree: Worktree, agent: AgentResult) -> AgentResult | None:
         """The agent deferred a held call nobody answered in its live window and ended (or,

@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
         MessageError,
         MessageSenderError,
         MessageTooLongError,
+        ReviewAnsweredError,
     )
     from desk.failures import failure_of
     from desk.holds.approvals import Principal
@@ -61,7 +62,14 @@ def refusal(state: JobState, said: SayInput) -> DeskError | None:
             f"{who} may not talk to job {job.number}'s agent: only whoever started the job and "
             "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
         )
-    if state.agent_done or not JOB_PHASES.answers(phase, JOB_SAY_UPDATE):
+    in_review = phase == JobPhase.REVIEW
+    answer = state.review_answer
+    if in_review and answer is not None:
+        return ReviewAnsweredError(
+            f"Job {job.number}'s review was answered first by {answer.by.name or answer.by.id}:"
+            f" {answer.verdict}. `codedesk show {job.number}` shows where it is."
+        )
+    if (state.agent_done and not in_review) or not JOB_PHASES.answers(phase, JOB_SAY_UPDATE):
         now = "checking its work" if phase == JobPhase.WORKING else phase
         return AgentDoneError(
             f"Job {job.number}'s agent has finished its work (the job is {now}): a message "
@@ -106,6 +114,8 @@ def keep(state: JobState, said: SayInput) -> JobMessage:
 async def take(state: JobState, said: SayInput) -> SayAnswer:
     """Keep the message and say what became of it: a running agent that reads its messages
     takes it in this same workflow task (its inbox waits for one)."""
+    if state.status.phase == JobPhase.REVIEW:
+        refuse(state, said)  # an answer validated in the same workflow task came first
     seq = keep(state, said).seq
     seam = command_seam(state.job.agent_command)
     number = state.job.number
@@ -203,7 +213,7 @@ def delivered_by(state: JobState, run: int, agent: AgentResult) -> None:
 
 def pending(state: JobState) -> list[JobMessage]:
     """The messages that have not reached the agent, oldest first."""
-    return [message for message in state.status.messages if message.delivered is None]
+    return state.undelivered()
 
 
 def for_messages(state: JobState, agent: AgentResult) -> bool:

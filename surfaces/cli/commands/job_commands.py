@@ -66,6 +66,12 @@ def task(
         list[str] | None,
         typer.Option("--hold", metavar="CLASS", help="Also hold this class of call (repeatable)."),
     ] = None,
+    review: bool = typer.Option(
+        False,
+        "--review",
+        help="Let the work wait for your review before it lands: `codedesk integrate N`, "
+        "`codedesk say N TEXT` (revise) or `codedesk discard N`.",
+    ),
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
@@ -89,6 +95,7 @@ def task(
             requester=_requester(),
             hold_classes=hold or (),
             spend_limit=limit,
+            review=review,
         )
         number = admission.number
         host = admission.host
@@ -287,6 +294,13 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "slot; the agent resumes its session once the approval is answered).",
                 markup=False,
             )
+        if current.phase == JobPhase.REVIEW:
+            out.print(
+                f"waiting for review (no process, no slot): see it with `codedesk diff {number}`;"
+                f" land it with `codedesk integrate {number}`, ask for changes with `codedesk say "
+                f"{number} TEXT`, or drop it with `codedesk discard {number}`.",
+                markup=False,
+            )
         if day is not None:
             from surfaces.render.words.daily_limit_words import day_limit_reason
 
@@ -299,12 +313,16 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
-            from surfaces.render.layout.check_layout import check_round_blocks
+            from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
+            from surfaces.render.layout.review_layout import review_blocks
             from surfaces.render.terminal.printing import print_blocks
             from surfaces.render.words.message_words import message_blocks
 
+            zone = desk.settings.time_zone
             print_blocks(check_round_blocks(current.check_rounds))
-            print_blocks(message_blocks(current.messages, zone=desk.settings.time_zone))
+            print_blocks(check_blocks(current.check) if current.review_rounds else [])
+            print_blocks(review_blocks(current.review_rounds, zone))
+            print_blocks(message_blocks(current.messages, zone=zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
         for later in continued_by:
@@ -370,6 +388,53 @@ def finish(number: int = NUMBER) -> None:
         out.print(
             f"job {number}: finished here; it checks and integrates what its agent committed "
             f"(`codedesk show {number}` shows its report once it ends).",
+            markup=False,
+        )
+
+    with_desk(body)
+
+
+def diff(
+    number: int = NUMBER,
+    stat: bool = typer.Option(False, "--stat", help="Only the stat: files and lines changed."),
+) -> None:
+    """Show a job's commits against the clone's HEAD: a stat, then the diff."""
+
+    async def body(desk: DeskClient) -> None:
+        found = await desk.diff(number, stat_only=stat)
+        typer.echo(found.stat.rstrip("\n") or f"job {number} changes nothing against HEAD")
+        if not stat and found.diff:
+            typer.echo("")
+            typer.echo(found.diff.rstrip("\n"))
+        if found.diff_cut:
+            err.print(
+                f"(the diff was cut: {found.diff_cut:,} more characters; see them in the job's "
+                f"worktree with `git diff {found.head[:12]}...HEAD`)",
+                markup=False,
+            )
+
+    with_desk(body)
+
+
+def integrate(number: int = NUMBER) -> None:
+    """Land a job's work waiting in review: rebase and fast-forward it into the clone."""
+    _answer_review(number, "integrate")
+
+
+def discard(number: int = NUMBER) -> None:
+    """Discard a job's work waiting in review: its branch and worktree go, the clone stays."""
+    _answer_review(number, "discard")
+
+
+def _answer_review(number: int, verdict: str) -> None:
+    refuse_inside_a_job(verdict)
+    from desk.payloads.review_payloads import ReviewVerdict
+
+    async def body(desk: DeskClient) -> None:
+        answered = await desk.answer_review(number, ReviewVerdict(verdict))
+        doing = "integrates" if answered.verdict == ReviewVerdict.INTEGRATE else "discards"
+        out.print(
+            f"job {number} {doing} its work now; `codedesk watch {number}` follows it.",
             markup=False,
         )
 

@@ -118,6 +118,12 @@ def set_(
         "--pr/--no-pr",
         help="Ship this repository's pushes as pull requests (as `codedesk push --pr`), or not.",
     ),
+    review: bool | None = typer.Option(
+        None,
+        "--review/--no-review",
+        help="Every job's work waits for a person's review before it lands (a task may ask "
+        "for review on its own; it cannot switch this off).",
+    ),
     clear: bool = typer.Option(
         False, "--clear", help="Forget the set-up and check first (alone: clear them all)."
     ),
@@ -137,6 +143,7 @@ def set_(
         check_blocks=check_blocks,
         check_retries=check_retries,
         pull_requests=pull_requests,
+        review=review,
         clear=clear,
     )
 

@@ -123,6 +123,7 @@ async def preset_choices(
     agent="A preset agent (default: the host's agent)",
     budget="Work-time budget such as 10m or 1h, up to the host's (default: the host's)",
     spend_limit="Most the agent may spend, in US dollars such as 2.50, up to the host's limit",
+    review="Let the work wait for review before it lands (ask for changes in the job's thread)",
 )
 @app_commands.autocomplete(repo=repo_choices, agent=preset_choices)
 async def task_command(
@@ -132,6 +133,7 @@ async def task_command(
     agent: app_commands.Range[str, 1, 32] | None = None,
     budget: app_commands.Range[str, 1, 32] | None = None,
     spend_limit: app_commands.Range[str, 1, 32] | None = None,
+    review: bool = False,
 ) -> None:
     try:
         follow = job_place(interaction)
@@ -166,6 +168,7 @@ async def task_command(
             agent_command=command,
             budget=asked,
             spend_limit=limit,
+            review=review,
             requester=f"discord:{interaction.user.id}",
             place=place,
             starter=f"discord:{interaction.user.id}",

@@ -26,6 +26,7 @@ from surfaces.render.blocks import (
 from surfaces.render.layout.budget_layout import pause_lines
 from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
 from surfaces.render.layout.report_reasons import report_reason
+from surfaces.render.layout.review_layout import review_blocks
 from surfaces.render.layout.ship_request_layout import ship_requests
 from surfaces.render.layout.usage_words import usage_words
 from surfaces.render.words.message_words import message_blocks
@@ -34,6 +35,7 @@ OUTCOME_TONE = {
     JobOutcome.INTEGRATED: Tone.GOOD,
     JobOutcome.NOTHING: Tone.WARN,
     JobOutcome.CANCELLED: Tone.WARN,
+    JobOutcome.DISCARDED: Tone.WARN,
 }
 TASK_CHARS = 300
 DIGEST_CHARS = 12
@@ -123,6 +125,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
         if files:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += message_blocks(report.messages, report.messages_omitted, zone)
+    blocks += review_blocks(report.review_rounds, zone)
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
     blocks += ship_requests(report.ship_requests, report.branch_pushes)

@@ -14,8 +14,14 @@ from pydantic import ValidationError
 from temporalio.api.common.v1 import Payload
 from temporalio.api.update.v1 import Outcome
 
-from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, JOB_SAY_UPDATE
+from desk.names import (
+    JOB_AGENT_INBOX_UPDATE,
+    JOB_MESSAGES_DELIVERED_SIGNAL,
+    JOB_REVIEW_UPDATE,
+    JOB_SAY_UPDATE,
+)
 from desk.payloads.message_payloads import MessagesDelivered, SayAnswer, SayInput
+from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered
 from surfaces.render.words.message_words import delivered_line, said_line, say_answer
 
 
@@ -32,6 +38,13 @@ def conversation_update(name: str, payloads: Sequence[Payload]) -> str | None:
     """An accepted Update of the conversation, in words ("" to leave it out)."""
     if name == JOB_AGENT_INBOX_UPDATE:
         return ""
+    if name == JOB_REVIEW_UPDATE:
+        try:
+            answer = ReviewAnswer.model_validate(_first(payloads))
+        except ValidationError:
+            return "review answer (unreadable)"
+        where = f" ({answer.surface})" if answer.surface else ""
+        return f"review answered by {answer.by.name or answer.by.id}{where}: {answer.verdict}"
     if name != JOB_SAY_UPDATE:
         return None
     try:
@@ -44,6 +57,14 @@ def conversation_answer(name: str, outcome: Outcome) -> str | None:
     """A completed Update of the conversation, in words ("" to leave it out)."""
     if name == JOB_AGENT_INBOX_UPDATE:
         return ""
+    if name == JOB_REVIEW_UPDATE:
+        if outcome.HasField("failure"):
+            return f"review answer refused: {outcome.failure.message}"
+        try:
+            taken = ReviewAnswered.model_validate(_first(outcome.success.payloads))
+        except ValidationError:
+            return "review answer taken"
+        return f"review answer taken: job {taken.number} will {taken.verdict}"
     if name != JOB_SAY_UPDATE:
         return None
     if outcome.HasField("failure"):

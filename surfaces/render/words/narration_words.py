@@ -37,6 +37,14 @@ def narration_text(progress: ThreadProgress) -> str:
             )
         case Narration.RESUMED:
             return f"The approval is answered; the agent resumes on branch {progress.branch}…"
+        case Narration.REVIEW:
+            return (
+                f"Waiting for review: the work on branch {progress.branch} waits (no process, "
+                "no slot). Write in this thread to ask for changes; `codedesk diff`, `codedesk "
+                "integrate` or `codedesk discard` with the job's number see, land or drop it."
+            )
+        case Narration.REVISING:
+            return f"Changes were asked; the agent resumes on branch {progress.branch}…"
         case _:
             assert_never(said)
 

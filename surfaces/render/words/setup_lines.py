@@ -18,6 +18,7 @@ def setup_lines(repo: str, setup: RepoSetup) -> list[str]:
         f"  copied: {', '.join(setup.copy_files) or '(none)'}",
         f"  check:  {setup.check or '(none)'}" + (f" (a failure {blocks})" if setup.check else ""),
         f"  ships:  {'as a pull request' if setup.pull_requests else 'onto the default branch'}",
+        f"  review: {'every job waits for a person' if setup.review else 'as each task asks'}",
     ]
 
 

@@ -25,6 +25,7 @@ with workflow.unsafe.imports_passed_through():
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_REVIEW_UPDATE,
         JOB_SAY_UPDATE,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
@@ -197,6 +198,16 @@ JOB_PHASES = PhaseTable(
                 " no slot, the work clock still"
             ),
             answers=_names(JOB_SAY_UPDATE, JOB_FINISH_UPDATE),
+            next=_names(JobPhase.QUEUED, JobPhase.INTEGRATING, JobPhase.REVIEW, JobPhase.CLEANING),
+            after=_names(JobPhase.WORKING),
+        ),
+        Phase(
+            JobPhase.REVIEW,
+            waits_for=(
+                "a person's answer to the work (and its check): integrate, discard, or a"
+                " message that asks for a revision; no process, no slot, no deadline"
+            ),
+            answers=_names(JOB_SAY_UPDATE, JOB_REVIEW_UPDATE),
             next=_names(JobPhase.QUEUED, JobPhase.INTEGRATING, JobPhase.CLEANING),
             after=_names(JobPhase.WORKING),
         ),

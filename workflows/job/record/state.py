@@ -17,6 +17,8 @@ with workflow.unsafe.imports_passed_through():
         Principal,
     )
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
+    from desk.payloads.message_payloads import JobMessage
+    from desk.payloads.review_payloads import ReviewAnswer
     from desk.payloads.session_payloads import Continuation
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
@@ -100,10 +102,19 @@ class JobState:
     inbox_handed: int = 0
     """The last message the running agent's live seam has (the step said so)."""
     agent_done: bool = False
-    """The agent's work is over (no message will run it again): `say` is refused."""
+    """The agent's work is over (no message will run it again): `say` is refused, but in
+    review, where a message asks for a revision."""
     continuing: Continuation | None = None
     """The finished job whose session the agent's first run resumes (a continuation), once the
     job took its message; None: none."""
+
+    # Review
+    review_answer: ReviewAnswer | None = None
+    """The reviewer's `integrate` or `discard` of the round waiting now (first answer wins)."""
+
+    def undelivered(self) -> list[JobMessage]:
+        """The messages that have not reached the agent, oldest first."""
+        return [message for message in self.status.messages if message.delivered is None]
 
     @classmethod
     def of(cls, job: JobInput) -> JobState:
