@@ -6,7 +6,7 @@ from pathlib import Path
 
 from activities.git.git_commands import run_git, try_git
 from desk.errors import ShelfError
-from desk.payloads.review_payloads import JobDiff, JobDiffInput
+from desk.payloads.conversation.review_payloads import JobDiff, JobDiffInput
 
 
 def job_diff(clone: Path, request: JobDiffInput) -> JobDiff:

@@ -41,6 +41,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import CloneMissingError, GitDirEscapeError, GitError, WorktreeDiscardedError
 from desk.failures import desk_failures
 from desk.holds.budget_cards import BranchSoFar, BudgetCommit
+from desk.payloads.conversation.review_payloads import JobDiff, JobDiffInput
+from desk.payloads.conversation.session_payloads import SessionKeepInput
 from desk.payloads.jobs import (
     CommitInfo,
     CutWorktree,
@@ -54,8 +56,6 @@ from desk.payloads.jobs import (
     SoFarInput,
     Worktree,
 )
-from desk.payloads.review_payloads import JobDiff, JobDiffInput
-from desk.payloads.session_payloads import SessionKeepInput
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"

@@ -14,9 +14,9 @@ from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.holds.budget_cards import BudgetPause
+from desk.payloads.conversation.review_payloads import ReviewRound
+from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.message_payloads import JobMessage, MessageSeam
-from desk.payloads.review_payloads import ReviewRound
-from desk.payloads.session_payloads import Continuation
 from desk.payloads.ship_requests import BranchPushResult, ShipRequestResult
 from desk.policy.daily import DayLimitReached, DaySpend
 from desk.policy.host import HostPolicy, JobAsk

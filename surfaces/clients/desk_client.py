@@ -52,6 +52,14 @@ from desk.names import (
     WAITING_HOST_ATTRIBUTE,
     job_workflow_id,
 )
+from desk.payloads.conversation.review_payloads import (
+    JobDiff,
+    JobDiffInput,
+    ReviewAnswer,
+    ReviewAnswered,
+    ReviewVerdict,
+)
+from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import (
     AddRepoInput,
     Admission,
@@ -67,14 +75,6 @@ from desk.payloads.jobs import (
     ShelfListing,
 )
 from desk.payloads.message_payloads import MessageDelivery, SayAnswer, SayInput
-from desk.payloads.review_payloads import (
-    JobDiff,
-    JobDiffInput,
-    ReviewAnswer,
-    ReviewAnswered,
-    ReviewVerdict,
-)
-from desk.payloads.session_payloads import Continuation
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub

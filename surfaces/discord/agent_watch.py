@@ -22,7 +22,7 @@ from desk.payloads.agent_progress import shown_lines
 from surfaces.clients.agent_lines import NewTexts, agent_lines
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.progress_boards import Progress, ProgressBoards
-from surfaces.render.layout.usage_words import usage_words
+from surfaces.render.layout.work_rounds.usage_words import usage_words
 
 log = logging.getLogger(__name__)
 

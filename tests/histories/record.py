@@ -48,8 +48,8 @@ from desk.names import (
     result_delivery_workflow_id,
     session_keep_workflow_id,
 )
+from desk.payloads.conversation.review_payloads import JobDiffInput, ReviewVerdict
 from desk.payloads.jobs import AdmitInput, HostReportInput, JobInput, JobPhase
-from desk.payloads.review_payloads import JobDiffInput, ReviewVerdict
 from desk.policy.modes import ScopeKind
 from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient

@@ -17,8 +17,8 @@ from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, ReviewAnsweredError, ReviewError, ShelfError
 from desk.holds.approvals import Principal
 from desk.names import job_workflow_id
+from desk.payloads.conversation.review_payloads import ReviewVerdict
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
-from desk.payloads.review_payloads import ReviewVerdict
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient

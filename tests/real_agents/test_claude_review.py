@@ -15,9 +15,9 @@ import pytest
 
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
+from desk.payloads.conversation.review_payloads import ReviewVerdict
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.message_payloads import MessageDelivery
-from desk.payloads.review_payloads import ReviewVerdict
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient

@@ -10,8 +10,8 @@ from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from desk.names import SESSION_KEEP_WORKFLOW_TYPE, session_keep_workflow_id
+    from desk.payloads.conversation.session_payloads import SessionKeepInput
     from desk.payloads.jobs import JobInput
-    from desk.payloads.session_payloads import SessionKeepInput
 
 from workflows.calls.children import start_entity
 

@@ -16,7 +16,7 @@ from temporalio.workflow import ActivityConfig
 with workflow.unsafe.imports_passed_through():
     from activities.jobs.worktrees import WorktreeActivities
     from desk.names import SESSION_KEEP_WORKFLOW_TYPE
-    from desk.payloads.session_payloads import SessionKeepInput, SessionRemoved
+    from desk.payloads.conversation.session_payloads import SessionKeepInput, SessionRemoved
     from workflows.policies import GIT_STEP
 
 from workflows.host.host_routes import on_host

@@ -9,8 +9,8 @@ with workflow.unsafe.imports_passed_through():
     from activities.jobs.worktrees import WorktreeActivities
     from activities.shelf.clones import ShelfActivities
     from desk.names import ADD_REPO_WORKFLOW_TYPE, JOB_DIFF_WORKFLOW_TYPE, LIST_REPOS_WORKFLOW_TYPE
+    from desk.payloads.conversation.review_payloads import JobDiff, JobDiffInput
     from desk.payloads.jobs import AddRepoInput, CloneInfo, ListReposInput, ShelfListing
-    from desk.payloads.review_payloads import JobDiff, JobDiffInput
     from workflows.policies import CLONE_STEP, GIT_STEP
 
 from workflows.host.host_routes import host_route

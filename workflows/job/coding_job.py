@@ -36,6 +36,11 @@ with workflow.unsafe.imports_passed_through():
         JOB_WITHDRAW_CALL_UPDATE,
         JOB_WORKFLOW_TYPE,
     )
+    from desk.payloads.conversation.review_payloads import (
+        ReviewAnswer,
+        ReviewAnswered,
+        ReviewVerdict,
+    )
     from desk.payloads.jobs import (
         AgentEnd,
         AgentResult,
@@ -59,7 +64,6 @@ with workflow.unsafe.imports_passed_through():
         SayInput,
     )
     from desk.payloads.result_payloads import asked_for_job
-    from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
     from desk.payloads.surfaces import ThreadReport
     from desk.policy.modes import JobModes
     from desk.records.narration import Narration

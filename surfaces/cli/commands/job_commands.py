@@ -308,13 +308,16 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"waiting: {why}.", markup=False)
         if current.report is None:
             from desk.policy.modes import modes_said
-            from surfaces.render.layout.usage_words import usage_words
+            from surfaces.render.layout.work_rounds.usage_words import usage_words
 
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
-            from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
-            from surfaces.render.layout.review_layout import review_blocks
+            from surfaces.render.layout.work_rounds.check_layout import (
+                check_blocks,
+                check_round_blocks,
+            )
+            from surfaces.render.layout.work_rounds.review_layout import review_blocks
             from surfaces.render.terminal.printing import print_blocks
             from surfaces.render.words.message_words import message_blocks
 
@@ -428,7 +431,7 @@ def discard(number: int = NUMBER) -> None:
 
 def _answer_review(number: int, verdict: str) -> None:
     refuse_inside_a_job(verdict)
-    from desk.payloads.review_payloads import ReviewVerdict
+    from desk.payloads.conversation.review_payloads import ReviewVerdict
 
     async def body(desk: DeskClient) -> None:
         answered = await desk.answer_review(number, ReviewVerdict(verdict))

@@ -16,9 +16,9 @@ from temporalio.client import Client
 
 from desk.errors import MessageError, MessageSenderError, MessageTooLongError
 from desk.names import job_workflow_id
+from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import JobInput, JobReport
 from desk.payloads.message_payloads import SayInput
-from desk.payloads.session_payloads import Continuation
 from surfaces.clients.conversation.session_keeps import with_session_state
 
 

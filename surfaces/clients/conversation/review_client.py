@@ -14,7 +14,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from desk.errors import DeskError, JobNotFoundError, ReviewError
 from desk.failures import error_of
 from desk.names import job_workflow_id
-from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered
+from desk.payloads.conversation.review_payloads import ReviewAnswer, ReviewAnswered
 from surfaces.clients.listings.worker_check import require_worker
 from workflows.job.coding_job import CodingJob
 from workflows.reasons import reason_of

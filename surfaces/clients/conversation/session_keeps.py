@@ -7,8 +7,8 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from desk.names import session_keep_workflow_id
+from desk.payloads.conversation.session_payloads import SessionRemoved
 from desk.payloads.jobs import JobReport
-from desk.payloads.session_payloads import SessionRemoved
 
 
 async def with_session_state(client: Client, report: JobReport) -> JobReport:

@@ -17,8 +17,8 @@ from surfaces.render.discord.cards import CardLimits, approval_card
 from surfaces.render.discord.markdown import markdown
 from surfaces.render.discord.message_text import code, cut, line, plain, sanitize
 from surfaces.render.layout.approval_effect import approval_effect
-from surfaces.render.layout.budget_layout import budget_summary
 from surfaces.render.layout.visible import invisible
+from surfaces.render.layout.work_rounds.budget_layout import budget_summary
 
 CARD_LIMITS = CardLimits(total_chars=3500, value_chars=200)
 """An embed's description holds 4,096 characters; the rest of the card needs the difference."""

@@ -11,8 +11,8 @@ what cannot happen.
 from __future__ import annotations
 
 from desk.holds.approvals import ApprovalRequest
-from surfaces.render.layout.budget_layout import budget_effect
-from surfaces.render.layout.check_layout import check_said
+from surfaces.render.layout.work_rounds.budget_layout import budget_effect
+from surfaces.render.layout.work_rounds.check_layout import check_said
 
 
 def approval_effect(request: ApprovalRequest) -> str:

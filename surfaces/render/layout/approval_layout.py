@@ -44,8 +44,8 @@ from surfaces.render.blocks import (
     text,
 )
 from surfaces.render.layout.approval_effect import approval_effect
-from surfaces.render.layout.budget_layout import budget_summary
 from surfaces.render.layout.visible import LINE_BREAK, hidden_count, invisible, quote, to_json
+from surfaces.render.layout.work_rounds.budget_layout import budget_summary
 
 INLINE_MAX = 100
 """A string longer than this, or with a line break, is shown as a block below its label."""

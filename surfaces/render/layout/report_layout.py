@@ -23,12 +23,12 @@ from surfaces.render.blocks import (
     ours,
     text,
 )
-from surfaces.render.layout.budget_layout import pause_lines
-from surfaces.render.layout.check_layout import check_blocks, check_round_blocks
 from surfaces.render.layout.report_reasons import report_reason
-from surfaces.render.layout.review_layout import review_blocks
 from surfaces.render.layout.ship_request_layout import ship_requests
-from surfaces.render.layout.usage_words import usage_words
+from surfaces.render.layout.work_rounds.budget_layout import pause_lines
+from surfaces.render.layout.work_rounds.check_layout import check_blocks, check_round_blocks
+from surfaces.render.layout.work_rounds.review_layout import review_blocks
+from surfaces.render.layout.work_rounds.usage_words import usage_words
 from surfaces.render.words.message_words import message_blocks
 
 OUTCOME_TONE = {

@@ -20,8 +20,8 @@ from desk.names import (
     JOB_REVIEW_UPDATE,
     JOB_SAY_UPDATE,
 )
+from desk.payloads.conversation.review_payloads import ReviewAnswer, ReviewAnswered
 from desk.payloads.message_payloads import MessagesDelivered, SayAnswer, SayInput
-from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered
 from surfaces.render.words.message_words import delivered_line, said_line, say_answer
 
 

@@ -16,10 +16,10 @@ with workflow.unsafe.imports_passed_through():
         HoldAnswer,
         Principal,
     )
+    from desk.payloads.conversation.review_payloads import ReviewAnswer
+    from desk.payloads.conversation.session_payloads import Continuation
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
     from desk.payloads.message_payloads import JobMessage
-    from desk.payloads.review_payloads import ReviewAnswer
-    from desk.payloads.session_payloads import Continuation
     from desk.policy.modes import JobModes
     from desk.usage.tally import Usage
 

@@ -9,8 +9,12 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.errors import ReviewAnsweredError, ReviewError
     from desk.failures import failure_of
+    from desk.payloads.conversation.review_payloads import (
+        ReviewAnswer,
+        ReviewAnswered,
+        ReviewVerdict,
+    )
     from desk.payloads.jobs import JobPhase
-    from desk.payloads.review_payloads import ReviewAnswer, ReviewAnswered, ReviewVerdict
 
 from workflows.job.record.state import JobState
 

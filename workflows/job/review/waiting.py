@@ -17,6 +17,7 @@ from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
     from activities.jobs.worktrees import WorktreeActivities
+    from desk.payloads.conversation.review_payloads import ReviewRound, ReviewVerdict
     from desk.payloads.jobs import (
         AgentResult,
         CutWorktree,
@@ -28,7 +29,6 @@ with workflow.unsafe.imports_passed_through():
         ReleaseWorktreeInput,
         Worktree,
     )
-    from desk.payloads.review_payloads import ReviewRound, ReviewVerdict
     from desk.records.repo_setup import CommandRun
     from workflows.policies import GIT_STEP
 

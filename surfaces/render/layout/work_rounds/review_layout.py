@@ -4,9 +4,9 @@ round's work, who answered and what they asked for."""
 from __future__ import annotations
 
 from desk.config.basics.dates import shown_date
-from desk.payloads.review_payloads import ReviewRound, ReviewVerdict
+from desk.payloads.conversation.review_payloads import ReviewRound, ReviewVerdict
 from surfaces.render.blocks import Block, Span, Tone, field, item, ours, text
-from surfaces.render.layout.check_layout import CHECK_WORDS
+from surfaces.render.layout.work_rounds.check_layout import CHECK_WORDS
 
 VERDICT_WORDS = {
     ReviewVerdict.INTEGRATE: ("integrate", Tone.GOOD),

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from desk.config.basics.durations import format_duration
 from desk.holds.budget_cards import BudgetAnswer, BudgetCard, BudgetPause, BudgetReason
-from surfaces.render.layout.usage_words import usage_words
+from surfaces.render.layout.work_rounds.usage_words import usage_words
 
 SHOWN_COMMITS = 5
 """The card lists at most this many of the branch's commits (the newest last)."""
