@@ -52,6 +52,8 @@ DeskError
 ├── ReviewError             a review answer the job does not take: not in review, a sender ~
 │   │                       who may not, or an integration a blocking check forbids
 │   └── ReviewAnsweredError  another answer came first (it is named)                       ~
+├── BudgetPauseError        a `finish` for a job not at its budget card, or from someone who ~
+│                           may not answer it
 └── InboxClosedError        an agent run's step asked for messages once its run was over   ~
 
 R: retryable, Temporal retries it; every other desk error fails at once. ~: an expected

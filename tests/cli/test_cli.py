@@ -307,6 +307,7 @@ ARGUMENTS = {
     "diff": ["1"],
     "integrate": ["1"],
     "discard": ["1"],
+    "finish": ["1"],
     "approve": ["job-1"],
     "decline": ["job-1"],
     "withdraw": ["job-1"],
