@@ -181,7 +181,8 @@ async def answer_at_budget(state: JobState, worktree: Worktree) -> BudgetAnswer:
         place=job.place,
         budget=card,
     )
-    state.finish_by = None
+    # A `finish` may have come while the card was made (the job is paused from `open_pause`
+    # on): it stands, and the card that opens after it is closed with the job.
     pending = asyncio.create_task(_ask(ident, ask))
     await workflow.wait_condition(lambda: pending.done() or state.finish_by is not None)
     if not pending.done():  # `finish`: the card closes, withdrawn with who finished
