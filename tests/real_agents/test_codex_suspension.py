@@ -117,8 +117,13 @@ async def suspended_codex(
     await eventually(
         lambda: job_processes(current.worktree), lambda left: left == [], "codex to end"
     )
-    state = await desk.desk_state()
-    assert state is not None and number in state.suspended and number not in state.running
+    await eventually(
+        desk.desk_state,
+        lambda state: (
+            state is not None and number in state.suspended and number not in state.running
+        ),
+        "the desk to see the slot lent",
+    )
     # Nothing runs the call meanwhile: the model was told to stop, and codex is gone.
     await asyncio.sleep(1)
     assert job_processes(current.worktree) == [], "a process of the suspended job lives"

@@ -99,8 +99,15 @@ async def suspended_job(
     )
     assert PUSH in current.suspended_for, current
     assert job_processes(current.worktree) == [], "a process of the suspended job lives"
-    state = await desk.desk_state()
-    assert state is not None and number in state.suspended and number not in state.running
+    # The job lends its slot after it says it is suspended (and tells its thread): the desk
+    # hears it a moment later.
+    await eventually(
+        desk.desk_state,
+        lambda state: (
+            state is not None and number in state.suspended and number not in state.running
+        ),
+        "the desk to see the slot lent",
+    )
     shown_job = await run_cli(env, "show", str(number), cwd=tmp_path)
     assert "waiting for approval, suspended: " in shown_job.stdout, shown(shown_job)
     return number, held, current
@@ -226,6 +233,9 @@ async def test_a_suspended_job_cancelled_ends_and_withdraws_its_approval(
     assert [call.verdict for call in report.held_calls] == [HoldVerdict.PENDING], report
     open_ids = [state.approval_id for state in await ApprovalsClient(client).open_approvals()]
     assert held.approval_id not in open_ids, open_ids
-    state = await desk.desk_state()
-    assert state is not None and number not in state.suspended, state
+    await eventually(
+        desk.desk_state,
+        lambda state: state is not None and number not in state.suspended,
+        "the desk to forget the cancelled job",
+    )
     assert git(origin, "rev-parse", "main") == before
