@@ -126,17 +126,20 @@ SETUP_READ_TIMEOUT = timedelta(seconds=1)
 timeouts, so that a slow entity costs the job its two steps, never the step it is read in."""
 
 
-async def setup_now(client: Client, repo: str) -> RepoSetup | None:
+async def setup_now(
+    client: Client, repo: str, within: timedelta = SETUP_READ_TIMEOUT
+) -> RepoSetup | None:
     """The set-up in force, read for a job to decide which of its steps to run; None when it
-    cannot be read (in time): the job then runs the steps, which read it again themselves and
-    refuse when they cannot, so a failed read here costs a job a step, never a check.
+    cannot be read `within` its time: the job then runs the steps, which read it again
+    themselves and refuse when they cannot, so a failed read here costs a job a step, never a
+    check.
 
     From the entity's memo, which the server answers alone; an entity that has not written it
     yet (started before it did) is asked by query."""
     handle = client.get_workflow_handle(repo_workflow_id(repo))
     try:
-        async with asyncio.timeout(SETUP_READ_TIMEOUT.total_seconds()):
-            memo = await (await handle.describe(rpc_timeout=SETUP_READ_TIMEOUT)).memo()
+        async with asyncio.timeout(within.total_seconds()):
+            memo = await (await handle.describe(rpc_timeout=within)).memo()
             if SETUP_MEMO in memo:
                 return RepoSetup.model_validate(memo[SETUP_MEMO])
             return await repo_setup_of(client, repo)

@@ -8,10 +8,13 @@ entity's id and its state query, and no memo.
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.client import Client
 from temporalio.worker import Worker
+
+from tests.helpers.waiting import PATIENCE
 
 with workflow.unsafe.imports_passed_through():
     from activities.setup.steps import setup_now
@@ -52,7 +55,9 @@ async def test_an_entity_without_the_memo_is_asked_by_query(client: Client) -> N
     repo, queue = f"acme/old-{uuid.uuid4().hex[:6]}", f"old-entity-{uuid.uuid4().hex[:8]}"
     async with Worker(client, task_queue=queue, workflows=[RepoBeforeTheMemo]):
         await start_old_entity(client, repo, queue)
-        assert await setup_now(client, repo) == SETUP
+        # What is proven is the way (by query), not its speed: a loaded machine may take more
+        # than the second a job gives the read.
+        assert await setup_now(client, repo, within=timedelta(seconds=PATIENCE)) == SETUP
 
 
 async def test_an_entity_without_the_memo_that_cannot_answer_reads_as_unknown(
