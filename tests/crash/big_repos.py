@@ -5,6 +5,7 @@ inside a step."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from activities.git.worktree_admin import LOCK_NAME
 from tests.helpers.repos import git
 from tests.helpers.waiting import PATIENCE
 
@@ -140,6 +142,31 @@ async def kill_when(
     if not await asyncio.to_thread(look_then_kill):
         raise AssertionError(f"waited {PATIENCE:g}s for {what}; it never came. {seen()}")
     await asyncio.to_thread(process.wait, 10)
+
+
+class HeldWorktreeList:
+    """The clone's worktree-list flock (activities/git/worktree_admin.py), held by the test from
+    its making to `release()`: a job's `git worktree remove` waits for it, so while the test holds
+    it the removal has not begun, and the test lets it begin once it is ready to watch."""
+
+    def __init__(self, clone: Path) -> None:
+        self._file = (clone / ".git" / LOCK_NAME).open("a")
+        fcntl.flock(self._file, fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        self._file.close()  # the flock goes with the file
+
+
+def slowed(process: subprocess.Popen[bytes]) -> None:
+    """Run every thread of `process` under SCHED_IDLE: the git it starts from then on inherits
+    it and gets the least share of a CPU anything else wants, so a thread that looks every few
+    milliseconds sees its step halfway however busy the machine is (at full speed, a loaded
+    machine let git remove a whole worktree between two looks)."""
+    for task in os.listdir(f"/proc/{process.pid}/task"):
+        try:
+            os.sched_setscheduler(int(task), os.SCHED_IDLE, os.sched_param(0))
+        except ProcessLookupError:  # a thread that ended meanwhile
+            continue
 
 
 def _look(check: Callable[[], bool]) -> bool:

@@ -19,6 +19,7 @@ from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.ship_payloads import PushStatus
 from surfaces.clients.ship_client import ShippingClient
 from tests.crash.big_repos import (
+    HeldWorktreeList,
     Template,
     changed_files,
     entries,
@@ -26,6 +27,7 @@ from tests.crash.big_repos import (
     kill_when,
     origin_from,
     path_of,
+    slowed,
     text_of,
     watch,
 )
@@ -261,21 +263,25 @@ async def test_a_job_killed_in_its_cut_its_rebase_and_its_worktree_removal_integ
     )
     assert (admin / "rebase-merge").exists(), "the kill must land inside the rebase"
     assert git(clone, "rev-parse", "HEAD") == moved_on
-    worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
+    # The removal that follows the integration (in the same step) waits for the clone's
+    # worktree list, which the test holds until it watches: the removal cannot be over first.
+    held = HeldWorktreeList(clone)
+    try:
+        worker = start_worker(unconfined_env(settings, **NO_KEPT_WORKTREES))
 
-    # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted. The look
-    # starts while the retried integration runs, so it is already looking when the removal
-    # begins (a look started after the receipt can come when the removal is over).
-    receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
-    dirs = template.dirs
+        # 3. Inside `git worktree remove`: the job integrated, its worktree partly deleted.
+        receipt = settings.jobs_dir / str(number) / INTEGRATION_RECEIPT
+        await until(receipt.exists, "the retried integration's receipt")
+        dirs = template.dirs
 
-    def removing() -> bool:
-        return receipt.exists() and 0 < entries(worktree) < dirs - 10
+        def seen() -> str:
+            return f"{entries(worktree)} of {dirs} folders left"
 
-    def seen() -> str:
-        return f"integrated: {receipt.exists()}; {entries(worktree)} of {dirs} folders left"
-
-    await kill_when(removing, "the removal", worker, seen)
+        assert entries(worktree) > dirs, f"the removal began under the test's lock: {seen()}"
+        slowed(worker)
+    finally:
+        held.release()
+    await kill_when(lambda: 0 < entries(worktree) < dirs - 10, "the removal", worker, seen)
     resume_clock.note(f"removal: killed with {entries(worktree)} of {dirs} folders left")
     assert worktree.exists(), "the kill must land inside the removal"
     resume_clock.restarted()
