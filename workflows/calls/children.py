@@ -11,9 +11,9 @@ from workflows import patches
 
 async def start_entity(
     workflow_type: str, arg: object, *, id: str, memo: dict[str, str] | None = None
-) -> None:
+) -> bool:
     """Start the entity workflow `id` (of `workflow_type`) as an abandoned child, unless it runs
-    already.
+    already; True when this call started it.
 
     Abandoned, so it outlives the workflow that started it; already running is the usual case,
     and then the caller talks to the running one by its id. It is abandoned to a cancel too: a
@@ -35,4 +35,5 @@ async def start_entity(
             memo=memo,
         )
     except WorkflowAlreadyStartedError:
-        pass
+        return False
+    return True
