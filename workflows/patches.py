@@ -497,7 +497,7 @@ PATCHES = (
         "only when it ran already): one started empty after its thread's report could end "
         "before the signal, and the item (the end of a push) was lost",
         came="2026-12-06",
-        commit="",
+        commit="a658ebb",
         asked_by=frozenset({JOB_WORKFLOW_TYPE, APPROVAL_WORKFLOW_TYPE, SHIP_WORKFLOW_TYPE}),
         old_branch="approval_approved",
     ),
