@@ -17,13 +17,11 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from desk.agents.message_seams import command_seam, live
+    from desk.decisions.message_rules import sender_refusal, text_refusal
     from desk.errors import (
         AgentDoneError,
         DeskError,
         InboxClosedError,
-        MessageError,
-        MessageSenderError,
-        MessageTooLongError,
         ReviewAnsweredError,
     )
     from desk.failures import failure_of
@@ -56,12 +54,9 @@ def refusal(state: JobState, said: SayInput) -> DeskError | None:
     """Why the job does not take `said` (None: it does), for the `say` validator: a refusal
     leaves nothing in the job's history."""
     job, phase = state.job, state.status.phase
-    who = said.by.name or said.by.id
-    if said.by.id != job.starter and said.by.id not in job.owners:
-        return MessageSenderError(
-            f"{who} may not talk to job {job.number}'s agent: only whoever started the job and "
-            "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
-        )
+    stranger = sender_refusal(job, said.by, f"talk to job {job.number}'s agent")
+    if stranger is not None:
+        return stranger
     in_review = phase == JobPhase.REVIEW
     answer = state.review_answer
     if in_review and answer is not None:
@@ -76,15 +71,7 @@ def refusal(state: JobState, said: SayInput) -> DeskError | None:
             f"cannot reach it now. `codedesk show {job.number}` shows what it did; once it has "
             f"ended, `codedesk say {job.number}` again continues it in a new job."
         )
-    if not said.text.strip():
-        return MessageError("The message is empty: say what the agent should hear.")
-    if len(said.text) > job.message_chars:
-        return MessageTooLongError(
-            f"The message is {len(said.text):,} characters, longer than the host's limit of "
-            f"{job.message_chars:,} (CODEDESK_MESSAGE_CHARS): say it in fewer words, or in "
-            "several messages."
-        )
-    return None
+    return text_refusal(said.text, job.message_chars)
 
 
 def refuse(state: JobState, said: SayInput) -> None:

@@ -14,7 +14,8 @@ import json
 
 from temporalio.client import Client
 
-from desk.errors import MessageError, MessageSenderError, MessageTooLongError
+from desk.decisions.message_rules import sender_refusal, text_refusal
+from desk.errors import MessageError
 from desk.names import job_workflow_id
 from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import JobInput, JobReport
@@ -33,21 +34,8 @@ async def started_as(client: Client, number: int) -> JobInput:
 
 def refusal(job: JobInput, said: SayInput) -> MessageError | None:
     """Why `said` may not continue `job` (None: it may), as the job itself would refuse it."""
-    who = said.by.name or said.by.id
-    if said.by.id != job.starter and said.by.id not in job.owners:
-        return MessageSenderError(
-            f"{who} may not continue job {job.number}: only whoever started the job and the "
-            "host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
-        )
-    if not said.text.strip():
-        return MessageError("The message is empty: say what the agent should hear.")
-    if len(said.text) > job.message_chars:
-        return MessageTooLongError(
-            f"The message is {len(said.text):,} characters, longer than the host's limit of "
-            f"{job.message_chars:,} (CODEDESK_MESSAGE_CHARS): say it in fewer words, or in "
-            "several messages."
-        )
-    return None
+    stranger = sender_refusal(job, said.by, f"continue job {job.number}")
+    return stranger or text_refusal(said.text, job.message_chars)
 
 
 async def continuation_of(client: Client, job: JobInput, report: JobReport) -> Continuation:
