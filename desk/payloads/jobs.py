@@ -402,6 +402,19 @@ class ReleaseWorktreeInput(Payload):
     report_commits: int = 50
     report_files: int = 100
 
+    @classmethod
+    def of(cls, job: JobInput, worktree: Worktree) -> ReleaseWorktreeInput:
+        """For the step that releases or discards job `job`'s `worktree`: where, and how much of
+        its commits, files and output the report may say."""
+        return cls(
+            number=job.number,
+            repo=job.repo,
+            worktree=worktree,
+            report_commits=job.report_commits,
+            report_files=job.report_files,
+            output_chars=job.output_chars,
+        )
+
 
 class JobReport(Payload):
     """The end of a coding job, as every surface renders it."""

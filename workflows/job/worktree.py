@@ -95,14 +95,7 @@ async def left_behind(
         state,
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.release_worktree,
-            ReleaseWorktreeInput(
-                number=job.number,
-                repo=job.repo,
-                worktree=worktree,
-                report_commits=job.report_commits,
-                report_files=job.report_files,
-                output_chars=job.output_chars,
-            ),
+            ReleaseWorktreeInput.of(job, worktree),
             **(GIT_STEP | route | ActivityConfig(summary=f"releasing {branch}")),
         ),
     )

@@ -98,14 +98,7 @@ async def discarded(
         state,
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.discard_reviewed,
-            ReleaseWorktreeInput(
-                number=job.number,
-                repo=job.repo,
-                worktree=worktree,
-                report_commits=job.report_commits,
-                report_files=job.report_files,
-                output_chars=job.output_chars,
-            ),
+            ReleaseWorktreeInput.of(job, worktree),
             **(GIT_STEP | route | ActivityConfig(summary=f"discarding {worktree.branch}")),
         ),
     )
