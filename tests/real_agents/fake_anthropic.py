@@ -38,6 +38,11 @@ class ToolCall:
     input: dict[str, Any]
 
 
+def bash(command: str) -> ToolCall:
+    """The model runs `command` with Claude Code's Bash tool."""
+    return ToolCall("Bash", {"command": command, "description": "run a command"})
+
+
 @dataclass(frozen=True)
 class Say:
     """The model answers with `text` and ends its turn."""

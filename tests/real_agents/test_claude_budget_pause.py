@@ -25,11 +25,11 @@ from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
 from tests.helpers.real_agents.budget_pauses import budget_card, holds_no_process, paused
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import MODEL, FakeAnthropic, IfTold, Say, ToolCall, told
+from tests.real_agents.fake_anthropic import MODEL, FakeAnthropic, IfTold, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(400)
 BUDGET = timedelta(seconds=20)

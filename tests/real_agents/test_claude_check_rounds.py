@@ -18,11 +18,11 @@ from desk.payloads.message_payloads import MessageSeam
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.waiting import awaited
-from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, told
+from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, bash, told
 
 pytestmark = pytest.mark.timeout(300)
 RED = "tests: one failed"

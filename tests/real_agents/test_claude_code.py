@@ -31,7 +31,7 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.render.layout.approval_layout import approval_card
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
-from tests.helpers.real_agents.claude_code import AGENT_ENV, REPO, bash
+from tests.helpers.real_agents.claude_code import AGENT_ENV, REPO
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git, make_origin
@@ -43,6 +43,7 @@ from tests.real_agents.fake_anthropic import (
     IfInstructed,
     Say,
     ToolCall,
+    bash,
 )
 from tests.real_agents.install import agent_cache
 from workflows.shipping.ship import Ship

@@ -20,12 +20,12 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from surfaces.render.words.message_words import say_answer
 from tests.helpers.desks import host_policy
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
+from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(300)
 TASK = "add a notes file and commit it"

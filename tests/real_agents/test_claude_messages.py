@@ -17,11 +17,11 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
+from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(300)
 ASKED = "Please also add a CHANGELOG.md"

@@ -23,12 +23,12 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agent_pids import job_processes
 from tests.helpers.agents import agent
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, told
+from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(300)
 ASKED = "Please also add a CHANGELOG.md"

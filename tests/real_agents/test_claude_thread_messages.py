@@ -15,14 +15,14 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.message_payloads import MessageSeam
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.claude_code import REPO, bash, talking_settings
+from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.surfaces.discord_threads import job_in_thread
 from tests.helpers.waiting import awaited, eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
-from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, told
+from tests.real_agents.fake_anthropic import FakeAnthropic, IfTold, Say, ToolCall, bash, told
 from tests.surfaces.fake_discord import OWNER_ID, FakeDiscord
 
 pytestmark = pytest.mark.timeout(300)

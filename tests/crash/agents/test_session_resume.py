@@ -19,12 +19,12 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
-from tests.helpers.agent_runs.session_resume import bash, fresh_tasks, heartbeat_session, worker_env
+from tests.helpers.agent_runs.session_resume import fresh_tasks, heartbeat_session, worker_env
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
+from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, serving
 
 pytestmark = [
     pytest.mark.timeout(300),

@@ -26,13 +26,13 @@ from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes
-from tests.helpers.agent_runs.session_resume import bash, fresh_tasks, worker_env
+from tests.helpers.agent_runs.session_resume import fresh_tasks, worker_env
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
-from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
+from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, serving
 from tests.real_agents.install import newest_npm, npm_cli
 from workers.worker import WORKFLOWS
 

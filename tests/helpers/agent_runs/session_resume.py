@@ -14,12 +14,8 @@ from desk.names import job_workflow_id
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
 from tests.helpers.cli_helpers import settings_env
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.fake_anthropic import FakeAnthropic, ToolCall
+from tests.real_agents.fake_anthropic import FakeAnthropic
 from tests.real_agents.install import agent_cache, npm_cli
-
-
-def bash(command: str) -> ToolCall:
-    return ToolCall("Bash", {"command": command, "description": "run a command"})
 
 
 def worker_env(settings: DeskSettings, fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:

@@ -15,7 +15,7 @@ import pytest
 from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.fake_anthropic import FakeAnthropic, Step, ToolCall, serving
+from tests.real_agents.fake_anthropic import FakeAnthropic, Step, serving
 from tests.real_agents.install import agent_cache, newest_npm, npm_cli
 
 REPO = "acme/api"
@@ -27,10 +27,6 @@ AGENT_ENV = [
     "DISABLE_ERROR_REPORTING",
 ]
 """What Claude Code needs of the worker's environment here beyond the default `agent_env`."""
-
-
-def bash(command: str) -> ToolCall:
-    return ToolCall("Bash", {"command": command, "description": "run a command"})
 
 
 @pytest.fixture(scope="session", params=["pinned", "newest"])
