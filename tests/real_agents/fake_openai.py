@@ -27,6 +27,11 @@ RESPONSES_USAGE = ("input_tokens", "cached_tokens", "output_tokens")
 _ids = itertools.count(1)
 
 
+def shell(command: str) -> ToolCall:
+    """The model runs `command` with codex's shell tool."""
+    return ToolCall("exec_command", {"cmd": command})
+
+
 def _has_tools(body: dict[str, Any]) -> bool:
     return bool(body.get("tools"))
 

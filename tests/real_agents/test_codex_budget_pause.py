@@ -20,28 +20,23 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.real_agents.budget_pauses import budget_card, holds_no_process, paused
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
 from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import on_path
-from tests.real_agents.fake_anthropic import IfTold, ToolCall, told
-from tests.real_agents.fake_openai import FakeOpenAI
+from tests.real_agents.fake_anthropic import IfTold, told
+from tests.real_agents.fake_openai import FakeOpenAI, shell
 from tests.real_agents.install import npm_cli
 
 pytestmark = pytest.mark.timeout(600)
 BUDGET = timedelta(seconds=20)
 GO_ON_WORDS = GO_ON_MESSAGE[:40]
-NOTES = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
 CHANGELOG = (
     "test -e CHANGELOG.md || (echo '- notes' > CHANGELOG.md && git add CHANGELOG.md"
     " && git commit -q -m 'Add the changelog'); echo ok"
 )
-
-
-def shell(command: str) -> ToolCall:
-    return ToolCall("exec_command", {"cmd": command})
 
 
 @pytest.mark.parametrize("release", RELEASES)

@@ -14,20 +14,19 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
 from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import on_path
-from tests.real_agents.fake_anthropic import IfTold, Say, ToolCall, told
-from tests.real_agents.fake_openai import FakeOpenAI
+from tests.real_agents.fake_anthropic import IfTold, Say, told
+from tests.real_agents.fake_openai import FakeOpenAI, shell
 from tests.real_agents.install import npm_cli
 
 pytestmark = pytest.mark.timeout(600)
 TASK = "add a notes file and commit it"
 ASKED = "Please also add a CHANGELOG.md"
-NOTES = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
 CHANGELOG = (
     "echo '- notes' > CHANGELOG.md && git add CHANGELOG.md"
     " && git commit -q -m 'Add the changelog' && echo ok"
@@ -49,10 +48,10 @@ async def test_say_to_a_finished_codex_job_resumes_its_thread_in_a_new_job(
     # The fake counts the conversation's tool calls: the first job ends after one, and its
     # resumed thread goes on from there.
     fake.steps = [
-        ToolCall("exec_command", {"cmd": NOTES}),
+        shell(NOTES),
         IfTold(
             ASKED,
-            ToolCall("exec_command", {"cmd": CHANGELOG}),
+            shell(CHANGELOG),
             Say("I added NOTES.md and committed it."),
         ),
         Say("Added the changelog."),

@@ -22,28 +22,23 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobReport, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import job_processes
-from tests.helpers.real_agents.other_clis import REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, REPO, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import on_path
-from tests.real_agents.fake_anthropic import IfTold, Say, Step, ToolCall
-from tests.real_agents.fake_openai import FakeOpenAI
+from tests.real_agents.fake_anthropic import IfTold, Say, Step
+from tests.real_agents.fake_openai import FakeOpenAI, shell
 from tests.real_agents.install import agent_cache, npm_cli
 
 pytestmark = pytest.mark.timeout(600)
 TASK = "add notes, then reset and log it"
-NOTES = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
 HELD = "git reset --hard && echo ran >> ran.log"
 """Held (`git reset --hard` is destructive); what it appends shows how often it ran."""
 LOGGED = "git add ran.log && git commit -q -m 'Log the run' && echo ok"
 APPROVED = "was approved by"
-
-
-def shell(command: str) -> ToolCall:
-    return ToolCall("exec_command", {"cmd": command})
 
 
 def script() -> list[Step]:

@@ -22,14 +22,14 @@ from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
 from tests.helpers.agent_pids import job_processes
-from tests.helpers.agent_runs.codex_resume import shell, worker_env
+from tests.helpers.agent_runs.codex_resume import worker_env
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.real_agents.budget_pauses import budget_card, paused
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
 from tests.real_agents.fake_anthropic import IfTold, told
-from tests.real_agents.fake_openai import FakeOpenAI, serving
+from tests.real_agents.fake_openai import FakeOpenAI, serving, shell
 
 pytestmark = [
     pytest.mark.timeout(300),

@@ -20,14 +20,14 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from tests.crash.crashes import REPO, kill
-from tests.helpers.agent_runs.codex_resume import shell, worker_env
+from tests.helpers.agent_runs.codex_resume import worker_env
 from tests.helpers.agent_runs.session_resume import heartbeat_session
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.fake_anthropic import Say
-from tests.real_agents.fake_openai import FakeOpenAI, serving
+from tests.real_agents.fake_openai import FakeOpenAI, serving, shell
 
 pytestmark = [
     pytest.mark.timeout(300),

@@ -10,13 +10,8 @@ from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from tests.helpers.cli_helpers import settings_env
 from tests.real_agents import HEARTBEAT_TIMEOUT
-from tests.real_agents.fake_anthropic import ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.install import agent_cache, npm_cli
-
-
-def shell(command: str) -> ToolCall:
-    return ToolCall("exec_command", {"cmd": command})
 
 
 def worker_env(settings: DeskSettings, fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:

@@ -19,6 +19,8 @@ from tests.real_agents.install import agent_cache, newest_npm
 
 REPO = "acme/api"
 RELEASES = ["pinned", "newest"]
+NOTES = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
+"""A commit the scripted model asks the agent for."""
 """The preset's proven version, and the registry's newest release."""
 
 
