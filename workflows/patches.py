@@ -103,7 +103,6 @@ BUDGET_ASKS = "budget-pauses-and-asks"
 SESSION_KEPT = "session-kept-after-the-job"
 CONTINUATION = "continuation-resumes-a-finished-session"
 REVIEW_STEP = "review-before-it-lands"
-OUTBOX_ITEM_IN_START = "outbox-item-in-start"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -490,16 +489,6 @@ PATCHES = (
         commit="926052b",
         asked_by=JOB,
         old_branch="coding_job_cost_attribute",
-    ),
-    Patch(
-        OUTBOX_ITEM_IN_START,
-        guards="an outbox started for an item holds the item from its start (it is signalled "
-        "only when it ran already): one started empty after its thread's report could end "
-        "before the signal, and the item (the end of a push) was lost",
-        came="2026-12-06",
-        commit="a658ebb",
-        asked_by=frozenset({JOB_WORKFLOW_TYPE, APPROVAL_WORKFLOW_TYPE, SHIP_WORKFLOW_TYPE}),
-        old_branch="approval_approved",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -128,3 +128,6 @@ class OutboxState(Payload):
     cards: dict[str, CardRef] = Field(default_factory=dict)
     """Posted cards still open, by approval id."""
     reported: bool = False
+    awaiting: bool = False
+    """Started for an item still to come (its signal follows the start): the outbox does not end
+    before that item has come, though its thread's report is out and nothing else is queued."""

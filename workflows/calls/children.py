@@ -11,9 +11,9 @@ from workflows import patches
 
 async def start_entity(
     workflow_type: str, arg: object, *, id: str, memo: dict[str, str] | None = None
-) -> bool:
+) -> None:
     """Start the entity workflow `id` (of `workflow_type`) as an abandoned child, unless it runs
-    already; True when this call started it.
+    already.
 
     Abandoned, so it outlives the workflow that started it; already running is the usual case,
     and then the caller talks to the running one by its id. It is abandoned to a cancel too: a
@@ -35,5 +35,4 @@ async def start_entity(
             memo=memo,
         )
     except WorkflowAlreadyStartedError:
-        return False
-    return True
+        pass

@@ -8,6 +8,7 @@ shows everything when it comes back. A card settled before it was posted is neve
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import TypeVar
 
 from temporalio import workflow
@@ -30,6 +31,10 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.policies import SURFACE_STEP
 
+AWAITED_ITEM_WAIT = timedelta(minutes=10)
+"""How long an outbox started for an item waits for it: the sender signals it right after the
+start, so only a sender ended in between (terminated) leaves it waiting this long."""
+
 A = TypeVar("A")
 R = TypeVar("R")
 
@@ -45,13 +50,8 @@ class Outbox:
     @workflow.run
     async def run(self, state: OutboxState) -> None:
         while True:
-            await workflow.wait_condition(
-                lambda: (
-                    bool(self.state.items)
-                    or self._finished()
-                    or workflow.info().is_continue_as_new_suggested()
-                )
-            )
+            if not await self._something_to_do():
+                continue
             if not self.state.items:
                 break
             await self._show(self.state.items.pop(0))
@@ -59,9 +59,31 @@ class Outbox:
         if not self._finished():
             workflow.continue_as_new(self.state)
 
+    async def _something_to_do(self) -> bool:
+        """Wait for an item, the outbox's end, or its continue-as-new; False when the item it
+        was started for never came (its sender ended before the signal): it waits no more."""
+
+        def ready() -> bool:
+            return (
+                bool(self.state.items)
+                or self._finished()
+                or workflow.info().is_continue_as_new_suggested()
+            )
+
+        if not self.state.awaiting:
+            await workflow.wait_condition(ready)
+            return True
+        try:
+            await workflow.wait_condition(ready, timeout=AWAITED_ITEM_WAIT)
+        except TimeoutError:
+            self.state.awaiting = False
+            return False
+        return True
+
     @workflow.signal(name=OUTBOX_ENQUEUE_SIGNAL)
     def enqueue(self, item: OutboxItem) -> None:
         """Show `item` after everything enqueued before it; a settlement skips a waiting card."""
+        self.state.awaiting = False
         if isinstance(item, CardSettled):
             waiting = [
                 queued
@@ -78,8 +100,10 @@ class Outbox:
         return self.state
 
     def _finished(self) -> bool:
-        """A job's thread is done once its report is posted and none of its cards is open."""
-        return self.state.reported and not self.state.cards and not self.state.items
+        """A job's thread is done once its report is posted, none of its cards is open, and the
+        item it was started for has come."""
+        state = self.state
+        return state.reported and not state.awaiting and not state.cards and not state.items
 
     async def _show(self, item: OutboxItem) -> None:
         surface = SurfaceActivities
