@@ -20,7 +20,7 @@ async def send_to_outbox(
     """From a workflow: hand `item` to the place's outbox, starting the outbox if need be.
 
     `after_report`: the thread's report may be out, and its outbox closed; one started for this
-    item shows it and ends, as a thread's outbox ends after its report. An outbox started here
+    item shows it and ends, as a thread's outbox ends after its report. An outbox started for it
     waits for the item before it may end (`OutboxState.awaiting`): started with its report out
     and nothing queued, it could end before the signal came, and the item was lost (seen under
     load: a push's end never reached its thread). An outbox that ends between the start (it ran)
@@ -32,7 +32,7 @@ async def send_to_outbox(
     ident = outbox_workflow_id(place.queue, place.channel)
     outbox = workflow.get_external_workflow_handle(ident)
     try:
-        state = OutboxState(place=place, reported=after_report, awaiting=True)
+        state = OutboxState(place=place, reported=after_report, awaiting=after_report)
         await start_entity(OUTBOX_WORKFLOW_TYPE, state, id=ident)
         try:
             await outbox.signal(OUTBOX_ENQUEUE_SIGNAL, item)
