@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
@@ -55,6 +56,13 @@ from desk.names import JOB_AGENT_WORKED_SIGNAL, JOB_HOLD_UPDATE, job_workflow_id
 from desk.usage.reported import MAX_USAGE_BYTES, USAGE, reported_usage
 from desk.usage.tally import Usage
 
+LAST_REPORTS_QUIET_ROUNDS = 5
+"""Rounds of the loop in a row with no connection pending or unread before the channel closes:
+a connection the loop accepts is read a few rounds later (its transport, then its task)."""
+LAST_REPORTS_ROUND = 0.01
+LAST_REPORTS_WAIT = 2.0
+"""Seconds the channel waits at most for the agent's last reports once the agent has ended."""
+
 MAX_TALLY_BYTES = 4096
 REPORT_EVERY_SECONDS = 5.0
 """At most one `agent_worked` signal per this many seconds."""
@@ -94,6 +102,9 @@ class HoldChannel:
         self.calls = 0
         self.usage = Usage()
         """Usage the agent reported itself (`{"kind": "usage", ...}` lines), added."""
+        self.unread: set[asyncio.StreamWriter] = set()
+        """Connections whose one line is not yet read and taken in (a usage report among
+        them): the channel does not close before they are."""
         self.waiting = 0
         self.clock = BesideHolds()
         self.busy_seconds = 0.0
@@ -130,6 +141,7 @@ class HoldChannel:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         answer: dict[str, Any] | None = None
+        self.unread.add(writer)
         try:
             try:
                 line = await reader.readuntil(b"\n")
@@ -138,13 +150,16 @@ class HoldChannel:
             except asyncio.LimitOverrunError:
                 await _refuse_oversized(reader, writer, self.rules.max_request_bytes)
                 return
-            answer = await self._answer(line, peer_pid(writer.get_extra_info("socket")))
+            answer = await self._answer(
+                line, peer_pid(writer.get_extra_info("socket")), lambda: self.unread.discard(writer)
+            )
             if answer is not None:
                 writer.write(json.dumps(answer).encode() + b"\n")
                 await writer.drain()
         except (ConnectionError, OSError):
             pass  # the hook went away; the approval, if any, stays open
         finally:
+            self.unread.discard(writer)
             if answer is not None and answer["verdict"] == HoldVerdict.DEFERRED:
                 if self.rules.ends_to_suspend:  # told to stop, or gone: the run ends it
                     self.suspending.set()
@@ -152,11 +167,17 @@ class HoldChannel:
             with suppress(ConnectionError, OSError):
                 await writer.wait_closed()
 
-    async def _answer(self, line: bytes, hook: int) -> dict[str, Any] | None:
+    async def _answer(
+        self, line: bytes, hook: int, taken_in: Callable[[], None]
+    ) -> dict[str, Any] | None:
+        """The answer to one line, or None; `taken_in` is called once the line is read and, for
+        a usage report, added (with no await between)."""
         try:
             message = await asyncio.to_thread(self._read, line)
         except ValueError as error:
             return _refusal(f"{error}; the call may not run.")
+        finally:
+            taken_in()
         if isinstance(message, Usage):  # the agent's own usage report (desk/usage/reported.py)
             self.usage = self.usage.plus(message)
             return None
@@ -185,6 +206,23 @@ class HoldChannel:
             self.deferred = answer.approval_id
             answer = answer.model_copy(update={"verdict": HoldVerdict.DEFERRED})
         return answer.model_dump(mode="json")
+
+    async def take_in_last_reports(self, server: asyncio.Server) -> None:
+        """Once the agent has ended, before the channel closes: take in what it sent last.
+
+        A usage report awaits no answer, so an agent may send one and exit before the loop has
+        even accepted the connection, which closing the server then drops (seen under load: a
+        job's whole cost lost). This waits until no connection is pending on the socket and
+        none is unread, several rounds in a row, for LAST_REPORTS_WAIT at most.
+        """
+        listening = [sock.fileno() for sock in server.sockets]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + LAST_REPORTS_WAIT
+        quiet = 0
+        while quiet < LAST_REPORTS_QUIET_ROUNDS and loop.time() < deadline:
+            pending, _, _ = select.select(listening, [], [], 0)
+            quiet = 0 if pending or self.unread else quiet + 1
+            await asyncio.sleep(LAST_REPORTS_ROUND)
 
     def _defers(self) -> bool:
         """Whether a held call nobody answers within the live window is deferred: the job can
@@ -392,6 +430,7 @@ async def serve_holds(
     watching = asyncio.create_task(channel.watch_work())
     try:
         yield channel
+        await channel.take_in_last_reports(server)
     finally:
         watching.cancel()
         server.close()
