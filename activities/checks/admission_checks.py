@@ -21,10 +21,13 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.agent.run import agent_argv
 from activities.agent.setup.agent_instructions import load_instructions
+from activities.checks.started_jobs import started_as
 from activities.git_own_dir import refuse_escaping_git_dir
 from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
+from desk.decisions.message_rules import sender_refusal
 from desk.errors import AgentCommandError, CloneMissingError, DeskError, RepoBusyError
+from desk.holds.approvals import Principal
 from desk.names import PUSHING_MEMO, REPO_STATE_QUERY, repo_workflow_id
 from desk.payloads.jobs import AdmissionCheck, AdmissionVerdict
 from desk.payloads.repo_state import RepoState
@@ -46,6 +49,7 @@ class AdmissionActivities:
             if not request.host or request.host == self.settings.host:
                 await asyncio.to_thread(self._on_this_host, request)
             await self._no_push_running(request.repo)
+            await self._may_continue(request)
         except DeskError as refusal:
             return AdmissionVerdict(refusal=str(refusal), kind=refusal.wire)
         return AdmissionVerdict()
@@ -65,6 +69,18 @@ class AdmissionActivities:
                 f"({activity.info().task_queue}): install it there, or pick another agent with "
                 "--agent / --agent-command (`codedesk doctor` checks each preset)."
             )
+
+    async def _may_continue(self, request: AdmissionCheck) -> None:
+        """A continuation is submitted by the job's starter or one of its owners, as only they
+        may talk to it: the client checks it too, and this holds for every client."""
+        if not request.continues:
+            return
+        continued = await started_as(self.client, request.continues)
+        stranger = sender_refusal(
+            continued, Principal(id=request.starter), f"continue job {request.continues}"
+        )
+        if stranger is not None:
+            raise stranger
 
     async def _no_push_running(self, repo: str) -> None:
         """Refuse while a push of `repo` runs, as the entity's memo says (a describe, answered

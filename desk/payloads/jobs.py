@@ -640,6 +640,10 @@ class AdmissionCheck(Payload):
     agent_command: str
     host: str = ""
     """The host the desk records for the repository; another host's shelf is not checked here."""
+    continues: int = 0
+    """The finished job this one continues (0: none): only its starter or an owner may."""
+    starter: str = ""
+    """Who submits the job (a principal id)."""
 
 
 class AdmissionVerdict(Payload):

@@ -27,6 +27,7 @@ from temporalio.client import (
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.checks.started_jobs import started_as
 from desk.config.basics.durations import format_duration
 from desk.config.settings import DeskSettings
 from desk.errors import (
@@ -78,7 +79,7 @@ from desk.payloads.message_payloads import MessageDelivery, SayAnswer, SayInput
 from desk.policy.host import HostPolicy, JobAsk
 from desk.repo_names import check_clone_source, parse_repo_name
 from desk.scrub import scrub
-from surfaces.clients.conversation.continuation import continuation_of, refusal, started_as
+from surfaces.clients.conversation.continuation import continuation_of, refusal
 from surfaces.clients.conversation.finish_client import finish
 from surfaces.clients.conversation.message_client import cli_sender, say
 from surfaces.clients.conversation.review_client import answer_review

@@ -20,6 +20,7 @@ from activities.shelf_paths import job_dir
 from desk.config.settings import DeskSettings
 from desk.errors import AgentDoneError, MessageError, MessageSenderError, MessageTooLongError
 from desk.holds.approvals import Principal
+from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import JobOutcome, JobPhase
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
@@ -159,6 +160,11 @@ async def test_a_message_is_refused_from_a_stranger_too_long_empty_or_too_late(
     # starts with the message (and leaves the finished job's history as it was).
     with pytest.raises(MessageSenderError, match=f"mallory may not continue job {number}"):
         await desk.say(number, "and the docs", by=stranger)
+    # A client that skips that check (its own code, straight to the desk) is refused by the
+    # desk's own check of every submission, and nothing starts.
+    continuation = Continuation(number=number, task="wait")
+    with pytest.raises(MessageSenderError, match=f"discord:666 may not continue job {number}"):
+        await desk.submit_job(REPO, "and the docs", starter=stranger.id, continues=continuation)
     answer = await desk.say(number, "and the docs")
     assert answer.continues == number and answer.number == number + 1, answer
     continued = await awaited(desk.wait(answer.number), "the continuation's report")

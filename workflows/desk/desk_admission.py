@@ -63,7 +63,11 @@ async def check_job(state: DeskState, job: JobInput) -> None:
     an activity ends the update's task at once.
     """
     check = AdmissionCheck(
-        repo=job.repo, agent_command=job.agent_command, host=repo_host(state, job.repo)
+        repo=job.repo,
+        agent_command=job.agent_command,
+        host=repo_host(state, job.repo),
+        continues=job.continues.number if job.continues is not None else 0,
+        starter=job.starter,
     )
     try:
         if workflow.patched(patches.ADMISSION_CHECK_ACTIVITY):

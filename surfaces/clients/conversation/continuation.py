@@ -10,26 +10,14 @@ agent resumes job N's session with the message as its prompt while the session i
 
 from __future__ import annotations
 
-import json
-
 from temporalio.client import Client
 
 from desk.decisions.message_rules import sender_refusal, text_refusal
 from desk.errors import MessageError
-from desk.names import job_workflow_id
 from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import JobInput, JobReport
 from desk.payloads.message_payloads import SayInput
 from surfaces.clients.conversation.session_keeps import with_session_state
-
-
-async def started_as(client: Client, number: int) -> JobInput:
-    """What job `number` was started with (its workflow's input, kept in its history)."""
-    handle = client.get_workflow_handle(job_workflow_id(number))
-    async for event in handle.fetch_history_events():
-        payload = event.workflow_execution_started_event_attributes.input.payloads[0]
-        return JobInput.model_validate(json.loads(payload.data))
-    raise MessageError(f"Job {number} has no history to continue from.")
 
 
 def refusal(job: JobInput, said: SayInput) -> MessageError | None:
