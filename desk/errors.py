@@ -51,7 +51,8 @@ DeskError
 │   └── AgentDoneError      the job's agent has finished its work: what to do instead      ~
 ├── ReviewError             a review answer the job does not take: not in review, a sender ~
 │   │                       who may not, or an integration a blocking check forbids
-│   └── ReviewAnsweredError  another answer came first (it is named)                       ~
+│   ├── ReviewAnsweredError  another answer came first (it is named)                       ~
+│   └── PickError           a pick among attempts the job does not take (why, what to pick)  ~
 ├── BudgetPauseError        a `finish` for a job not at its budget card, or from someone who ~
 │                           may not answer it
 └── InboxClosedError        an agent run's step asked for messages once its run was over   ~
@@ -310,6 +311,10 @@ class ReviewError(DeskError, benign=True):
 
 class ReviewAnsweredError(ReviewError):
     """Another answer to the review came first: first answer wins."""
+
+
+class PickError(ReviewError):
+    """A pick among a job's attempts the job does not take: nothing was done."""
 
 
 class InboxClosedError(DeskError, benign=True):

@@ -161,6 +161,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "work_budget_max": duration,
         "budget_asks": yes_no,
         "budget_asks_max": integer(0),
+        "attempts_max": integer(1),
         "prices": _blank,
         "job_spend_limit": money_or_blank,
         "daily_spend_limit": money_or_blank,

@@ -26,6 +26,11 @@ def judge_job(job: JobInput, ask: JobAsk, policy: HostPolicy) -> JobInput:
             f"Unknown hold classes {', '.join(unknown)}: ask for "
             f"{', '.join(HOLD_CLASS_NAMES)}. Nothing was started."
         )
+    if len(job.attempts) > policy.attempts_max:
+        raise PolicyError(
+            f"{len(job.attempts)} attempts asked for, and the host allows at most "
+            f"{policy.attempts_max} (CODEDESK_ATTEMPTS_MAX): ask for fewer. Nothing was started."
+        )
     return job.model_copy(
         update={
             "budget": judged_budget(ask, policy),

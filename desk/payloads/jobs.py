@@ -14,6 +14,7 @@ from pydantic import Field
 
 from desk.holds.approvals import HeldCall, HoldAnswer, SurfacePlace
 from desk.holds.budget_cards import BudgetPause
+from desk.payloads.conversation.attempt_payloads import Attempts, AttemptSpec
 from desk.payloads.conversation.review_payloads import ReviewRound
 from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.message_payloads import JobMessage, MessageSeam
@@ -185,6 +186,16 @@ class JobInput(Payload):
     """The requester asked for a review (`task --review`): the work waits for a person before
     it lands. The owner's `repo set --review` asks it of every job of the repository, whatever
     this says."""
+    attempts: list[AttemptSpec] = Field(default_factory=list)
+    """Several attempts at the task (`task --agents`, `--attempts`): the job runs none itself,
+    its attempts (jobs of their own, numbered by the desk) run side by side (empty: none)."""
+    pick_first_passing: bool = False
+    """With attempts: the first whose check passes integrates without a person."""
+    attempt_of: int = 0
+    """This job is an attempt of job `attempt_of`: it waits for that job's pick, not a review
+    (0: an ordinary job)."""
+    attempt_label: str = ""
+    """Its label among the attempts (`a`, `b`, ...)."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -505,6 +516,10 @@ class JobReport(Payload):
     messages_omitted: int = 0
     review_rounds: list[ReviewRound] = Field(default_factory=list)
     """The job's review (issue 46), round by round: the check, who answered, what they asked."""
+    attempts: Attempts | None = None
+    """A job of several attempts (issue 48): each attempt's row, and the pick."""
+    attempt_of: int = 0
+    """This job was an attempt of job `attempt_of` (0: an ordinary job)."""
 
 
 class JobStatus(Payload):
@@ -542,6 +557,8 @@ class JobStatus(Payload):
     """The job's review so far (the last round waits while the phase is `review`)."""
     check: CommandRun | None = None
     """The check's end on the work waiting for review (None: none ran yet, or no check)."""
+    attempts: Attempts | None = None
+    """A job of several attempts: each attempt's row as its news came, and the pick."""
 
 
 # The desk

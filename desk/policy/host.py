@@ -49,6 +49,8 @@ class HostPolicy(Payload):
     """Whether a job whose budget is reached pauses and asks a person (when its agent resumes)."""
     budget_asks_max: int = 3
     """How many times one job may ask to go on past its budget."""
+    attempts_max: int = 4
+    """The most attempts one task may ask for."""
     job_spend_limit: Decimal | None = None
     """What one job's agent may spend in US dollars (None: no limit); a request may ask less."""
     daily_spend_limit: Decimal | None = None
@@ -112,6 +114,7 @@ POLICY_SETTINGS = {
     "work_budget_max": "work_budget_max",
     "budget_asks": "budget_asks",
     "budget_asks_max": "budget_asks_max",
+    "attempts_max": "attempts_max",
     "job_spend_limit": "job_spend_limit",
     "daily_spend_limit": "daily_spend_limit",
     "daily_limit_action": "daily_limit_action",

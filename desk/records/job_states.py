@@ -36,6 +36,8 @@ class JobPhase(StrEnum):
     BUDGET_PAUSED = "budget_paused"
     """The agent reached its budget: no process, no slot, waiting for a person's answer on the
     budget card (go on, finish here, stop)."""
+    ATTEMPTS = "attempts"
+    """A job of several attempts: its attempts (jobs of their own) work; it runs nothing."""
     REVIEW = "review"
     """The agent's work (and the check) wait for a person to integrate, revise or discard it:
     no process, no slot, no deadline."""
@@ -71,3 +73,8 @@ class ReasonKind(StrEnum):
     """Cancelled while it waited to integrate; the branch is kept."""
     INTEGRATION_WAITED = "integration_waited"
     """The repository did not integrate within `integration_wait`."""
+    NO_ATTEMPT_READY = "no_attempt_ready"
+    """Every attempt of the job ended before its work came to the pick (see each attempt's
+    report)."""
+    ATTEMPT_PICKED = "attempt_picked"
+    """The job's `attempts.picked` attempt was picked; the outcome is its integration's."""

@@ -40,6 +40,12 @@ STORY = [
     (JobPhase.REVIEW, JobPhase.QUEUED),
     (JobPhase.REVIEW, JobPhase.INTEGRATING),
     (JobPhase.REVIEW, JobPhase.CLEANING),
+    (JobPhase.STARTING, JobPhase.ATTEMPTS),
+    (JobPhase.ATTEMPTS, JobPhase.REVIEW),
+    (JobPhase.REVIEW, JobPhase.ATTEMPTS),
+    (JobPhase.ATTEMPTS, JobPhase.INTEGRATING),
+    (JobPhase.ATTEMPTS, JobPhase.CLEANING),
+    (JobPhase.ATTEMPTS, JobPhase.DONE),
 ]
 """Every move `CodingJob` makes: queued or not, cut, set up, worked, suspended and resumed,
 checked, reviewed (revised, integrated, discarded), integrated, cancelled at each step, cleaned
@@ -123,11 +129,12 @@ def test_the_table_names_every_message_the_job_takes_and_no_other() -> None:
 def test_the_review_is_one_row() -> None:
     """A review before the work lands (issue 46): its row says where it comes from (`after`)
     and where it goes; no other row names it but a paused budget's (its "finish here" goes on
-    to the review), and only it answers a reviewer."""
+    to the review) and the attempts' (their comparison waits there), and only it answers a
+    reviewer."""
     others = [
         phase
         for phase in JOB_PHASES.rows
-        if phase.name not in (JobPhase.REVIEW, JobPhase.BUDGET_PAUSED)
+        if phase.name not in (JobPhase.REVIEW, JobPhase.BUDGET_PAUSED, JobPhase.ATTEMPTS)
     ]
     assert not any(JobPhase.REVIEW in phase.next | phase.after for phase in others)
     JOB_PHASES.check_move(JobPhase.WORKING, JobPhase.REVIEW)
@@ -138,6 +145,18 @@ def test_the_review_is_one_row() -> None:
     assert answering == {JobPhase.REVIEW}
     with pytest.raises(PhaseMoveError):
         JOB_PHASES.check_move(JobPhase.REVIEW, JobPhase.WORKING)
+
+
+def test_the_attempts_are_one_row() -> None:
+    """Several attempts (issue 48): a job of attempts works in its own row, whose comparison
+    waits in review, the only phase that answers a pick; no agent phase leads into it."""
+    attempts = JOB_PHASES.row(JobPhase.ATTEMPTS)
+    assert attempts.after == {JobPhase.STARTING, JobPhase.REVIEW}
+    answering = {phase.name for phase in JOB_PHASES.rows if JOB_PHASES.answers(phase.name, "pick")}
+    assert answering == {JobPhase.REVIEW}
+    for agent_phase in (JobPhase.WORKING, JobPhase.QUEUED, JobPhase.PREPARING):
+        with pytest.raises(PhaseMoveError):
+            JOB_PHASES.check_move(agent_phase, JobPhase.ATTEMPTS)
 
 
 def test_a_paused_budget_is_one_row_too() -> None:

@@ -23,8 +23,10 @@ HANDLERS: dict[type, dict[str, set[str]]] = {
             "agent_worked",
             "integration_finished",
             "messages_delivered",
+            "attempt_news",
+            "attempt_verdict",
         },
-        "updates": {"hold", "say", "agent_inbox", "withdraw_call", "finish", "review"},
+        "updates": {"hold", "say", "agent_inbox", "withdraw_call", "finish", "review", "pick"},
         "queries": {"current"},
     },
     Desk: {

@@ -18,6 +18,8 @@ with workflow.unsafe.imports_passed_through():
     from desk.errors import AdmissionCheckFailedError, PolicyError, desk_error
     from desk.failures import failure_of
     from desk.names import (
+        ATTEMPT_OF_MEMO,
+        ATTEMPTS_MEMO,
         CONTINUES_MEMO,
         JOB_WORKFLOW_TYPE,
         PHASE_ATTRIBUTE,
@@ -62,13 +64,21 @@ async def check_job(state: DeskState, job: JobInput) -> None:
     while every submission waited (20 at once in `bench/queue_throughput.py`). Scheduling
     an activity ends the update's task at once.
     """
-    check = AdmissionCheck(
-        repo=job.repo,
-        agent_command=job.agent_command,
-        host=repo_host(state, job.repo),
-        continues=job.continues.number if job.continues is not None else 0,
-        starter=job.starter,
-    )
+    commands = dict.fromkeys(attempt.agent_command for attempt in job.attempts)
+    for command in commands or [job.agent_command]:
+        await _check_on_host(
+            AdmissionCheck(
+                repo=job.repo,
+                agent_command=command,
+                host=repo_host(state, job.repo),
+                continues=job.continues.number if job.continues is not None else 0,
+                starter=job.starter,
+            ),
+        )
+
+
+async def _check_on_host(check: AdmissionCheck) -> None:
+    """One check of the job (for each agent command of its attempts)."""
     try:
         if workflow.patched(patches.ADMISSION_CHECK_ACTIVITY):
             verdict = await workflow.execute_activity_method(
@@ -76,7 +86,7 @@ async def check_job(state: DeskState, job: JobInput) -> None:
                 check,
                 **(
                     ADMISSION_CHECK_STEP
-                    | ActivityConfig(summary=f"checking the host for a job on {job.repo}")
+                    | ActivityConfig(summary=f"checking the host for a job on {check.repo}")
                 ),
             )
         else:
@@ -88,7 +98,7 @@ async def check_job(state: DeskState, job: JobInput) -> None:
     except ActivityError as error:  # fail closed: a job nobody could check does not run
         raise failure_of(
             AdmissionCheckFailedError(
-                f"The desk could not check a job on {job.repo} ({reason_of(error)}); try again."
+                f"The desk could not check a job on {check.repo} ({reason_of(error)}); try again."
             )
         ) from None
     if verdict.refusal:  # the desk error the check raised, by its wire name
@@ -123,4 +133,8 @@ def job_memo(job: JobInput) -> dict[str, object]:
     memo: dict[str, object] = {REQUESTER_MEMO: job.requester, TASK_MEMO: job.task[:200]}
     if job.continues is not None:
         memo[CONTINUES_MEMO] = job.continues.number
+    if job.attempt_of:
+        memo[ATTEMPT_OF_MEMO] = job.attempt_of
+    if job.attempts:
+        memo[ATTEMPTS_MEMO] = [attempt.number for attempt in job.attempts]
     return memo

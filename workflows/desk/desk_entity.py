@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import RUNNING_JOBS_STEP
 
 from workflows import patches
+from workflows.desk.attempt_admission import attempts_refusal, start_attempts
 from workflows.desk.daily_limit import (
     day_left,
     day_reached,
@@ -120,9 +121,13 @@ class Desk:
             self._refuse_when_full(request)  # other jobs may have filled it meanwhile
         if workflow.patched(patches.HOST_POLICY):
             request = request.model_copy(update={"job": judged(self.state, request)})
+        host = self._host_of(request.job.repo)
+        if request.job.attempts:
+            number = await start_attempts(self.state, request, host, self.starting, self._forget)
+            remember_admission(self.state, request, number)
+            return admission_of(self.state, number, host)
         self.state.last_number += 1
         number = self.state.last_number
-        host = self._host_of(request.job.repo)
         day = day_reached(self.state)  # in `queue`: a `refuse` desk refused it above
         queued = must_wait(self.state, host) or day is not None
         if host:
@@ -175,7 +180,9 @@ class Desk:
         slots = slots_of(self.state, host)
         if refuse_past_the_day(self.state, waiting, limits.max_queued) is not None:
             return  # it waits for the next UTC day, and the queue has room
-        if must_wait(self.state, host) and waiting >= limits.max_queued:
+        if request.job.attempts:
+            attempts_refusal(self.state, host, request.job)
+        elif must_wait(self.state, host) and waiting >= limits.max_queued:
             where = f" on host {host}" if host else ""
             raise failure_of(
                 QueueFullError(

@@ -26,16 +26,20 @@ with workflow.unsafe.imports_passed_through():
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
         JOB_AGENT_WORKED_SIGNAL,
+        JOB_ATTEMPT_NEWS_SIGNAL,
+        JOB_ATTEMPT_VERDICT_SIGNAL,
         JOB_FINISH_UPDATE,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_PICK_UPDATE,
         JOB_REVIEW_UPDATE,
         JOB_STATE_QUERY,
         JOB_WITHDRAW_CALL_UPDATE,
         JOB_WORKFLOW_TYPE,
     )
+    from desk.payloads.conversation.attempt_payloads import AttemptNews, PickAnswer, PickInput
     from desk.payloads.conversation.review_payloads import (
         ReviewAnswer,
         ReviewAnswered,
@@ -76,6 +80,9 @@ from workflows.calls.session_calls import keep_session
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
+from workflows.job.attempts.attempt_news import take_verdict, tell_ended, tell_ready, tell_working
+from workflows.job.attempts.comparison import compare_attempts, open_attempts, take_news
+from workflows.job.attempts.pick import refuse_pick, take_pick
 from workflows.job.budget.pause import (
     answer_at_budget,
     finish_here,
@@ -166,7 +173,11 @@ class CodingJob:
         # Not `finally`: a worker evicting this workflow from its cache closes the coroutine,
         # and no workflow call may run then. A failure still frees the desk's slot.
         try:
-            report = await self._admitted_work()
+            if job.attempts:
+                open_attempts(state)
+                report = await compare_attempts(state)
+            else:
+                report = await self._admitted_work()
             await close_open_approvals(state)
             if state.ship_asks:
                 report.branch_pushes = await push_branches(state, report)
@@ -194,9 +205,11 @@ class CodingJob:
             report.continued_anew = not job.continues.session_id
         if state.agent_runs and workflow.patched(patches.SESSION_KEPT):
             report.session_kept_until = await keep_session(state.job)
+        report.attempt_of = job.attempt_of
         state.status.report = report
         set_phase(state, JobPhase.DONE, outcome=report.outcome)
         say_cost(report)
+        await tell_ended(state, report)
         # Who asked, for a report that cannot be shown where it was asked, and for the hooks.
         asked = asked_for_job(state.job) if workflow.patched(patches.RESULT_ASKED) else None
         if state.job.place is not None:
@@ -259,6 +272,26 @@ class CodingJob:
     @review.validator
     def _may_review(self, answer: ReviewAnswer) -> None:
         refuse_answer(self.state, answer)
+
+    @workflow.update(name=JOB_PICK_UPDATE)
+    def pick(self, pick: PickInput) -> PickAnswer:
+        """A person picks one of the job's attempts to integrate (or discards them all); the
+        first pick wins."""
+        return take_pick(self.state, pick)
+
+    @pick.validator
+    def _may_pick(self, pick: PickInput) -> None:
+        refuse_pick(self.state, pick)
+
+    @workflow.signal(name=JOB_ATTEMPT_NEWS_SIGNAL)
+    def attempt_news(self, news: AttemptNews) -> None:
+        """One of the job's attempts: where it is now (working, ready for the pick, ended)."""
+        take_news(self.state, news)
+
+    @workflow.signal(name=JOB_ATTEMPT_VERDICT_SIGNAL)
+    def attempt_verdict(self, answer: ReviewAnswer) -> None:
+        """This attempt's job: the pick's answer for its work (integrate, or discard)."""
+        take_verdict(self.state, answer)
 
     @workflow.update(name=JOB_AGENT_INBOX_UPDATE)
     async def agent_inbox(self, ask: InboxAsk) -> Inbox:
@@ -460,7 +493,7 @@ class CodingJob:
         last_round(state, check)
         try:
             if review:
-                verdict = await self._reviewed(check)
+                verdict = await self._reviewed(check, worktree, agent)
                 if verdict == ReviewVerdict.REVISE:
                     return agent
                 if verdict == ReviewVerdict.DISCARD:
@@ -525,16 +558,21 @@ class CodingJob:
         await narrate(state, Narration.RESUMED, branch=worktree.branch)
         return await run_agent_on_host(state, worktree, continued=agent)
 
-    async def _reviewed(self, check: CommandRun | None) -> ReviewVerdict:
+    async def _reviewed(
+        self, check: CommandRun | None, worktree: Worktree, agent: AgentResult
+    ) -> ReviewVerdict:
         """Wait in review for the first answer, with no process and no slot (the work clock
-        stands still); a revision takes a slot again, and the agent works once more."""
+        stands still); a revision takes a slot again, and the agent works once more. An
+        attempt waits so for its job's pick, and tells its job."""
         state = self.state
         open_round(state, check)
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)
+        await tell_ready(state, worktree, check, agent.output)
         await workflow.wait_condition(lambda: answered_review(state))
         verdict = close_round(state)
         if verdict == ReviewVerdict.REVISE:
+            await tell_working(state)
             set_phase(state, JobPhase.QUEUED)
             await take_slot_again(state)
             set_phase(state, JobPhase.WORKING)

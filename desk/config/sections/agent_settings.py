@@ -71,6 +71,14 @@ class AgentSettings(SettingsSection):
             "budget ends the job. Host policy."
         ),
     )
+    attempts_max: int = Field(
+        default=4,
+        ge=1,
+        description=(
+            "The most attempts one task may ask for (`task --agents`, `--attempts`), each an "
+            "agent run with a desk slot of its own. Host policy."
+        ),
+    )
     long_running_check: Duration = Field(
         default=timedelta(seconds=60),
         description="How often a job past its budget in long-running mode looks at the mode.",

@@ -39,6 +39,10 @@ def report_reason(report: JobReport) -> str:
             wait = report.integration_wait
             within = f" within {format_duration(wait)}" if wait is not None else " in time"
             return f"The repository did not integrate{within}."
+        case ReasonKind.NO_ATTEMPT_READY:
+            return "Every attempt ended before its work came to the pick: see each one's report."
+        case ReasonKind.ATTEMPT_PICKED:
+            return picked_attempt_words(report)
         case _:
             assert_never(kind)
 
@@ -54,3 +58,16 @@ def _out_of_time(report: JobReport) -> str:
         if report.budget + report.extended_by >= ceiling:
             return f"{said}, up to its ceiling of {format_duration(ceiling)}."
     return f"{said}."
+
+
+def picked_attempt_words(report: JobReport) -> str:
+    """`Attempt b (job 14, codex) was picked by alice.`"""
+    attempts = report.attempts
+    if attempts is None or not attempts.picked:
+        return "No attempt was picked."
+    row = next((row for row in attempts.rows if row.label == attempts.picked), None)
+    if row is None:
+        return f"Attempt {attempts.picked} was picked."
+    agent = f", {row.agent}" if row.agent else ""
+    by = f" by {attempts.picked_by}" if attempts.picked_by else ""
+    return f"Attempt {row.label} (job {row.number}{agent}) was picked{by}."

@@ -19,12 +19,15 @@ with workflow.unsafe.imports_passed_through():
     from desk.names import (
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
+        JOB_ATTEMPT_NEWS_SIGNAL,
+        JOB_ATTEMPT_VERDICT_SIGNAL,
         JOB_AGENT_WORKED_SIGNAL,
         JOB_FINISH_UPDATE,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,
         JOB_MESSAGES_DELIVERED_SIGNAL,
         JOB_MODES_CHANGED_SIGNAL,
+        JOB_PICK_UPDATE,
         JOB_REVIEW_UPDATE,
         JOB_SAY_UPDATE,
         JOB_STATE_QUERY,
@@ -202,24 +205,43 @@ JOB_PHASES = PhaseTable(
             after=_names(JobPhase.WORKING),
         ),
         Phase(
+            JobPhase.ATTEMPTS,
+            waits_for=(
+                "a job of several attempts: each attempt's news (jobs of their own, with their"
+                " own slots) until every one's work waits for the pick or it ended"
+            ),
+            hears=_names(JOB_ATTEMPT_NEWS_SIGNAL),
+            next=_names(JobPhase.REVIEW, JobPhase.INTEGRATING, JobPhase.CLEANING, JobPhase.DONE),
+            after=_names(JobPhase.STARTING, JobPhase.REVIEW),
+        ),
+        Phase(
             JobPhase.REVIEW,
             waits_for=(
                 "a person's answer to the work (and its check): integrate, discard, or a"
-                " message that asks for a revision; no process, no slot, no deadline"
+                " message that asks for a revision; an attempt's job's pick (attempt_verdict);"
+                " a job of attempts: the pick among them; no process, no slot, no deadline"
             ),
-            answers=_names(JOB_SAY_UPDATE, JOB_REVIEW_UPDATE),
+            hears=_names(JOB_ATTEMPT_VERDICT_SIGNAL, JOB_ATTEMPT_NEWS_SIGNAL),
+            answers=_names(JOB_SAY_UPDATE, JOB_REVIEW_UPDATE, JOB_PICK_UPDATE),
             next=_names(JobPhase.QUEUED, JobPhase.INTEGRATING, JobPhase.CLEANING),
             after=_names(JobPhase.WORKING),
         ),
         Phase(
             JobPhase.INTEGRATING,
-            waits_for="the repository's entity to integrate the branch, or withdraw it",
-            hears=_names(JOB_INTEGRATION_FINISHED_SIGNAL),
+            waits_for=(
+                "the repository's entity to integrate the branch, or withdraw it (a job of"
+                " attempts: the picked attempt's end)"
+            ),
+            hears=_names(JOB_INTEGRATION_FINISHED_SIGNAL, JOB_ATTEMPT_NEWS_SIGNAL),
             next=_names(JobPhase.CLEANING, JobPhase.DONE),
         ),
         Phase(
             JobPhase.CLEANING,
-            waits_for="the worktree released on its host, with what was kept",
+            waits_for=(
+                "the worktree released on its host, with what was kept (a job of attempts:"
+                " its attempts' ends, and their kept branches removed)"
+            ),
+            hears=_names(JOB_ATTEMPT_NEWS_SIGNAL),
             next=_names(JobPhase.DONE),
         ),
         Phase(JobPhase.DONE, waits_for="nothing: the report is out"),

@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
         HoldAnswer,
         Principal,
     )
+    from desk.payloads.conversation.attempt_payloads import PickInput
     from desk.payloads.conversation.review_payloads import ReviewAnswer
     from desk.payloads.conversation.session_payloads import Continuation
     from desk.payloads.jobs import IntegrationResult, JobInput, JobStatus
@@ -111,6 +112,12 @@ class JobState:
     # Review
     review_answer: ReviewAnswer | None = None
     """The reviewer's `integrate` or `discard` of the round waiting now (first answer wins)."""
+
+    # Attempts (issue 48)
+    pending_verdict: ReviewAnswer | None = None
+    """An attempt: its job's pick, come while its agent worked; it answers its next round."""
+    pick: PickInput | None = None
+    """A job of several attempts: the person's pick (an empty label: every attempt discarded)."""
 
     def undelivered(self) -> list[JobMessage]:
         """The messages that have not reached the agent, oldest first."""

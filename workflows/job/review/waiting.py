@@ -44,10 +44,13 @@ WAITING = "waiting for review"
 
 def reviews(state: JobState, worktree: Worktree, agent: AgentResult) -> bool:
     """Whether the work waits for review: its requester asked, or the repository's owner did
-    (the set-up the `Repo` entity had as the agent ended, else at the cut). A set-up neither
-    read could tell fails closed: the work waits for a person. The patch is asked only then."""
+    (the set-up the `Repo` entity had as the agent ended, else at the cut), or it is an attempt,
+    whose work waits for its job's pick. A set-up neither read could tell fails closed: the
+    work waits for a person. The patch is asked only then."""
     cut = worktree.setup if isinstance(worktree, CutWorktree) else None
     setup = agent.setup or cut
+    if state.job.attempt_of:
+        return True  # an attempt waits for its job's pick
     asked = state.job.review or setup is None or setup.review
     return asked and workflow.patched(patches.REVIEW_STEP)
 
@@ -64,6 +67,8 @@ def open_round(state: JobState, check: CommandRun | None) -> None:
     )
     state.status.check = check
     state.review_answer = None
+    if state.pending_verdict is not None:  # an attempt's pick came while it worked
+        state.review_answer, state.pending_verdict = state.pending_verdict, None
     set_phase(state, JobPhase.REVIEW)
     workflow.set_current_details(phase_details(state.job, WAITING))
 
