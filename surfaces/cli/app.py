@@ -14,6 +14,7 @@ import typer
 from surfaces.cli import coercion
 from surfaces.cli.commands import (
     approval_commands,
+    attempt_commands,
     discord_commands,
     host_commands,
     job_commands,
@@ -77,6 +78,7 @@ app.command(context_settings={"ignore_unknown_options": True})(job_commands.say)
 app.command()(job_commands.diff)
 app.command()(job_commands.integrate)
 app.command()(job_commands.discard)
+app.command()(attempt_commands.pick)
 app.command()(job_commands.logs)
 app.command()(job_commands.cancel)
 app.command()(approval_commands.approvals)

@@ -53,6 +53,13 @@ from desk.names import (
     WAITING_HOST_ATTRIBUTE,
     job_workflow_id,
 )
+from desk.payloads.conversation.attempt_payloads import (
+    Attempts,
+    AttemptSpec,
+    AttemptState,
+    PickAnswer,
+    PickInput,
+)
 from desk.payloads.conversation.review_payloads import (
     JobDiff,
     JobDiffInput,
@@ -82,6 +89,7 @@ from desk.scrub import scrub
 from surfaces.clients.conversation.continuation import continuation_of, refusal
 from surfaces.clients.conversation.finish_client import finish
 from surfaces.clients.conversation.message_client import cli_sender, say
+from surfaces.clients.conversation.pick_client import pick_attempt
 from surfaces.clients.conversation.review_client import answer_review
 from surfaces.clients.conversation.session_keeps import with_session_state
 from surfaces.clients.host_client import host_for_new_repo
@@ -258,6 +266,8 @@ class DeskClient:
         review: bool = False,
         continues: Continuation | None = None,
         request_id: str = "",
+        attempts: Sequence[AttemptSpec] = (),
+        pick_first_passing: bool = False,
     ) -> Admission:
         """Hand a job to the desk: it runs now or waits in the queue; answered at once.
 
@@ -270,17 +280,24 @@ class DeskClient:
         `origin_channel` the chat channel it was started from: both decide its modes.
         `review`: the work waits for a person's review before it lands.
         `continues` is the finished job it continues (`say`), and `request_id` names the
-        submission once for all its sends (default: a new one).
+        submission once for all its sends (default: a new one). `attempts`: several agents at
+        the task side by side, a person picks one (`pick_first_passing`: the first whose check
+        passes); each attempt's command replaces `agent_command`.
         """
         name = parse_repo_name(repo)
         if not task.strip():
             raise DeskError("The task is empty: say what the agent should do.")
         command = agent_command or self.settings.agent_command
-        if scrub(command) != command:
-            raise AgentCommandError(
-                f"The agent command holds a credential ({scrub(command)}); it would be kept in "
-                "the job's history as given. Put it in the worker's environment instead (for "
-                "example ANTHROPIC_API_KEY), where the agent finds it."
+        for given in [command, *(attempt.agent_command for attempt in attempts)]:
+            if scrub(given) != given:
+                raise AgentCommandError(
+                    f"The agent command holds a credential ({scrub(given)}); it would be kept in "
+                    "the job's history as given. Put it in the worker's environment instead (for "
+                    "example ANTHROPIC_API_KEY), where the agent finds it."
+                )
+        if pick_first_passing and not attempts:
+            raise DeskError(
+                "--pick-first-passing picks among attempts: give --agents or --attempts too."
             )
         await require_worker(self.client, self.settings.task_queue)
         job = JobInput(
@@ -296,6 +313,8 @@ class DeskClient:
             origin_channel=origin_channel,
             review=review,
             continues=continues,
+            attempts=list(attempts),
+            pick_first_passing=pick_first_passing,
         )
         ask = JobAsk(budget=budget, hold_classes=list(hold_classes), spend_limit=spend_limit)
         try:
@@ -457,6 +476,9 @@ class DeskClient:
         answer says whether it reached the running agent or when it will (surfaces/clients/
         conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
+        _, current = await self.status(number)
+        if current.attempts is not None and current.report is None:
+            return await self._say_to_attempts(current.attempts, said, update_id)
         try:
             return await say(self.client, self.settings.task_queue, number, said, update_id)
         except AgentDoneError:
@@ -464,6 +486,21 @@ class DeskClient:
             if state != WorkflowExecutionStatus.COMPLETED or current.report is None:
                 raise
         return await self.continue_job(current.report, said, update_id or "")
+
+    async def _say_to_attempts(
+        self, attempts: Attempts, said: SayInput, update_id: str | None
+    ) -> SayAnswer:
+        """A message to a job of attempts goes to every attempt still at work or waiting for
+        the pick; the answer is the first attempt's (each is in its own job's history)."""
+        answers: list[SayAnswer] = []
+        for row in attempts.rows:
+            if row.state == AttemptState.ENDED:
+                continue
+            one = f"{update_id}-{row.label}" if update_id else None
+            answers.append(await say(self.client, self.settings.task_queue, row.number, said, one))
+        if not answers:
+            raise AgentDoneError("Every attempt of the job has ended: nobody is left to tell.")
+        return answers[0]
 
     async def continue_job(self, report: JobReport, said: SayInput, request_id: str) -> SayAnswer:
         """A new job that continues the finished one of `report` with the message `said`
@@ -513,12 +550,37 @@ class DeskClient:
         )
         return await answer_review(self.client, self.settings.task_queue, number, answer)
 
+    async def pick(
+        self, number: int, label: str, by: Principal | None = None, surface: str = "cli"
+    ) -> PickAnswer:
+        """Pick attempt `label` of job `number` to integrate (an empty label discards them
+        all), as `by` (default: this CLI's owner)."""
+        pick = PickInput(label=label, by=by or cli_sender(self.settings.owner), surface=surface)
+        return await pick_attempt(self.client, self.settings.task_queue, number, pick)
+
+    async def attempt_number(self, number: int, label: str) -> int:
+        """The job number of attempt `label` of job `number`."""
+        _, current = await self.status(number)
+        attempts = current.attempts
+        if attempts is None:
+            raise DeskError(f"Job {number} has no attempts: leave --attempt out.")
+        for row in attempts.rows:
+            if row.label == label:
+                return row.number
+        labels = ", ".join(row.label for row in attempts.rows)
+        raise DeskError(f"Job {number} has no attempt {label!r}: its attempts are {labels}.")
+
     async def diff(
         self, number: int, stat_only: bool = False, max_chars: int = 1_000_000
     ) -> JobDiff:
         """Job `number`'s commits against the clone's HEAD, asked of the clone's host (a
         `JobDiff` workflow runs the git step there)."""
         _, current = await self.status(number)
+        if current.attempts is not None and not current.branch:
+            labels = ", ".join(row.label for row in current.attempts.rows)
+            raise DeskError(
+                f"Job {number} has attempts ({labels}): name one with `--attempt LABEL`."
+            )
         request = JobDiffInput(
             number=number,
             repo=current.repo,

@@ -15,13 +15,11 @@ from enum import StrEnum
 from pydantic import Field
 
 from desk.holds.approvals import Principal
+from desk.names import ATTEMPT_LABELS
 from desk.records.base import Payload, ScrubbedText
 from desk.records.job_states import JobOutcome
 from desk.records.repo_setup import CheckStatus
 from desk.usage.tally import Usage
-
-ATTEMPT_LABELS = "abcdefghijklmnopqrstuvwxyz"
-"""An attempt's label is its place in the job: `a`, `b`, `c`, ..."""
 
 
 class AttemptSpec(Payload):
@@ -33,6 +31,16 @@ class AttemptSpec(Payload):
     """The preset's name (`claude`, `codex`, ...), or empty for a command given whole."""
     number: int = 0
     """The attempt's own job number, given by the desk (0 until it is admitted)."""
+
+
+def attempt_specs(commands: list[tuple[str, str]]) -> list[AttemptSpec]:
+    """The attempts of a job, labelled in order: each a (preset name or "", command) pair."""
+    if len(commands) > len(ATTEMPT_LABELS):
+        raise ValueError(f"At most {len(ATTEMPT_LABELS)} attempts have a label.")
+    return [
+        AttemptSpec(label=label, agent=agent, agent_command=command)
+        for label, (agent, command) in zip(ATTEMPT_LABELS, commands, strict=False)
+    ]
 
 
 class AttemptState(StrEnum):
@@ -55,7 +63,9 @@ class AttemptFacts(Payload):
     check_blocks: bool = False
     """The owner's check blocks integration and did not pass."""
     stat: ScrubbedText = ""
-    """`git diff --stat` of its branch against where it was cut."""
+    """The size of its change against where it was cut (`1 file changed, 1 insertion(+)`)."""
+    commits: list[ScrubbedText] = Field(default_factory=list)
+    """Its commits' subjects, oldest first (at most the host's `report_commits`)."""
     worked: timedelta = timedelta(0)
     usage: Usage | None = None
     """What its agent spent so far (its cost: None when not known)."""

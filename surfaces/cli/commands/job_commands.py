@@ -12,6 +12,7 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
+from surfaces.cli.commands.attempt_commands import attempts_asked
 from surfaces.cli.common.runner import (
     more_line,
     reach,
@@ -72,6 +73,21 @@ def task(
         help="Let the work wait for your review before it lands: `codedesk integrate N`, "
         "`codedesk say N TEXT` (revise) or `codedesk discard N`.",
     ),
+    agents: str = typer.Option(
+        None,
+        "--agents",
+        metavar="PRESETS",
+        help="Several agents at the task side by side, e.g. claude,codex; you pick one "
+        "(`codedesk pick N b`).",
+    ),
+    attempts: int = typer.Option(
+        None, "--attempts", metavar="K", help="K attempts of the one agent, side by side."
+    ),
+    pick_first_passing: bool = typer.Option(
+        False,
+        "--pick-first-passing",
+        help="With attempts: the first whose check passes integrates, the others stop.",
+    ),
     wait: bool = typer.Option(False, "--wait", help="Follow the job and print its report."),
 ) -> None:
     """Start a coding job on OWNER/REPO; prints the job number at once."""
@@ -87,6 +103,7 @@ def task(
         if agent_preset is not None and agent_command is not None:
             raise AgentCommandError("Give --agent or --agent-command, not both.")
         command = preset_command(agent_preset) if agent_preset is not None else agent_command
+        tries = attempts_asked(agents, attempts, command or desk.settings.agent_command)
         admission = await desk.submit_job(
             repo,
             text,
@@ -96,6 +113,8 @@ def task(
             hold_classes=hold or (),
             spend_limit=limit,
             review=review,
+            attempts=tries,
+            pick_first_passing=pick_first_passing,
         )
         number = admission.number
         host = admission.host
@@ -400,11 +419,15 @@ def finish(number: int = NUMBER) -> None:
 def diff(
     number: int = NUMBER,
     stat: bool = typer.Option(False, "--stat", help="Only the stat: files and lines changed."),
+    attempt: str = typer.Option(
+        None, "--attempt", metavar="LABEL", help="One attempt of a job of several: a, b…"
+    ),
 ) -> None:
     """Show a job's commits against the clone's HEAD: a stat, then the diff."""
 
     async def body(desk: DeskClient) -> None:
-        found = await desk.diff(number, stat_only=stat)
+        job = await desk.attempt_number(number, attempt) if attempt is not None else number
+        found = await desk.diff(job, stat_only=stat)
         typer.echo(found.stat.rstrip("\n") or f"job {number} changes nothing against HEAD")
         if not stat and found.diff:
             typer.echo("")

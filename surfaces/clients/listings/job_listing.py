@@ -30,6 +30,8 @@ from temporalio.api.workflowservice.v1 import (
 from desk.decisions.host_slots import queue_position
 from desk.errors import ServerError
 from desk.names import (
+    ATTEMPT_OF_MEMO,
+    ATTEMPTS_MEMO,
     CONTINUES_MEMO,
     COST_ATTRIBUTE,
     DESK_STATE_QUERY,
@@ -81,6 +83,12 @@ class JobRow:
     """When the next UTC day begins, while the desk's daily spend limit holds its queue."""
     continues: int = 0
     """The finished job this one continues (0: none)."""
+    attempt_of: int = 0
+    """This job is an attempt of job `attempt_of`: listed in that job's row, not its own."""
+    attempts: tuple[int, ...] = ()
+    """A job of several attempts: their job numbers."""
+    attempt_phases: tuple[str, ...] = ()
+    """Their phases as listed with it, in order (empty where the page did not hold one)."""
 
     def as_json(self) -> dict[str, Any]:
         """The row as `codedesk jobs --json` prints it (times in UTC, ISO 8601, `Z`)."""
@@ -98,6 +106,14 @@ class JobRow:
             "cost_usd": self.cost,
             "waiting_for_day": utc_text(self.waiting_for_day),
             "continues": self.continues or None,
+            "attempts": (
+                [
+                    {"number": number, "phase": phase or None}
+                    for number, phase in zip(self.attempts, self.attempt_phases, strict=False)
+                ]
+                if self.attempts
+                else None
+            ),
         }
 
 
@@ -161,7 +177,7 @@ async def job_page(
         listed(service, namespace, JOBS_QUERY, limit),
         pollers_of(service, namespace, task_queue),
     )
-    rows = [job_row(info) for info in infos]
+    rows = with_attempts([job_row(info) for info in infos])
     if pollers and any(row.phase == JobPhase.QUEUED for row in rows):
         state = await desk_state_json(service, namespace)
         if state is not None:
@@ -213,12 +229,24 @@ def job_row(info: WorkflowExecutionInfo) -> JobRow:
         requester=_text(memo[REQUESTER_MEMO], number) if REQUESTER_MEMO in memo else "",
         task=_text(memo[TASK_MEMO], number) if TASK_MEMO in memo else "",
         continues=int(_text(memo[CONTINUES_MEMO], number)) if CONTINUES_MEMO in memo else 0,
+        attempt_of=int(_text(memo[ATTEMPT_OF_MEMO], number)) if ATTEMPT_OF_MEMO in memo else 0,
+        attempts=_numbers(memo[ATTEMPTS_MEMO], number) if ATTEMPTS_MEMO in memo else (),
         started=info.start_time.ToDatetime(tzinfo=UTC) if info.HasField("start_time") else None,
         waiting_for_host=attribute(WAITING_HOST_ATTRIBUTE.name),
         cost=_amount(attributes[COST_ATTRIBUTE.name], number)
         if COST_ATTRIBUTE.name in attributes
         else None,
     )
+
+
+def with_attempts(rows: list[JobRow]) -> list[JobRow]:
+    """The rows without attempts' own: each attempt's phase goes into its job's row."""
+    phases = {row.number: row.phase for row in rows if row.attempt_of}
+    return [
+        replace(row, attempt_phases=tuple(phases.get(number, "") for number in row.attempts))
+        for row in rows
+        if not row.attempt_of
+    ]
 
 
 def _placed(row: JobRow, view: QueueView) -> JobRow:
@@ -293,6 +321,11 @@ def _text(payload: Payload, number: int) -> str:
     if isinstance(value, list):  # servers before 1.20 give a keyword as a list of one
         value = value[0] if value else ""
     return "" if value is None else str(value)
+
+
+def _numbers(payload: Payload, number: int) -> tuple[int, ...]:
+    value = payload_json(payload, f"job {number}'s listing")
+    return tuple(int(item) for item in value) if isinstance(value, list) else ()
 
 
 def _amount(payload: Payload, number: int) -> float | None:

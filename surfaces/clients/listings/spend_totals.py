@@ -24,6 +24,7 @@ from surfaces.clients.listings.job_listing import (
     desk_state_json,
     job_row,
     listed,
+    with_attempts,
 )
 from surfaces.clients.listings.worker_check import pollers_of
 
@@ -91,7 +92,8 @@ async def spend(service: WorkflowService, namespace: str, task_queue: str, zone:
         listed(service, namespace, JOBS_QUERY, SPEND_LIMIT),
         pollers_of(service, namespace, task_queue),
     )
-    found = Spend.of([job_row(info) for info in infos], zone)
+    # A job of attempts reports their spend added up: each attempt's own row is left out.
+    found = Spend.of(with_attempts([job_row(info) for info in infos]), zone)
     state = await desk_state_json(service, namespace) if pollers else None
     if state is not None:
         found.day = day_view(state, datetime.now(UTC))

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import typer
 
 from desk.config.basics.dates import shown_date
+from desk.names import ATTEMPT_LABELS
 from surfaces.clients.listings.job_listing import JobRow
 
 JOB_COLUMNS = ("job", "repo", "phase", "outcome", "cost", "requester", "started", "task")
@@ -27,6 +28,10 @@ def job_cells(row: JobRow, zone: str = "") -> tuple[str, ...]:
         phase = f"{phase}, waiting for host {row.waiting_for_host}"
     if row.waiting_for_day:
         phase = f"{phase}, daily spend limit reached: until {shown_date(row.waiting_for_day, zone)}"
+    if row.attempts:
+        labels = ATTEMPT_LABELS[: len(row.attempts)]
+        each = zip(labels, row.attempts, row.attempt_phases or [""] * len(labels), strict=False)
+        phase += " (" + ", ".join(f"{a} {shown or f'job {n}'}" for a, n, shown in each) + ")"
     task = f"(continues {row.continues}) {row.task}" if row.continues else row.task
     task = task if len(task) <= TASK_CHARS else task[: TASK_CHARS - 1] + "…"
     cost = shown_cost(row.cost)

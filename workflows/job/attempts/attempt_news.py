@@ -56,6 +56,7 @@ async def tell_ready(
             check=check.status if check is not None else None,
             check_blocks=check is not None and check.blocking(),
             stat=so_far.diffstat,
+            commits=[commit.subject for commit in so_far.commits],
             worked=state.clock.worked,
             usage=state.spent,
             final_words=output[-FINAL_WORDS:],

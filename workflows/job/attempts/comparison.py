@@ -69,7 +69,7 @@ def take_news(state: JobState, news: AttemptNews) -> None:
     for index, row in enumerate(attempts.rows):
         if row.label == news.label:
             facts = news.model_dump(exclude={"label"})
-            attempts.rows[index] = row.model_copy(update=facts)
+            attempts.rows[index] = AttemptRow.model_validate(row.model_dump() | facts)
 
 
 async def compare_attempts(state: JobState) -> JobReport:

@@ -19,9 +19,9 @@ with workflow.unsafe.imports_passed_through():
     from desk.names import (
         JOB_ADMIT_SIGNAL,
         JOB_AGENT_INBOX_UPDATE,
+        JOB_AGENT_WORKED_SIGNAL,
         JOB_ATTEMPT_NEWS_SIGNAL,
         JOB_ATTEMPT_VERDICT_SIGNAL,
-        JOB_AGENT_WORKED_SIGNAL,
         JOB_FINISH_UPDATE,
         JOB_HOLD_UPDATE,
         JOB_INTEGRATION_FINISHED_SIGNAL,

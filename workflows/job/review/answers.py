@@ -9,6 +9,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from desk.errors import ReviewAnsweredError, ReviewError
     from desk.failures import failure_of
+    from desk.payloads.conversation.attempt_payloads import PickInput
     from desk.payloads.conversation.review_payloads import (
         ReviewAnswer,
         ReviewAnswered,
@@ -16,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.payloads.jobs import JobPhase
 
+from workflows.job.attempts.pick import pick_refusal
 from workflows.job.record.state import JobState
 
 
@@ -29,6 +31,19 @@ def review_refusal(state: JobState, answer: ReviewAnswer) -> ReviewError | None:
             f"{who} may not answer job {number}'s review: only whoever started the job and "
             "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
         )
+    if job.attempt_of:
+        return ReviewError(
+            f"Job {number} is attempt {job.attempt_label} of job {job.attempt_of}: pick it "
+            f"with `codedesk pick {job.attempt_of} {job.attempt_label}` (or discard them all "
+            f"with `codedesk discard {job.attempt_of}`)."
+        )
+    if job.attempts and answer.verdict == ReviewVerdict.INTEGRATE:
+        return ReviewError(
+            f"Job {number} has {len(job.attempts)} attempts: pick the one to integrate with "
+            f"`codedesk pick {number} LABEL` (`codedesk show {number}` compares them)."
+        )
+    if job.attempts:  # a discard of every attempt is a pick of none
+        return pick_refusal(state, PickInput(label="", by=answer.by, surface=answer.surface))
     if answer.verdict == ReviewVerdict.REVISE:
         return ReviewError(
             f"A revision is a message to the agent: `codedesk say {number} TEXT` says what "
@@ -69,5 +84,8 @@ def take_answer(state: JobState, answer: ReviewAnswer) -> ReviewAnswered:
     """Take the answer: the waiting round ends with it. Two answers validated in one workflow
     task both pass the validator: the second is refused here, and its sender told who won."""
     refuse_answer(state, answer)
+    if state.job.attempts:
+        state.pick = PickInput(label="", by=answer.by, surface=answer.surface)
+        return ReviewAnswered(number=state.job.number, verdict=answer.verdict)
     state.review_answer = answer
     return ReviewAnswered(number=state.job.number, verdict=answer.verdict)

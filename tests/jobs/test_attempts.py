@@ -1,0 +1,163 @@
+"""Several attempts at one task (issue 48): each an ordinary job with a desk slot of its own, in
+its own worktree and branch, checked with the repository's check; the job compares them in
+review and a person picks one, which integrates, while the others leave no branch behind.
+
+The attempts' agents are scripted commands that write different files, so what landed says
+which attempt was picked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from desk.config.settings import DeskSettings
+from desk.errors import PickError, PolicyError, ReviewError
+from desk.holds.approvals import Principal
+from desk.payloads.conversation.attempt_payloads import AttemptState, attempt_specs
+from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
+from desk.records.repo_setup import CheckStatus, SetRepoSetup
+from surfaces.clients.desk_client import DeskClient
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from tests.helpers.agents import agent
+from tests.helpers.repos import git
+from tests.helpers.waiting import awaited, eventually
+
+REPO = "acme/api"
+
+
+@pytest.fixture
+def settings(settings: DeskSettings) -> DeskSettings:
+    """One slot: the attempts beyond it wait in the desk's queue."""
+    return settings.model_copy(update={"max_workers": 1})
+
+
+def writes(name: str, gate: Path | None = None) -> tuple[str, str]:
+    """An attempt whose agent (after `gate` exists, if given) commits file `name`."""
+    steps = [f"wait:{gate}"] if gate is not None else []
+    return ("", agent(*steps, f"write:{name}=from {name}", f"commit:add {name}"))
+
+
+async def compared(desk: DeskClient, number: int) -> JobStatus:
+    """Until job `number`'s comparison waits for the pick."""
+
+    async def status() -> JobStatus:
+        return (await desk.status(number))[1]
+
+    found: JobStatus = await eventually(
+        status, lambda now: now.phase == JobPhase.REVIEW, f"job {number}'s comparison"
+    )
+    return found
+
+
+def worker_branches(clone: Path) -> list[str]:
+    names = git(clone, "branch", "--format=%(refname:short)").split()
+    return [name for name in names if name.startswith("worker")]
+
+
+async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    await RepoSetupClient(desk.client, desk.settings).configure(
+        SetRepoSetup(repo=REPO, check="test ! -f c.txt", check_retries=0)
+    )
+    gate = gates / "gate"
+    specs = attempt_specs([writes("a.txt", gate), writes("b.txt"), writes("c.txt")])
+    admission = await desk.submit_job(REPO, "add a file", attempts=specs)
+    number = admission.number
+    _, status = await desk.status(number)
+    assert status.attempts is not None
+    rows = status.attempts.rows
+    assert [row.label for row in rows] == ["a", "b", "c"]
+    assert [row.number for row in rows] == [number + 1, number + 2, number + 3]
+    # One slot: the first attempt runs, the others wait in the desk's queue; the job itself
+    # holds no slot.
+    desk_state = await desk.desk_state()
+    assert desk_state is not None
+    assert desk_state.running == [number + 1], desk_state
+    assert desk_state.queue == [number + 2, number + 3], desk_state
+    # No pick before every attempt is in.
+    with pytest.raises(PickError, match="not all in yet"):
+        await desk.pick(number, "a")
+    gate.touch()
+
+    status = await compared(desk, number)
+    assert status.attempts is not None
+    rows = status.attempts.rows
+    assert [row.state for row in rows] == [AttemptState.READY] * 3
+    assert [row.check for row in rows] == [
+        CheckStatus.PASSED,
+        CheckStatus.PASSED,
+        CheckStatus.FAILED,
+    ]
+    assert all(row.stat == "1 file changed, 1 insertion(+)" for row in rows), rows
+    assert [row.commits for row in rows] == [["add a.txt"], ["add b.txt"], ["add c.txt"]]
+    assert (clone / "a.txt").exists() is False
+    # `diff --attempt b` is attempt b's own job's diff.
+    found = await desk.diff(await desk.attempt_number(number, "b"))
+    assert "b.txt" in found.stat and "a.txt" not in found.stat
+    # Who may pick, and what.
+    stranger = Principal(id="local:mallory", name="mallory")
+    with pytest.raises(PickError, match="may not pick"):
+        await desk.pick(number, "b", by=stranger)
+    with pytest.raises(PickError, match="no attempt 'z'.*a, b, c"):
+        await desk.pick(number, "z")
+    # An attempt answers only its job's pick.
+    with pytest.raises(ReviewError, match=f"pick {number} b"):
+        from desk.payloads.conversation.review_payloads import ReviewVerdict
+
+        await desk.answer_review(number + 2, ReviewVerdict.INTEGRATE)
+
+    picked = await desk.pick(number, "b")
+    assert (picked.label, picked.attempt) == ("b", number + 2)
+    with pytest.raises(PickError, match="made first by"):
+        await desk.pick(number, "a")
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.attempts is not None and report.attempts.picked == "b"
+    assert [row.state for row in report.attempts.rows] == [AttemptState.ENDED] * 3
+    outcomes = [row.outcome for row in report.attempts.rows]
+    assert outcomes == [JobOutcome.DISCARDED, JobOutcome.INTEGRATED, JobOutcome.DISCARDED]
+    assert (clone / "b.txt").read_text() == "from b.txt"
+    assert not (clone / "a.txt").exists() and not (clone / "c.txt").exists()
+    assert worker_branches(clone) == []
+    assert report.head == git(clone, "rev-parse", "HEAD")
+    # `jobs` lists the job once: its attempts are in its row, not rows of their own.
+    [listed] = await desk.jobs()
+    assert (listed.number, listed.attempts) == (number, (number + 1, number + 2, number + 3))
+    assert listed.attempt_phases == ("done",) * 3
+
+
+async def test_the_first_passing_check_integrates_and_stops_the_rest(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    await RepoSetupClient(desk.client, desk.settings).configure(
+        SetRepoSetup(repo=REPO, check="test ! -f a.txt", check_retries=0)
+    )
+    never = gates / "never"
+    specs = attempt_specs([writes("a.txt"), writes("b.txt"), writes("c.txt", never)])
+    number = (
+        await desk.submit_job(REPO, "add a file", attempts=specs, pick_first_passing=True)
+    ).number
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert report.attempts is not None and report.attempts.picked == "b"
+    assert report.attempts.picked_by == "the first passing check"
+    by_label = {row.label: row for row in report.attempts.rows}
+    assert by_label["a"].check == CheckStatus.FAILED
+    assert by_label["a"].outcome == JobOutcome.DISCARDED
+    assert by_label["c"].outcome == JobOutcome.CANCELLED  # its agent was stopped
+    assert (clone / "b.txt").exists() and not (clone / "a.txt").exists()
+    assert worker_branches(clone) == []
+
+
+async def test_the_host_caps_the_attempts(desk: DeskClient, origin: Path) -> None:
+    await desk.add_repo(REPO, str(origin))
+    specs = attempt_specs([writes(f"{n}.txt") for n in range(5)])
+    with pytest.raises(PolicyError, match="at most 4 .*CODEDESK_ATTEMPTS_MAX"):
+        await desk.submit_job(REPO, "too many", attempts=specs)
