@@ -14,7 +14,6 @@ import typer
 from surfaces.cli import coercion
 from surfaces.cli.commands import (
     approval_commands,
-    attempt_commands,
     discord_commands,
     host_commands,
     job_commands,
@@ -23,6 +22,7 @@ from surfaces.cli.commands import (
     ship_commands,
     spend_commands,
 )
+from surfaces.cli.commands.conversation import answer_commands, attempt_commands
 from surfaces.cli.commands.doctor_commands import doctor, patches
 from surfaces.cli.commands.repo_commands import repo_app
 from surfaces.cli.common.options import DeskTyper
@@ -74,15 +74,15 @@ app.command()(spend_commands.spend)
 app.command()(job_commands.show)
 app.command()(job_commands.watch)
 # A message is text: one that starts with '-' is not an option of `say`.
-app.command(context_settings={"ignore_unknown_options": True})(job_commands.say)
-app.command()(job_commands.diff)
-app.command()(job_commands.integrate)
-app.command()(job_commands.discard)
+app.command(context_settings={"ignore_unknown_options": True})(answer_commands.say)
+app.command()(answer_commands.diff)
+app.command()(answer_commands.integrate)
+app.command()(answer_commands.discard)
 app.command()(attempt_commands.pick)
 app.command()(job_commands.logs)
 app.command()(job_commands.cancel)
 app.command()(approval_commands.approvals)
-app.command()(job_commands.finish)
+app.command()(answer_commands.finish)
 app.command()(approval_commands.approve)
 app.command()(approval_commands.decline)
 app.command()(approval_commands.withdraw)

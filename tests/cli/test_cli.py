@@ -321,6 +321,7 @@ ARGUMENTS = {
     "diff": ["1"],
     "integrate": ["1"],
     "discard": ["1"],
+    "pick": ["1", "a"],
     "finish": ["1"],
     "approve": ["job-1"],
     "decline": ["job-1"],

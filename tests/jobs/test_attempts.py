@@ -20,6 +20,8 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.render.layout.report_layout import job_report
+from surfaces.render.terminal.block_lines import plain
 from tests.helpers.agents import agent
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
@@ -126,6 +128,11 @@ async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work
     assert worker_branches(clone) == []
     assert report.head == git(clone, "rev-parse", "HEAD")
     # `jobs` lists the job once: its attempts are in its row, not rows of their own.
+    # `show`: a row per attempt, and the pick.
+    shown = "\n".join(plain(job_report(report)))
+    assert "attempts (3): attempt b picked by" in shown, shown
+    assert f"b (picked): job {number + 2}, python; integrated; check passed" in shown, shown
+    assert f"c: job {number + 3}, python; discarded; check failed; 1 file changed" in shown
     [listed] = await desk.jobs()
     assert (listed.number, listed.attempts) == (number, (number + 1, number + 2, number + 3))
     assert listed.attempt_phases == ("done",) * 3

@@ -12,11 +12,11 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.commands.attempt_commands import attempts_asked
+from surfaces.cli.commands.conversation.attempt_commands import attempts_asked
+from surfaces.cli.common.options import JOB_NUMBER
 from surfaces.cli.common.runner import (
     more_line,
     reach,
-    refuse_inside_a_job,
     run,
     settings,
     with_desk,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from desk.usage.tally import Usage
     from surfaces.clients.desk_client import DeskClient
 
-NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
+NUMBER = JOB_NUMBER
 
 
 def _requester() -> str:
@@ -313,7 +313,14 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
                 "slot; the agent resumes its session once the approval is answered).",
                 markup=False,
             )
-        if current.phase == JobPhase.REVIEW:
+        if current.phase == JobPhase.REVIEW and current.attempts is not None:
+            out.print(
+                f"waiting for a pick among its attempts (no process, no slot): see one with "
+                f"`codedesk diff {number} --attempt LABEL`; land it with `codedesk pick {number} "
+                f"LABEL`, or drop them all with `codedesk discard {number}`.",
+                markup=False,
+            )
+        elif current.phase == JobPhase.REVIEW:
             out.print(
                 f"waiting for review (no process, no slot): see it with `codedesk diff {number}`;"
                 f" land it with `codedesk integrate {number}`, ask for changes with `codedesk say "
@@ -332,6 +339,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             out.print(f"modes: {modes_said(current.modes, current.following)}", markup=False)
             if so_far is not None:
                 out.print(f"spent so far: {usage_words(so_far)}", markup=False)
+            from surfaces.render.layout.work_rounds.attempts_layout import attempts_blocks
             from surfaces.render.layout.work_rounds.check_layout import (
                 check_blocks,
                 check_round_blocks,
@@ -344,6 +352,7 @@ def show(number: int = NUMBER, as_json: bool = typer.Option(False, "--json")) ->
             print_blocks(check_round_blocks(current.check_rounds))
             print_blocks(check_blocks(current.check) if current.review_rounds else [])
             print_blocks(review_blocks(current.review_rounds, zone))
+            print_blocks(attempts_blocks(current.attempts))
             print_blocks(message_blocks(current.messages, zone=zone))
         else:
             _print_report(current.report, desk.settings.time_zone)
@@ -375,94 +384,6 @@ def watch(number: int = NUMBER) -> None:
             _print_report(current.report, desk.settings.time_zone)
         else:
             out.print(f"job {number} ended: {state.name.lower()}")
-
-    with_desk(body)
-
-
-def say(
-    number: int = NUMBER,
-    text: str = typer.Argument(
-        ...,
-        metavar="TEXT",
-        help="What the agent should hear: any text, even one starting with '-'; '-' reads stdin.",
-    ),
-) -> None:
-    """Send a job's agent a message: it reads it while it works, or when its run ends; to a
-    finished job, a new job continues it, its agent resuming the job's session."""
-    refuse_inside_a_job("say")
-    if text == "-":
-        text = sys.stdin.read().strip("\n")
-    from surfaces.render.words.message_words import say_answer
-
-    async def body(desk: DeskClient) -> None:
-        answer = await desk.say(number, text)
-        out.print(say_answer(answer), markup=False)
-
-    with_desk(body)
-
-
-def finish(number: int = NUMBER) -> None:
-    """End a job's agent at its budget card: the job checks and integrates what is committed."""
-    refuse_inside_a_job("finish")
-
-    async def body(desk: DeskClient) -> None:
-        await desk.finish(number)
-        out.print(
-            f"job {number}: finished here; it checks and integrates what its agent committed "
-            f"(`codedesk show {number}` shows its report once it ends).",
-            markup=False,
-        )
-
-    with_desk(body)
-
-
-def diff(
-    number: int = NUMBER,
-    stat: bool = typer.Option(False, "--stat", help="Only the stat: files and lines changed."),
-    attempt: str = typer.Option(
-        None, "--attempt", metavar="LABEL", help="One attempt of a job of several: a, b…"
-    ),
-) -> None:
-    """Show a job's commits against the clone's HEAD: a stat, then the diff."""
-
-    async def body(desk: DeskClient) -> None:
-        job = await desk.attempt_number(number, attempt) if attempt is not None else number
-        found = await desk.diff(job, stat_only=stat)
-        typer.echo(found.stat.rstrip("\n") or f"job {number} changes nothing against HEAD")
-        if not stat and found.diff:
-            typer.echo("")
-            typer.echo(found.diff.rstrip("\n"))
-        if found.diff_cut:
-            err.print(
-                f"(the diff was cut: {found.diff_cut:,} more characters; see them in the job's "
-                f"worktree with `git diff {found.head[:12]}...HEAD`)",
-                markup=False,
-            )
-
-    with_desk(body)
-
-
-def integrate(number: int = NUMBER) -> None:
-    """Land a job's work waiting in review: rebase and fast-forward it into the clone."""
-    _answer_review(number, "integrate")
-
-
-def discard(number: int = NUMBER) -> None:
-    """Discard a job's work waiting in review: its branch and worktree go, the clone stays."""
-    _answer_review(number, "discard")
-
-
-def _answer_review(number: int, verdict: str) -> None:
-    refuse_inside_a_job(verdict)
-    from desk.payloads.conversation.review_payloads import ReviewVerdict
-
-    async def body(desk: DeskClient) -> None:
-        answered = await desk.answer_review(number, ReviewVerdict(verdict))
-        doing = "integrates" if answered.verdict == ReviewVerdict.INTEGRATE else "discards"
-        out.print(
-            f"job {number} {doing} its work now; `codedesk watch {number}` follows it.",
-            markup=False,
-        )
 
     with_desk(body)
 

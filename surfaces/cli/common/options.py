@@ -107,3 +107,7 @@ class DeskTyper(typer.Typer):
         self, name: str | None = None, **options: Any
     ) -> Callable[[CommandFunctionType], CommandFunctionType]:
         return super().command(name, cls=NamedOptionsCommand, **options)
+
+
+JOB_NUMBER = typer.Argument(..., metavar="N", min=1, help="The job's number.")
+"""The job-number argument every command about one job takes."""

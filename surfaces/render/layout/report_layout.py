@@ -25,6 +25,7 @@ from surfaces.render.blocks import (
 )
 from surfaces.render.layout.report_reasons import report_reason
 from surfaces.render.layout.ship_request_layout import ship_requests
+from surfaces.render.layout.work_rounds.attempts_layout import attempts_blocks
 from surfaces.render.layout.work_rounds.budget_layout import pause_lines
 from surfaces.render.layout.work_rounds.check_layout import check_blocks, check_round_blocks
 from surfaces.render.layout.work_rounds.review_layout import review_blocks
@@ -126,6 +127,7 @@ def job_report(report: JobReport, zone: str = "") -> list[Block]:
             blocks.append(field(title, *joined(name(path) for path in files)))
     blocks += message_blocks(report.messages, report.messages_omitted, zone)
     blocks += review_blocks(report.review_rounds, zone)
+    blocks += attempts_blocks(report.attempts)
     blocks += held_calls(report.held_calls, report.held_calls_omitted)
     blocks += held_calls(report.yolo_approved, report.yolo_approved_omitted, YOLO_TITLE)
     blocks += ship_requests(report.ship_requests, report.branch_pushes)

@@ -47,8 +47,8 @@ from workflows.summaries import phase_details
 
 COMPARING = "waiting for a pick among its attempts"
 """The job's current details in the Temporal UI while its comparison waits for a person."""
-FIRST_PASSING = Principal(id="codedesk", name="the first passing check")
-"""Who picks under `--pick-first-passing`."""
+FIRST_PASSING = ("codedesk", "the first passing check")
+"""Who picks under `--pick-first-passing`: an id and a name."""
 
 
 def open_attempts(state: JobState) -> None:
@@ -62,13 +62,14 @@ def open_attempts(state: JobState) -> None:
 
 
 def take_news(state: JobState, news: AttemptNews) -> None:
-    """An attempt's job told where it is: its row shows it (its label names it)."""
+    """An attempt's job told where it is: its row shows it (its label names it); what the news
+    leaves out (an ending's diffstat) stays as the last news said."""
     attempts = state.status.attempts
     if attempts is None:
         return
     for index, row in enumerate(attempts.rows):
         if row.label == news.label:
-            facts = news.model_dump(exclude={"label"})
+            facts = news.model_dump(exclude={"label"}, exclude_defaults=True)
             attempts.rows[index] = AttemptRow.model_validate(row.model_dump() | facts)
 
 
@@ -112,7 +113,8 @@ async def _the_pick(state: JobState) -> PickInput | None:
             return state.pick
         first = _first_passing(state)
         if first is not None:
-            state.pick = PickInput(label=first.label, by=FIRST_PASSING)
+            by = Principal(id=FIRST_PASSING[0], name=FIRST_PASSING[1])
+            state.pick = PickInput(label=first.label, by=by)
             return state.pick
         if not any(row.state == AttemptState.READY for row in _attempts(state).rows):
             return None

@@ -8,6 +8,7 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
+from surfaces.cli.common.options import JOB_NUMBER
 from surfaces.cli.common.runner import refuse_inside_a_job, with_desk
 from surfaces.render.terminal.console import out
 
@@ -42,7 +43,7 @@ def attempts_asked(agents: str | None, count: int | None, command: str | None) -
 
 
 def pick(
-    number: int = typer.Argument(..., metavar="N", min=1, help="The job's number."),
+    number: int = JOB_NUMBER,
     label: str = typer.Argument(..., metavar="ATTEMPT", help="The attempt to integrate: a, b…"),
 ) -> None:
     """Pick one of a job's attempts: it integrates, the others are removed."""

@@ -1,0 +1,1 @@
+"""The commands of a job's conversation: messages, the review's answers, the pick among attempts."""
