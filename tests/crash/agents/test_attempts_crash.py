@@ -78,7 +78,7 @@ async def test_attempts_survive_a_sigkilled_worker_and_the_pick_a_restarted_serv
     attempts = (number + 1, number + 2)
     logs = [tmp_path / "home" / "jobs" / str(each) / "agent.log" for each in attempts]
     await eventually(
-        lambda: all(log.is_file() and "waiting for" in log.read_text() for log in logs),
+        lambda: all(log.is_file() and "wait for" in log.read_text() for log in logs),
         bool,
         "both attempts' agents to wait on their gate",
     )
