@@ -28,3 +28,7 @@ class Narration(StrEnum):
     process, no slot."""
     REVISING = "revising"
     """A reviewer asked for changes: the agent's session resumes on branch `branch`."""
+    ATTEMPTS = "attempts"
+    """A job of several attempts: its attempts (jobs of their own) work side by side."""
+    COMPARING = "comparing"
+    """Every attempt's work waits for the pick (or the attempt ended): a person picks one."""

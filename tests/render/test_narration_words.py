@@ -30,6 +30,16 @@ from surfaces.render.words.narration_words import narration_text, thread_text
             "`codedesk discard` with the job's number see, land or drop it.",
         ),
         (Narration.REVISING, "Changes were asked; the agent resumes on branch worker/3…"),
+        (
+            Narration.ATTEMPTS,
+            "The attempts work side by side, each in its own worktree; the job compares them "
+            "once every one is in.",
+        ),
+        (
+            Narration.COMPARING,
+            "Every attempt is in: compare them with `codedesk show` and the job's number, then "
+            "pick one (`codedesk pick`) or drop them all (`codedesk discard`).",
+        ),
     ],
 )
 def test_each_narration_has_its_words(said: Narration, words: str) -> None:

@@ -45,6 +45,16 @@ def narration_text(progress: ThreadProgress) -> str:
             )
         case Narration.REVISING:
             return f"Changes were asked; the agent resumes on branch {progress.branch}…"
+        case Narration.ATTEMPTS:
+            return (
+                "The attempts work side by side, each in its own worktree; the job compares "
+                "them once every one is in."
+            )
+        case Narration.COMPARING:
+            return (
+                "Every attempt is in: compare them with `codedesk show` and the job's number, "
+                "then pick one (`codedesk pick`) or drop them all (`codedesk discard`)."
+            )
         case _:
             assert_never(said)
 

@@ -37,10 +37,11 @@ with workflow.unsafe.imports_passed_through():
         ReleaseWorktreeInput,
         Worktree,
     )
+    from desk.records.narration import Narration
     from desk.usage.tally import Usage
     from workflows.policies import GIT_STEP
 
-from workflows.job.record.progress import on_the_clones_host, set_phase
+from workflows.job.record.progress import narrate, on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
 from workflows.job.record.state import JobState
 from workflows.summaries import phase_details
@@ -76,6 +77,7 @@ def take_news(state: JobState, news: AttemptNews) -> None:
 async def compare_attempts(state: JobState) -> JobReport:
     """Wait for the attempts and the pick, pass the pick on, and report."""
     try:
+        await narrate(state, Narration.ATTEMPTS)
         pick = await _the_pick(state)
     except asyncio.CancelledError:
         await _stop_all(state)
@@ -93,6 +95,8 @@ async def compare_attempts(state: JobState) -> JobReport:
         elif row.state == AttemptState.WORKING:
             await _cancel(row)
     set_phase(state, JobPhase.INTEGRATING if pick.label else JobPhase.CLEANING)
+    if pick.label:
+        await narrate(state, Narration.INTEGRATING)
     await workflow.wait_condition(lambda: _all_ended(state))
     await _remove_kept(state, pick.label)
     if not pick.label:
@@ -121,6 +125,7 @@ async def _the_pick(state: JobState) -> PickInput | None:
         if state.status.phase != JobPhase.REVIEW:
             set_phase(state, JobPhase.REVIEW)
             workflow.set_current_details(phase_details(state.job, COMPARING))
+            await narrate(state, Narration.COMPARING)
         await workflow.wait_condition(lambda: state.pick is not None or not _all_in(state))
         if state.pick is None:  # an attempt works again (a message asked it to revise)
             set_phase(state, JobPhase.ATTEMPTS)
