@@ -201,14 +201,15 @@ def host_task_queue(task_queue: str, host: str) -> str:
     return f"{task_queue}@{host}"
 
 
-def job_branch_names(number: int, tries: int) -> Iterator[str]:
+def job_branch_names(number: int, tries: int, name: str = "") -> Iterator[str]:
     """Branch names job `number` may work on, in order of preference.
 
     `worker/<n>`, then `worker/<n>-1`, `-2`, ... when kept branches hold those names; then
     `worker-<n>`, `worker-<n>-1`, ... for when a branch named `worker` (or `worker/<n>/x`)
-    blocks the whole `worker/<n>` family.
+    blocks the whole `worker/<n>` family. `name` replaces `<n>` (an attempt's `<job>-<label>`).
     """
-    for stem in (f"worker/{number}", f"worker-{number}"):
+    name = name or str(number)
+    for stem in (f"worker/{name}", f"worker-{name}"):
         yield stem
         for suffix in range(1, tries):
             yield f"{stem}-{suffix}"

@@ -23,7 +23,7 @@ REF_CLASHES = ("cannot lock ref", "already exists")
 
 
 def cut_worktree(
-    clone: Path, path: Path, number: int, record: Path | None = None
+    clone: Path, path: Path, number: int, record: Path | None = None, name: str = ""
 ) -> tuple[str, str]:
     """Add a worktree at `path` on a new branch at the clone's HEAD; return the branch's name
     and the commit it was cut at.
@@ -41,17 +41,19 @@ def cut_worktree(
             raise GitError(detail)
         return ok, detail
 
-    return _on_a_free_name(clone, number, record, cut)
+    return _on_a_free_name(clone, number, record, cut, name=name)
 
 
-def branch_at(clone: Path, number: int, base: str, record: Path | None = None) -> tuple[str, str]:
+def branch_at(
+    clone: Path, number: int, base: str, record: Path | None = None, name: str = ""
+) -> tuple[str, str]:
     """Make the job's branch at `base`, named as `cut_worktree` names it, for a worktree that is
     already there (a kept one, checked out at `base`); return its name and `base`."""
 
     def make(branch: str, at: str) -> tuple[bool, str]:
         return try_git(clone, "branch", "--quiet", "--no-track", branch, at)
 
-    return _on_a_free_name(clone, number, record, make, base)
+    return _on_a_free_name(clone, number, record, make, base, name)
 
 
 def _on_a_free_name(
@@ -60,12 +62,13 @@ def _on_a_free_name(
     record: Path | None,
     make: Callable[[str, str], tuple[bool, str]],
     at: str = "",
+    name: str = "",
 ) -> tuple[str, str]:
     """`make(branch, base)` on the first free name of the job, at `at` or else the clone's
     HEAD, noted in `record` before each try; a try a ref taken meanwhile refused moves on."""
     base, taken = _head_and_branches(clone)
     base = at or base
-    for branch in job_branch_names(number, NAME_TRIES):
+    for branch in job_branch_names(number, NAME_TRIES, name):
         if not _free(branch, taken):
             continue
         if record is not None:

@@ -36,9 +36,12 @@ KEPT_RECORD = "worktree-kept.json"
 kept one is moved to the job's path, and once a new one is cut."""
 
 
-def take_out(kept: KeptWorktrees, path: Path, number: int, folder: Path) -> tuple[str, str]:
-    """Give job `number` a worktree at `path` on a new branch at the clone's HEAD; returns the
-    branch's name and the commit. A kept one is taken when there is one, else one is cut."""
+def take_out(
+    kept: KeptWorktrees, path: Path, number: int, folder: Path, name: str = ""
+) -> tuple[str, str]:
+    """Give job `number` a worktree at `path` on a new branch at the clone's HEAD (named by
+    `job_branch_names`, `name` in place of the number); returns the branch's name and the
+    commit. A kept one is taken when there is one, else one is cut."""
     record, cut = folder / KEPT_RECORD, folder / CUT_RECORD
     tree = _taken_before(kept, path, record)
     if tree is None:
@@ -46,14 +49,14 @@ def take_out(kept: KeptWorktrees, path: Path, number: int, folder: Path) -> tupl
             undo_cut(kept.clone, path, cut)
         tree = kept.take(path, record) if kept.size or kept.folder.is_dir() else None
     if tree is not None:
-        made = _made_clean(kept, tree, path, number, cut)
+        made = _made_clean(kept, tree, path, number, cut, name)
         if made is not None:
             return made
         drop_planned_branch(kept.clone, cut)
         remove_worktree(kept.clone, path)
         kept.forget(tree)
         record.unlink(missing_ok=True)
-    branch, base = cut_worktree(kept.clone, path, number, cut)
+    branch, base = cut_worktree(kept.clone, path, number, cut, name)
     new = kept.admin_of(path) if kept.size else None
     if new is not None:
         kept.save_index(new)
@@ -110,7 +113,7 @@ def _taken_before(kept: KeptWorktrees, path: Path, record: Path) -> KeptTree | N
 
 
 def _made_clean(
-    kept: KeptWorktrees, tree: KeptTree, path: Path, number: int, cut: Path
+    kept: KeptWorktrees, tree: KeptTree, path: Path, number: int, cut: Path, name: str = ""
 ) -> tuple[str, str] | None:
     """Make the taken worktree clean at the clone's HEAD on the job's branch; None when it
     cannot be proven clean (the caller removes it and cuts a new one)."""
@@ -125,7 +128,7 @@ def _made_clean(
             "The kept worktree %s could not be proven clean (%s): a new one is cut.", path, problem
         )
         return None
-    branch, _ = branch_at(kept.clone, number, base, cut)
+    branch, _ = branch_at(kept.clone, number, base, cut, name)
     replace_file(tree.admin / "HEAD", f"ref: refs/heads/{branch}\n")
     kept.save_index(tree)
     return branch, base

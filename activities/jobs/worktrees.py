@@ -65,7 +65,7 @@ half-done rebase is codedesk's and which commits a fast-forward it finds done br
 DISCARDED = "worktree-discarded"
 """In the job's folder: the job was cancelled while its worktree was cut (see `_discard`)."""
 JOB_GIT_LOCK = "git.lock"
-JOB_BRANCH = re.compile(r"worker/[0-9]+")
+JOB_BRANCH = re.compile(r"worker/[0-9]+(-[a-z])?")
 """In the job's folder: held by the job's running git step (see `_job_lock`)."""
 FALLBACK_IDENTITY = ("-c", "user.name=codedesk", "-c", "user.email=codedesk@localhost")
 
@@ -163,7 +163,7 @@ class WorktreeActivities:
                 return Worktree.model_validate_json(receipt.read_text())
             path.parent.mkdir(parents=True, exist_ok=True)
             kept = self._kept(clone, request.repo)
-            branch, base = take_out(kept, path, request.number, folder)
+            branch, base = take_out(kept, path, request.number, folder, request.branch_name)
             if request.start_from:
                 _go_on_from(path, request.start_from)
             worktree = Worktree(path=str(path), branch=branch, base=base)

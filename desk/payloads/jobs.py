@@ -204,6 +204,9 @@ class PrepareWorktreeInput(Payload):
     start_from: str = ""
     """A branch the new branch starts from (a continuation of a job that kept its branch);
     empty: the clone's HEAD."""
+    branch_name: str = ""
+    """What the branch is named by in place of the job's number (an attempt's `<job>-<label>`:
+    `worker/9-b`); empty: the number."""
 
 
 class DiscardWorktreeInput(Payload):

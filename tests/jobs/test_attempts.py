@@ -97,6 +97,9 @@ async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work
     ]
     assert all(row.stat == "1 file changed, 1 insertion(+)" for row in rows), rows
     assert [row.commits for row in rows] == [["add a.txt"], ["add b.txt"], ["add c.txt"]]
+    # Each in its own worktree, on a branch named by the job and its label.
+    assert [row.branch for row in rows] == [f"worker/{number}-{label}" for label in "abc"]
+    assert len({row.worktree for row in rows}) == 3
     assert (clone / "a.txt").exists() is False
     # `diff --attempt b` is attempt b's own job's diff.
     found = await desk.diff(await desk.attempt_number(number, "b"))
@@ -168,3 +171,24 @@ async def test_the_host_caps_the_attempts(desk: DeskClient, origin: Path) -> Non
     specs = attempt_specs([writes(f"{n}.txt") for n in range(5)])
     with pytest.raises(PolicyError, match="at most 4 .*CODEDESK_ATTEMPTS_MAX"):
         await desk.submit_job(REPO, "too many", attempts=specs)
+
+
+async def test_cancelling_the_job_cancels_every_attempt(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    never = gates / "never"
+    specs = attempt_specs([writes("a.txt", never), writes("b.txt", never)])
+    number = (await desk.submit_job(REPO, "add a file", attempts=specs)).number
+    await eventually(
+        lambda: desk.status(number + 1),
+        lambda found: found[1].phase == JobPhase.WORKING,
+        "the first attempt to work",
+    )
+    await desk.cancel(number)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert report.attempts is not None
+    assert [row.outcome for row in report.attempts.rows] == [JobOutcome.CANCELLED] * 2
+    for attempt in (number + 1, number + 2):
+        assert (await awaited(desk.wait(attempt), "an attempt")).outcome == JobOutcome.CANCELLED

@@ -39,14 +39,17 @@ async def cut_worktree(state: JobState) -> CutWorktree:
     """Cut the job's branch and worktree from the clone's HEAD (a continuation's from the
     finished job's kept branch), on the clone's host."""
     job = state.job
-    cutting = f"cutting worker/{job.number} of {job.repo}"
+    name = f"{job.attempt_of}-{job.attempt_label}" if job.attempt_of else ""
+    cutting = f"cutting worker/{name or job.number} of {job.repo}"
     # A continuation of a job that kept its branch goes on from that branch's work.
     start = state.continuing.branch if state.continuing is not None else ""
     return await on_the_clones_host(
         state,
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.prepare_worktree,
-            PrepareWorktreeInput(number=job.number, repo=job.repo, start_from=start),
+            PrepareWorktreeInput(
+                number=job.number, repo=job.repo, start_from=start, branch_name=name
+            ),
             **(GIT_STEP | route | ActivityConfig(summary=cutting)),
         ),
     )

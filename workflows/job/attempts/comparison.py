@@ -75,17 +75,24 @@ def take_news(state: JobState, news: AttemptNews) -> None:
 
 
 async def compare_attempts(state: JobState) -> JobReport:
-    """Wait for the attempts and the pick, pass the pick on, and report."""
+    """Wait for the attempts and the pick, pass the pick on, and report. A cancel of the job
+    cancels every attempt not ended (each keeps its work, as a cancelled job does)."""
     try:
         await narrate(state, Narration.ATTEMPTS)
         pick = await _the_pick(state)
+        if pick is None:
+            await _remove_kept(state, "")
+            return _report(state, JobOutcome.FAILED, ReasonKind.NO_ATTEMPT_READY)
+        return await _pass_on(state, pick)
     except asyncio.CancelledError:
         await _stop_all(state)
         return _report(state, JobOutcome.CANCELLED, ReasonKind.CANCELLED)
+
+
+async def _pass_on(state: JobState, pick: PickInput) -> JobReport:
+    """The picked attempt integrates, the others that wait discard, the others still working
+    are cancelled; once all ended, what they kept is removed."""
     attempts = _attempts(state)
-    if pick is None:
-        await _remove_kept(state, "")
-        return _report(state, JobOutcome.FAILED, ReasonKind.NO_ATTEMPT_READY)
     attempts.picked, attempts.picked_by = pick.label, pick.by.name or pick.by.id
     for row in attempts.rows:
         if row.label == pick.label:
@@ -176,7 +183,8 @@ async def _cancel(row: AttemptRow) -> None:
 
 async def _stop_all(state: JobState) -> None:
     """The job was cancelled: every attempt not ended is cancelled too, and waited for."""
-    set_phase(state, JobPhase.CLEANING)
+    if state.status.phase != JobPhase.CLEANING:
+        set_phase(state, JobPhase.CLEANING)
     for row in _attempts(state).rows:
         if row.state != AttemptState.ENDED:
             await _cancel(row)
