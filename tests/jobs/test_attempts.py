@@ -22,7 +22,9 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
+from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
+from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 
@@ -136,6 +138,12 @@ async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work
     assert "attempts (3): attempt b picked by" in shown, shown
     assert f"b (picked): job {number + 2}, python; integrated; check passed" in shown, shown
     assert f"c: job {number + 3}, python; discarded; check failed; 1 file changed" in shown
+    # `watch` and `show` tell the attempts' news and the pick in words.
+    lines = [line.text for line in history_lines(await desk.history(number))]
+    assert "attempt c: ready for the pick (check failed; 1 file changed, 1 insertion(+))" in lines
+    assert "attempt b: ended integrated" in lines, lines
+    told = [line.text for line in history_lines(await desk.history(number + 2))]
+    assert any(line.startswith("the pick: integrate (by ") for line in told), told
     [listed] = await desk.jobs()
     assert (listed.number, listed.attempts) == (number, (number + 1, number + 2, number + 3))
     assert listed.attempt_phases == ("done",) * 3
@@ -192,3 +200,38 @@ async def test_cancelling_the_job_cancels_every_attempt(
     assert [row.outcome for row in report.attempts.rows] == [JobOutcome.CANCELLED] * 2
     for attempt in (number + 1, number + 2):
         assert (await awaited(desk.wait(attempt), "an attempt")).outcome == JobOutcome.CANCELLED
+
+
+async def test_a_message_during_the_comparison_revises_every_attempt(
+    desk: DeskClient, origin: Path, tmp_path: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    one_shot = one_shot_command(tmp_path / "one-shot-bin")
+    specs = attempt_specs([("", one_shot), ("", one_shot)])
+    number = (await desk.submit_job(REPO, "write:a.txt=1", attempts=specs)).number
+    await compared(desk, number)
+    answer = await desk.say(number, "write:b.txt=2")
+    assert answer.number == number + 1  # the first attempt's answer; each has its own
+
+    async def revised() -> JobStatus:
+        return (await desk.status(number))[1]
+
+    status = await eventually(
+        revised,
+        lambda now: (
+            now.phase == JobPhase.REVIEW
+            and now.attempts is not None
+            and all(len(row.commits) == 2 for row in now.attempts.rows)
+        ),
+        "both attempts revised, back in the comparison",
+    )
+    assert status.attempts is not None
+    for row in status.attempts.rows:
+        _, attempt = await desk.status(row.number)
+        assert [r.verdict for r in attempt.review_rounds] == ["revise", None], attempt
+    await desk.pick(number, "a")
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (clone / "a.txt").read_text() == "1" and (clone / "b.txt").read_text() == "2"
+    assert worker_branches(clone) == []

@@ -16,10 +16,13 @@ from temporalio.api.update.v1 import Outcome
 
 from desk.names import (
     JOB_AGENT_INBOX_UPDATE,
+    JOB_ATTEMPT_NEWS_SIGNAL,
+    JOB_ATTEMPT_VERDICT_SIGNAL,
     JOB_MESSAGES_DELIVERED_SIGNAL,
     JOB_REVIEW_UPDATE,
     JOB_SAY_UPDATE,
 )
+from desk.payloads.conversation.attempt_payloads import AttemptNews, AttemptState
 from desk.payloads.conversation.review_payloads import ReviewAnswer, ReviewAnswered
 from desk.payloads.message_payloads import MessagesDelivered, SayAnswer, SayInput
 from surfaces.render.words.message_words import delivered_line, said_line, say_answer
@@ -77,9 +80,39 @@ def conversation_answer(name: str, outcome: Outcome) -> str | None:
 
 def conversation_signal(name: str, payloads: Sequence[Payload]) -> str | None:
     """A signal of the conversation, in words."""
+    if name == JOB_ATTEMPT_NEWS_SIGNAL:
+        return _attempt_news(_first(payloads))
+    if name == JOB_ATTEMPT_VERDICT_SIGNAL:
+        return _attempt_verdict(_first(payloads))
     if name != JOB_MESSAGES_DELIVERED_SIGNAL:
         return None
     try:
         return delivered_line(MessagesDelivered.model_validate(_first(payloads)))
     except ValidationError:
         return "messages reached the agent"
+
+
+def _attempt_news(value: object) -> str:
+    """`attempt b: ready for the pick (check passed; 1 file changed, 1 insertion(+))`."""
+    try:
+        news = AttemptNews.model_validate(value)
+    except ValidationError:
+        return "an attempt's news"
+    said = f"attempt {news.label}: "
+    if news.state == AttemptState.WORKING:
+        return said + "working again"
+    if news.state == AttemptState.ENDED:
+        return said + f"ended {news.outcome or ''}".rstrip()
+    facts = [f"check {news.check}" if news.check is not None else "no check"]
+    if news.stat:
+        facts.append(news.stat.strip())
+    return said + f"ready for the pick ({'; '.join(facts)})"
+
+
+def _attempt_verdict(value: object) -> str:
+    """`the pick: integrate (by alice)` as the attempt heard it."""
+    try:
+        answer = ReviewAnswer.model_validate(value)
+    except ValidationError:
+        return "the pick's answer"
+    return f"the pick: {answer.verdict} (by {answer.by.name or answer.by.id})"
