@@ -185,3 +185,25 @@ async def assert_a_later_job_runs(env: dict[str, str], cwd: Path, repo: str = RE
     # Visibility follows a closed job shortly after; until it does, a row may still say running.
     await eventually(running, lambda rows: rows is None, "no job listed as running")
     return number
+
+
+async def shown_job(env: dict[str, str], number: int, cwd: Path) -> dict[str, object]:
+    """`codedesk show N --json`'s job, as a person's console script reads it; nothing while no
+    worker (or server) answers."""
+    done = await run_cli(env, "show", str(number), "--json", cwd=cwd)
+    if done.returncode != 0:
+        return {}
+    found: dict[str, object] = json.loads(done.stdout)["job"]
+    return found
+
+
+async def until_it_runs(env: dict[str, str], cwd: Path, *args: str) -> None:
+    """Run `codedesk ARGS` until it succeeds (a restarted worker or server may not answer yet);
+    any other failure fails at once."""
+
+    async def run() -> int:
+        done = await run_cli(env, *args, cwd=cwd)
+        assert done.returncode == 0 or "no codedesk worker" in done.stderr.lower(), shown(done)
+        return done.returncode
+
+    await eventually(run, lambda code: code == 0, f"`codedesk {' '.join(args)}`")

@@ -3,6 +3,7 @@ its history scheduled; a job started to be at work."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
@@ -14,14 +15,23 @@ from tests.helpers.agents import agent
 from tests.helpers.waiting import eventually
 
 
-async def working(desk: DeskClient, number: int) -> str:
-    """Wait until the job's agent runs; return the worktree."""
+async def status_until(
+    desk: DeskClient, number: int, accept: Callable[[JobStatus], object], what: str
+) -> JobStatus:
+    """Job `number`'s status, once `accept` holds for it (fails naming `what`)."""
 
     async def status() -> JobStatus:
         return (await desk.status(number))[1]
 
-    found: JobStatus = await eventually(
-        status,
+    found: JobStatus = await eventually(status, accept, what)
+    return found
+
+
+async def working(desk: DeskClient, number: int) -> str:
+    """Wait until the job's agent runs; return the worktree."""
+    found = await status_until(
+        desk,
+        number,
         lambda status: status.phase == JobPhase.WORKING and status.worktree,
         f"job {number} to start working",
     )

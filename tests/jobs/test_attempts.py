@@ -24,6 +24,7 @@ from surfaces.render.layout.report_layout import job_report
 from surfaces.render.terminal.block_lines import plain
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
+from tests.helpers.job_waits import status_until
 from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
@@ -45,14 +46,9 @@ def writes(name: str, gate: Path | None = None) -> tuple[str, str]:
 
 async def compared(desk: DeskClient, number: int) -> JobStatus:
     """Until job `number`'s comparison waits for the pick."""
-
-    async def status() -> JobStatus:
-        return (await desk.status(number))[1]
-
-    found: JobStatus = await eventually(
-        status, lambda now: now.phase == JobPhase.REVIEW, f"job {number}'s comparison"
+    return await status_until(
+        desk, number, lambda now: now.phase == JobPhase.REVIEW, f"job {number}'s comparison"
     )
-    return found
 
 
 def worker_branches(clone: Path) -> list[str]:
@@ -214,11 +210,9 @@ async def test_a_message_during_the_comparison_revises_every_attempt(
     answer = await desk.say(number, "write:b.txt=2")
     assert answer.number == number + 1  # the first attempt's answer; each has its own
 
-    async def revised() -> JobStatus:
-        return (await desk.status(number))[1]
-
-    status = await eventually(
-        revised,
+    status = await status_until(
+        desk,
+        number,
         lambda now: (
             now.phase == JobPhase.REVIEW
             and now.attempts is not None

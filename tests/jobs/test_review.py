@@ -24,6 +24,7 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
+from tests.helpers.job_waits import status_until
 from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
@@ -44,16 +45,12 @@ def one_shot(tmp_path: Path) -> str:
 
 async def in_review(desk: DeskClient, number: int, rounds: int = 1) -> JobStatus:
     """Until job `number` waits in review for its round `rounds`."""
-
-    async def status() -> JobStatus:
-        return (await desk.status(number))[1]
-
-    found: JobStatus = await eventually(
-        status,
+    return await status_until(
+        desk,
+        number,
         lambda now: now.phase == JobPhase.REVIEW and len(now.review_rounds) == rounds,
         f"job {number} to wait in review (round {rounds})",
     )
-    return found
 
 
 def branches(clone: Path) -> list[str]:

@@ -19,16 +19,17 @@ from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.conversation.attempt_payloads import AttemptState, attempt_specs
-from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
+from desk.payloads.jobs import JobOutcome, JobPhase
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
+from tests.helpers.job_waits import status_until
 from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
-from tests.helpers.real_agents.other_clis import npm_release
+from tests.helpers.real_agents.other_clis import make_codex_home, npm_release
 from tests.helpers.repos import git
-from tests.helpers.waiting import awaited, eventually
+from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash
 from tests.real_agents.fake_openai import FakeOpenAI, serving
@@ -79,15 +80,7 @@ async def test_claude_codex_and_opencode_are_compared_and_the_pick_lands_alone(
     # codex: its owner's config.toml names the fake; the key comes from the environment.
     on_path(monkeypatch, npm_cli(*npm_release("pinned", "codex", "@openai/codex"), "codex"))
     codex_fake.steps = [ToolCall("exec_command", {"cmd": commit("B.md")}), Say("Added B.md.")]
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{codex_fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_codex_home(tmp_path / "codex-home", codex_fake.url, monkeypatch)
     # opencode: its configuration in the environment names the other fake.
     opencode = npm_cli(*npm_release("pinned", "opencode", "opencode-ai"), "opencode")
     on_path(monkeypatch, opencode)
@@ -109,11 +102,8 @@ async def test_claude_codex_and_opencode_are_compared_and_the_pick_lands_alone(
     )
     number = (await desk.submit_job(REPO, TASK, attempts=specs)).number
 
-    async def status() -> JobStatus:
-        return (await desk.status(number))[1]
-
-    seen: JobStatus = await eventually(
-        status, lambda now: now.phase == JobPhase.REVIEW, f"job {number}'s comparison"
+    seen = await status_until(
+        desk, number, lambda now: now.phase == JobPhase.REVIEW, f"job {number}'s comparison"
     )
     assert seen.attempts is not None
     rows = seen.attempts.rows

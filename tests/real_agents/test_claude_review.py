@@ -23,11 +23,12 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from tests.helpers.agent_pids import job_processes
 from tests.helpers.agents import agent
+from tests.helpers.job_waits import status_until
 from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git
-from tests.helpers.waiting import awaited, eventually
+from tests.helpers.waiting import awaited
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,15 +42,12 @@ def settings(settings: DeskSettings) -> DeskSettings:
 
 
 async def in_review(desk: DeskClient, number: int, rounds: int) -> JobStatus:
-    async def status() -> JobStatus:
-        return (await desk.status(number))[1]
-
-    found: JobStatus = await eventually(
-        status,
+    return await status_until(
+        desk,
+        number,
         lambda now: now.phase == JobPhase.REVIEW and len(now.review_rounds) == rounds,
         f"job {number} in review, round {rounds}",
     )
-    return found
 
 
 def branches(clone: Path) -> list[str]:

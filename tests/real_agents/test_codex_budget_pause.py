@@ -20,7 +20,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.real_agents.budget_pauses import budget_card, holds_no_process, paused
-from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -58,15 +58,7 @@ async def test_approve_resumes_codexs_thread_with_another_budget_and_the_job_int
     forever = shell(f"while [ ! -e {gates / 'never'} ]; do sleep 0.1; done")
     fake.steps = [shell(NOTES), *[IfTold(GO_ON_WORDS, shell(CHANGELOG), forever)] * 8]
     fake.final = "Added the changelog."
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     info = await desk.add_repo(REPO, str(origin))
     number = await desk.start_job(
         REPO, "write notes", agent_command=preset_command("codex"), budget=BUDGET

@@ -14,7 +14,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -56,15 +56,7 @@ async def test_say_to_a_finished_codex_job_resumes_its_thread_in_a_new_job(
         ),
         Say("Added the changelog."),
     ]
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     await desk.add_repo(REPO, str(origin))
     first = await desk.start_job(REPO, TASK, agent_command=preset_command("codex"))
     report = await awaited(desk.wait(first), "the first job's report")

@@ -22,7 +22,7 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobReport, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import job_processes
-from tests.helpers.real_agents.other_clis import NOTES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, REPO, make_codex_home, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.repos import git
@@ -84,15 +84,7 @@ async def suspended_codex(
     suspended: its approval open, no process of it alive, its desk slot free."""
     on_path(monkeypatch, npm_cli(*npm_release("pinned", "codex", "@openai/codex"), "codex"))
     fake.steps = script()
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     await desk.add_repo(REPO, str(origin))
     number = await desk.start_job(REPO, TASK, agent_command=preset_command("codex"))
     approvals = ApprovalsClient(desk.client)

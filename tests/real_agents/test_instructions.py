@@ -21,6 +21,7 @@ from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient
+from tests.helpers.real_agents.other_clis import make_codex_home
 from tests.helpers.repos import git
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
@@ -98,15 +99,7 @@ async def test_codex_gets_them_as_its_developer_instructions(
     on_path(monkeypatch, npm_cli("codex", "@openai/codex@0.171", "codex"))
     fake = FakeOpenAI(steps=commits_when_told(lambda cmd: ToolCall("exec_command", {"cmd": cmd})))
     with serving(fake):
-        codex_home = tmp_path / "codex-home"
-        codex_home.mkdir()
-        (codex_home / "config.toml").write_text(
-            'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-            f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-            'env_key = "OPENAI_API_KEY"\n'
-        )
-        monkeypatch.setenv("CODEX_HOME", str(codex_home))
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+        make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
         report = await run_preset(desk, origin, "codex")
     prompts = fake.standing_prompts()
     assert prompts, "codex asked its model nothing"

@@ -22,7 +22,7 @@ from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -90,16 +90,8 @@ async def test_codex(
     fake.steps = [ToolCall("exec_command", {"cmd": COMMIT}), Say("Committed it.")]
     # The owner's codex folder, as codex keeps it: the job's home is seeded from its
     # config.toml, never from its login (auth.json); the key comes from the environment.
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
+    codex_home = make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     (codex_home / "auth.json").write_text('{"OPENAI_API_KEY": "sk-owner-login-not-for-agents"}')
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     report = await run_preset(desk, origin, "codex", fake)
     assert_proven(release, "codex", report)
     assert_integrated(report, settings, fake)

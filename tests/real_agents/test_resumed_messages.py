@@ -16,7 +16,7 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, npm_release
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home, npm_release
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -54,15 +54,7 @@ async def test_a_message_to_codex_is_delivered_when_its_run_ends_by_resuming_its
         IfTold(ASKED, ToolCall("exec_command", {"cmd": CHANGELOG}), Say("I waited.")),
         Say("Added the changelog."),
     ]
-    codex_home = tmp_path / "codex-home"
-    codex_home.mkdir()
-    (codex_home / "config.toml").write_text(
-        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
-        f'name = "fake"\nbase_url = "{fake.url}"\nwire_api = "responses"\n'
-        'env_key = "OPENAI_API_KEY"\n'
-    )
-    monkeypatch.setenv("CODEX_HOME", str(codex_home))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     info = await desk.add_repo(REPO, str(origin))
     number = await desk.start_job(REPO, "wait for the gate", agent_command=preset_command("codex"))
     await eventually(fake.conversation, lambda asked: len(asked) >= 1, "codex's first step")

@@ -5,7 +5,6 @@ restarted while the comparison waits for the pick loses nothing; the pick lands 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from temporalio.client import Client
@@ -21,6 +20,8 @@ from tests.crash.crashes import (
     kill,
     restart_server,
     server_env,
+    shown_job,
+    until_it_runs,
 )
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import run_cli, shown, started_number
@@ -31,31 +32,12 @@ from tests.helpers.waiting import eventually
 from workers.devserver import DevServer
 
 
-async def shown_job(env: dict[str, str], number: int, cwd: Path) -> dict[str, object]:
-    """`codedesk show N --json`'s job, or nothing while no worker answers."""
-    done = await run_cli(env, "show", str(number), "--json", cwd=cwd)
-    if done.returncode != 0:
-        return {}
-    found: dict[str, object] = json.loads(done.stdout)["job"]
-    return found
-
-
 def comparing(seen: dict[str, object]) -> bool:
     attempts = seen.get("attempts")
     rows = attempts.get("rows", []) if isinstance(attempts, dict) else []
     return seen.get("phase") == JobPhase.REVIEW and all(
         row.get("state") == AttemptState.READY for row in rows
     )
-
-
-async def picked(env: dict[str, str], cwd: Path, *args: str) -> None:
-    """Run `codedesk ARGS` until it succeeds (a restarted server or worker may not answer yet)."""
-
-    async def run() -> int:
-        done = await run_cli(env, *args, cwd=cwd)
-        return done.returncode
-
-    await eventually(run, lambda code: code == 0, f"`codedesk {' '.join(args)}`")
 
 
 async def test_attempts_survive_a_sigkilled_worker_and_the_pick_a_restarted_server(
@@ -96,7 +78,7 @@ async def test_attempts_survive_a_sigkilled_worker_and_the_pick_a_restarted_serv
     await eventually(
         lambda: shown_job(env, number, tmp_path), comparing, "the comparison after the restart"
     )
-    await picked(env, tmp_path, "pick", str(number), "b")
+    await until_it_runs(env, tmp_path, "pick", str(number), "b")
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     report = await report_of(client, number, tmp_path)

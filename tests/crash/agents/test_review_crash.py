@@ -7,7 +7,6 @@ revision's words are the steps it runs, so the revision waits on a gate while th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from temporalio.client import Client
@@ -22,6 +21,8 @@ from tests.crash.crashes import (
     kill,
     restart_server,
     server_env,
+    shown_job,
+    until_it_runs,
 )
 from tests.helpers.cli_helpers import run_cli, shown, started_number
 from tests.helpers.holds.approval_recovery import report_of
@@ -35,31 +36,15 @@ from workers.devserver import DevServer
 async def in_review(env: dict[str, str], number: int, cwd: Path, rounds: int) -> None:
     """Until `codedesk show N --json` says the job waits in review for round `rounds`."""
 
-    async def job() -> dict[str, object]:
-        shown_job = await run_cli(env, "show", str(number), "--json", cwd=cwd)
-        if shown_job.returncode != 0:
-            return {}
-        found: dict[str, object] = json.loads(shown_job.stdout)["job"]
-        return found
-
     def waiting(seen: dict[str, object]) -> bool:
         kept = seen.get("review_rounds")
         return (
             seen.get("phase") == JobPhase.REVIEW and isinstance(kept, list) and len(kept) == rounds
         )
 
-    await eventually(job, waiting, f"job {number} in review, round {rounds}")
-
-
-async def answered(env: dict[str, str], cwd: Path, *args: str) -> None:
-    """Run `codedesk ARGS` until it succeeds (a restarted worker may not poll yet)."""
-
-    async def run() -> int:
-        done = await run_cli(env, *args, cwd=cwd)
-        assert done.returncode == 0 or "no codedesk worker" in done.stderr.lower(), shown(done)
-        return done.returncode
-
-    await eventually(run, lambda code: code == 0, f"`codedesk {' '.join(args)}`")
+    await eventually(
+        lambda: shown_job(env, number, cwd), waiting, f"job {number} in review, round {rounds}"
+    )
 
 
 async def ended_once(client: Client, number: int) -> None:
@@ -86,7 +71,7 @@ async def test_a_job_in_review_survives_a_server_restart(
 
     again = await restart_server(own_server)
     await in_review(env, number, tmp_path, 1)  # still waiting, as it was
-    await answered(env, tmp_path, "integrate", str(number))
+    await until_it_runs(env, tmp_path, "integrate", str(number))
 
     client = await Client.connect(again.address, data_converter=pydantic_data_converter)
     report = await report_of(client, number, tmp_path)
@@ -130,7 +115,7 @@ async def test_a_revision_survives_a_sigkilled_worker(
     start_worker(env)
     gate.touch()
     await in_review(env, number, tmp_path, 2)
-    await answered(env, tmp_path, "integrate", str(number))
+    await until_it_runs(env, tmp_path, "integrate", str(number))
 
     client = await Client.connect(server.address, data_converter=pydantic_data_converter)
     report = await report_of(client, number, tmp_path)

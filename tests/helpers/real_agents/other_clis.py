@@ -56,3 +56,17 @@ def npm_release(release: str, name: str, package: str) -> tuple[str, str]:
 def agent_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Set variables of the agent's environment (the worker runs in this process)."""
     return give_agent_home(monkeypatch, tmp_path / "agent-home")
+
+
+def make_codex_home(folder: Path, model_url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The owner's codex folder (`CODEX_HOME`) at `folder`, as codex keeps it: a `config.toml`
+    whose provider is the fake model at `model_url`; the key comes from the environment."""
+    folder.mkdir()
+    (folder / "config.toml").write_text(
+        'model = "gpt-fake"\nmodel_provider = "fake"\n\n[model_providers.fake]\n'
+        f'name = "fake"\nbase_url = "{model_url}"\nwire_api = "responses"\n'
+        'env_key = "OPENAI_API_KEY"\n'
+    )
+    monkeypatch.setenv("CODEX_HOME", str(folder))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    return folder
