@@ -22,6 +22,7 @@ from temporalio.client import Client
 
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, SurfacePlace
+from desk.payloads.conversation.attempt_payloads import attempt_specs
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.ship_payloads import PushStatus
 from desk.records.repo_setup import SetRepoSetup
@@ -170,6 +171,29 @@ class TestDelivered:
             (2, "passed", 0),
         ]
         assert "red" in rounds[0]["sent"] and rounds[1]["sent"] == ""
+
+    async def test_a_job_of_attempts_delivers_once_with_its_attempts_and_pick(
+        self, desk: DeskClient, clone: Path, receiver: Receiver
+    ) -> None:
+        """Several attempts (issue 48): the hooks hear the job once (its attempts are jobs of
+        their own, whose reports reach no hook), with each attempt and the pick."""
+        await RepoSetupClient(desk.client, desk.settings).configure(
+            SetRepoSetup(repo=REPO, check="true")
+        )
+        specs = attempt_specs([("", INTEGRATES), ("", INTEGRATES)])
+        number = (
+            await desk.submit_job(REPO, "add notes", attempts=specs, pick_first_passing=True)
+        ).number
+        report = await desk.wait(number)
+        assert report.outcome == JobOutcome.INTEGRATED, report
+        await until(lambda: len(receiver.deliveries) == 1, "the webhook's delivery")
+        job = receiver.deliveries[0].document["job"]
+        assert job["number"] == number
+        assert job["attempts"]["picked"] in ("a", "b")
+        assert [row["label"] for row in job["attempts"]["rows"]] == ["a", "b"]
+        await desk.wait(number + 1)
+        await desk.wait(number + 2)
+        assert len(receiver.deliveries) == 1, receiver.deliveries
 
     async def test_a_pushs_result_reaches_the_webhook(
         self,
