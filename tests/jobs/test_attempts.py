@@ -203,10 +203,17 @@ async def test_a_message_during_the_comparison_revises_every_attempt(
 ) -> None:
     info = await desk.add_repo(REPO, str(origin))
     clone = Path(info.path)
+    await RepoSetupClient(desk.client, desk.settings).configure(
+        SetRepoSetup(repo=REPO, check="test -f b.txt", check_retries=0)
+    )
     one_shot = one_shot_command(tmp_path / "one-shot-bin")
     specs = attempt_specs([("", one_shot), ("", one_shot)])
     number = (await desk.submit_job(REPO, "write:a.txt=1", attempts=specs)).number
-    await compared(desk, number)
+    first = await compared(desk, number)
+    assert first.attempts is not None
+    assert [row.check_blocks for row in first.attempts.rows] == [True, True]
+    with pytest.raises(PickError, match="check did not pass"):
+        await desk.pick(number, "a")
     answer = await desk.say(number, "write:b.txt=2")
     assert answer.number == number + 1  # the first attempt's answer; each has its own
 
@@ -221,6 +228,7 @@ async def test_a_message_during_the_comparison_revises_every_attempt(
         "both attempts revised, back in the comparison",
     )
     assert status.attempts is not None
+    assert [row.check for row in status.attempts.rows] == [CheckStatus.PASSED] * 2
     for row in status.attempts.rows:
         _, attempt = await desk.status(row.number)
         assert [r.verdict for r in attempt.review_rounds] == ["revise", None], attempt

@@ -63,14 +63,16 @@ def open_attempts(state: JobState) -> None:
 
 
 def take_news(state: JobState, news: AttemptNews) -> None:
-    """An attempt's job told where it is: its row shows it (its label names it); what the news
-    leaves out (an ending's diffstat) stays as the last news said."""
+    """An attempt's job told where it is: its row shows it (its label names it). Work ready
+    for the pick is told whole; an ending leaves out what it does not know (the diffstat, the
+    commits), which stays as the last news said."""
     attempts = state.status.attempts
     if attempts is None:
         return
+    ending = news.state == AttemptState.ENDED
     for index, row in enumerate(attempts.rows):
         if row.label == news.label:
-            facts = news.model_dump(exclude={"label"}, exclude_defaults=True)
+            facts = news.model_dump(exclude={"label"}, exclude_defaults=ending)
             attempts.rows[index] = AttemptRow.model_validate(row.model_dump() | facts)
 
 
