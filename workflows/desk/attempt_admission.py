@@ -2,8 +2,9 @@
 
 The job itself runs no agent and takes no slot: it waits for its attempts' news and the pick.
 Each attempt is an ordinary job of its own number, running or queued as the host's slots say,
-told the job it belongs to (`attempt_of`) and its label. The job is started first, so an
-attempt's news always finds it.
+told the job it belongs to (`attempt_of`) and its label. It shares the job's thread, where its
+held calls' cards go, but its progress and report are the job's to tell, and the job's alone
+reach the result hooks. The job is started first, so an attempt's news always finds it.
 """
 
 from __future__ import annotations
@@ -78,7 +79,6 @@ async def start_attempts(
                 "attempt_of": number,
                 "attempt_label": spec.label,
                 "result_hooks": None,
-                "place": None,
                 "admitted": not queued,
             }
         )

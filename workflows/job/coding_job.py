@@ -212,7 +212,7 @@ class CodingJob:
         await tell_ended(state, report)
         # Who asked, for a report that cannot be shown where it was asked, and for the hooks.
         asked = asked_for_job(state.job) if workflow.patched(patches.RESULT_ASKED) else None
-        if state.job.place is not None:
+        if state.job.place is not None and not job.attempt_of:  # an attempt's job reports
             place = state.job.place
             requester = asked.requester if asked is not None else ""
             told = ThreadReport(channel=place.channel, report=report, requester=requester)

@@ -40,8 +40,8 @@ async def narrate(
     state: JobState, said: Narration, *, branch: str = "", host: str = "", held: str = ""
 ) -> None:
     """Short narration for the job's chat thread (one progress message, edited in place);
-    the surface words it."""
-    if state.job.place is not None:
+    the surface words it. An attempt says nothing there: its job tells the thread."""
+    if state.job.place is not None and not state.job.attempt_of:
         place = state.job.place
         # While the agent works, the surface reads its lines from Temporal (not this history).
         working = state.status.phase == JobPhase.WORKING
