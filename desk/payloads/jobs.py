@@ -185,6 +185,9 @@ class JobInput(Payload):
     """The requester asked for a review (`task --review`): the work waits for a person before
     it lands. The owner's `repo set --review` asks it of every job of the repository, whatever
     this says."""
+    git_heartbeat_timeout: timedelta = timedelta(seconds=10)
+    """How soon a silent git step of the job (its worktree, integration, release, branch push)
+    is tried again: the host's CODEDESK_GIT_HEARTBEAT_TIMEOUT."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -355,6 +358,8 @@ class IntegrationRequest(Payload):
     report_files: int = 100
     host: str = ""
     """The host that holds the clone, for a `Repo` entity that does not know it yet."""
+    git_heartbeat_timeout: timedelta = timedelta(seconds=10)
+    """How soon the integration, silent, is tried again (the job's host policy)."""
 
 
 class WithdrawIntegration(Payload):

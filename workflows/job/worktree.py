@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
         ReleaseWorktreeInput,
         Worktree,
     )
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows import patches
 from workflows.host.host_routes import host_route
@@ -47,7 +47,7 @@ async def cut_worktree(state: JobState) -> CutWorktree:
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.prepare_worktree,
             PrepareWorktreeInput(number=job.number, repo=job.repo, start_from=start),
-            **(GIT_STEP | route | ActivityConfig(summary=cutting)),
+            **(git_step(job.git_heartbeat_timeout) | route | ActivityConfig(summary=cutting)),
         ),
     )
 
@@ -66,7 +66,7 @@ async def discard_cancelled_worktree(state: JobState) -> None:
             WorktreeActivities.discard_worktree,
             DiscardWorktreeInput(number=job.number, repo=job.repo),
             **(
-                GIT_STEP
+                git_step(job.git_heartbeat_timeout)
                 | host_route(job.host, job.host_wait)
                 | ActivityConfig(summary=f"discarding job {job.number}'s worktree")
             ),
@@ -96,7 +96,11 @@ async def left_behind(
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.release_worktree,
             ReleaseWorktreeInput.of(job, worktree),
-            **(GIT_STEP | route | ActivityConfig(summary=f"releasing {branch}")),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary=f"releasing {branch}")
+            ),
         ),
     )
     if agent is None and left.log_path:
