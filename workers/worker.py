@@ -122,7 +122,6 @@ def build_worker(
     settings: DeskSettings,
     *,
     task_queue: str | None = None,
-    sticky_timeout: timedelta = timedelta(seconds=10),
 ) -> DeskWorkers:
     """Workers polling the desk's task queue (or `task_queue`, for tests) and this host's."""
     set_diagnostic_chars(settings.diagnostic_chars)
@@ -139,7 +138,7 @@ def build_worker(
                 workflows=list(WORKFLOWS),
                 workflow_runner=WORKFLOW_RUNNER,
                 activities=activities_for(client, settings),
-                sticky_queue_schedule_to_start_timeout=sticky_timeout,
+                sticky_queue_schedule_to_start_timeout=settings.sticky_timeout,
                 graceful_shutdown_timeout=timedelta(seconds=5),
                 identity=identity,
                 max_heartbeat_throttle_interval=throttle,

@@ -21,7 +21,9 @@ GIT_STEP_TIMEOUT = timedelta(minutes=5)
 GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
 """Every git step heartbeats while git runs (clone, prepare, integrate, release, report, push):
 a crashed or stalled worker's step is retried this soon, instead of after GIT_STEP_TIMEOUT, and
-the retry finds what the dead attempt did (a receipt, a merged tip, a remote at the SHA)."""
+the retry finds what the dead attempt did (a receipt, a merged tip, a remote at the SHA). A
+job's own steps (`git_step`) take the host's CODEDESK_GIT_HEARTBEAT_TIMEOUT from the job's input
+instead (its default is this); the clone, report, push and session steps keep this one."""
 
 HOST_WAIT = timedelta(minutes=1)
 """How long a repository's integration, report or push waits for its host's worker before it
@@ -88,6 +90,13 @@ GIT_STEP = ActivityConfig(
     retry_policy=GIT_RETRY,
 )
 """A shelf step on a clone: prepare, release, discard, integrate, change report, push, list."""
+
+
+def git_step(heartbeat_timeout: timedelta) -> ActivityConfig:
+    """GIT_STEP with the host's heartbeat timeout (CODEDESK_GIT_HEARTBEAT_TIMEOUT), which a job
+    carries in its input: a workflow cannot read the host's settings."""
+    return GIT_STEP | ActivityConfig(heartbeat_timeout=heartbeat_timeout)
+
 
 CLONE_STEP = ActivityConfig(
     start_to_close_timeout=GIT_STEP_TIMEOUT * 6,

@@ -153,6 +153,8 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "temporal_api_key": unsure,
         "host": _host,
         "host_wait": duration,
+        "git_heartbeat_timeout": duration,
+        "sticky_timeout": duration,
         "shelf": _shelf,
         "clone_source": _clone_source,
         "agent_command": text,

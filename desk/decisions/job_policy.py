@@ -54,5 +54,6 @@ def judge_job(job: JobInput, ask: JobAsk, policy: HostPolicy) -> JobInput:
             "session_keep": policy.session_keep,
             "policy_source": policy.source or "(unnamed host)",
             "result_hooks": policy.result_delivery,
+            "git_heartbeat_timeout": policy.git_heartbeat_timeout,
         }
     )

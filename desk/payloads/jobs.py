@@ -196,6 +196,9 @@ class JobInput(Payload):
     (0: an ordinary job)."""
     attempt_label: str = ""
     """Its label among the attempts (`a`, `b`, ...)."""
+    git_heartbeat_timeout: timedelta = timedelta(seconds=10)
+    """How soon a silent git step of the job (its worktree, integration, release, branch push)
+    is tried again: the host's CODEDESK_GIT_HEARTBEAT_TIMEOUT."""
 
 
 class PrepareWorktreeInput(Payload):
@@ -369,6 +372,8 @@ class IntegrationRequest(Payload):
     report_files: int = 100
     host: str = ""
     """The host that holds the clone, for a `Repo` entity that does not know it yet."""
+    git_heartbeat_timeout: timedelta = timedelta(seconds=10)
+    """How soon the integration, silent, is tried again (the job's host policy)."""
 
 
 class WithdrawIntegration(Payload):

@@ -76,6 +76,8 @@ class HostPolicy(Payload):
     the worker has settings for (their URL, secret and command stay in its settings)."""
     result_hook_timeout: timedelta = timedelta(seconds=30)
     result_hook_window: timedelta = timedelta(days=1)
+    git_heartbeat_timeout: timedelta = timedelta(seconds=10)
+    """How soon a silent git step of a job is tried again (a crashed worker's)."""
 
     @property
     def result_delivery(self) -> ResultHooks | None:
@@ -130,6 +132,7 @@ POLICY_SETTINGS = {
     "hold_wait": "hold_wait",
     "result_hook_timeout": "result_hook_timeout",
     "result_hook_window": "result_hook_window",
+    "git_heartbeat_timeout": "git_heartbeat_timeout",
 }
 """Each policy field and the worker's setting it is read from (its variable: CODEDESK_<NAME>)."""
 

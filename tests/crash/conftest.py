@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from desk.config.settings import DeskSettings
 from tests.crash.big_repos import Template, make_template
 from tests.crash.crashes import (
+    GIT_HEARTBEAT_TIMEOUT,
     RESUME_FIGURES,
+    STICKY_TIMEOUT,
     ResumeClock,
 )
 from tests.helpers.agent_runs.agent_processes import mode  # noqa: F401  (a fixture)
@@ -25,6 +28,15 @@ def big_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
 def wide_template(tmp_path_factory: pytest.TempPathFactory) -> Template:
     """20,000 files, for the other steps: each as big as a test's time allows."""
     return make_template(tmp_path_factory.mktemp("wide") / "template.git", 20_000)
+
+
+@pytest.fixture
+def settings(settings: DeskSettings) -> DeskSettings:
+    """The crash suite's workers (in this process, or started with `settings_env`) wait less
+    for a killed worker's git steps and workflows than the host's defaults."""
+    return settings.model_copy(
+        update={"git_heartbeat_timeout": GIT_HEARTBEAT_TIMEOUT, "sticky_timeout": STICKY_TIMEOUT}
+    )
 
 
 @pytest.fixture

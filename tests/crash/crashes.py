@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
@@ -24,6 +24,14 @@ from tests.helpers.waiting import eventually
 from workers.devserver import DevServer
 
 REPO = "acme/api"
+GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=5)
+"""The crash suite's git heartbeat timeout (the host's default: 10 s): a killed worker's git
+step is tried again this soon. Git steps heartbeat every third of it, off the event loop, but
+the SDK sends a heartbeat at most every 0.8x the timeout: 5 s leaves a second for a loaded
+machine. The tests on 60,000 files keep 10 s (`big_clone_jobs.BIG_GIT_HEARTBEAT_TIMEOUT`)."""
+STICKY_TIMEOUT = timedelta(seconds=2)
+"""The crash suite's sticky timeout (the host's default: 10 s): a killed worker's workflows go
+on this soon. Too short only costs a replay on another worker, never a failure."""
 
 
 RESUMED_EVENTS = {
@@ -71,6 +79,8 @@ def server_env(server: DevServer, home: Path, **extra: str) -> dict[str, str]:
         CODEDESK_HOME=str(home),
         CODEDESK_TEMPORAL_ADDRESS=server.address,
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
+        CODEDESK_GIT_HEARTBEAT_TIMEOUT=f"{GIT_HEARTBEAT_TIMEOUT.total_seconds():g}s",
+        CODEDESK_STICKY_TIMEOUT=f"{STICKY_TIMEOUT.total_seconds():g}s",
         **extra,
     )
 

@@ -56,6 +56,8 @@ def settings_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
         CODEDESK_HEARTBEAT_TIMEOUT="2s",
         CODEDESK_SANDBOX=settings.sandbox,
         CODEDESK_SANDBOX_READ_PATHS=",".join(settings.sandbox_read_paths),
+        CODEDESK_GIT_HEARTBEAT_TIMEOUT=f"{settings.git_heartbeat_timeout.total_seconds():g}s",
+        CODEDESK_STICKY_TIMEOUT=f"{settings.sticky_timeout.total_seconds():g}s",
     )
     env.update(extra)
     return env

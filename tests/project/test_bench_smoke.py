@@ -118,6 +118,17 @@ def conversation_figures(figures: dict[str, Any]) -> None:
     assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x", "", ""]
 
 
+def answer_to_model_figures(figures: dict[str, Any]) -> None:
+    assert figures["rounds"] == 1 and len(figures["runs"]) == 1 and figures["jobs"] == 5
+    kinds = ("held", "review", "budget", "continuation")
+    assert isinstance(figures["bare_resume_ms"], int | float) and figures["bare_resume_ms"] > 0
+    for kind in kinds:
+        parts = [figures[f"{kind}_{part}"] for part in ("to_scheduled_ms", "to_started_ms")]
+        assert 0 < parts[0] <= parts[1] < figures[f"{kind}_ms"], (kind, figures)
+        assert 0 < figures[f"{kind}_to_sandbox_ms"] <= figures[f"{kind}_to_cli_ms"], figures
+    assert [row["target"] for row in figures["comparisons"]] == ["<= 1.3x baseline"] * 4
+
+
 SMALL = {
     "job_overhead.py": ["--jobs", "2"],
     "big_repo.py": ["--jobs", "2", "--files", "300"],
@@ -126,6 +137,7 @@ SMALL = {
     "cli_start.py": ["--jobs", "2", "--runs", "1"],
     "suspension.py": ["--rounds", "1"],
     "conversation.py": ["--rounds", "1"],
+    "answer_to_model.py": ["--rounds", "1"],
     "load.py": [
         "--jobs",
         "2",
@@ -160,6 +172,11 @@ SMALL = {
             conversation_figures,
             marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
         ),
+        pytest.param(
+            "answer_to_model.py",
+            answer_to_model_figures,
+            marks=pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bubblewrap here"),
+        ),
     ],
     ids=[
         "job_overhead",
@@ -170,6 +187,7 @@ SMALL = {
         "hold_latency",
         "suspension",
         "conversation",
+        "answer_to_model",
     ],
 )
 def test_bench_runs_and_reports_figures(
@@ -190,7 +208,12 @@ def test_bench_runs_and_reports_figures(
     assert json.loads(written.read_text()) == figures
     assert figures["ok"] is True, figures
     assert figures["problems"] == []
-    assert figures["jobs"] == 2 or script in ("load.py", "suspension.py", "conversation.py")
+    assert figures["jobs"] == 2 or script in (
+        "load.py",
+        "suspension.py",
+        "conversation.py",
+        "answer_to_model.py",
+    )
     assert figures["bench"] == script.removesuffix(".py")
     assert figures["cores"] >= 1 and len(figures["load"]) == 3
     for row in figures["comparisons"]:

@@ -6,6 +6,8 @@ report and its `Ship`. To another branch, the job's HEAD when the agent asked, p
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig
@@ -22,7 +24,7 @@ with workflow.unsafe.imports_passed_through():
         ShipRequestResult,
         ShipRequestStatus,
     )
-    from workflows.policies import GIT_STEP, HOST_WAIT, SHIP_REQUEST_STEP
+    from workflows.policies import HOST_WAIT, SHIP_REQUEST_STEP, git_step
 
 from workflows.host.host_routes import Route, on_host
 from workflows.job.record.state import JobState
@@ -109,15 +111,17 @@ async def push_branches(state: JobState, report: JobReport) -> list[BranchPushRe
             results.append(_unpushed(request, BranchPushStatus.NOT_PUSHED, ""))
             continue
         try:
-            result = await _push_branch(request, state.job.host)
+            result = await _push_branch(request, state.job.host, state.job.git_heartbeat_timeout)
         except ActivityError as error:
             result = _unpushed(request, BranchPushStatus.REFUSED, reason_of(error))
         results.append(result)
     return results
 
 
-async def _push_branch(request: BranchPushInput, host: str) -> BranchPushResult:
-    step = GIT_STEP.copy()
+async def _push_branch(
+    request: BranchPushInput, host: str, heartbeat_timeout: timedelta
+) -> BranchPushResult:
+    step = git_step(heartbeat_timeout)
     step["activity_id"] = f"push-{request.approval_id}"
 
     async def push(route: Route) -> BranchPushResult:

@@ -44,6 +44,7 @@ async def integrate(state: JobState, worktree: Worktree) -> IntegrationResult:
         report_commits=job.report_commits,
         report_files=job.report_files,
         host=job.host,
+        git_heartbeat_timeout=job.git_heartbeat_timeout,
     )
     try:
         entity = await heeding_cancel(queue_integration(request))

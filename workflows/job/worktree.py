@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
         ReleaseWorktreeInput,
         Worktree,
     )
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows import patches
 from workflows.host.host_routes import host_route
@@ -50,7 +50,7 @@ async def cut_worktree(state: JobState) -> CutWorktree:
             PrepareWorktreeInput(
                 number=job.number, repo=job.repo, start_from=start, branch_name=name
             ),
-            **(GIT_STEP | route | ActivityConfig(summary=cutting)),
+            **(git_step(job.git_heartbeat_timeout) | route | ActivityConfig(summary=cutting)),
         ),
     )
 
@@ -69,7 +69,7 @@ async def discard_cancelled_worktree(state: JobState) -> None:
             WorktreeActivities.discard_worktree,
             DiscardWorktreeInput(number=job.number, repo=job.repo),
             **(
-                GIT_STEP
+                git_step(job.git_heartbeat_timeout)
                 | host_route(job.host, job.host_wait)
                 | ActivityConfig(summary=f"discarding job {job.number}'s worktree")
             ),
@@ -99,7 +99,11 @@ async def left_behind(
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.release_worktree,
             ReleaseWorktreeInput.of(job, worktree),
-            **(GIT_STEP | route | ActivityConfig(summary=f"releasing {branch}")),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary=f"releasing {branch}")
+            ),
         ),
     )
     if agent is None and left.log_path:

@@ -45,7 +45,7 @@ with workflow.unsafe.imports_passed_through():
         ReportInput,
     )
     from desk.records.repo_setup import RepoSetup, SetRepoSetup
-    from workflows.policies import GIT_STEP, HOST_WAIT, SHELF_LOOK_STEP
+    from workflows.policies import GIT_STEP, HOST_WAIT, SHELF_LOOK_STEP, git_step
 
 from workflows import patches
 from workflows.host.host_routes import host_missing, host_route, on_host
@@ -291,7 +291,7 @@ class RepoEntity:
                     WorktreeActivities.integrate,
                     running,
                     **(
-                        GIT_STEP
+                        git_step(running.git_heartbeat_timeout)
                         | route
                         | ActivityConfig(
                             summary=f"integrating {running.worktree.branch} into {running.repo}"

@@ -13,7 +13,8 @@ SETTING_NAMES = frozenset(
     {
         "home", "temporal_address", "temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key",
         "temporal_tls_server_name", "temporal_api_key", "namespace", "task_queue", "host",
-        "host_wait", "shelf", "clone_source", "agent_command", "agent_instructions", "work_budget",
+        "host_wait", "git_heartbeat_timeout", "sticky_timeout",
+        "shelf", "clone_source", "agent_command", "agent_instructions", "work_budget",
         "work_budget_max", "budget_asks", "budget_asks_max", "attempts_max", "prices",
         "job_spend_limit",
         "daily_spend_limit",

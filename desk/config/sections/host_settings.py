@@ -33,6 +33,21 @@ class HostSettings(SettingsSection):
         default=timedelta(minutes=1),
         description="How long a step waits for its host's worker before the job says it waits.",
     )
+    git_heartbeat_timeout: Duration = Field(
+        default=timedelta(seconds=10),
+        description=(
+            "How long a silent git step of a job (its worktree, integration, release, branch "
+            "push) lives before a crashed worker's step is tried again; it heartbeats every "
+            "third of it."
+        ),
+    )
+    sticky_timeout: Duration = Field(
+        default=timedelta(seconds=10),
+        description=(
+            "How long a workflow's next task waits for the worker that ran its last one before "
+            "any worker takes it: after a worker crash its workflows go on after this."
+        ),
+    )
     shelf: Path | None = Field(
         default=None, description="Where clones live; default `<home>/shelf`."
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import Client
@@ -27,12 +28,23 @@ from tests.helpers.waiting import awaited, eventually, until
 UNCONFINED = "none"
 
 
+BIG_GIT_HEARTBEAT_TIMEOUT = timedelta(seconds=10)
+"""The host's default git heartbeat timeout, for steps on 60,000 files whatever the crash suite
+sets: on a loaded machine a shorter one had a step still checking out tried again (the kept
+worktrees' crash tests took 27 s at 10 s, 40-53 s at 5 s, 49-76 s at 3 s)."""
+
+
 def unconfined_env(settings: DeskSettings, **extra: str) -> dict[str, str]:
     """The workers' and console scripts' environment, agents unconfined, and why: these tests
     are about the host's git steps, and a confined agent's commit of 60,000 files would first
     be handed back out of the sandbox object by object (tests/agent/test_agent_git_crashes.py kills
     that hand-back; the other crash tests run agents in the sandbox)."""
-    return settings_env(settings, CODEDESK_SANDBOX=UNCONFINED, **extra)
+    return settings_env(
+        settings,
+        CODEDESK_SANDBOX=UNCONFINED,
+        CODEDESK_GIT_HEARTBEAT_TIMEOUT=f"{BIG_GIT_HEARTBEAT_TIMEOUT.total_seconds():g}s",
+        **extra,
+    )
 
 
 async def big_desk(

@@ -20,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.conversation.review_payloads import ReviewAnswer
     from desk.payloads.jobs import JobPhase, JobReport, SoFarInput, Worktree
     from desk.records.repo_setup import CommandRun
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows.job.record.progress import on_the_clones_host
 from workflows.job.record.state import JobState
@@ -45,7 +45,11 @@ async def tell_ready(
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.branch_so_far,
             SoFarInput(number=job.number, worktree=worktree, report_commits=job.report_commits),
-            **(GIT_STEP | route | ActivityConfig(summary="reading the branch for the comparison")),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary="reading the branch for the comparison")
+            ),
         ),
     )
     await _tell(

@@ -39,7 +39,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.records.narration import Narration
     from desk.usage.tally import Usage
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows.job.record.progress import narrate, on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
@@ -214,7 +214,9 @@ async def _remove(state: JobState, row: AttemptRow) -> None:
     await on_the_clones_host(
         state,
         lambda route: workflow.execute_activity_method(
-            WorktreeActivities.discard_reviewed, step, **(GIT_STEP | route | summary)
+            WorktreeActivities.discard_reviewed,
+            step,
+            **(git_step(attempt.git_heartbeat_timeout) | route | summary),
         ),
     )
 

@@ -49,7 +49,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase, SoFarInput, Worktree
     from desk.payloads.message_payloads import SayInput
     from desk.usage.tally import USD
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows import patches
 from workflows.job.record.progress import on_the_clones_host, set_phase
@@ -234,7 +234,11 @@ async def _so_far(state: JobState, worktree: Worktree) -> BranchSoFar:
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.branch_so_far,
             SoFarInput(number=job.number, worktree=worktree, report_commits=job.report_commits),
-            **(GIT_STEP | route | ActivityConfig(summary="reading the branch for the budget card")),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary="reading the branch for the budget card")
+            ),
         ),
     )
 

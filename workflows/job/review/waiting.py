@@ -30,7 +30,7 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.records.repo_setup import CommandRun
-    from workflows.policies import GIT_STEP
+    from workflows.policies import git_step
 
 from workflows import patches
 from workflows.job.record.progress import on_the_clones_host, set_phase
@@ -104,7 +104,11 @@ async def discarded(
         lambda route: workflow.execute_activity_method(
             WorktreeActivities.discard_reviewed,
             ReleaseWorktreeInput.of(job, worktree),
-            **(GIT_STEP | route | ActivityConfig(summary=f"discarding {worktree.branch}")),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary=f"discarding {worktree.branch}")
+            ),
         ),
     )
     dropped = IntegrationResult(
