@@ -30,6 +30,7 @@ from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
+from surfaces.discord.review.review_buttons import ReviewButton
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class CodedeskBot(discord.Client):
             agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
             time_zone=config.time_zone,
             threads=services.threads,
+            desk=services.desk,
         )
         self.conversation = ThreadConversation(
             self, services.desk, services.owners, services.threads
@@ -85,7 +87,7 @@ class CodedeskBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """After login: buttons from any earlier run, commands (if asked), the worker."""
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, ReviewButton)
         if self.sync_on_start:
             await self.sync_commands()
         if self.sync_global:
