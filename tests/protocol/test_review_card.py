@@ -7,6 +7,7 @@ restarted still answers."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
@@ -14,6 +15,7 @@ from desk.payloads.conversation.review_payloads import ReviewVerdict
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.review.review_ids import ReviewKey
+from surfaces.render.discord.uploads import ATTACHMENT_BYTES
 from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
 from tests.helpers.surfaces.review_cards import card_posted, press, reviewed_job_in_thread
@@ -23,6 +25,16 @@ from tests.protocol.stand_in.server import DiscordStandIn
 from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord
 
 REPO = "acme/api"
+BIG_AGENT = """
+import os, subprocess
+open("big.txt", "w").write("x\\n" * 600_000)
+who = {"GIT_AUTHOR_NAME": "agent", "GIT_AUTHOR_EMAIL": "agent@example.com"}
+who |= {"GIT_COMMITTER_NAME": "agent", "GIT_COMMITTER_EMAIL": "agent@example.com"}
+git = ["git", "-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false"]
+subprocess.run([*git, "add", "-A"], check=True)
+subprocess.run([*git, "commit", "-qm", "big"], check=True, env={**os.environ, **who})
+"""
+"""An agent whose diff (1.8 MB) is more than the card attaches: it is cut, and says so."""
 
 
 def closed(fake: FakeDiscord, card: dict[str, object]) -> str:
@@ -126,3 +138,27 @@ async def test_revise_opens_a_modal_its_text_reaches_the_agent_and_discard_drops
         assert discord.rest.refused == []
     assert git(clone, "rev-parse", "HEAD") == head
     assert status.branch not in git(clone, "branch", "--format=%(refname:short)").split()
+
+
+async def test_a_diff_over_what_the_card_attaches_is_cut_with_a_note(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    await desk.add_repo(REPO, str(origin))
+    script = gates / "big_agent.py"
+    script.write_text(BIG_AGENT)
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=f"{sys.executable} {script}")
+    fake = FakeDiscord()
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        number, thread = await reviewed_job_in_thread(fake, discord, "write a big file")
+        card = await card_posted(fake, thread, ReviewKey(number, 1))
+        note = f"`codedesk diff {number}` shows all of it"
+        assert note in card["content"], card["content"]
+        attached = card["_files"][f"job-{number}.diff"]
+        assert len(attached) <= ATTACHMENT_BYTES and attached.startswith(b"diff --git")
+        assert attached.decode().endswith(f"{note}.\n")
+        assert discord.rest.refused == []
+        await desk.answer_review(number, ReviewVerdict.DISCARD)
+        await awaited(desk.wait(number), "the job's report")
