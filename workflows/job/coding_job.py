@@ -115,6 +115,7 @@ from workflows.job.review.waiting import (
     close_round,
     discarded,
     open_round,
+    read_owners_now,
     reviewed_rounds,
     reviews,
 )
@@ -529,6 +530,7 @@ class CodingJob:
         """Wait in review for the first answer, with no process and no slot (the work clock
         stands still); a revision takes a slot again, and the agent works once more."""
         state = self.state
+        await read_owners_now(state)  # before the round opens: an answer counts them
         open_round(state, check)
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)

@@ -24,7 +24,8 @@ def review_refusal(state: JobState, answer: ReviewAnswer) -> ReviewError | None:
     not, an answer already given, an integration the owner's blocking check forbids."""
     job, who = state.job, answer.by.name or answer.by.id
     number = job.number
-    if answer.by.id != job.starter and answer.by.id not in job.owners:
+    owners = {*job.owners, *state.review_owners}  # recorded, and the host's as the round opened
+    if answer.by.id != job.starter and answer.by.id not in owners:
         return ReviewError(
             f"{who} may not answer job {number}'s review: only whoever started the job and "
             "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."

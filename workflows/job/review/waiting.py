@@ -13,14 +13,17 @@ Each round is kept in the job's status and report (`review_rounds`).
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.exceptions import ActivityError
 from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
+    from activities.desk import DeskActivities
     from activities.jobs.worktrees import WorktreeActivities
     from desk.payloads.conversation.review_payloads import ReviewRound, ReviewVerdict
     from desk.payloads.jobs import (
         AgentResult,
         CutWorktree,
+        HostPolicyQuery,
         IntegrationResult,
         IntegrationStatus,
         JobOutcome,
@@ -30,7 +33,7 @@ with workflow.unsafe.imports_passed_through():
         Worktree,
     )
     from desk.records.repo_setup import CommandRun
-    from workflows.policies import GIT_STEP
+    from workflows.policies import GIT_STEP, POLICY_READ_STEP
 
 from workflows import patches
 from workflows.job.record.progress import on_the_clones_host, set_phase
@@ -66,6 +69,26 @@ def open_round(state: JobState, check: CommandRun | None) -> None:
     state.review_answer = None
     set_phase(state, JobPhase.REVIEW)
     workflow.set_current_details(phase_details(state.job, WAITING))
+
+
+async def read_owners_now(state: JobState) -> None:
+    """The host's owners as the round opens (the desk's host policy), who may answer it as the
+    owners the job recorded may. A policy that cannot be read adds nobody (fails closed)."""
+    if not workflow.patched(patches.REVIEW_OWNERS_NOW):
+        return
+    state.review_owners = []
+    try:
+        policy = await workflow.execute_activity_method(
+            DeskActivities.host_policy,
+            HostPolicyQuery(purpose=f"the review of job {state.job.number}"),
+            **(POLICY_READ_STEP | ActivityConfig(summary="reading the host's owners")),
+        )
+    except ActivityError as error:
+        workflow.logger.warning(
+            "Job %s's review counts the owners it recorded only: %s", state.job.number, error
+        )
+        return
+    state.review_owners = list(policy.owners)
 
 
 def answered_review(state: JobState) -> bool:
