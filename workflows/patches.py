@@ -497,7 +497,7 @@ PATCHES = (
         "they may answer it (integrate, discard, revise) as the owners the job recorded when it "
         "started may (before, only those)",
         came="2026-12-06",
-        commit="",
+        commit="054f229",
         asked_by=JOB,
         old_branch="coding_job_reviewed",
     ),
