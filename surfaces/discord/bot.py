@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
+from typing import Any
 
 import discord
 from temporalio.client import Client
@@ -30,7 +31,7 @@ from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
-from surfaces.discord.review.review_buttons import ReviewButton
+from surfaces.discord.review.review_buttons import ReviewButton, feedback_submitted
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,10 @@ class CodedeskBot(discord.Client):
     async def on_ready(self) -> None:
         """A new gateway session: read what was written in the jobs' places meanwhile."""
         self.codedesk.keep(asyncio.create_task(self.conversation.catch_up(), name="catch-up"))
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A Revise… modal's submit, read from the interaction itself (see review_buttons.py)."""
+        await feedback_submitted(interaction)
 
     async def on_message(self, message: discord.Message) -> None:
         """A message somewhere the bot can see: passed on if it is in a job's place."""

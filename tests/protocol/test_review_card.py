@@ -2,8 +2,8 @@
 review gets a card in its thread with its diffstat, its check, its cost so far and the whole diff
 attached as `job-N.diff`; Integrate lands it, Revise… opens a modal whose text reaches the agent
 (and a new card comes after its round), Discard drops the branch; a stranger's press changes
-nothing and is told why, a second press is told who answered first, and a press after the bot
-restarted still answers."""
+nothing and is told why, a second press is told who answered first, and a press (or a modal's
+submit) after the bot restarted still answers."""
 
 from __future__ import annotations
 
@@ -102,40 +102,45 @@ async def test_revise_opens_a_modal_its_text_reaches_the_agent_and_discard_drops
     head = git(clone, "rev-parse", "HEAD")
     env = bot_env(settings, CODEDESK_AGENT_COMMAND=one_shot_command(tmp_path / "bin"))
     fake = FakeDiscord()
-    async with (
-        DiscordStandIn(fake) as discord,
-        codedesk_discord(env, discord, tmp_path / "bot.log"),
-    ):
-        number, thread = await reviewed_job_in_thread(fake, discord, "write:a.txt=first")
-        first = ReviewKey(number, 1)
-        card = await card_posted(fake, thread, first)
-        opened = await discord.interact(press(fake, card, ReviewVerdict.REVISE, first, OWNER_ID))
-        modal = await until(lambda: fake.tokens[opened].get("modal"), "the Revise… modal")
-        [row] = modal["components"]
-        [text_input] = row["components"]
-        assert (text_input["style"], text_input["max_length"]) == (2, 4000)
+    async with DiscordStandIn(fake) as discord:
+        async with codedesk_discord(env, discord, tmp_path / "bot.log"):
+            number, thread = await reviewed_job_in_thread(fake, discord, "write:a.txt=first")
+            first = ReviewKey(number, 1)
+            card = await card_posted(fake, thread, first)
+            opened = await discord.interact(
+                press(fake, card, ReviewVerdict.REVISE, first, OWNER_ID)
+            )
+            modal = await until(lambda: fake.tokens[opened].get("modal"), "the Revise… modal")
+            [row] = modal["components"]
+            [text_input] = row["components"]
+            assert (text_input["style"], text_input["max_length"]) == (2, 4000)
 
-        submitted = await discord.interact(fake.submit(opened, OWNER_ID, "write:b.txt=second"))
-        told = await until(lambda: fake.told(submitted), "the reviewer told")
-        assert "Sent to the agent" in told[0], told
-        text = await until(lambda: closed(fake, card), "the first card closed")
-        assert f"Revision asked by user{OWNER_ID}." in text, text
+        # The modal was opened before the bot restarted, and is submitted after it.
+        async with codedesk_discord(env, discord, tmp_path / "bot-again.log"):
+            submit = fake.submit(opened, OWNER_ID, "write:b.txt=second")
+            submitted = await discord.interact(submit)
+            told = await until(lambda: fake.told(submitted), "the reviewer told")
+            assert "Sent to the agent" in told[0], told
+            text = await until(lambda: closed(fake, card), "the first card closed")
+            assert f"Revision asked by user{OWNER_ID}." in text, text
 
-        # The agent's next round ran the feedback; a second card shows both changes.
-        second = ReviewKey(number, 2)
-        again = await card_posted(fake, thread, second)
-        diff = again["_files"][f"job-{number}.diff"].decode()
-        assert "+first" in diff and "+second" in diff, diff
-        status = (await desk.status(number))[1]
-        assert status.review_rounds[0].feedback == "write:b.txt=second"
+            # The agent's next round ran the feedback; a second card shows both changes.
+            second = ReviewKey(number, 2)
+            again = await card_posted(fake, thread, second)
+            diff = again["_files"][f"job-{number}.diff"].decode()
+            assert "+first" in diff and "+second" in diff, diff
+            status = (await desk.status(number))[1]
+            assert status.review_rounds[0].feedback == "write:b.txt=second"
 
-        gone = await discord.interact(press(fake, again, ReviewVerdict.DISCARD, second, OWNER_ID))
-        await until(lambda: fake.told(gone), "the reviewer told")
-        report = await awaited(desk.wait(number), "the job's report")
-        assert report.outcome == JobOutcome.DISCARDED, report
-        text = await until(lambda: closed(fake, again), "the second card closed")
-        assert f"Discarded by user{OWNER_ID}." in text, text
-        assert discord.rest.refused == []
+            gone = await discord.interact(
+                press(fake, again, ReviewVerdict.DISCARD, second, OWNER_ID)
+            )
+            await until(lambda: fake.told(gone), "the reviewer told")
+            report = await awaited(desk.wait(number), "the job's report")
+            assert report.outcome == JobOutcome.DISCARDED, report
+            text = await until(lambda: closed(fake, again), "the second card closed")
+            assert f"Discarded by user{OWNER_ID}." in text, text
+            assert discord.rest.refused == []
     assert git(clone, "rev-parse", "HEAD") == head
     assert status.branch not in git(clone, "branch", "--format=%(refname:short)").split()
 

@@ -16,6 +16,8 @@ PREFIX = "codedesk:review"
 TEMPLATE = re.compile(
     rf"{PREFIX}:(?P<verdict>integrate|revise|discard):(?P<job>[0-9]{{1,12}}):(?P<round>[0-9]{{1,6}})"
 )
+MODAL_PREFIX = f"{PREFIX}-feedback"
+MODAL_TEMPLATE = re.compile(rf"{MODAL_PREFIX}:(?P<job>[0-9]{{1,12}}):(?P<round>[0-9]{{1,6}})")
 VERDICTS = (ReviewVerdict.INTEGRATE, ReviewVerdict.REVISE, ReviewVerdict.DISCARD)
 """The card's buttons, in order."""
 
@@ -32,7 +34,7 @@ class ReviewKey:
 
     def modal_id(self) -> str:
         """The Revise… modal's custom id (the same key, so its submit names what it answers)."""
-        return f"{PREFIX}-feedback:{self.job}:{self.round}"
+        return f"{MODAL_PREFIX}:{self.job}:{self.round}"
 
 
 def parse(custom_id: str) -> tuple[ReviewVerdict, ReviewKey] | None:
@@ -47,3 +49,9 @@ def of_job(custom_id: str, job: int) -> bool:
     """Whether `custom_id` is a review button of job `job` (any round)."""
     parsed = parse(custom_id)
     return parsed is not None and parsed[1].job == job
+
+
+def parse_modal(custom_id: str) -> ReviewKey | None:
+    """The key of a Revise… modal's custom id, or None for anything else."""
+    found = MODAL_TEMPLATE.fullmatch(custom_id)
+    return ReviewKey(int(found["job"]), int(found["round"])) if found else None
