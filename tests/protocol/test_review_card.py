@@ -165,5 +165,8 @@ async def test_a_diff_over_what_the_card_attaches_is_cut_with_a_note(
         assert len(attached) <= ATTACHMENT_BYTES and attached.startswith(b"diff --git")
         assert attached.decode().endswith(f"{note}.\n")
         assert discord.rest.refused == []
+        # Answered from the CLI: the report closes the card all the same.
         await desk.answer_review(number, ReviewVerdict.DISCARD)
         await awaited(desk.wait(number), "the job's report")
+        text = await until(lambda: closed(fake, card), "the card closed")
+        assert text.endswith(".**") and "**Discarded by " in text, text
