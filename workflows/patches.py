@@ -103,6 +103,7 @@ BUDGET_ASKS = "budget-pauses-and-asks"
 SESSION_KEPT = "session-kept-after-the-job"
 CONTINUATION = "continuation-resumes-a-finished-session"
 REVIEW_STEP = "review-before-it-lands"
+REVIEW_OWNERS_NOW = "review-answered-by-the-hosts-owners-now"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -489,6 +490,16 @@ PATCHES = (
         commit="926052b",
         asked_by=JOB,
         old_branch="coding_job_cost_attribute",
+    ),
+    Patch(
+        REVIEW_OWNERS_NOW,
+        guards="a round of review reads the host's owners as it opens (the desk's host policy): "
+        "they may answer it (integrate, discard, revise) as the owners the job recorded when it "
+        "started may (before, only those)",
+        came="2026-12-06",
+        commit="054f229",
+        asked_by=JOB,
+        old_branch="coding_job_reviewed",
     ),
 )
 """Every patch the workflows ask, oldest first."""

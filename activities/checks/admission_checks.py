@@ -71,9 +71,10 @@ class AdmissionActivities:
             )
 
     async def _may_continue(self, request: AdmissionCheck) -> None:
-        """A continuation is submitted by the job's starter or one of its owners, as only they
-        may talk to it: the client checks it too, and this holds for every client."""
-        if not request.continues:
+        """A continuation is submitted by the job's starter or one of the owners (the host's
+        owners now, or those the job recorded), as only they may talk to it: the client checks
+        it too, and this holds for every client."""
+        if not request.continues or request.starter in request.owners:
             return
         continued = await started_as(self.client, request.continues)
         stranger = sender_refusal(

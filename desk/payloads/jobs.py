@@ -669,6 +669,9 @@ class AdmissionCheck(Payload):
     """The finished job this one continues (0: none): only its starter or an owner may."""
     starter: str = ""
     """Who submits the job (a principal id)."""
+    owners: list[str] = Field(default_factory=list)
+    """The host's owners now (the desk's host policy): they may continue any job, as the
+    owners the continued job recorded may."""
 
 
 class AdmissionVerdict(Payload):

@@ -81,6 +81,9 @@ class ThreadProgress(Payload):
     agent_of: str = ""
     """The workflow id of a job whose agent works (or is about to): the surface may show the
     agent's latest lines under the narration, read from Temporal. Empty: none."""
+    job: int = 0
+    """The job narrating (0: sent by a job of an earlier version): a surface shows a job
+    waiting for review its review card (`Narration.REVIEW`)."""
 
 
 class ThreadReport(Payload):

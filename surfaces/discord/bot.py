@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import timedelta
+from typing import Any
 
 import discord
 from temporalio.client import Client
@@ -30,6 +31,7 @@ from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
+from surfaces.discord.review.review_buttons import ReviewButton, feedback_submitted
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,7 @@ class CodedeskBot(discord.Client):
             agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
             time_zone=config.time_zone,
             threads=services.threads,
+            desk=services.desk,
         )
         self.conversation = ThreadConversation(
             self, services.desk, services.owners, services.threads
@@ -85,7 +88,7 @@ class CodedeskBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """After login: buttons from any earlier run, commands (if asked), the worker."""
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, ReviewButton)
         if self.sync_on_start:
             await self.sync_commands()
         if self.sync_global:
@@ -119,6 +122,10 @@ class CodedeskBot(discord.Client):
     async def on_ready(self) -> None:
         """A new gateway session: read what was written in the jobs' places meanwhile."""
         self.codedesk.keep(asyncio.create_task(self.conversation.catch_up(), name="catch-up"))
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A Revise… modal's submit, read from the interaction itself (see review_buttons.py)."""
+        await feedback_submitted(interaction)
 
     async def on_message(self, message: discord.Message) -> None:
         """A message somewhere the bot can see: passed on if it is in a job's place."""

@@ -20,6 +20,7 @@ from temporalio.client import Client
 from desk.errors import JobNotFoundError
 from desk.holds.approvals import Decision
 from desk.names import job_number
+from desk.payloads.conversation.review_payloads import ReviewRound
 from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
     CardRef,
@@ -29,6 +30,8 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from desk.records.narration import Narration
+from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.common.closed_threads import ClosedThreads, direct_note
@@ -44,6 +47,7 @@ from surfaces.discord.common.thread_book import ThreadBook
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.progress_boards import ProgressBoards
+from surfaces.discord.review.review_cards import ReviewCards
 from surfaces.render.discord.embeds import card_embed
 from surfaces.render.discord.message_text import sanitize, split_message
 from surfaces.render.discord.replies import report_text
@@ -65,8 +69,11 @@ class DiscordSurface(Surface):
         agent_lines: LineLimits = DEFAULT_LIMITS,
         time_zone: str = "",
         threads: ThreadBook | None = None,
+        desk: DeskClient | None = None,
     ) -> None:
         self.client = client
+        self.reviews = ReviewCards(client, desk, self._find) if desk is not None else None
+        """A job's review card (none without a desk to read the job and its diff from)."""
         self.threads = threads
         """Which job each place follows: the outbox's activities write it down too."""
         self.time_zone = time_zone
@@ -150,6 +157,33 @@ class DiscordSurface(Surface):
                 except JobNotFoundError:
                     pass  # not a job's id: nothing to write down
             await self.agents.narrate(channel_id, narration_text(progress), progress.agent_of)
+            if progress.job:
+                await self._review_card(channel_id, progress)
+
+    async def _review_card(self, channel_id: int, progress: ThreadProgress) -> None:
+        """A job waiting for review gets its card; one revising has its last card closed."""
+        reviews, number = self.reviews, progress.job
+        if reviews is None or progress.narration not in (Narration.REVIEW, Narration.REVISING):
+            return
+        try:
+            if progress.narration == Narration.REVIEW:
+                await reviews.post(channel_id, number)
+            else:
+                _, status = await reviews.desk.status(number)
+                await reviews.close_answered(channel_id, number, status.review_rounds)
+        except Exception:
+            log.exception("Job %s's review card in %s could not be shown", number, channel_id)
+
+    async def _close_reviewed(
+        self, channel_id: int, number: int, rounds: list[ReviewRound]
+    ) -> None:
+        """The report closes the job's last review card (answered from anywhere)."""
+        if self.reviews is None or not rounds:
+            return
+        try:
+            await self.reviews.close_answered(channel_id, number, rounds)
+        except Exception:
+            log.exception("Job %s's review card in %s could not be closed", number, channel_id)
 
     async def post_report(self, report: ThreadReport) -> None:
         channel_id = _channel_id(report.channel)
@@ -158,6 +192,7 @@ class DiscordSurface(Surface):
         self.agents.stop(channel_id)
         await self.progress.settle(channel_id)
         number = report.report.number
+        await self._close_reviewed(channel_id, number, report.report.review_rounds)
         if self.threads is not None:
             self.threads.ended(channel_id, number)
         text = report_text(report.report, self.time_zone)

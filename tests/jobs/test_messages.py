@@ -175,6 +175,26 @@ async def test_a_message_is_refused_from_a_stranger_too_long_empty_or_too_late(
     assert not any("message" in line for line in lines), lines
 
 
+async def test_the_hosts_owners_now_may_continue_a_job_they_did_not_own_when_it_ran(
+    desk: DeskClient, settings: DeskSettings, origin: Path
+) -> None:
+    """The desk's check of a continuation counts the host's owners as they are now, not only
+    the ones the continued job recorded when it started."""
+    await host_policy(desk, owners=["alice"], discord_owner_ids=[])
+    await desk.add_repo(REPO, str(origin))
+    number = await desk.start_job(REPO, "first", agent_command=agent("write:a.txt=1"))
+    await awaited(desk.wait(number), "the job's report")
+    continuation = Continuation(number=number, task="first")
+    with pytest.raises(MessageSenderError, match=f"carol may not continue job {number}"):
+        await desk.submit_job(REPO, "and more", starter="carol", continues=continuation)
+
+    await host_policy(desk, owners=["carol"], discord_owner_ids=[])
+    admitted = await desk.submit_job(REPO, "and more", starter="carol", continues=continuation)
+    assert admitted.number == number + 1, admitted
+    continued = await awaited(desk.wait(admitted.number), "the continuation's report")
+    assert continued.continues == number, continued
+
+
 async def test_a_message_after_the_agents_work_is_refused_with_what_to_do(
     one_slot: DeskClient,
 ) -> None:

@@ -24,6 +24,7 @@ from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.render.words.history_lines import history_lines
 from tests.helpers.agents import agent
+from tests.helpers.desks import host_policy
 from tests.helpers.job_waits import status_until
 from tests.helpers.jobs.one_shot import one_shot_command
 from tests.helpers.repos import git
@@ -180,6 +181,33 @@ async def test_who_may_answer_and_a_failed_blocking_check(
     report = await awaited(desk.wait(number), "the job's report")
     assert report.outcome == JobOutcome.DISCARDED, report
     assert report.check is not None and report.check.status == CheckStatus.FAILED
+
+
+async def test_the_hosts_owners_as_the_round_opens_may_answer_it(
+    desk: DeskClient, origin: Path, gates: Path
+) -> None:
+    """An owner the host gained after the job started may revise and answer its review: the
+    round reads the host's owners as it opens, not only the ones the job recorded."""
+    await host_policy(desk, owners=["alice"], discord_owner_ids=[])
+    info = await desk.add_repo(REPO, str(origin))
+    gate = gates / "may-commit"
+    number = await desk.start_job(
+        REPO,
+        "gated",
+        agent_command=agent(f"wait:{gate}", "write:a.txt=1", "commit:a"),
+        review=True,
+    )
+    carol = Principal(id="carol", name="carol")
+    await host_policy(desk, owners=["carol"], discord_owner_ids=[])
+    gate.touch()
+    await in_review(desk, number)
+    await desk.say(number, "once more", by=carol)  # a revision
+    await in_review(desk, number, rounds=2)
+    await desk.answer_review(number, ReviewVerdict.INTEGRATE, by=carol)
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert [round.by for round in report.review_rounds] == ["carol", "carol"]
+    assert (Path(info.path) / "a.txt").read_text() == "1"
 
 
 async def test_a_job_not_asked_for_review_is_not_answered_as_one(

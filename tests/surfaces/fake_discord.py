@@ -330,6 +330,30 @@ class FakeDiscord:
         self.tokens[payload["token"]]["message"] = message_id
         return payload
 
+    def submit(self, token: str, user: int, *values: str) -> dict[str, Any]:
+        """The MODAL_SUBMIT (type 5) of the modal the interaction `token` answered with: each
+        text input's value, in order, in the modal's own rows; with the message its
+        button was on."""
+        opened = self.tokens[token]
+        modal = opened["modal"]
+        given = iter(values)
+
+        def answered(child: dict[str, Any]) -> dict[str, Any]:
+            return {"type": child["type"], "custom_id": child["custom_id"], "value": next(given)}
+
+        rows = []
+        for row in modal["components"]:
+            if row["type"] == 1:
+                rows.append({"type": 1, "components": [answered(c) for c in row["components"]]})
+            else:  # a label (type 18) holds its one component
+                rows.append({"type": row["type"], "component": answered(row["component"])})
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        payload = self._interaction(5, user, opened["channel"], data, ())
+        if opened["message"] is not None:
+            payload["message"] = _public(self.messages[opened["message"]])
+            self.tokens[payload["token"]]["message"] = opened["message"]
+        return payload
+
     def command(
         self,
         name: str,
@@ -435,6 +459,11 @@ class FakeDiscord:
             }
         if body.get("allowed_mentions") is not None:
             fields["_allowed_mentions"] = body["allowed_mentions"]
+        if body.get("_files"):  # uploaded over the stand-in's HTTP (multipart)
+            fields["_files"] = dict(body["_files"])
+            fields["attachments"] = [
+                _attachment(self.next_id(), channel, name, data) for name, data in body["_files"]
+            ]
         ident = self.message(channel, **fields)
         if nonce:
             self.nonces[(channel, nonce)] = ident
@@ -513,6 +542,8 @@ class FakeDiscord:
             )
             state["original"] = message_id
             state["placeholder"] = kind == 5
+        elif kind == 9:  # a modal: shown to the person, who may submit it (`submit`)
+            state["modal"] = data
         elif kind in (6, 7):  # the component's own message is the original response
             state["original"] = message_id = state["message"]
             if kind == 7:
@@ -606,6 +637,19 @@ def _http_error(error: DiscordError) -> discord.HTTPException:
     elif error.status >= 500:
         kind = discord.DiscordServerError
     return kind(response, data)
+
+
+def _attachment(ident: int, channel: int, name: str, data: bytes) -> dict[str, Any]:
+    """An attachment object as Discord answers it (its file served from its CDN)."""
+    url = f"https://cdn.discordapp.com/attachments/{channel}/{ident}/{name}"
+    return {
+        "id": str(ident),
+        "filename": name,
+        "size": len(data),
+        "url": url,
+        "proxy_url": url.replace("cdn.discordapp.com", "media.discordapp.net"),
+        "content_type": "text/x-diff; charset=utf-8" if name.endswith(".diff") else "",
+    }
 
 
 def _public(message: dict[str, Any]) -> dict[str, Any]:

@@ -73,6 +73,7 @@ async def check_job(state: DeskState, job: JobInput) -> None:
                 host=repo_host(state, job.repo),
                 continues=job.continues.number if job.continues is not None else 0,
                 starter=job.starter,
+                owners=list(state.policy.owners) if state.policy is not None else [],
             ),
         )
 

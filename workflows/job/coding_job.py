@@ -113,6 +113,7 @@ from workflows.job.job_messages import (
     take,
 )
 from workflows.job.job_modes import follow_modes, show_modes
+from workflows.job.record.owners_now import read_owners_now
 from workflows.job.record.progress import narrate, set_phase
 from workflows.job.record.report import build_report, say_cost
 from workflows.job.record.state import JobState
@@ -565,6 +566,8 @@ class CodingJob:
         stands still); a revision takes a slot again, and the agent works once more. An
         attempt waits so for its job's pick, and tells its job."""
         state = self.state
+        if not state.job.attempt_of:  # an attempt's job counts who may pick
+            await read_owners_now(state)  # before the round opens: an answer counts them
         open_round(state, check)
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)

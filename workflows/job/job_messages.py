@@ -54,10 +54,10 @@ def refusal(state: JobState, said: SayInput) -> DeskError | None:
     """Why the job does not take `said` (None: it does), for the `say` validator: a refusal
     leaves nothing in the job's history."""
     job, phase = state.job, state.status.phase
-    stranger = sender_refusal(job, said.by, f"talk to job {job.number}'s agent")
-    if stranger is not None:
-        return stranger
     in_review = phase == JobPhase.REVIEW
+    stranger = sender_refusal(job, said.by, f"talk to job {job.number}'s agent")
+    if stranger is not None and not (in_review and said.by.id in state.review_owners):
+        return stranger  # in review, the host's owners as the round opened may revise too
     answer = state.review_answer
     if in_review and answer is not None:
         return ReviewAnsweredError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from surfaces.render.discord.uploads import ATTACHMENT_BYTES
 from tests.surfaces.fake_discord import DiscordError
 
 CONTENT = 2000
@@ -24,6 +25,8 @@ CUSTOM_ID, LABEL = 100, 80
 THREAD_NAME = 100
 CHOICES, CHOICE_NAME, CHOICE_VALUE = 25, 100, 100
 COMMAND_NAME, COMMAND_DESCRIPTION, OPTIONS = 32, 100, 25
+MODAL_TITLE, MODAL_ROWS, TEXT_INPUT, INPUT_LABEL = 45, 5, 4000, 45
+TOO_LARGE = 40005
 
 MESSAGE_FIELDS = ("content", "embeds", "components", "attachments", "sticker_ids", "poll")
 
@@ -131,3 +134,31 @@ def check_commands(commands: list[dict[str, Any]]) -> None:
         for number, option in enumerate(options):
             if len(option.get("description") or "") > COMMAND_DESCRIPTION:
                 raise refuse(f"{index}.options.{number}.description", "Too long.")
+
+
+def check_files(body: dict[str, Any]) -> None:
+    """Refuse an upload with a file over Discord's limit: 413 40005, as Discord answers."""
+    for _, data in body.get("_files") or []:
+        if len(data) > ATTACHMENT_BYTES:
+            raise DiscordError(413, TOO_LARGE, "Request entity too large")
+
+
+def check_modal(data: dict[str, Any]) -> None:
+    """A modal (callback type 9): a custom id, a title of at most 45 characters, 1 to 5 rows,
+    each text input with a label of at most 45 and a length of at most 4,000."""
+    if not 1 <= len(data.get("custom_id") or "") <= CUSTOM_ID:
+        raise refuse("data.custom_id", f"Must be 1 to {CUSTOM_ID} in length.")
+    if not 1 <= len(data.get("title") or "") <= MODAL_TITLE:
+        raise refuse("data.title", f"Must be 1 to {MODAL_TITLE} in length.")
+    rows = data.get("components") or []
+    if not 1 <= len(rows) <= MODAL_ROWS:
+        raise refuse("data.components", f"Must be 1 to {MODAL_ROWS} in length.")
+    for index, row in enumerate(rows):
+        for child in row.get("components") or [row.get("component") or {}]:
+            where = f"data.components.{index}"
+            if child.get("type") != 4:
+                continue
+            if len(child.get("label") or "") > INPUT_LABEL:
+                raise refuse(f"{where}.label", f"Must be {INPUT_LABEL} or fewer in length.")
+            if int(child.get("max_length") or 0) > TEXT_INPUT:
+                raise refuse(f"{where}.max_length", f"Must be {TEXT_INPUT} or less.")

@@ -7,7 +7,8 @@ limit buckets with discord.py's headers and 429 + `retry_after` when a bucket is
 when a test `throttle`s a route once), and the 3 s interaction deadline: a callback later
 than `INTERACTION_DEADLINE` after the interaction was created is refused with 404 10062
 Unknown interaction, a second callback with 400 40060, and a follow-up of one never
-acknowledged with 404 10015 Unknown Webhook.
+acknowledged with 404 10015 Unknown Webhook. A file over Discord's upload limit is refused
+with 413 40005; a modal (callback type 9) over its limits with 400 50035.
 """
 
 from __future__ import annotations
@@ -116,7 +117,10 @@ class RestApi:
                 limits.check_choices(data)
             elif body.get("type") in (4, 7):
                 limits.check_message(data, new=body["type"] == 4)
+            elif body.get("type") == 9:
+                limits.check_modal(data)
         elif method == "POST" and re.fullmatch(r"/channels/\d+/messages", path):
+            limits.check_files(body)
             limits.check_message(body, new=True)
         elif method == "PATCH" and re.fullmatch(r"/channels/\d+/messages/\d+", path):
             limits.check_message(body, new=False)
@@ -201,7 +205,15 @@ async def _body(request: web.Request) -> Any:
     if request.content_type.startswith("multipart/"):
         form = await request.post()
         payload = form.get("payload_json")
-        return json.loads(str(payload)) if payload is not None else None
+        body = json.loads(str(payload)) if payload is not None else {}
+        files = [
+            (part.filename, part.file.read())
+            for name, part in form.items()
+            if name.startswith("files[") and isinstance(part, web.FileField)
+        ]
+        if files:  # the files uploaded, by their place in `attachments`
+            body["_files"] = files
+        return body
     text = await request.text()
     return json.loads(text) if text else None
 

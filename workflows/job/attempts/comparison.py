@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import Usage
     from workflows.policies import git_step
 
+from workflows.job.record.owners_now import read_owners_now
 from workflows.job.record.progress import narrate, on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
 from workflows.job.record.state import JobState
@@ -132,6 +133,7 @@ async def _the_pick(state: JobState) -> PickInput | None:
         if not any(row.state == AttemptState.READY for row in _attempts(state).rows):
             return None
         if state.status.phase != JobPhase.REVIEW:
+            await read_owners_now(state)  # before the comparison opens: a pick counts them
             set_phase(state, JobPhase.REVIEW)
             workflow.set_current_details(phase_details(state.job, COMPARING))
             await narrate(state, Narration.COMPARING)

@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.conversation.attempt_payloads import AttemptState, PickAnswer, PickInput
     from desk.payloads.jobs import JobPhase
 
+from workflows.job.record.owners_now import may_answer
 from workflows.job.record.state import JobState
 
 
@@ -26,7 +27,7 @@ def pick_refusal(state: JobState, pick: PickInput) -> PickError | None:
             f"Job {number} has no attempts to pick from: `codedesk integrate {number}` lands "
             "a job waiting for review."
         )
-    if pick.by.id != job.starter and pick.by.id not in job.owners:
+    if not may_answer(state, pick.by.id):
         return PickError(
             f"{who} may not pick among job {number}'s attempts: only whoever started the job "
             "and the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."

@@ -53,6 +53,7 @@ async def narrate(
             host=host,
             held=held,
             agent_of=agent_of,
+            job=state.job.number,
         )
         await heeding_cancel(send_to_outbox(place, progress))
 

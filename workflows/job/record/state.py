@@ -112,6 +112,9 @@ class JobState:
     # Review
     review_answer: ReviewAnswer | None = None
     """The reviewer's `integrate` or `discard` of the round waiting now (first answer wins)."""
+    review_owners: list[str] = field(default_factory=list)
+    """The host's owners as the round waiting now opened (the desk's host policy): they may
+    answer it, as the owners the job recorded may."""
 
     # Attempts (issue 48)
     pending_verdict: ReviewAnswer | None = None

@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobPhase
 
 from workflows.job.attempts.pick import pick_refusal
+from workflows.job.record.owners_now import may_answer
 from workflows.job.record.state import JobState
 
 
@@ -26,7 +27,7 @@ def review_refusal(state: JobState, answer: ReviewAnswer) -> ReviewError | None:
     not, an answer already given, an integration the owner's blocking check forbids."""
     job, who = state.job, answer.by.name or answer.by.id
     number = job.number
-    if answer.by.id != job.starter and answer.by.id not in job.owners:
+    if not may_answer(state, answer.by.id):
         return ReviewError(
             f"{who} may not answer job {number}'s review: only whoever started the job and "
             "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
