@@ -26,9 +26,11 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError, SettingsError
 from surfaces.discord.agent_watch import LineLimits
 from surfaces.discord.common.services import Services
+from surfaces.discord.comparison_cards import ComparisonCards
 from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
+from surfaces.discord.interactions.pick_buttons import PickButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
 
 log = logging.getLogger(__name__)
@@ -72,6 +74,7 @@ class CodedeskBot(discord.Client):
             agent_lines=LineLimits(config.progress_agent_lines, config.progress_line_chars),
             time_zone=config.time_zone,
             threads=services.threads,
+            comparisons=ComparisonCards(self, services.desk),
         )
         self.conversation = ThreadConversation(
             self, services.desk, services.owners, services.threads
@@ -85,7 +88,7 @@ class CodedeskBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """After login: buttons from any earlier run, commands (if asked), the worker."""
-        self.add_dynamic_items(AnswerButton)
+        self.add_dynamic_items(AnswerButton, PickButton)
         if self.sync_on_start:
             await self.sync_commands()
         if self.sync_global:

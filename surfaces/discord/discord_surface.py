@@ -29,6 +29,7 @@ from desk.payloads.surfaces import (
     ThreadReport,
     ThreadText,
 )
+from desk.records.narration import Narration
 from surfaces.discord.agent_texts import AgentTexts
 from surfaces.discord.agent_watch import DEFAULT_LIMITS, AgentWatch, LineLimits
 from surfaces.discord.common.closed_threads import ClosedThreads, direct_note
@@ -41,6 +42,7 @@ from surfaces.discord.common.delivery import (
     retryable,
 )
 from surfaces.discord.common.thread_book import ThreadBook
+from surfaces.discord.comparison_cards import ComparisonCards
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.progress_boards import ProgressBoards
@@ -65,8 +67,11 @@ class DiscordSurface(Surface):
         agent_lines: LineLimits = DEFAULT_LIMITS,
         time_zone: str = "",
         threads: ThreadBook | None = None,
+        comparisons: ComparisonCards | None = None,
     ) -> None:
         self.client = client
+        self.comparisons = comparisons
+        """Posts a job's comparison card when its attempts are all in (None: no card)."""
         self.threads = threads
         """Which job each place follows: the outbox's activities write it down too."""
         self.time_zone = time_zone
@@ -150,6 +155,16 @@ class DiscordSurface(Surface):
                 except JobNotFoundError:
                     pass  # not a job's id: nothing to write down
             await self.agents.narrate(channel_id, narration_text(progress), progress.agent_of)
+            if progress.narration == Narration.COMPARING:
+                await self._comparison(channel_id)
+
+    async def _comparison(self, channel_id: int) -> None:
+        """The comparison card of the job the place follows, under the narration."""
+        followed = self.threads.job_in(channel_id) if self.threads is not None else None
+        if self.comparisons is None or followed is None:
+            log.warning("No comparison card in %s: the bot does not know its job.", channel_id)
+            return
+        await self.comparisons.show(channel_id, followed.job)
 
     async def post_report(self, report: ThreadReport) -> None:
         channel_id = _channel_id(report.channel)

@@ -1,18 +1,27 @@
 """Several attempts at one task from Discord (issue 48), with the real bot process on Discord's
-protocol: `/task` takes `agents`, `attempts` and `pick_first_passing`, with the CLI's refusals."""
+protocol: `/task` takes `agents`, `attempts` and `pick_first_passing`, with the CLI's refusals;
+the job's thread gets the comparison card, a row per attempt and a button each; a stranger's
+press is refused to them alone, a press after the bot restarted picks, the picked attempt lands
+and the card closes saying who picked which."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from desk.config.settings import DeskSettings
-from desk.payloads.jobs import JobInput
+from desk.payloads.jobs import JobInput, JobOutcome
+from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.surfaces.attempt_agents import writes_its_own_file
-from tests.helpers.waiting import until
+from surfaces.clients.repo_setup_client import RepoSetupClient
+from surfaces.discord.interactions.pick_buttons import pick_id
+from tests.helpers.repos import git
+from tests.helpers.surfaces.attempt_agents import attempt_file, writes_its_own_file
+from tests.helpers.waiting import awaited, eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
-from tests.surfaces.fake_discord import OWNER_ID, FakeDiscord
+from tests.surfaces.fake_discord import OWNER_ID, STRANGER_ID, FakeDiscord, custom_ids
 
 REPO = "acme/api"
 
@@ -67,3 +76,95 @@ async def test_task_asks_for_attempts_and_refuses_what_the_cli_refuses(
         ("b", env["CODEDESK_AGENT_COMMAND"]),
     ]
     assert job.pick_first_passing
+
+
+def card_of(fake: FakeDiscord, thread: int, number: int) -> dict[str, Any] | None:
+    """Job `number`'s comparison card in `thread` (by its Discard all button)."""
+    found = [m for m in fake.in_channel(thread) if pick_id(number, "") in custom_ids(m)]
+    return found[-1] if found else None
+
+
+def buttons(card: dict[str, Any]) -> dict[str, bool]:
+    """The card's buttons, by label: whether each is enabled."""
+    return {
+        child["label"]: not child.get("disabled", False)
+        for row in card["components"]
+        for child in row["components"]
+    }
+
+
+def told_privately(fake: FakeDiscord, token: str) -> list[str]:
+    """What the presser `token` was told in messages only they see."""
+    return [
+        m["content"] for m in fake.messages.values() if m.get("_token") == token and m["flags"] & 64
+    ]
+
+
+async def test_the_comparison_card_shows_the_attempts_and_a_press_after_a_restart_picks_one(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    await RepoSetupClient(desk.client, desk.settings).configure(
+        SetRepoSetup(repo=REPO, check="true", check_retries=0)
+    )
+    fake = FakeDiscord()
+    channel = fake.text_channel()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
+    async with DiscordStandIn(fake) as discord:
+        async with codedesk_discord(env, discord, tmp_path / "bot.log"):
+            ask = fake.command("task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2)
+            token = await discord.interact(ask)
+            said = await eventually(
+                lambda: " ".join(fake.told(token)),
+                lambda told: "is running" in told,
+                "the job's answer",
+            )
+            found = re.search(r"Job \*\*(\d+)\*\* is running", said)
+            assert found, said
+            number, thread = int(found[1]), int(fake.in_channel(channel)[0]["id"])
+            card = await until(lambda: card_of(fake, thread, number), "the comparison card")
+            [embed] = card["embeds"]
+            rows = embed["description"]
+            for label, attempt in (("a", number + 1), ("b", number + 2)):
+                assert f"{label}: job {attempt}" in rows, rows
+            assert rows.count("check passed") == 2, rows
+            assert rows.count("1 file changed, 1 insertion(+)") == 2, rows
+            assert buttons(card) == {"Pick a": True, "Pick b": True, "Discard all": True}
+
+            stranger = await discord.interact(
+                fake.press(int(card["id"]), pick_id(number, "a"), STRANGER_ID)
+            )
+            await until(lambda: told_privately(fake, stranger), "the stranger's refusal")
+            [refusal] = told_privately(fake, stranger)
+            assert "may not pick among job" in refusal, refusal
+            assert buttons(fake.messages[int(card["id"])])["Pick a"], "a refusal closed the card"
+
+        async with codedesk_discord(env, discord, tmp_path / "bot-again.log"):
+            mine = await discord.interact(
+                fake.press(int(card["id"]), pick_id(number, "b"), OWNER_ID)
+            )
+            await until(lambda: told_privately(fake, mine), "the pick's answer")
+            assert told_privately(fake, mine) == [
+                f"You picked attempt b (job {number + 2}): it integrates now."
+            ]
+            closed = fake.messages[int(card["id"])]
+            assert not any(buttons(closed).values()), closed
+            assert closed["embeds"][0]["footer"]["text"].startswith(
+                f"Attempt b (job {number + 2}) was picked by user{OWNER_ID}"
+            )
+            again = await discord.interact(
+                fake.press(int(card["id"]), pick_id(number, "a"), OWNER_ID)
+            )
+            await until(lambda: told_privately(fake, again), "the later press's answer")
+            [later] = told_privately(fake, again)
+            assert "made first by" in later, later
+            report = await awaited(desk.wait(number), "the job's report")
+            assert discord.rest.refused == []
+
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (clone / attempt_file(number + 2)).exists()
+    assert not (clone / attempt_file(number + 1)).exists()
+    assert [
+        b for b in git(clone, "branch", "--format=%(refname:short)").split() if b != "main"
+    ] == []
