@@ -2,7 +2,7 @@
 protocol: `/task` takes `agents`, `attempts` and `pick_first_passing`, with the CLI's refusals;
 the job's thread gets the comparison card, a row per attempt and a button each; a stranger's
 press is refused to them alone, a press after the bot restarted picks, the picked attempt lands
-and the card closes saying who picked which."""
+and the card closes saying who picked which; Discard all drops them all."""
 
 from __future__ import annotations
 
@@ -100,6 +100,19 @@ def told_privately(fake: FakeDiscord, token: str) -> list[str]:
     ]
 
 
+async def two_attempts(fake: FakeDiscord, discord: DiscordStandIn) -> tuple[int, int]:
+    """/task with two attempts in a new channel: the job's number and its thread."""
+    channel = fake.text_channel()
+    ask = fake.command("task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2)
+    token = await discord.interact(ask)
+    said = await eventually(
+        lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the job's answer"
+    )
+    found = re.search(r"Job \*\*(\d+)\*\* is running", said)
+    assert found, said
+    return int(found[1]), int(fake.in_channel(channel)[0]["id"])
+
+
 async def test_the_comparison_card_shows_the_attempts_and_a_press_after_a_restart_picks_one(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
@@ -109,20 +122,10 @@ async def test_the_comparison_card_shows_the_attempts_and_a_press_after_a_restar
         SetRepoSetup(repo=REPO, check="true", check_retries=0)
     )
     fake = FakeDiscord()
-    channel = fake.text_channel()
     env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
     async with DiscordStandIn(fake) as discord:
         async with codedesk_discord(env, discord, tmp_path / "bot.log"):
-            ask = fake.command("task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2)
-            token = await discord.interact(ask)
-            said = await eventually(
-                lambda: " ".join(fake.told(token)),
-                lambda told: "is running" in told,
-                "the job's answer",
-            )
-            found = re.search(r"Job \*\*(\d+)\*\* is running", said)
-            assert found, said
-            number, thread = int(found[1]), int(fake.in_channel(channel)[0]["id"])
+            number, thread = await two_attempts(fake, discord)
             card = await until(lambda: card_of(fake, thread, number), "the comparison card")
             [embed] = card["embeds"]
             rows = embed["description"]
@@ -168,3 +171,35 @@ async def test_the_comparison_card_shows_the_attempts_and_a_press_after_a_restar
     assert [
         b for b in git(clone, "branch", "--format=%(refname:short)").split() if b != "main"
     ] == []
+
+
+async def test_discard_all_on_the_card_drops_every_attempt_and_closes_the_card(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        number, thread = await two_attempts(fake, discord)
+        card = await until(lambda: card_of(fake, thread, number), "the comparison card")
+        press = fake.press(int(card["id"]), pick_id(number, ""), OWNER_ID)
+        mine = await discord.interact(press)
+        await until(lambda: told_privately(fake, mine), "the discard's answer")
+        assert told_privately(fake, mine) == ["You discarded every attempt: nothing lands."]
+        closed = fake.messages[int(card["id"])]
+        assert not any(buttons(closed).values()), closed
+        assert closed["embeds"][0]["footer"]["text"] == (
+            f"Every attempt was discarded by user{OWNER_ID}: nothing lands."
+        )
+        report = await awaited(desk.wait(number), "the job's report")
+        assert discord.rest.refused == []
+
+    assert report.attempts is not None and report.attempts.picked == ""
+    for attempt in (number + 1, number + 2):
+        assert not (clone / attempt_file(attempt)).exists()
+    branches = git(clone, "branch", "--format=%(refname:short)").split()
+    assert [name for name in branches if name.startswith("worker")] == [], branches
