@@ -6,6 +6,8 @@ rows as they are then, and a button per attempt (`interactions/pick_buttons.py`)
 safe to run twice, like every surface activity: a card of the job already among the thread's
 last messages (found by its Discard all button's custom id) is brought up to date instead of
 posted again, so a comparison that opens a second time (an attempt revised) shows one card.
+When the job's report comes, a card still open (the pick was made elsewhere: the CLI, the first
+passing check) is closed the way a press closes it, saying how the pick went.
 """
 
 from __future__ import annotations
@@ -16,11 +18,16 @@ import discord
 from temporalio.service import RPCError
 
 from desk.errors import DeskError
+from desk.payloads.conversation.attempt_payloads import Attempts
 from desk.payloads.jobs import JobPhase
 from surfaces.clients.desk_client import DeskClient
 from surfaces.discord.common.delivery import NO_MENTIONS, give_up, nonce
 from surfaces.discord.interactions.pick_buttons import comparison_view, pick_id
-from surfaces.render.discord.comparison_card import comparison_embed
+from surfaces.render.discord.comparison_card import (
+    closed_comparison,
+    comparison_embed,
+    pick_outcome,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +68,25 @@ class ComparisonCards:
         except discord.HTTPException as error:
             give_up(error, f"show job {number}'s comparison card in {channel_id}")
 
+    async def close(self, channel_id: int, number: int, attempts: Attempts) -> None:
+        """Close job `number`'s card, if it is shown and still open: its buttons off, how the
+        pick went as its footer."""
+        channel = self.client.get_partial_messageable(channel_id)
+        try:
+            shown = await self._shown(channel, pick_id(number, ""))
+            if shown is None or not shown.embeds or not _open(shown):
+                return
+            row = next((row for row in attempts.rows if row.label == attempts.picked), None)
+            if attempts.picked_by:
+                words = pick_outcome(attempts.picked, row.number if row else 0, attempts.picked_by)
+            else:
+                words = f"Job {number} ended with no pick: its report follows."
+            embed = closed_comparison(shown.embeds[0], words, picked=bool(attempts.picked))
+            view = comparison_view(number, attempts.rows, closed=True)
+            await shown.edit(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            give_up(error, f"close job {number}'s comparison card in {channel_id}")
+
     async def _shown(
         self, channel: discord.PartialMessageable, custom_id: str
     ) -> discord.Message | None:
@@ -72,6 +98,15 @@ class ComparisonCards:
             if message.author.id == me.id and custom_id in _custom_ids(message):
                 return message
         return None
+
+
+def _open(message: discord.Message) -> bool:
+    """Whether a card still has a button one may press."""
+    return any(
+        not getattr(child, "disabled", True)
+        for row in message.components
+        for child in getattr(row, "children", [])
+    )
 
 
 def _custom_ids(message: discord.Message) -> set[str]:

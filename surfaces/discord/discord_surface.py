@@ -160,8 +160,10 @@ class DiscordSurface(Surface):
 
     async def _comparison(self, channel_id: int) -> None:
         """The comparison card of the job the place follows, under the narration."""
+        if self.comparisons is None:
+            return
         followed = self.threads.job_in(channel_id) if self.threads is not None else None
-        if self.comparisons is None or followed is None:
+        if followed is None:
             log.warning("No comparison card in %s: the bot does not know its job.", channel_id)
             return
         await self.comparisons.show(channel_id, followed.job)
@@ -173,6 +175,8 @@ class DiscordSurface(Surface):
         self.agents.stop(channel_id)
         await self.progress.settle(channel_id)
         number = report.report.number
+        if self.comparisons is not None and report.report.attempts is not None:
+            await self.comparisons.close(channel_id, number, report.report.attempts)
         if self.threads is not None:
             self.threads.ended(channel_id, number)
         text = report_text(report.report, self.time_zone)

@@ -203,3 +203,31 @@ async def test_discard_all_on_the_card_drops_every_attempt_and_closes_the_card(
         assert not (clone / attempt_file(attempt)).exists()
     branches = git(clone, "branch", "--format=%(refname:short)").split()
     assert [name for name in branches if name.startswith("worker")] == [], branches
+
+
+async def test_a_pick_made_elsewhere_closes_the_card_when_the_report_comes(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        number, thread = await two_attempts(fake, discord)
+        card = await until(lambda: card_of(fake, thread, number), "the comparison card")
+        await desk.pick(number, "a")  # an owner's pick from the CLI
+        await awaited(desk.wait(number), "the job's report")
+        heading = f"## Job {number} on "
+        await until(
+            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
+            "the report in the thread",
+        )
+        closed = fake.messages[int(card["id"])]
+        assert not any(buttons(closed).values()), closed
+        footer = closed["embeds"][0]["footer"]["text"]
+        assert footer.startswith(f"Attempt a (job {number + 1}) was picked by "), footer
+        assert discord.rest.refused == []
+
+    assert (Path(info.path) / attempt_file(number + 1)).exists()
