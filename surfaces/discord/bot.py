@@ -27,9 +27,11 @@ from desk.config.settings import DeskSettings
 from desk.errors import DeskError, SettingsError
 from surfaces.discord.agent_watch import LineLimits
 from surfaces.discord.common.services import Services
+from surfaces.discord.comparison_cards import ComparisonCards
 from surfaces.discord.conversation.thread_messages import ThreadConversation
 from surfaces.discord.discord_surface import DiscordSurface
 from surfaces.discord.interactions.buttons import AnswerButton
+from surfaces.discord.interactions.pick_buttons import PickButton
 from surfaces.discord.interactions.slash_commands import CodedeskTree, install
 from surfaces.discord.review.review_buttons import ReviewButton, feedback_submitted
 
@@ -75,6 +77,7 @@ class CodedeskBot(discord.Client):
             time_zone=config.time_zone,
             threads=services.threads,
             desk=services.desk,
+            comparisons=ComparisonCards(self, services.desk),
         )
         self.conversation = ThreadConversation(
             self, services.desk, services.owners, services.threads
@@ -88,7 +91,7 @@ class CodedeskBot(discord.Client):
 
     async def setup_hook(self) -> None:
         """After login: buttons from any earlier run, commands (if asked), the worker."""
-        self.add_dynamic_items(AnswerButton, ReviewButton)
+        self.add_dynamic_items(AnswerButton, ReviewButton, PickButton)
         if self.sync_on_start:
             await self.sync_commands()
         if self.sync_global:

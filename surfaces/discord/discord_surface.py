@@ -44,6 +44,7 @@ from surfaces.discord.common.delivery import (
     retryable,
 )
 from surfaces.discord.common.thread_book import ThreadBook
+from surfaces.discord.comparison_cards import ComparisonCards
 from surfaces.discord.interactions.buttons import card_view
 from surfaces.discord.interactions.custom_ids import CardKey
 from surfaces.discord.progress_boards import ProgressBoards
@@ -70,8 +71,11 @@ class DiscordSurface(Surface):
         time_zone: str = "",
         threads: ThreadBook | None = None,
         desk: DeskClient | None = None,
+        comparisons: ComparisonCards | None = None,
     ) -> None:
         self.client = client
+        self.comparisons = comparisons
+        """Posts a job's comparison card when its attempts are all in (None: no card)."""
         self.reviews = ReviewCards(client, desk, self._find) if desk is not None else None
         """A job's review card (none without a desk to read the job and its diff from)."""
         self.threads = threads
@@ -159,6 +163,8 @@ class DiscordSurface(Surface):
             await self.agents.narrate(channel_id, narration_text(progress), progress.agent_of)
             if progress.job:
                 await self._review_card(channel_id, progress)
+            if progress.narration == Narration.COMPARING:
+                await self._comparison(channel_id, progress.job)
 
     async def _review_card(self, channel_id: int, progress: ThreadProgress) -> None:
         """A job waiting for review gets its card; one revising has its last card closed."""
@@ -185,6 +191,11 @@ class DiscordSurface(Surface):
         except Exception:
             log.exception("Job %s's review card in %s could not be closed", number, channel_id)
 
+    async def _comparison(self, channel_id: int, number: int) -> None:
+        """The comparison card of the job the narration names, under the narration."""
+        if self.comparisons is not None and number:
+            await self.comparisons.show(channel_id, number)
+
     async def post_report(self, report: ThreadReport) -> None:
         channel_id = _channel_id(report.channel)
         if channel_id is None:
@@ -193,6 +204,8 @@ class DiscordSurface(Surface):
         await self.progress.settle(channel_id)
         number = report.report.number
         await self._close_reviewed(channel_id, number, report.report.review_rounds)
+        if self.comparisons is not None and report.report.attempts is not None:
+            await self.comparisons.close(channel_id, number, report.report.attempts)
         if self.threads is not None:
             self.threads.ended(channel_id, number)
         text = report_text(report.report, self.time_zone)

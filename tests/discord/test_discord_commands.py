@@ -56,13 +56,17 @@ async def test_the_commands_and_their_options_as_discord_receives_them(tmp_path:
     await bot.close()
     synced = {command["name"]: command for command in fake.synced[GUILD_ID]}
     assert set(synced) == NAMES
-    repo, task, agent, budget, spend_limit, review = synced["task"]["options"]
+    options = synced["task"]["options"]
+    repo, task, agent, budget, spend_limit, review, agents, attempts, first_passing = options
     assert (repo["name"], repo["autocomplete"], repo["max_length"]) == ("repo", True, 201)
     assert (task["name"], task["max_length"]) == ("task", 4000)
     assert (agent["name"], agent["autocomplete"], agent["required"]) == ("agent", True, False)
     assert (budget["name"], budget["required"]) == ("budget", False)
     assert (spend_limit["name"], spend_limit["required"]) == ("spend_limit", False)
     assert (review["name"], review["type"], review["required"]) == ("review", 5, False)
+    assert (agents["name"], agents["type"], agents["required"]) == ("agents", 3, False)
+    assert (attempts["name"], attempts["type"], attempts["required"]) == ("attempts", 4, False)
+    assert (first_passing["name"], first_passing["type"]) == ("pick_first_passing", 5)
     [number] = synced["job"]["options"]
     assert (number["type"], number["min_value"]) == (4, 1)
     [_, sha] = synced["push"]["options"]

@@ -12,7 +12,6 @@ import typer
 
 from desk.agents.presets import PRESETS, preset_command
 from desk.errors import AgentCommandError
-from surfaces.cli.commands.conversation.attempt_commands import attempts_asked
 from surfaces.cli.common.options import JOB_NUMBER
 from surfaces.cli.common.runner import (
     more_line,
@@ -95,6 +94,7 @@ def task(
     from desk.names import job_workflow_id
     from desk.payloads.jobs import JobOutcome
     from desk.policy.host import asked_budget, asked_spend_limit
+    from surfaces.clients.conversation.attempt_asks import attempts_asked
     from workers.host_queues import host_polled
 
     async def body(desk: DeskClient) -> int:
@@ -103,7 +103,12 @@ def task(
         if agent_preset is not None and agent_command is not None:
             raise AgentCommandError("Give --agent or --agent-command, not both.")
         command = preset_command(agent_preset) if agent_preset is not None else agent_command
-        tries = attempts_asked(agents, attempts, command or desk.settings.agent_command)
+        tries = attempts_asked(
+            agents,
+            attempts,
+            command or desk.settings.agent_command,
+            pick_first_passing=pick_first_passing,
+        )
         admission = await desk.submit_job(
             repo,
             text,

@@ -24,6 +24,7 @@ from desk.agents.presets import PRESETS, preset_command
 from desk.errors import DeskError
 from desk.holds.approvals import SurfacePlace
 from desk.policy.host import asked_budget, asked_spend_limit
+from surfaces.clients.conversation.attempt_asks import OptionNames, attempts_asked
 from surfaces.discord.common.access import REFUSAL
 from surfaces.discord.common.delivery import NO_MENTIONS
 from surfaces.discord.common.services import services_of
@@ -50,6 +51,8 @@ CHOICE_CHARS = 100
 THREAD_NAME_CHARS = 100
 JOBS_SHOWN = 25
 CARDS_SHOWN = 5
+OPTIONS = OptionNames("option agents", "option attempts", "option pick_first_passing")
+"""How /task's refusals name its options for attempts."""
 PUSH_WAIT = 3600.0
 """How long the bot waits, best effort, to tell the channel how a requested push ended."""
 
@@ -124,6 +127,9 @@ async def preset_choices(
     budget="Work-time budget such as 10m or 1h, up to the host's (default: the host's)",
     spend_limit="Most the agent may spend, in US dollars such as 2.50, up to the host's limit",
     review="Let the work wait for review before it lands (ask for changes in the job's thread)",
+    agents="Several agents side by side, e.g. claude,codex: you pick one from a card",
+    attempts="Several attempts of the one agent side by side (2 or more): you pick one",
+    pick_first_passing="With attempts: the first whose check passes lands, the others stop",
 )
 @app_commands.autocomplete(repo=repo_choices, agent=preset_choices)
 async def task_command(
@@ -134,12 +140,22 @@ async def task_command(
     budget: app_commands.Range[str, 1, 32] | None = None,
     spend_limit: app_commands.Range[str, 1, 32] | None = None,
     review: bool = False,
+    agents: app_commands.Range[str, 1, 200] | None = None,
+    attempts: int | None = None,
+    pick_first_passing: bool = False,
 ) -> None:
     try:
         follow = job_place(interaction)
         command = preset_command(agent.strip()) if agent else None
         asked = asked_budget(budget) if budget else None
         limit = asked_spend_limit(spend_limit) if spend_limit else None
+        tries = attempts_asked(
+            agents,
+            attempts,
+            command or services_of(interaction.client).settings.agent_command,
+            pick_first_passing=pick_first_passing,
+            names=OPTIONS,
+        )
     except DeskError as refused:  # before any job: a bad ask, or nobody would hear of it
         await interaction.response.send_message(
             plain(str(refused)), ephemeral=True, allowed_mentions=NO_MENTIONS
@@ -169,6 +185,8 @@ async def task_command(
             budget=asked,
             spend_limit=limit,
             review=review,
+            attempts=tries,
+            pick_first_passing=pick_first_passing,
             requester=f"discord:{interaction.user.id}",
             place=place,
             starter=f"discord:{interaction.user.id}",

@@ -30,10 +30,16 @@ def attempts_blocks(attempts: Attempts | None) -> list[Block]:
         picked = ": the first whose check passes integrates"
     blocks = [field(f"attempts ({len(attempts.rows)}){picked}")]
     for row in attempts.rows:
-        blocks.append(item(*_row_parts(row, row.label == attempts.picked)))
-        if row.final_words.strip():
-            words = row.final_words.strip().splitlines()[-1][-FINAL_WORDS_CHARS:]
-            blocks.append(item(ours("   last words: "), text(words, Tone.DIM)))
+        blocks.extend(attempt_row_blocks(row, picked=row.label == attempts.picked))
+    return blocks
+
+
+def attempt_row_blocks(row: AttemptRow, *, picked: bool = False) -> list[Block]:
+    """One attempt's row, and its last words under it when it has any."""
+    blocks = [item(*_row_parts(row, picked))]
+    if row.final_words.strip():
+        words = row.final_words.strip().splitlines()[-1][-FINAL_WORDS_CHARS:]
+        blocks.append(item(ours("   last words: "), text(words, Tone.DIM)))
     return blocks
 
 
