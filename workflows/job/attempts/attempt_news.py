@@ -11,18 +11,15 @@ from __future__ import annotations
 
 from temporalio import workflow
 from temporalio.exceptions import FailureError
-from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
-    from activities.jobs.worktrees import WorktreeActivities
     from desk.names import JOB_ATTEMPT_NEWS_SIGNAL, job_workflow_id
     from desk.payloads.conversation.attempt_payloads import AttemptNews, AttemptState
     from desk.payloads.conversation.review_payloads import ReviewAnswer
-    from desk.payloads.jobs import JobPhase, JobReport, SoFarInput, Worktree
+    from desk.payloads.jobs import JobPhase, JobReport, Worktree
     from desk.records.repo_setup import CommandRun
-    from workflows.policies import git_step
 
-from workflows.job.record.progress import on_the_clones_host
+from workflows.job.record.progress import branch_so_far
 from workflows.job.record.state import JobState
 
 FINAL_WORDS = 600
@@ -40,18 +37,7 @@ async def tell_ready(
     if not is_attempt(state):
         return
     job = state.job
-    so_far = await on_the_clones_host(
-        state,
-        lambda route: workflow.execute_activity_method(
-            WorktreeActivities.branch_so_far,
-            SoFarInput(number=job.number, worktree=worktree, report_commits=job.report_commits),
-            **(
-                git_step(job.git_heartbeat_timeout)
-                | route
-                | ActivityConfig(summary="reading the branch for the comparison")
-            ),
-        ),
-    )
+    so_far = await branch_so_far(state, worktree, "for the comparison")
     await _tell(
         state,
         AttemptNews(

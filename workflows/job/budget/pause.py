@@ -20,10 +20,9 @@ from decimal import Decimal
 
 from temporalio import workflow
 from temporalio.exceptions import ChildWorkflowError, FailureError, WorkflowAlreadyStartedError
-from temporalio.workflow import ActivityConfig, ParentClosePolicy
+from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.jobs.worktrees import WorktreeActivities
     from desk.errors import BudgetPauseError
     from desk.failures import failure_of
     from desk.holds.approvals import (
@@ -36,7 +35,6 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.holds.budget_cards import (
         GO_ON_MESSAGE,
-        BranchSoFar,
         BudgetAnswer,
         BudgetCard,
         BudgetPause,
@@ -46,13 +44,12 @@ with workflow.unsafe.imports_passed_through():
     )
     from desk.holds.held_calls import call_digest
     from desk.names import APPROVAL_WITHDRAW_SIGNAL, APPROVAL_WORKFLOW_TYPE
-    from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase, SoFarInput, Worktree
+    from desk.payloads.jobs import AgentEnd, AgentResult, JobPhase, Worktree
     from desk.payloads.message_payloads import SayInput
     from desk.usage.tally import USD
-    from workflows.policies import git_step
 
 from workflows import patches
-from workflows.job.record.progress import on_the_clones_host, set_phase
+from workflows.job.record.progress import branch_so_far, set_phase
 from workflows.job.record.state import JobState
 from workflows.summaries import phase_details
 
@@ -147,7 +144,7 @@ async def answer_at_budget(state: JobState, worktree: Worktree) -> BudgetAnswer:
     "go on", give the agent its new budget (`go_on_message` is the note it reads first)."""
     job = state.job
     pause = state.status.budget_pauses[-1]
-    so_far = await _so_far(state, worktree)
+    so_far = await branch_so_far(state, worktree, "for the budget card")
     more = pause.more_time or pause.more_money
     time_left, money_left = _room_after(state, pause.reason, more)
     card = BudgetCard(
@@ -224,23 +221,6 @@ def go_on_message(state: JobState) -> SayInput:
     session reads it first."""
     by = state.go_on_by or Principal(id="codedesk", name="codedesk")
     return SayInput(text=GO_ON_MESSAGE, by=by, surface=GO_ON_SURFACE)
-
-
-async def _so_far(state: JobState, worktree: Worktree) -> BranchSoFar:
-    """What the job's branch holds now, for the card."""
-    job = state.job
-    return await on_the_clones_host(
-        state,
-        lambda route: workflow.execute_activity_method(
-            WorktreeActivities.branch_so_far,
-            SoFarInput(number=job.number, worktree=worktree, report_commits=job.report_commits),
-            **(
-                git_step(job.git_heartbeat_timeout)
-                | route
-                | ActivityConfig(summary="reading the branch for the budget card")
-            ),
-        ),
-    )
 
 
 async def _ask(ident: str, ask: ApprovalRequest) -> ApprovalOutcome:

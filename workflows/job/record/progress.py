@@ -1,4 +1,5 @@
-"""What a job shows of itself as it goes: its phase, its narration, the host it waits for."""
+"""What a job shows of itself as it goes: its phase, its narration, the host it waits for, and
+what its branch holds so far."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from typing import TypeVar
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeUpdate
+from temporalio.workflow import ActivityConfig
 
 with workflow.unsafe.imports_passed_through():
+    from activities.jobs.worktrees import WorktreeActivities
+    from desk.holds.budget_cards import BranchSoFar
     from desk.names import OUTCOME_ATTRIBUTE, PHASE_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
-    from desk.payloads.jobs import JobOutcome, JobPhase
+    from desk.payloads.jobs import JobOutcome, JobPhase, SoFarInput, Worktree
     from desk.payloads.surfaces import ThreadProgress
     from desk.records.narration import Narration
 
@@ -19,6 +23,7 @@ from workflows.host.host_routes import Route, on_host
 from workflows.in_flight import heeding_cancel
 from workflows.job.record.phases import JOB_PHASES
 from workflows.job.record.state import JobState
+from workflows.policies import git_step
 from workflows.summaries import phase_details
 
 T = TypeVar("T")
@@ -80,3 +85,21 @@ async def _waiting_for_host(state: JobState, host: str) -> None:
         await narrate(state, Narration.WAITING_FOR_HOST, host=host)
     else:
         await narrate(state, Narration.HOST_BACK, host=gone)
+
+
+async def branch_so_far(state: JobState, worktree: Worktree, why: str) -> BranchSoFar:
+    """What the job's branch holds now (commits, diffstat, uncommitted files), read on the
+    clone's host `why` (the step's summary: "for the budget card")."""
+    job = state.job
+    return await on_the_clones_host(
+        state,
+        lambda route: workflow.execute_activity_method(
+            WorktreeActivities.branch_so_far,
+            SoFarInput(number=job.number, worktree=worktree, report_commits=job.report_commits),
+            **(
+                git_step(job.git_heartbeat_timeout)
+                | route
+                | ActivityConfig(summary=f"reading the branch {why}")
+            ),
+        ),
+    )
