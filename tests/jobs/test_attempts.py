@@ -16,6 +16,7 @@ from desk.config.settings import DeskSettings
 from desk.errors import PickError, PolicyError, ReviewError
 from desk.holds.approvals import Principal
 from desk.payloads.conversation.attempt_payloads import AttemptState, attempt_specs
+from desk.payloads.conversation.review_payloads import ReviewVerdict
 from desk.payloads.jobs import JobOutcome, JobPhase, JobStatus
 from desk.records.repo_setup import CheckStatus, SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
@@ -110,8 +111,6 @@ async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work
         await desk.pick(number, "z")
     # An attempt answers only its job's pick.
     with pytest.raises(ReviewError, match=f"pick {number} b"):
-        from desk.payloads.conversation.review_payloads import ReviewVerdict
-
         await desk.answer_review(number + 2, ReviewVerdict.INTEGRATE)
 
     picked = await desk.pick(number, "b")
@@ -236,4 +235,39 @@ async def test_a_message_during_the_comparison_revises_every_attempt(
     report = await awaited(desk.wait(number), "the job's report")
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (clone / "a.txt").read_text() == "1" and (clone / "b.txt").read_text() == "2"
+    assert worker_branches(clone) == []
+
+
+async def test_a_reviewed_job_s_picked_attempt_waits_for_its_own_review(
+    desk: DeskClient, origin: Path
+) -> None:
+    info = await desk.add_repo(REPO, str(origin))
+    clone = Path(info.path)
+    head = git(clone, "rev-parse", "HEAD")
+    specs = attempt_specs([writes("a.txt"), writes("b.txt")])
+    number = (await desk.submit_job(REPO, "add a file", attempts=specs, review=True)).number
+    await compared(desk, number)
+    await desk.pick(number, "b")
+    picked = number + 2
+    # The picked attempt is reviewed as any job asked for review: it does not land by itself.
+    await eventually(
+        lambda: desk.history(picked),
+        lambda events: any(
+            event.workflow_execution_signaled_event_attributes.signal_name == "attempt_verdict"
+            for event in events
+        ),
+        "the pick to reach the attempt",
+    )
+    _, status = await desk.status(picked)  # answered once the signal's task is done
+    assert status.phase == JobPhase.REVIEW, status
+    other = await awaited(desk.wait(number + 1), "the other attempt")
+    assert other.outcome == JobOutcome.DISCARDED
+    assert git(clone, "rev-parse", "HEAD") == head
+    assert status.review_rounds[-1].verdict is None
+    assert (await desk.status(number))[1].report is None  # the job waits for it
+    answered = await desk.answer_review(picked, ReviewVerdict.INTEGRATE)
+    assert answered.verdict == ReviewVerdict.INTEGRATE
+    report = await awaited(desk.wait(number), "the job's report")
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (clone / "b.txt").exists() and not (clone / "a.txt").exists()
     assert worker_branches(clone) == []

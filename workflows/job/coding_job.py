@@ -80,7 +80,13 @@ from workflows.calls.session_calls import keep_session
 from workflows.in_flight import cancelled
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
-from workflows.job.attempts.attempt_news import take_verdict, tell_ended, tell_ready, tell_working
+from workflows.job.attempts.attempt_news import (
+    reviewed_after_the_pick,
+    take_verdict,
+    tell_ended,
+    tell_ready,
+    tell_working,
+)
 from workflows.job.attempts.comparison import compare_attempts, open_attempts, take_news
 from workflows.job.attempts.pick import refuse_pick, take_pick
 from workflows.job.budget.pause import (
@@ -572,7 +578,12 @@ class CodingJob:
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)
         await tell_ready(state, worktree, check, agent.output)
-        await workflow.wait_condition(lambda: answered_review(state))
+        await workflow.wait_condition(
+            lambda: answered_review(state) or reviewed_after_the_pick(state)
+        )
+        if reviewed_after_the_pick(state):  # picked: people review it as any reviewed job
+            await narrate(state, Narration.REVIEW, branch=state.status.branch)
+            await workflow.wait_condition(lambda: answered_review(state))
         verdict = close_round(state)
         if verdict == ReviewVerdict.REVISE:
             await tell_working(state)

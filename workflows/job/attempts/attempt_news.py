@@ -15,7 +15,7 @@ from temporalio.exceptions import FailureError
 with workflow.unsafe.imports_passed_through():
     from desk.names import JOB_ATTEMPT_NEWS_SIGNAL, job_workflow_id
     from desk.payloads.conversation.attempt_payloads import AttemptNews, AttemptState
-    from desk.payloads.conversation.review_payloads import ReviewAnswer
+    from desk.payloads.conversation.review_payloads import ReviewAnswer, ReviewVerdict
     from desk.payloads.jobs import JobPhase, JobReport, Worktree
     from desk.records.repo_setup import CommandRun
 
@@ -89,9 +89,23 @@ async def tell_ended(state: JobState, report: JobReport) -> None:
 def take_verdict(state: JobState, answer: ReviewAnswer) -> None:
     """The job's pick for this attempt: its answer now if its work waits, else when it does."""
     if state.status.phase == JobPhase.REVIEW and state.review_answer is None:
-        state.review_answer = answer
+        apply_verdict(state, answer)
     else:
         state.pending_verdict = answer
+
+
+def apply_verdict(state: JobState, answer: ReviewAnswer) -> None:
+    """The pick answers the round waiting: discard, or integrate; a picked attempt whose
+    requester or owner asked for a review waits for an ordinary review instead."""
+    if answer.verdict == ReviewVerdict.INTEGRATE and state.review_after_pick:
+        state.picked_for_review = True
+    else:
+        state.review_answer = answer
+
+
+def reviewed_after_the_pick(state: JobState) -> bool:
+    """Whether the picked attempt's work now waits for an ordinary review (people answer it)."""
+    return state.picked_for_review and state.review_answer is None
 
 
 async def _tell(state: JobState, news: AttemptNews) -> None:

@@ -93,8 +93,9 @@ async def compare_attempts(state: JobState) -> JobReport:
 
 
 async def _pass_on(state: JobState, pick: PickInput) -> JobReport:
-    """The picked attempt integrates, the others that wait discard, the others still working
-    are cancelled; once all ended, what they kept is removed."""
+    """The picked attempt integrates (or, asked for review, waits for an ordinary review of its
+    own), the others that wait discard, the others still working are cancelled; once all
+    ended, what they kept is removed."""
     attempts = _attempts(state)
     attempts.picked, attempts.picked_by = pick.label, pick.by.name or pick.by.id
     for row in attempts.rows:
@@ -105,7 +106,7 @@ async def _pass_on(state: JobState, pick: PickInput) -> JobReport:
         elif row.state == AttemptState.WORKING:
             await _cancel(row)
     set_phase(state, JobPhase.INTEGRATING if pick.label else JobPhase.CLEANING)
-    if pick.label:
+    if pick.label and not state.job.review:  # asked for review: the attempt's card comes
         await narrate(state, Narration.INTEGRATING)
     await workflow.wait_condition(lambda: _all_ended(state))
     await _remove_kept(state, pick.label)

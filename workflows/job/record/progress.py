@@ -45,8 +45,10 @@ async def narrate(
     state: JobState, said: Narration, *, branch: str = "", host: str = "", held: str = ""
 ) -> None:
     """Short narration for the job's chat thread (one progress message, edited in place);
-    the surface words it. An attempt says nothing there: its job tells the thread."""
-    if state.job.place is not None and not state.job.attempt_of:
+    the surface words it. An attempt says nothing there (its job tells the thread) until it is
+    picked for a review of its own."""
+    speaks = not state.job.attempt_of or state.picked_for_review
+    if state.job.place is not None and speaks:
         place = state.job.place
         # While the agent works, the surface reads its lines from Temporal (not this history).
         working = state.status.phase == JobPhase.WORKING

@@ -119,6 +119,11 @@ class JobState:
     # Attempts (issue 48)
     pending_verdict: ReviewAnswer | None = None
     """An attempt: its job's pick, come while its agent worked; it answers its next round."""
+    review_after_pick: bool = False
+    """An attempt whose requester or owner asked for a review: once picked, its work waits for
+    an ordinary review instead of integrating."""
+    picked_for_review: bool = False
+    """An attempt picked, whose work now waits for an ordinary review: people answer it."""
     pick: PickInput | None = None
     """A job of several attempts: the person's pick (an empty label: every attempt discarded)."""
 

@@ -32,7 +32,7 @@ def review_refusal(state: JobState, answer: ReviewAnswer) -> ReviewError | None:
             f"{who} may not answer job {number}'s review: only whoever started the job and "
             "the host's owners (CODEDESK_OWNERS, CODEDESK_DISCORD_OWNER_IDS) may."
         )
-    if job.attempt_of:
+    if job.attempt_of and not state.picked_for_review:
         return ReviewError(
             f"Job {number} is attempt {job.attempt_label} of job {job.attempt_of}: pick it "
             f"with `codedesk pick {job.attempt_of} {job.attempt_label}` (or discard them all "

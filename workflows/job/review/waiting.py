@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.policies import git_step
 
 from workflows import patches
+from workflows.job.attempts.attempt_news import apply_verdict
 from workflows.job.record.progress import on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
 from workflows.job.record.state import JobState
@@ -49,9 +50,10 @@ def reviews(state: JobState, worktree: Worktree, agent: AgentResult) -> bool:
     work waits for a person. The patch is asked only then."""
     cut = worktree.setup if isinstance(worktree, CutWorktree) else None
     setup = agent.setup or cut
-    if state.job.attempt_of:
-        return True  # an attempt waits for its job's pick
     asked = state.job.review or setup is None or setup.review
+    if state.job.attempt_of:  # an attempt waits for its job's pick, then maybe for a review
+        state.review_after_pick = asked
+        return True
     return asked and workflow.patched(patches.REVIEW_STEP)
 
 
@@ -68,7 +70,8 @@ def open_round(state: JobState, check: CommandRun | None) -> None:
     state.status.check = check
     state.review_answer = None
     if state.pending_verdict is not None:  # an attempt's pick came while it worked
-        state.review_answer, state.pending_verdict = state.pending_verdict, None
+        apply_verdict(state, state.pending_verdict)
+        state.pending_verdict = None
     set_phase(state, JobPhase.REVIEW)
     workflow.set_current_details(phase_details(state.job, WAITING))
 
