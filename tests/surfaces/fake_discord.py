@@ -266,8 +266,10 @@ class FakeDiscord:
         return found
 
     def told(self, token: str) -> list[str]:
-        """What the person who made the interaction `token` was told, in order."""
-        return [m["content"] for m in self.messages.values() if m.get("_token") == token]
+        """What the person who made the interaction `token` was told, in order: a deferred
+        reply still "thinking" (no words yet) tells nothing."""
+        mine = (m for m in self.messages.values() if m.get("_token") == token)
+        return [m["content"] for m in mine if m["content"]]
 
     # Interactions, as the gateway delivers them
 
