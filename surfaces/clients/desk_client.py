@@ -631,12 +631,34 @@ class DeskClient:
         return [event async for event in self.job(number).fetch_history_events()]
 
     async def follow(self, number: int) -> AsyncIterator[HistoryEvent]:
-        """The job's history events as they happen, until the job closes."""
+        """The job's history events as they happen, until the job closes.
+
+        The server's long poll of a history answers "current branch changed" when the
+        workflow's transitions moved under it (an Update's speculative workflow task was
+        dropped meanwhile): the history is read again, past the events already given.
+        """
         await self.status(number)
-        async for event in self.job(number).fetch_history_events(wait_new_event=True):
-            yield event
-            if event.event_type in CLOSING_EVENTS:
+        given = 0
+        while True:
+            try:
+                async for event in self.job(number).fetch_history_events(wait_new_event=True):
+                    if event.event_id <= given:
+                        continue
+                    given = event.event_id
+                    yield event
+                    if event.event_type in CLOSING_EVENTS:
+                        return
                 return
+            except RPCError as error:
+                if not branch_changed(error):
+                    raise
+
+
+def branch_changed(error: RPCError) -> bool:
+    """Whether the server refused a history read because the workflow's branch (or its
+    versioned transitions) changed under the read: reading again from the start answers."""
+    named = any("CurrentBranchChanged" in detail.type_url for detail in error.grpc_status.details)
+    return named or "branch tokens" in error.message
 
 
 CLOSING_EVENTS = {
