@@ -28,7 +28,7 @@ from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
 from tests.helpers.repos import git
-from tests.helpers.waiting import awaited
+from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, told
 
 pytestmark = pytest.mark.timeout(300)
@@ -82,8 +82,12 @@ async def test_claude_revises_in_its_own_session_then_lands_and_another_is_disca
     number = await desk.start_job(REPO, "add notes", agent_command=claude, review=True)
     first = await in_review(desk, number, 1)
     assert job_processes(first.worktree) == [], "a process of the job in review lives"
-    state = await desk.desk_state()
-    assert state is not None and number not in state.running, state
+    # The job lends its slot as its round opens (the desk hears it a moment after the phase).
+    await eventually(
+        desk.desk_state,
+        lambda state: state is not None and number not in state.running,
+        "the job in review to lend its slot",
+    )
     other = await desk.start_job(REPO, "other", agent_command=agent("write:o.txt=o", "commit:o"))
     meanwhile = await awaited(desk.wait(other), "the other job")
     assert meanwhile.outcome == JobOutcome.INTEGRATED, meanwhile

@@ -184,15 +184,15 @@ class TestDelivered:
         number = (
             await desk.submit_job(REPO, "add notes", attempts=specs, pick_first_passing=True)
         ).number
-        report = await desk.wait(number)
+        report = await awaited(desk.wait(number), "the job's report")
         assert report.outcome == JobOutcome.INTEGRATED, report
         await until(lambda: len(receiver.deliveries) == 1, "the webhook's delivery")
         job = receiver.deliveries[0].document["job"]
         assert job["number"] == number
         assert job["attempts"]["picked"] in ("a", "b")
         assert [row["label"] for row in job["attempts"]["rows"]] == ["a", "b"]
-        await desk.wait(number + 1)
-        await desk.wait(number + 2)
+        await awaited(desk.wait(number + 1), "attempt a")
+        await awaited(desk.wait(number + 2), "attempt b")
         assert len(receiver.deliveries) == 1, receiver.deliveries
 
     async def test_a_pushs_result_reaches_the_webhook(

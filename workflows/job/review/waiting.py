@@ -50,10 +50,12 @@ def reviews(state: JobState, worktree: Worktree, agent: AgentResult) -> bool:
     work waits for a person. The patch is asked only then."""
     cut = worktree.setup if isinstance(worktree, CutWorktree) else None
     setup = agent.setup or cut
-    asked = state.job.review or setup is None or setup.review
     if state.job.attempt_of:  # an attempt waits for its job's pick, then maybe for a review
-        state.review_after_pick = asked
+        # The pick is a person's (or the check the requester named): only a review asked for
+        # outright follows it; a set-up that could not be read asks for none more.
+        state.review_after_pick = state.job.review or (setup is not None and setup.review)
         return True
+    asked = state.job.review or setup is None or setup.review
     return asked and workflow.patched(patches.REVIEW_STEP)
 
 
