@@ -23,6 +23,7 @@ from activities.shelf_paths import clone_path
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import SurfacePlace
 from desk.names import (
+    JOB_ATTEMPT_NEWS_SIGNAL,
     OUTBOX_ENQUEUE_SIGNAL,
     OUTBOX_WORKFLOW_TYPE,
     REQUEST_INTEGRATION_SIGNAL,
@@ -30,12 +31,13 @@ from desk.names import (
     job_workflow_id,
     outbox_workflow_id,
 )
+from desk.payloads.conversation.attempt_payloads import AttemptNews, AttemptState, attempt_specs
 from desk.payloads.jobs import JobOutcome, ReasonKind
 from desk.payloads.surfaces import ThreadProgress
 from desk.records.narration import Narration
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agents import agent
-from tests.helpers.job_waits import scheduled_activities
+from tests.helpers.job_waits import scheduled_activities, status_until
 from tests.helpers.repos import git
 from tests.helpers.stand_ins.held_integrate import (
     INTEGRATING,
@@ -193,3 +195,50 @@ async def test_a_cancel_while_the_thread_outbox_starts_leaves_the_outbox_running
     outbox = desk.client.get_workflow_handle(ident, run_id=started[0])
     described = await outbox.describe()
     assert described.status == WorkflowExecutionStatus.RUNNING, described.status
+
+
+async def test_a_cancel_while_an_attempt_tells_its_work_is_ready_ends_the_attempt(
+    held_desk: DeskClient,
+) -> None:
+    """Several attempts (issue 48): an attempt cancelled while its "ready for the pick" news
+    is in flight ends cancelled, and its job's comparison hears it ended. (A job picking the
+    first passing check cancels the attempts still working: this one's news crossed that
+    cancel, and it waited for a pick that never came.)"""
+    desk = held_desk
+
+    def ready(sent: Message) -> bool:
+        if not isinstance(sent, SignalExternalWorkflowInput):
+            return False
+        news = sent.args[0] if sent.args else None
+        return sent.signal == JOB_ATTEMPT_NEWS_SIGNAL and (
+            isinstance(news, AttemptNews) and news.state == AttemptState.READY
+        )
+
+    GATE.arm(ready)
+    specs = attempt_specs([("", agent("write:a.txt=1", "commit:a"))] * 2)
+    number = (await desk.submit_job(REPO, "work", attempts=specs)).number
+    assert await asyncio.to_thread(GATE.held.wait, PATIENCE), "no attempt told it was ready"
+    # Not `desk.cancel`: its status query would wait for the held task.
+    await desk.client.get_workflow_handle(GATE.held_by).cancel()
+    GATE.send.set()
+    cancelled = int(GATE.held_by.removeprefix("job-"))
+
+    report = await awaited(desk.wait(cancelled), f"attempt job {cancelled}'s report")
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert await cancel_met_the_message_in_flight(desk, cancelled)
+    compared = await status_until(
+        desk,
+        number,
+        lambda now: any(
+            row.number == cancelled and row.state == AttemptState.ENDED
+            for row in (now.attempts.rows if now.attempts else [])
+        ),
+        f"job {number}'s comparison hearing attempt {cancelled} ended",
+    )
+    assert compared.attempts is not None
+    [row] = [row for row in compared.attempts.rows if row.number == cancelled]
+    assert row.outcome == JobOutcome.CANCELLED, row
+    await desk.client.get_workflow_handle(job_workflow_id(number)).cancel()
+    assert (await awaited(desk.wait(number), f"job {number}'s report")).outcome == (
+        JobOutcome.CANCELLED
+    )

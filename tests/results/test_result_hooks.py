@@ -172,11 +172,6 @@ class TestDelivered:
         ]
         assert "red" in rounds[0]["sent"] and rounds[1]["sent"] == ""
 
-    @pytest.mark.xfail(
-        reason="open defect (issue 48): a job of two attempts that both pass under "
-        "--pick-first-passing sometimes never ends (CI, 2 of 4 runs); not yet understood",
-        strict=False,
-    )
     async def test_a_job_of_attempts_delivers_once_with_its_attempts_and_pick(
         self, desk: DeskClient, clone: Path, receiver: Receiver
     ) -> None:

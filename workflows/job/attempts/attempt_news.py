@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.payloads.jobs import JobPhase, JobReport, Worktree
     from desk.records.repo_setup import CommandRun
 
+from workflows.in_flight import heeding_cancel
 from workflows.job.record.progress import branch_so_far
 from workflows.job.record.state import JobState
 
@@ -109,9 +110,14 @@ def reviewed_after_the_pick(state: JobState) -> bool:
 
 
 async def _tell(state: JobState, news: AttemptNews) -> None:
+    """Signal the news to the attempt's job. A cancel of the attempt that lands while the news
+    is in flight is raised once it lands (the SDK would let the signal's await swallow it, and
+    the attempt would then wait for a pick its job no longer gives); the ending's news is told
+    after the attempt's report, when a cancel changes nothing."""
     handle = workflow.get_external_workflow_handle(job_workflow_id(state.job.attempt_of))
+    signal = handle.signal(JOB_ATTEMPT_NEWS_SIGNAL, news)
     try:
-        await handle.signal(JOB_ATTEMPT_NEWS_SIGNAL, news)
+        await (signal if news.state == AttemptState.ENDED else heeding_cancel(signal))
     except FailureError:
         workflow.logger.warning(
             "Job %s is gone: attempt %s's news was not told.",

@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import Usage
     from workflows.policies import git_step
 
+from workflows.in_flight import heeding_cancel
 from workflows.job.record.owners_now import read_owners_now
 from workflows.job.record.progress import narrate, on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
@@ -172,7 +173,7 @@ async def _verdict(state: JobState, row: AttemptRow, verdict: ReviewVerdict, by:
     handle = workflow.get_external_workflow_handle(job_workflow_id(row.number))
     answer = ReviewAnswer(verdict=verdict, by=by, surface="pick")
     try:
-        await handle.signal(JOB_ATTEMPT_VERDICT_SIGNAL, answer)
+        await heeding_cancel(handle.signal(JOB_ATTEMPT_VERDICT_SIGNAL, answer))
     except FailureError:  # its job is gone: nothing of it waits
         take_news(state, AttemptNews(label=row.label, state=AttemptState.ENDED))
 
@@ -181,7 +182,7 @@ async def _cancel(row: AttemptRow) -> None:
     """Stop an attempt that still works: its agent ends, its branch is removed once it ended."""
     handle = workflow.get_external_workflow_handle(job_workflow_id(row.number))
     try:
-        await handle.cancel()
+        await heeding_cancel(handle.cancel())
     except FailureError:
         workflow.logger.warning("Attempt %s (job %s) was gone already.", row.label, row.number)
 
