@@ -3,6 +3,7 @@ each in bubblewrap in its own worktree, each against a scripted fake of its mode
 127.0.0.1, each writing a different file; the comparison lists the three with their checks, and
 `pick` integrates exactly the picked attempt's commit while the others leave no branch.
 
+Each of the three at the version its preset was proven with, and at the newest on the registry.
 One desk slot: the attempts run one after another (each lends its slot once its work waits for
 the pick), so each CLI's fake model hears only its own conversation.
 """
@@ -65,8 +66,13 @@ def settings(settings: DeskSettings) -> DeskSettings:
     )
 
 
-@pytest.mark.parametrize("claude_binary", ["pinned"], indirect=True)
+@pytest.mark.parametrize(
+    ("claude_binary", "release"),
+    [("pinned", "pinned"), ("newest", "newest")],
+    indirect=["claude_binary"],
+)
 async def test_claude_codex_and_opencode_are_compared_and_the_pick_lands_alone(
+    release: str,
     claude_env: Callable[..., FakeAnthropic],
     openai_fakes: tuple[FakeOpenAI, FakeOpenAI],
     desk: DeskClient,
@@ -78,11 +84,11 @@ async def test_claude_codex_and_opencode_are_compared_and_the_pick_lands_alone(
     codex_fake, opencode_fake = openai_fakes
     give_agent_home(monkeypatch, tmp_path / "agent-home")
     # codex: its owner's config.toml names the fake; the key comes from the environment.
-    on_path(monkeypatch, npm_cli(*npm_release("pinned", "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
     codex_fake.steps = [ToolCall("exec_command", {"cmd": commit("B.md")}), Say("Added B.md.")]
     make_codex_home(tmp_path / "codex-home", codex_fake.url, monkeypatch)
     # opencode: its configuration in the environment names the other fake.
-    opencode = npm_cli(*npm_release("pinned", "opencode", "opencode-ai"), "opencode")
+    opencode = npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode")
     on_path(monkeypatch, opencode)
     opencode_fake.steps = [
         ToolCall("bash", {"command": commit("C.md"), "description": "commit"}),
