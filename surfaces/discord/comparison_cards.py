@@ -76,7 +76,7 @@ class ComparisonCards:
             shown = await self._shown(channel, pick_id(number, ""))
             if shown is None or not shown.embeds or not _open(shown):
                 return
-            row = next((row for row in attempts.rows if row.label == attempts.picked), None)
+            row = attempts.picked_row()
             if attempts.picked_by:
                 words = pick_outcome(attempts.picked, row.number if row else 0, attempts.picked_by)
             else:

@@ -20,6 +20,7 @@ from temporalio.client import Client
 from desk.errors import JobNotFoundError
 from desk.holds.approvals import Decision
 from desk.names import job_number
+from desk.payloads.conversation.attempt_payloads import Attempts
 from desk.payloads.conversation.review_payloads import ReviewRound
 from desk.payloads.surface_contract import Surface
 from desk.payloads.surfaces import (
@@ -191,6 +192,22 @@ class DiscordSurface(Surface):
         except Exception:
             log.exception("Job %s's review card in %s could not be closed", number, channel_id)
 
+    async def _close_attempts_cards(self, channel_id: int, number: int, attempts: Attempts) -> None:
+        """The job of attempts reported: its comparison card closes, and so does the review
+        card of a pick asked for review (its attempt reports to no thread of its own)."""
+        if self.comparisons is not None:
+            await self.comparisons.close(channel_id, number, attempts)
+        picked = attempts.picked_row()
+        if self.reviews is None or picked is None:
+            return
+        try:
+            _, status = await self.reviews.desk.status(picked.number)
+        except Exception:
+            log.exception("Attempt job %s's review rounds could not be read", picked.number)
+            return
+        rounds = status.report.review_rounds if status.report else status.review_rounds
+        await self._close_reviewed(channel_id, picked.number, rounds)
+
     async def _comparison(self, channel_id: int, number: int) -> None:
         """The comparison card of the job the narration names, under the narration."""
         if self.comparisons is not None and number:
@@ -204,8 +221,8 @@ class DiscordSurface(Surface):
         await self.progress.settle(channel_id)
         number = report.report.number
         await self._close_reviewed(channel_id, number, report.report.review_rounds)
-        if self.comparisons is not None and report.report.attempts is not None:
-            await self.comparisons.close(channel_id, number, report.report.attempts)
+        if report.report.attempts is not None:
+            await self._close_attempts_cards(channel_id, number, report.report.attempts)
         if self.threads is not None:
             self.threads.ended(channel_id, number)
         text = report_text(report.report, self.time_zone)

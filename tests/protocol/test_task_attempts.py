@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from desk.config.settings import DeskSettings
+from desk.payloads.conversation.review_payloads import ReviewVerdict
 from desk.payloads.jobs import JobInput, JobOutcome
 from desk.records.repo_setup import SetRepoSetup
 from surfaces.clients.desk_client import DeskClient
 from surfaces.clients.repo_setup_client import RepoSetupClient
 from surfaces.discord.interactions.pick_buttons import pick_id
+from surfaces.discord.review.review_ids import ReviewKey
 from tests.helpers.repos import git
 from tests.helpers.surfaces.attempt_agents import attempt_file, writes_its_own_file
+from tests.helpers.surfaces.review_cards import card_posted
 from tests.helpers.waiting import awaited, eventually, until
 from tests.protocol.stand_in.bot import bot_env, codedesk_discord
 from tests.protocol.stand_in.server import DiscordStandIn
@@ -231,3 +234,48 @@ async def test_a_pick_made_elsewhere_closes_the_card_when_the_report_comes(
         assert discord.rest.refused == []
 
     assert (Path(info.path) / attempt_file(number + 1)).exists()
+
+
+async def test_a_pick_asked_for_review_gets_a_review_card_closed_at_the_report(
+    desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
+) -> None:
+    """`/task review attempts:2`: the picked attempt's work waits for an ordinary review, whose
+    card comes in the job's thread; answered from the CLI, the job's report closes it (the
+    attempt reports to no thread of its own)."""
+    info = await desk.add_repo(REPO, str(origin))
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        channel = fake.text_channel()
+        ask = fake.command(
+            "task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2, review=True
+        )
+        token = await discord.interact(ask)
+        said = await eventually(
+            lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the answer"
+        )
+        found = re.search(r"Job \*\*(\d+)\*\* is running", said)
+        assert found, said
+        number, thread = int(found[1]), int(fake.in_channel(channel)[0]["id"])
+        await until(lambda: card_of(fake, thread, number), "the comparison card")
+        await desk.pick(number, "b")
+        key = ReviewKey(number + 2, 1)
+        review_card = await card_posted(fake, thread, key)
+        assert f"Job {number + 2} waits for your review" in review_card["content"]
+        await desk.answer_review(number + 2, ReviewVerdict.INTEGRATE)
+        report = await awaited(desk.wait(number), "the job's report")
+        heading = f"## Job {number} on "
+        await until(
+            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
+            "the report in the thread",
+        )
+        closed = fake.messages[int(review_card["id"])]
+        assert not closed["components"], closed
+        assert "Integrated by" in closed["content"], closed["content"]
+        assert discord.rest.refused == []
+
+    assert report.outcome == JobOutcome.INTEGRATED, report
+    assert (Path(info.path) / attempt_file(number + 2)).exists()

@@ -123,3 +123,7 @@ class Attempts(Payload):
     """The picked attempt's label (empty: none yet, or all discarded)."""
     picked_by: str = ""
     pick_first_passing: bool = False
+
+    def picked_row(self) -> AttemptRow | None:
+        """The picked attempt's row (None: no pick, or every attempt discarded)."""
+        return next((row for row in self.rows if self.picked and row.label == self.picked), None)

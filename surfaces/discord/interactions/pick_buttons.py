@@ -133,7 +133,7 @@ async def _made_before(desk: DeskClient, number: int) -> tuple[str, bool] | None
     attempts = status.attempts or (status.report.attempts if status.report else None)
     if attempts is None or not attempts.picked_by:
         return None
-    row = next((row for row in attempts.rows if row.label == attempts.picked), None)
+    row = attempts.picked_row()
     words = pick_outcome(attempts.picked, row.number if row else 0, attempts.picked_by)
     return words, bool(attempts.picked)
 

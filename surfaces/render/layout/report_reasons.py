@@ -65,7 +65,7 @@ def picked_attempt_words(report: JobReport) -> str:
     attempts = report.attempts
     if attempts is None or not attempts.picked:
         return "No attempt was picked."
-    row = next((row for row in attempts.rows if row.label == attempts.picked), None)
+    row = attempts.picked_row()
     if row is None:
         return f"Attempt {attempts.picked} was picked."
     agent = f", {row.agent}" if row.agent else ""
