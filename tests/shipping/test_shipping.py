@@ -460,18 +460,33 @@ async def test_a_refused_push_can_be_retried_once_fixed(
 
 
 async def test_concurrent_reports_one_is_refused_as_busy(
-    shipping: ShippingClient, clone: Path
+    shipping: ShippingClient, clone: Path, tmp_path: Path
 ) -> None:
+    """A report asked while another is being made is refused as busy. The moment is made: the
+    clone fetches through an upload-pack that waits for a gate, so the first report is still
+    being made when the second is asked."""
     commit(clone, "a.txt", "a\n", "a")
     await shipping.change_report(REPO)  # the entity exists: both updates reach one run
-    for _ in range(3):
-        results = await asyncio.gather(
-            shipping.change_report(REPO), shipping.change_report(REPO), return_exceptions=True
-        )
-        made = [r for r in results if isinstance(r, ChangeReport)]
-        busy = [r for r in results if isinstance(r, RepoBusyError)]
-        assert len(made) == 1 and len(busy) == 1, results
-        assert "a change report is being made" in str(busy[0])
+    fetching, gate = tmp_path / "fetching", tmp_path / "gate"
+    upload_pack = tmp_path / "gated-upload-pack"
+    upload_pack.write_text(
+        "#!/bin/sh\n"
+        f"touch '{fetching}'\n"
+        f"while [ ! -e '{gate}' ]; do sleep 0.05; done\n"
+        'exec git upload-pack "$@"\n'
+    )
+    upload_pack.chmod(0o755)
+    git(clone, "config", "remote.origin.uploadpack", str(upload_pack))
+    for _ in range(2):
+        fetching.unlink(missing_ok=True)
+        gate.unlink(missing_ok=True)
+        first = asyncio.create_task(shipping.change_report(REPO))
+        await until(fetching.exists, "the first report's fetch")
+        with pytest.raises(RepoBusyError, match="a change report is being made"):
+            await shipping.change_report(REPO)
+        gate.touch()
+        made = await awaited(first, "the first report")
+        assert isinstance(made, ChangeReport) and made.head == git(clone, "rev-parse", "HEAD")
 
 
 @pytest.fixture
