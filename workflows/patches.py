@@ -104,6 +104,7 @@ SESSION_KEPT = "session-kept-after-the-job"
 CONTINUATION = "continuation-resumes-a-finished-session"
 REVIEW_STEP = "review-before-it-lands"
 REVIEW_OWNERS_NOW = "review-answered-by-the-hosts-owners-now"
+SESSION_KEPT_BESIDE_INTEGRATION = "session-keep-started-beside-the-integration"
 
 JOB = frozenset({JOB_WORKFLOW_TYPE})
 DESK = frozenset({DESK_WORKFLOW_TYPE})
@@ -500,6 +501,16 @@ PATCHES = (
         commit="054f229",
         asked_by=JOB,
         old_branch="coding_job_reviewed",
+    ),
+    Patch(
+        SESSION_KEPT_BESIDE_INTEGRATION,
+        guards="a job that integrates starts its `SessionKeep` as it asks for the integration, "
+        "beside it, not once the integration has answered: the start's round trip is off the "
+        "report's path",
+        came="2026-12-06",
+        commit="",
+        asked_by=JOB,
+        old_branch="coding_job_session_kept",
     ),
 )
 """Every patch the workflows ask, oldest first."""

@@ -210,7 +210,9 @@ class CodingJob:
         if job.continues is not None:
             report.continues = job.continues.number
             report.continued_anew = not job.continues.session_id
-        if state.agent_runs and workflow.patched(patches.SESSION_KEPT):
+        if state.session_keep is not None:
+            report.session_kept_until = await state.session_keep
+        elif state.agent_runs and workflow.patched(patches.SESSION_KEPT):
             report.session_kept_until = await keep_session(state.job)
         report.attempt_of = job.attempt_of
         state.status.report = report
@@ -523,6 +525,9 @@ class CodingJob:
             report.check = check
             return report
         give_slot_back_early(state)
+        if workflow.patched(patches.SESSION_KEPT_BESIDE_INTEGRATION):
+            # The keep's start goes out while the repository integrates, off the report's path.
+            state.session_keep = asyncio.create_task(keep_session(state.job))
         result = await integrate(state, worktree)
         report = build_report(
             state.job,

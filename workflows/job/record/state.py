@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 from temporalio import workflow
@@ -46,6 +47,9 @@ class JobState:
     """The `Repo` entity's answer to the job's integration request."""
     slot_given_back: asyncio.Task[None] | None = None
     """The `job_ended` signal to the desk, sent once."""
+    session_keep: asyncio.Task[datetime | None] | None = None
+    """The start of the `SessionKeep` of the agent's session, begun beside the integration;
+    what it gives is the report's `session_kept_until`."""
     spent: Usage | None = None
     """What the job's agent has spent in all its runs so far (None: no run has ended)."""
     spend_step: Decimal | None = None
