@@ -508,7 +508,7 @@ PATCHES = (
         "beside it, not once the integration has answered: the start's round trip is off the "
         "report's path",
         came="2026-12-06",
-        commit="",
+        commit="6b1058d",
         asked_by=JOB,
         old_branch="coding_job_session_kept",
     ),
