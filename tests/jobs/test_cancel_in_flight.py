@@ -46,7 +46,12 @@ from tests.helpers.stand_ins.held_integrate import (
     holding_integrations,
     real_but_integrate,
 )
-from tests.helpers.stand_ins.held_signal import GATE, PATIENCE, Message, WorkflowsOnTheirOwnThread
+from tests.helpers.stand_ins.held_signal import (
+    GATE,
+    PATIENCE,
+    WorkflowsOnTheirOwnThread,
+    signal_carrying,
+)
 from tests.helpers.waiting import awaited
 from workers.desk_handle import configure_desk
 
@@ -150,15 +155,12 @@ async def test_a_cancel_while_the_thread_hears_the_agent_starts_keeps_the_agent_
     desk = held_desk
     place = SurfacePlace(queue=f"no-surface-{uuid.uuid4().hex[:8]}", channel="thread-1")
 
-    def working(sent: Message) -> bool:
-        if not isinstance(sent, SignalExternalWorkflowInput):
-            return False
-        item = sent.args[0] if sent.args else None
-        return sent.signal == OUTBOX_ENQUEUE_SIGNAL and (
-            isinstance(item, ThreadProgress) and item.narration == Narration.WORKING
+    GATE.arm(
+        signal_carrying(
+            OUTBOX_ENQUEUE_SIGNAL,
+            lambda item: isinstance(item, ThreadProgress) and item.narration == Narration.WORKING,
         )
-
-    GATE.arm(working)
+    )
     number = await cancelled_while_held(desk, place, "the thread never heard of work")
 
     report = await awaited(desk.wait(number), f"job {number}'s report")
@@ -206,15 +208,12 @@ async def test_a_cancel_while_an_attempt_tells_its_work_is_ready_ends_the_attemp
     cancel, and it waited for a pick that never came.)"""
     desk = held_desk
 
-    def ready(sent: Message) -> bool:
-        if not isinstance(sent, SignalExternalWorkflowInput):
-            return False
-        news = sent.args[0] if sent.args else None
-        return sent.signal == JOB_ATTEMPT_NEWS_SIGNAL and (
-            isinstance(news, AttemptNews) and news.state == AttemptState.READY
+    GATE.arm(
+        signal_carrying(
+            JOB_ATTEMPT_NEWS_SIGNAL,
+            lambda news: isinstance(news, AttemptNews) and news.state == AttemptState.READY,
         )
-
-    GATE.arm(ready)
+    )
     specs = attempt_specs([("", agent("write:a.txt=1", "commit:a"))] * 2)
     number = (await desk.submit_job(REPO, "work", attempts=specs)).number
     assert await asyncio.to_thread(GATE.held.wait, PATIENCE), "no attempt told it was ready"

@@ -6,7 +6,9 @@ and the card closes saying who picked which; Discard all drops them all."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +83,20 @@ async def test_task_asks_for_attempts_and_refuses_what_the_cli_refuses(
     assert job.pick_first_passing
 
 
+@contextlib.asynccontextmanager
+async def attempts_bot(
+    settings: DeskSettings, gates: Path, tmp_path: Path
+) -> AsyncIterator[tuple[FakeDiscord, DiscordStandIn]]:
+    """The real bot on Discord's stand-in, whose jobs' agents each write a file of their own."""
+    fake = FakeDiscord()
+    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
+    async with (
+        DiscordStandIn(fake) as discord,
+        codedesk_discord(env, discord, tmp_path / "bot.log"),
+    ):
+        yield fake, discord
+
+
 def card_of(fake: FakeDiscord, thread: int, number: int) -> dict[str, Any] | None:
     """Job `number`'s comparison card in `thread` (by its Discard all button)."""
     found = [m for m in fake.in_channel(thread) if pick_id(number, "") in custom_ids(m)]
@@ -103,10 +119,15 @@ def told_privately(fake: FakeDiscord, token: str) -> list[str]:
     ]
 
 
-async def two_attempts(fake: FakeDiscord, discord: DiscordStandIn) -> tuple[int, int]:
-    """/task with two attempts in a new channel: the job's number and its thread."""
+async def two_attempts(
+    fake: FakeDiscord, discord: DiscordStandIn, **options: Any
+) -> tuple[int, int]:
+    """/task with two attempts (and `options`) in a new channel: the job's number and its
+    thread."""
     channel = fake.text_channel()
-    ask = fake.command("task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2)
+    ask = fake.command(
+        "task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2, **options
+    )
     token = await discord.interact(ask)
     said = await eventually(
         lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the job's answer"
@@ -181,12 +202,7 @@ async def test_discard_all_on_the_card_drops_every_attempt_and_closes_the_card(
 ) -> None:
     info = await desk.add_repo(REPO, str(origin))
     clone = Path(info.path)
-    fake = FakeDiscord()
-    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
-    async with (
-        DiscordStandIn(fake) as discord,
-        codedesk_discord(env, discord, tmp_path / "bot.log"),
-    ):
+    async with attempts_bot(settings, gates, tmp_path) as (fake, discord):
         number, thread = await two_attempts(fake, discord)
         card = await until(lambda: card_of(fake, thread, number), "the comparison card")
         press = fake.press(int(card["id"]), pick_id(number, ""), OWNER_ID)
@@ -212,21 +228,12 @@ async def test_a_pick_made_elsewhere_closes_the_card_when_the_report_comes(
     desk: DeskClient, settings: DeskSettings, origin: Path, tmp_path: Path, gates: Path
 ) -> None:
     info = await desk.add_repo(REPO, str(origin))
-    fake = FakeDiscord()
-    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
-    async with (
-        DiscordStandIn(fake) as discord,
-        codedesk_discord(env, discord, tmp_path / "bot.log"),
-    ):
+    async with attempts_bot(settings, gates, tmp_path) as (fake, discord):
         number, thread = await two_attempts(fake, discord)
         card = await until(lambda: card_of(fake, thread, number), "the comparison card")
         await desk.pick(number, "a")  # an owner's pick from the CLI
         await awaited(desk.wait(number), "the job's report")
-        heading = f"## Job {number} on "
-        await until(
-            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
-            "the report in the thread",
-        )
+        await report_posted(fake, thread, number)
         closed = fake.messages[int(card["id"])]
         assert not any(buttons(closed).values()), closed
         footer = closed["embeds"][0]["footer"]["text"]
@@ -243,23 +250,8 @@ async def test_a_pick_asked_for_review_gets_a_review_card_closed_at_the_report(
     card comes in the job's thread; answered from the CLI, the job's report closes it (the
     attempt reports to no thread of its own)."""
     info = await desk.add_repo(REPO, str(origin))
-    fake = FakeDiscord()
-    env = bot_env(settings, CODEDESK_AGENT_COMMAND=writes_its_own_file(gates))
-    async with (
-        DiscordStandIn(fake) as discord,
-        codedesk_discord(env, discord, tmp_path / "bot.log"),
-    ):
-        channel = fake.text_channel()
-        ask = fake.command(
-            "task", OWNER_ID, channel, repo=REPO, task="add a file", attempts=2, review=True
-        )
-        token = await discord.interact(ask)
-        said = await eventually(
-            lambda: " ".join(fake.told(token)), lambda told: "is running" in told, "the answer"
-        )
-        found = re.search(r"Job \*\*(\d+)\*\* is running", said)
-        assert found, said
-        number, thread = int(found[1]), int(fake.in_channel(channel)[0]["id"])
+    async with attempts_bot(settings, gates, tmp_path) as (fake, discord):
+        number, thread = await two_attempts(fake, discord, review=True)
         await until(lambda: card_of(fake, thread, number), "the comparison card")
         await desk.pick(number, "b")
         key = ReviewKey(number + 2, 1)
@@ -267,11 +259,7 @@ async def test_a_pick_asked_for_review_gets_a_review_card_closed_at_the_report(
         assert f"Job {number + 2} waits for your review" in review_card["content"]
         await desk.answer_review(number + 2, ReviewVerdict.INTEGRATE)
         report = await awaited(desk.wait(number), "the job's report")
-        heading = f"## Job {number} on "
-        await until(
-            lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
-            "the report in the thread",
-        )
+        await report_posted(fake, thread, number)
         closed = fake.messages[int(review_card["id"])]
         assert not closed["components"], closed
         assert "Integrated by" in closed["content"], closed["content"]
@@ -279,3 +267,12 @@ async def test_a_pick_asked_for_review_gets_a_review_card_closed_at_the_report(
 
     assert report.outcome == JobOutcome.INTEGRATED, report
     assert (Path(info.path) / attempt_file(number + 2)).exists()
+
+
+async def report_posted(fake: FakeDiscord, thread: int, number: int) -> None:
+    """Until job `number`'s report is in `thread`."""
+    heading = f"## Job {number} on "
+    await until(
+        lambda: any(m["content"].startswith(heading) for m in fake.in_channel(thread)),
+        "the report in the thread",
+    )

@@ -67,6 +67,17 @@ class _Gate:
 GATE = _Gate()
 
 
+def signal_carrying(signal: str, holds: Callable[[Any], bool]) -> Held:
+    """The message to hold: signal `signal` whose first argument `holds`."""
+
+    def which(sent: Message) -> bool:
+        if not isinstance(sent, SignalExternalWorkflowInput) or sent.signal != signal:
+            return False
+        return holds(sent.args[0] if sent.args else None)
+
+    return which
+
+
 def _hold_if_armed(input: Message) -> None:
     if GATE.holds(input):
         GATE.held_by = workflow.info().workflow_id
