@@ -50,3 +50,15 @@ async def heeding_cancel(message: Awaitable[T]) -> T:
     ):
         raise CancelledInFlight("cancelled while the workflow's message was in flight")
     return result
+
+
+def heed_cancel_so_far() -> None:
+    """Raise the workflow's cancel if one came and nothing raised it, as `CancelledInFlight`.
+
+    An activity cancelled as it finished (a check of `true`), whose cancel waits for the
+    activity's own end, gives its result and clears the task's cancel, as a signal in flight
+    does. Call this only where a cancel that was raised has ended the workflow already: before a
+    wait for a person, which a swallowed cancel would make endless.
+    """
+    if workflow.cancellation_reason() is not None and workflow.patched(patches.CANCEL_IN_FLIGHT):
+        raise CancelledInFlight("cancelled while a step was in flight")

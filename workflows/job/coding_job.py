@@ -77,7 +77,7 @@ from workflows import patches
 from workflows.calls.outbox_calls import send_to_outbox
 from workflows.calls.result_calls import deliver_result
 from workflows.calls.session_calls import keep_session
-from workflows.in_flight import cancelled
+from workflows.in_flight import cancelled, heed_cancel_so_far
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
 from workflows.job.attempts.attempt_news import (
@@ -583,6 +583,7 @@ class CodingJob:
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)
         await tell_ready(state, worktree, check, agent.output)
+        heed_cancel_so_far()  # a cancel the check swallowed: no pick or answer ends this wait
         await workflow.wait_condition(
             lambda: answered_review(state) or reviewed_after_the_pick(state)
         )
