@@ -11,7 +11,7 @@ after its job ended (tests/jobs/test_cancel_in_flight.py, tests/holds/test_appro
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from temporalio import workflow
@@ -52,13 +52,16 @@ async def heeding_cancel(message: Awaitable[T]) -> T:
     return result
 
 
-def heed_cancel_so_far() -> None:
-    """Raise the workflow's cancel if one came and nothing raised it, as `CancelledInFlight`.
+async def wait_for_a_person(answered: Callable[[], bool]) -> None:
+    """Wait, with no deadline, until `answered` holds: a person's answer (a review, a pick, an
+    approval, a budget's go-on) came.
 
-    An activity cancelled as it finished (a check of `true`), whose cancel waits for the
-    activity's own end, gives its result and clears the task's cancel, as a signal in flight
-    does. Call this only where a cancel that was raised has ended the workflow already: before a
-    wait for a person, which a swallowed cancel would make endless.
+    First raise the workflow's cancel if one came and nothing raised it, as `CancelledInFlight`:
+    a cancel that was raised has ended the workflow by now, so one still pending was swallowed
+    by a step nobody knew shielded it (the known ones are awaited through `heeding_cancel`). No
+    answer comes for a job its owner cancelled: the wait, and that of the job of its attempts,
+    would be endless.
     """
     if workflow.cancellation_reason() is not None and workflow.patched(patches.CANCEL_IN_FLIGHT):
         raise CancelledInFlight("cancelled while a step was in flight")
+    await workflow.wait_condition(answered)

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 
 from activities.sandbox.bubblewrap import choose_sandbox
 from activities.setup.steps import setup_now
@@ -225,6 +226,46 @@ async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_
     else:
         assert report.branch_kept, report
         assert "add notes" in git(clone, "log", "--format=%s", report.branch)
+
+
+@pytest.mark.parametrize("step", ["setup", "check"])
+async def test_a_job_cancelled_as_its_set_up_or_check_ends_is_cancelled_not_integrated(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, step: str
+) -> None:
+    """A cancel reaches a running command only at its step's next heartbeat (seconds apart): a
+    command that ends before it gives the job its result, and the SDK, which waits for a
+    cancelled step's end, clears the cancel as it returns. The job must still end cancelled,
+    with nothing integrated. The moment is made: the command waits on a gate the test opens
+    once the job has asked the step to stop."""
+    gate = "build/may-end"  # ignored: the worktree stays clean for its integration
+    command = f"mkdir -p build && touch build/started && while [ ! -e {gate} ]; do sleep 0.02; done"
+    change = SetRepoSetup.model_validate({"repo": REPO, step: command})
+    clone = await repo_with_setup(desk, settings, tmp_path, change)
+    number = await desk.start_job(
+        REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes")
+    )
+    worktree = await worktree_of(desk, number)
+    await eventually(
+        lambda: (worktree / "build" / "started").exists(), bool, f"the {step} command to start"
+    )
+    await desk.cancel(number)
+    await eventually(
+        lambda: desk.history(number),
+        lambda events: any(
+            event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED
+            for event in events
+        ),
+        f"the job to ask its {step} to stop",
+    )
+    (worktree / gate).touch()
+    report = await desk.wait(number)
+
+    assert report.outcome == JobOutcome.CANCELLED, report
+    assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
+    if step == "setup":
+        assert report_reason(report) == "Cancelled before the agent ran."
+    else:
+        assert report.branch_kept, report
 
 
 async def test_a_job_skips_the_steps_it_has_nothing_for_and_a_check_set_mid_job_still_runs(

@@ -172,12 +172,6 @@ class TestDelivered:
         ]
         assert "red" in rounds[0]["sent"] and rounds[1]["sent"] == ""
 
-    @pytest.mark.xfail(
-        reason="open defect (issue 48): a job of two attempts that both pass under "
-        "--pick-first-passing hung once more in CI after the cancel-in-flight fix (1 of 3 runs); "
-        "a cancel swallowed by the loser's check is now heeded before its wait, not yet proven",
-        strict=False,
-    )
     async def test_a_job_of_attempts_delivers_once_with_its_attempts_and_pick(
         self, desk: DeskClient, clone: Path, receiver: Receiver
     ) -> None:

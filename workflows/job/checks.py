@@ -24,6 +24,7 @@ with workflow.unsafe.imports_passed_through():
 
 from workflows import patches
 from workflows.host.host_routes import Route
+from workflows.in_flight import heeding_cancel
 from workflows.job.job_messages import keep
 from workflows.job.record.progress import on_the_clones_host
 from workflows.job.record.state import JobState
@@ -53,10 +54,12 @@ async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
         return ""
 
     async def call(route: Route) -> str:
-        done = await workflow.execute_activity_method(
-            SetupActivities.set_up_worktree,
-            _step(job, worktree),
-            **(SETUP_STEP | route | ActivityConfig(summary=f"setting up {worktree.branch}")),
+        done = await heeding_cancel(
+            workflow.execute_activity_method(
+                SetupActivities.set_up_worktree,
+                _step(job, worktree),
+                **(SETUP_STEP | route | ActivityConfig(summary=f"setting up {worktree.branch}")),
+            )
         )
         return done.failed()
 
@@ -79,10 +82,12 @@ async def check_worktree(
     job = state.job
     return await on_the_clones_host(
         state,
-        lambda route: workflow.execute_activity_method(
-            SetupActivities.check_worktree,
-            _step(job, worktree),
-            **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
+        lambda route: heeding_cancel(
+            workflow.execute_activity_method(
+                SetupActivities.check_worktree,
+                _step(job, worktree),
+                **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
+            )
         ),
     )
 

@@ -77,7 +77,7 @@ from workflows import patches
 from workflows.calls.outbox_calls import send_to_outbox
 from workflows.calls.result_calls import deliver_result
 from workflows.calls.session_calls import keep_session
-from workflows.in_flight import cancelled, heed_cancel_so_far
+from workflows.in_flight import cancelled, wait_for_a_person
 from workflows.job.agent import run_agent_on_host
 from workflows.job.approved_pushes import push_branches, request_ships
 from workflows.job.attempts.attempt_news import (
@@ -583,13 +583,10 @@ class CodingJob:
         await narrate(state, Narration.REVIEW, branch=state.status.branch)
         await lend_slot(state)
         await tell_ready(state, worktree, check, agent.output)
-        heed_cancel_so_far()  # a cancel the check swallowed: no pick or answer ends this wait
-        await workflow.wait_condition(
-            lambda: answered_review(state) or reviewed_after_the_pick(state)
-        )
+        await wait_for_a_person(lambda: answered_review(state) or reviewed_after_the_pick(state))
         if reviewed_after_the_pick(state):  # picked: people review it as any reviewed job
             await narrate(state, Narration.REVIEW, branch=state.status.branch)
-            await workflow.wait_condition(lambda: answered_review(state))
+            await wait_for_a_person(lambda: answered_review(state))
         verdict = close_round(state)
         if verdict == ReviewVerdict.REVISE:
             await tell_working(state)
@@ -621,7 +618,7 @@ class CodingJob:
             # The suspended agent waits on it: an approval now is not one "approved late".
             state.hold_waiters[ident] = state.hold_waiters.get(ident, 0) + 1
             try:
-                await workflow.wait_condition(pending.done)
+                await wait_for_a_person(pending.done)
             finally:
                 state.hold_waiters[ident] -= 1
             state.resuming_approval = ident

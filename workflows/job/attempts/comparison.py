@@ -41,7 +41,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import Usage
     from workflows.policies import git_step
 
-from workflows.in_flight import heeding_cancel
+from workflows.in_flight import heeding_cancel, wait_for_a_person
 from workflows.job.record.owners_now import read_owners_now
 from workflows.job.record.progress import narrate, on_the_clones_host, set_phase
 from workflows.job.record.report import build_report
@@ -139,7 +139,7 @@ async def _the_pick(state: JobState) -> PickInput | None:
             set_phase(state, JobPhase.REVIEW)
             workflow.set_current_details(phase_details(state.job, COMPARING))
             await narrate(state, Narration.COMPARING)
-        await workflow.wait_condition(lambda: state.pick is not None or not _all_in(state))
+        await wait_for_a_person(lambda: state.pick is not None or not _all_in(state))
         if state.pick is None:  # an attempt works again (a message asked it to revise)
             set_phase(state, JobPhase.ATTEMPTS)
 

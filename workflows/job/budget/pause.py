@@ -49,6 +49,7 @@ with workflow.unsafe.imports_passed_through():
     from desk.usage.tally import USD
 
 from workflows import patches
+from workflows.in_flight import wait_for_a_person
 from workflows.job.record.progress import branch_so_far, set_phase
 from workflows.job.record.state import JobState
 from workflows.summaries import phase_details
@@ -181,7 +182,7 @@ async def answer_at_budget(state: JobState, worktree: Worktree) -> BudgetAnswer:
     # A `finish` may have come while the card was made (the job is paused from `open_pause`
     # on): it stands, and the card that opens after it is closed with the job.
     pending = asyncio.create_task(_ask(ident, ask))
-    await workflow.wait_condition(lambda: pending.done() or state.finish_by is not None)
+    await wait_for_a_person(lambda: pending.done() or state.finish_by is not None)
     if not pending.done():  # `finish`: the card closes, withdrawn with who finished
         assert state.finish_by is not None
         by = state.finish_by.name or state.finish_by.id
