@@ -142,6 +142,10 @@ async def test_three_attempts_are_compared_and_the_pick_integrates_only_its_work
     [listed] = await desk.jobs()
     assert (listed.number, listed.attempts) == (number, (number + 1, number + 2, number + 3))
     assert listed.attempt_phases == ("done",) * 3
+    # One job in all: a page counts no attempt as a job it left off (`codedesk jobs` says
+    # "... and N more jobs" from it).
+    page = await desk.job_page(2)
+    assert ([row.number for row in page.items], page.total, page.more) == ([number], 1, 0)
 
 
 async def test_the_first_passing_check_integrates_and_stops_the_rest(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -174,7 +175,7 @@ async def job_page(
         service.count_workflow_executions(
             CountWorkflowExecutionsRequest(namespace=namespace, query=JOBS_QUERY)
         ),
-        listed(service, namespace, JOBS_QUERY, limit),
+        listed(service, namespace, JOBS_QUERY, limit, counts=_own_row),
         pollers_of(service, namespace, task_queue),
     )
     rows = with_attempts([job_row(info) for info in infos])
@@ -184,30 +185,49 @@ async def job_page(
             view = queue_view(state)
             rows = [_placed(row, view) for row in rows]
     rows.sort(key=lambda row: row.number, reverse=True)
-    page = Page(items=rows, total=max(counted.count, len(rows)))
+    # The count is of executions: the attempts this page read are not jobs of their own, and
+    # those of older jobs beyond it are still in it (the total is at most that much too high).
+    attempts = len(infos) - len(rows)
+    page = Page(items=rows, total=max(counted.count - attempts, len(rows)))
     return JobListing(page=page, worker_polling=bool(pollers))
 
 
 async def listed(
-    service: WorkflowService, namespace: str, query: str, limit: int
+    service: WorkflowService,
+    namespace: str,
+    query: str,
+    limit: int,
+    counts: Callable[[WorkflowExecutionInfo], bool] = lambda info: True,
 ) -> list[WorkflowExecutionInfo]:
-    """At most `limit` executions, asked for in pages of `limit` (the server may cap a page)."""
+    """Executions, in pages the server may cap, until `limit` of them `counts` (the others, an
+    attempt listed in its job's row, are read beside them)."""
     found: list[WorkflowExecutionInfo] = []
     token = b""
-    while len(found) < limit:
+    counted = 0
+    while counted < limit:
         answer = await service.list_workflow_executions(
             ListWorkflowExecutionsRequest(
                 namespace=namespace,
                 query=query,
-                page_size=limit - len(found),
+                page_size=limit - counted,
                 next_page_token=token,
             )
         )
-        found += answer.executions
+        for info in answer.executions:
+            own = counts(info)
+            if own and counted == limit:
+                break
+            found.append(info)
+            counted += own
         token = answer.next_page_token
         if not token:
             break
-    return found[:limit]
+    return found
+
+
+def _own_row(info: WorkflowExecutionInfo) -> bool:
+    """Whether the execution is a job of its own: an attempt's is listed in its job's row."""
+    return ATTEMPT_OF_MEMO not in info.memo.fields
 
 
 def job_row(info: WorkflowExecutionInfo) -> JobRow:
