@@ -476,9 +476,12 @@ class DeskClient:
         answer says whether it reached the running agent or when it will (surfaces/clients/
         conversation/message_client.py). `update_id` makes a send asked twice one message."""
         said = SayInput(text=text, by=by or cli_sender(self.settings.owner), surface=surface)
-        _, current = await self.status(number)
+        state, current = await self.status(number)
         if current.attempts is not None and current.report is None:
             return await self._say_to_attempts(current.attempts, said, update_id)
+        if state == WorkflowExecutionStatus.COMPLETED and current.report is not None:
+            # Finished: no Update to refuse first (a message to it continues it at once).
+            return await self.continue_job(current.report, said, update_id or "")
         try:
             return await say(self.client, self.settings.task_queue, number, said, update_id)
         except AgentDoneError:
