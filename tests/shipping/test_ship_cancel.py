@@ -4,6 +4,10 @@ Unlike a signal in flight (workflows/in_flight.py), a child's start in flight pa
 on to the child: the approval is cancelled with the push, so no owner can approve a push that
 nobody waits for any more. This test keeps it so. The held task is made by
 tests/helpers/stand_ins/held_signal.py.
+
+The server starts a child only while its parent runs: when the push has ended before the
+server got to the approval's start, the approval never existed (no card, nothing to answer),
+which is as good; the test accepts either.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import CancelledError
+from temporalio.service import RPCError, RPCStatusCode
 from temporalio.worker import StartChildWorkflowInput, Worker
 
 from desk.config.settings import DeskSettings
@@ -68,8 +73,12 @@ async def test_a_cancel_while_the_push_approval_starts_ends_the_push_unpushed(
         await awaited(handle.result(), "the push's end")
     assert isinstance(ended.value.cause, CancelledError), ended.value
     approval = shipping.client.get_workflow_handle_for(Approval.run, ident)
-    outcome = await awaited(approval.result(), "the approval's end")
-    assert outcome.kind == OutcomeKind.CANCELLED, outcome
+    try:
+        outcome = await awaited(approval.result(), "the approval's end")
+    except RPCError as never:  # its start was dropped with the push
+        assert never.status == RPCStatusCode.NOT_FOUND, never
+    else:
+        assert outcome.kind == OutcomeKind.CANCELLED, outcome
     assert ident not in [
         state.approval_id for state in await ApprovalsClient(shipping.client).open_approvals()
     ]
