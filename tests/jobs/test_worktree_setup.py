@@ -14,7 +14,7 @@ from activities.setup.steps import setup_now
 from desk.config.settings import DeskSettings
 from desk.holds.approvals import Decision, Principal
 from desk.names import SETUP_MEMO, repo_workflow_id
-from desk.payloads.jobs import JobOutcome
+from desk.payloads.jobs import JobOutcome, JobReport
 from desk.payloads.ship_payloads import PushStatus
 from desk.records.repo_setup import CheckStatus, RepoSetup, SetRepoSetup
 from surfaces.clients.approval_client import ApprovalsClient
@@ -201,24 +201,23 @@ async def worktree_of(desk: DeskClient, number: int) -> Path:
     return Path(status[1].worktree)
 
 
-@pytest.mark.parametrize("step", ["setup", "check"])
-async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_report(
-    desk: DeskClient, settings: DeskSettings, tmp_path: Path, step: str
-) -> None:
-    """The cancel reaches the command (its process group is killed) and the job reports it."""
-    command = f"touch .{step}-started && sleep 600"
+async def job_in_its(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, step: str, command: str, made: str
+) -> tuple[Path, int, Path]:
+    """A job whose set-up or check (`step`) runs `command`, once that made the worktree's file
+    `made`: the clone, the job's number and its worktree."""
     change = SetRepoSetup.model_validate({"repo": REPO, step: command})
     clone = await repo_with_setup(desk, settings, tmp_path, change)
     number = await desk.start_job(
         REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes")
     )
     worktree = await worktree_of(desk, number)
-    await eventually(
-        lambda: (worktree / f".{step}-started").exists(), bool, f"the {step} command to start"
-    )
-    await desk.cancel(number)
-    report = await desk.wait(number)
+    await eventually(lambda: (worktree / made).exists(), bool, f"the {step} command to start")
+    return clone, number, worktree
 
+
+def assert_cancelled_in(step: str, report: JobReport, clone: Path) -> None:
+    """The job ended cancelled with nothing integrated; its branch kept once its agent ran."""
     assert report.outcome == JobOutcome.CANCELLED, report
     assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
     if step == "setup":
@@ -226,6 +225,18 @@ async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_
     else:
         assert report.branch_kept, report
         assert "add notes" in git(clone, "log", "--format=%s", report.branch)
+
+
+@pytest.mark.parametrize("step", ["setup", "check"])
+async def test_a_job_cancelled_during_its_set_up_or_check_ends_cancelled_with_a_report(
+    desk: DeskClient, settings: DeskSettings, tmp_path: Path, step: str
+) -> None:
+    """The cancel reaches the command (its process group is killed) and the job reports it."""
+    command = f"touch .{step}-started && sleep 600"
+    clone, number, _ = await job_in_its(desk, settings, tmp_path, step, command, f".{step}-started")
+    await desk.cancel(number)
+
+    assert_cancelled_in(step, await desk.wait(number), clone)
 
 
 @pytest.mark.parametrize("step", ["setup", "check"])
@@ -239,14 +250,8 @@ async def test_a_job_cancelled_as_its_set_up_or_check_ends_is_cancelled_not_inte
     once the job has asked the step to stop."""
     gate = "build/may-end"  # ignored: the worktree stays clean for its integration
     command = f"mkdir -p build && touch build/started && while [ ! -e {gate} ]; do sleep 0.02; done"
-    change = SetRepoSetup.model_validate({"repo": REPO, step: command})
-    clone = await repo_with_setup(desk, settings, tmp_path, change)
-    number = await desk.start_job(
-        REPO, "edit", agent_command=agent("write:notes.txt=hello", "commit:add notes")
-    )
-    worktree = await worktree_of(desk, number)
-    await eventually(
-        lambda: (worktree / "build" / "started").exists(), bool, f"the {step} command to start"
+    clone, number, worktree = await job_in_its(
+        desk, settings, tmp_path, step, command, "build/started"
     )
     await desk.cancel(number)
     await eventually(
@@ -258,14 +263,8 @@ async def test_a_job_cancelled_as_its_set_up_or_check_ends_is_cancelled_not_inte
         f"the job to ask its {step} to stop",
     )
     (worktree / gate).touch()
-    report = await desk.wait(number)
 
-    assert report.outcome == JobOutcome.CANCELLED, report
-    assert git(clone, "log", "--format=%s", "main").splitlines() == ["initial"]
-    if step == "setup":
-        assert report_reason(report) == "Cancelled before the agent ran."
-    else:
-        assert report.branch_kept, report
+    assert_cancelled_in(step, await desk.wait(number), clone)
 
 
 async def test_a_job_skips_the_steps_it_has_nothing_for_and_a_check_set_mid_job_still_runs(
