@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+import asyncio
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 from temporalio.client import Client
@@ -10,7 +11,11 @@ from temporalio.client import Client
 from desk.errors import HostError
 from desk.hosts import check_host_name
 from desk.payloads.jobs import DeskState
-from workers.host_queues import host_polled, polled_hosts
+from workers.host_queues import polled_hosts
+
+HOST_START_GRACE = timedelta(seconds=3)
+"""How long `repo add` looks again for a known host's worker before it says none polls."""
+HOST_LOOK_AGAIN = 0.1
 
 
 class HostRow(BaseModel):
@@ -48,7 +53,7 @@ async def host_for_new_repo(
                 f"{repo} is already on host {placed}: a repository lives on one host. "
                 f"Use it there, or remove its clone from {placed} first."
             )
-        if not await host_polled(client, task_queue, asked):
+        if not await _live(client, task_queue, [asked]):
             raise HostError(
                 f"Host {asked!r} has no worker polling now: start `codedesk worker` there "
                 "and try again. Nothing was cloned."
@@ -58,9 +63,7 @@ async def host_for_new_repo(
         return placed
     if not known:
         return ""
-    live = [
-        name for name, up in (await polled_hosts(client, task_queue, sorted(known))).items() if up
-    ]
+    live = await _live(client, task_queue, sorted(known))
     if len(live) == 1:
         return live[0]
     if not live:
@@ -69,6 +72,18 @@ async def host_for_new_repo(
             "`codedesk worker` on the host that should hold the clone. Nothing was cloned."
         )
     raise HostError(f"Several hosts have workers ({', '.join(live)}): choose one with --host NAME.")
+
+
+async def _live(client: Client, task_queue: str, names: list[str]) -> list[str]:
+    """Those of the hosts `names` whose worker polls; when none does, looked at again for
+    `HOST_START_GRACE` before the answer is none: a worker that has just started tells the desk
+    of its host before its first poll reaches the server."""
+    deadline = asyncio.get_running_loop().time() + HOST_START_GRACE.total_seconds()
+    while True:
+        live = [name for name, up in (await polled_hosts(client, task_queue, names)).items() if up]
+        if live or asyncio.get_running_loop().time() >= deadline:
+            return live
+        await asyncio.sleep(HOST_LOOK_AGAIN)
 
 
 async def host_rows(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import timedelta
 from pathlib import Path
@@ -15,7 +16,7 @@ from desk.hosts import normalise_host_name
 from desk.payloads.jobs import JobOutcome, RepoPlacement
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.cli_helpers import run_cli, settings_env, shown, started_number
-from tests.helpers.waiting import eventually, until
+from tests.helpers.waiting import awaited, eventually, until
 from workers.desk_handle import configure_desk
 from workers.host_queues import host_polled
 from workers.worker import build_worker
@@ -53,6 +54,27 @@ async def test_bad_hosts_are_refused_and_nothing_is_cloned(
         with pytest.raises(HostError, match=f"already on host {settings.host}"):
             await desk.add_repo("acme/api", str(origin), host="second")
     assert not (tmp_path / "second" / "acme").exists()
+
+
+async def test_repo_add_on_a_host_whose_worker_just_started_waits_for_its_first_poll(
+    desk: DeskClient, client: Client, settings: DeskSettings, origin: Path, tmp_path: Path
+) -> None:
+    """A worker tells the desk of its host before its first poll reaches the server: a
+    `repo add` for that host in between clones there once it polls, instead of refusing."""
+    late = settings.model_copy(update={"host": "late", "shelf": tmp_path / "late"})
+    await configure_desk(client, late)  # the desk knows the host; no worker polls its queue yet
+    adding = asyncio.create_task(desk.add_repo("acme/api", str(origin), host="late"))
+    await asyncio.sleep(0.3)
+    assert not adding.done(), adding
+    own = await Client.connect(
+        settings.temporal_address,
+        namespace=settings.namespace,
+        data_converter=client.data_converter,
+    )
+    async with build_worker(own, late):
+        added = await awaited(adding, "the clone on host late")
+    assert added.host == "late"
+    assert (tmp_path / "late" / "acme" / "api" / ".git").exists()
 
 
 async def test_a_second_worker_of_a_live_host_with_another_shelf_is_refused(
