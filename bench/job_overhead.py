@@ -16,7 +16,8 @@ sides meet the same moments of a machine whose speed changes by the minute:
 
 It prints the median and p90 of each, the ratio of the medians (codedesk / raw git), the job's
 overhead: codedesk's median minus raw git's minus the agent's (target <= 250 ms, issue 13), and
-codedesk against the floor, as a ratio and a difference (target <= 1.3x, issue 32).
+codedesk against the floor, as a ratio and a difference (target <= 1.9x: issue 49 retired
+issue 32's 1.3x, and holds the job to the 1.87x it measured as the job gains phases).
 It exits non-zero unless every codedesk job was integrated into the clone.
 """
 
@@ -68,8 +69,9 @@ AGENT_COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(AGENT)}"
 file outside its worktree."""
 
 
-FLOOR_TARGET = 1.3
-"""How many times the floor's median a codedesk job may take (issue 32)."""
+FLOOR_TARGET = 1.9
+"""How many times the floor's median a codedesk job may take (issue 49; issue 32's 1.3x, which
+took away guarantees to approach, is retired)."""
 
 SETTLE = 0.3
 """Seconds a round waits after a job's report before its raw steps: the desk and the repository
