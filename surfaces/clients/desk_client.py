@@ -479,15 +479,13 @@ class DeskClient:
         state, current = await self.status(number)
         if current.attempts is not None and current.report is None:
             return await self._say_to_attempts(current.attempts, said, update_id)
-        if state == WorkflowExecutionStatus.COMPLETED and current.report is not None:
-            # Finished: no Update to refuse first (a message to it continues it at once).
-            return await self.continue_job(current.report, said, update_id or "")
-        try:
-            return await say(self.client, self.settings.task_queue, number, said, update_id)
-        except AgentDoneError:
-            state, current = await self.status(number)
-            if state != WorkflowExecutionStatus.COMPLETED or current.report is None:
-                raise
+        if state != WorkflowExecutionStatus.COMPLETED or current.report is None:
+            try:  # a finished job is continued at once: no Update for the server to refuse
+                return await say(self.client, self.settings.task_queue, number, said, update_id)
+            except AgentDoneError:
+                state, current = await self.status(number)
+                if state != WorkflowExecutionStatus.COMPLETED or current.report is None:
+                    raise
         return await self.continue_job(current.report, said, update_id or "")
 
     async def _say_to_attempts(

@@ -10,6 +10,9 @@ a round in the job's status and report.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from temporalio import workflow
 from temporalio.workflow import ActivityConfig
 
@@ -30,6 +33,8 @@ from workflows.job.record.progress import on_the_clones_host
 from workflows.job.record.state import JobState
 from workflows.summaries import phase_details
 
+R = TypeVar("R")
+
 
 def _known(setup: RepoSetup | None) -> RepoSetup | None:
     """`setup`, where this job may act on it; None to run the step."""
@@ -44,6 +49,25 @@ def _step(job: JobInput, worktree: Worktree) -> WorktreeStepInput:
     )
 
 
+def _sandbox_step(
+    method: Callable[[SetupActivities, WorktreeStepInput], Awaitable[R]],
+    job: JobInput,
+    worktree: Worktree,
+    route: Route,
+    doing: str,
+) -> Awaitable[R]:
+    """The set-up's or the check's step on the clone's host. Its cancel waits for the command's
+    end, and a command that ends before its heartbeat carries the cancel returns its result
+    with the cancel cleared: it is awaited through `heeding_cancel`, which raises it."""
+    return heeding_cancel(
+        workflow.execute_activity_method(
+            method,
+            _step(job, worktree),
+            **(SETUP_STEP | route | ActivityConfig(summary=f"{doing} {worktree.branch}")),
+        )
+    )
+
+
 async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
     """Copy the owner's files and run the set-up; why the job cannot go on, or empty."""
     job = state.job
@@ -54,14 +78,8 @@ async def set_up_worktree(state: JobState, worktree: CutWorktree) -> str:
         return ""
 
     async def call(route: Route) -> str:
-        done = await heeding_cancel(
-            workflow.execute_activity_method(
-                SetupActivities.set_up_worktree,
-                _step(job, worktree),
-                **(SETUP_STEP | route | ActivityConfig(summary=f"setting up {worktree.branch}")),
-            )
-        )
-        return done.failed()
+        step = _sandbox_step(SetupActivities.set_up_worktree, job, worktree, route, "setting up")
+        return (await step).failed()
 
     return await on_the_clones_host(state, call)
 
@@ -82,12 +100,8 @@ async def check_worktree(
     job = state.job
     return await on_the_clones_host(
         state,
-        lambda route: heeding_cancel(
-            workflow.execute_activity_method(
-                SetupActivities.check_worktree,
-                _step(job, worktree),
-                **(SETUP_STEP | route | ActivityConfig(summary=f"checking {worktree.branch}")),
-            )
+        lambda route: _sandbox_step(
+            SetupActivities.check_worktree, job, worktree, route, "checking"
         ),
     )
 
