@@ -204,7 +204,8 @@ async def bare_resume_ms(claude: Path, fake: StampedFake, root: Path) -> float:
 
 def process_starts() -> dict[int, tuple[float, str]]:
     """Every live process: its start (CLOCK_BOOTTIME seconds) and its command line's first two
-    words."""
+    words. /proc gives a start in clock ticks (10 ms), floored: read as the start of its tick it
+    could precede the answer it follows, so each is read as the end of its tick, never early."""
     found: dict[int, tuple[float, str]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
@@ -215,7 +216,7 @@ def process_starts() -> dict[int, tuple[float, str]]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")[:2]
         except OSError:
             continue
-        start = int(stat.rpartition(")")[2].split()[19]) / tick
+        start = (int(stat.rpartition(")")[2].split()[19]) + 1) / tick
         found[int(entry.name)] = (start, " ".join(word.decode(errors="replace") for word in argv))
     return found
 

@@ -113,6 +113,21 @@ def free_port() -> int:
         return port
 
 
+PORT_RACE_RETRIES = 1
+PORT_TAKEN = b"address already in use"
+
+
+class _PortTakenAtBind(Exception):
+    """The server exited because a port it picked was taken before it bound it."""
+
+
+def _lost_a_port_race(log_path: Path, written_before: int) -> bool:
+    """Whether this start's part of the server's log says a port was taken when it bound it."""
+    with log_path.open("rb") as log:
+        log.seek(written_before)
+        return PORT_TAKEN in log.read()
+
+
 class DevServer:
     """One `temporal server start-dev` process whose state lives in `<home>/temporal.db`."""
 
@@ -150,31 +165,50 @@ class DevServer:
         return args
 
     async def start(self, ready_within: float = 30.0) -> None:
-        """Start the server and return once its frontend answers, not merely listens."""
+        """Start the server and return once its frontend answers, not merely listens.
+
+        The server picks its own HTTP API and metrics ports (free when it picks them) and binds
+        them a moment later: another program may take one in between, and the server exits.
+        That one race is retried, once, with ports the server picks afresh."""
+        for attempt in range(PORT_RACE_RETRIES + 1):
+            try:
+                await self._start_once(ready_within)
+                return
+            except _PortTakenAtBind:
+                if attempt == PORT_RACE_RETRIES:
+                    raise ServerError(
+                        f"The Temporal dev server exited {PORT_RACE_RETRIES + 1} times running "
+                        f"because a port it binds was taken (--ui-port {self.ui_port}, or one "
+                        f"it picks itself); see {self.home / LOG_FILE}."
+                    ) from None
+
+    async def _start_once(self, ready_within: float) -> None:
         if not port_is_free(self.port):
             raise ServerError(
                 f"Port {self.port} is taken: another Temporal server may run there. "
                 "Stop it, or pick another port with --port (and --ui-port)."
             )
         self.home.mkdir(parents=True, exist_ok=True)
-        log = (self.home / LOG_FILE).open("ab")
-        self.process = subprocess.Popen(
-            self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        log.close()
+        log_path = self.home / LOG_FILE
+        with log_path.open("ab") as log:
+            written_before = log.tell()
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         deadline = time.monotonic() + ready_within
         while not await self._healthy():
             if self.process.poll() is not None:
+                if _lost_a_port_race(log_path, written_before):
+                    raise _PortTakenAtBind
                 raise ServerError(
                     f"The Temporal dev server exited with code {self.process.returncode}; "
-                    f"see {self.home / LOG_FILE}."
+                    f"see {log_path}."
                 )
             if time.monotonic() > deadline:
                 self.stop()
                 raise ServerError(
                     f"The Temporal dev server did not become healthy within "
-                    f"{format_duration(timedelta(seconds=ready_within))}; "
-                    f"see {self.home / LOG_FILE}."
+                    f"{format_duration(timedelta(seconds=ready_within))}; see {log_path}."
                 )
             await asyncio.sleep(0.05)
 
