@@ -1,5 +1,5 @@
 """Bench: an answer, until the agent works again (issue 49), per kind of wait, against a bare
-`claude -p --resume` of a session started by hand, in one run.
+`claude -p --resume` of the same session started by hand, in one run.
 
 Usage: python bench/answer_to_model.py [--rounds N] [--json] [--out FILE]
 
@@ -9,11 +9,17 @@ fake of the Anthropic API (tests/real_agents/fake_anthropic.py) that the real Cl
 (the `claude` preset's proven version, installed into the agent cache) talks to. Each of N
 rounds (default 3) runs, interleaved:
 
-- the baseline: a bare session (`claude -p -- <task>`, no sandbox, no codedesk, a fresh config
-  folder), then `claude -p --resume <its session> -- <message>`, timed from that spawn to the
-  fake's first request carrying the message. The baseline runs unconfined: it is what a person
-  resuming the session by hand waits; codedesk's figures include the sandbox (bubblewrap and
-  the egress proxy), a guarantee, not a cost to cut;
+- the baselines (bench/bare_resume.py): each kind's session run by hand (`claude -p -- <task>`,
+  no sandbox, no codedesk, a fresh config folder) through the same script of the fake model to
+  where codedesk's job waits, then resumed by hand: for a held call, the session whose `git push`
+  its hook deferred, resumed with no prompt once the hook allows it (to the push's result at
+  the model); for a revision and a message to a finished job, resumed with the message; for a
+  go-on, with the go-on note (each to the fake's first request carrying it). A deferral needs a
+  hook, so every bare session has the least one: a one-line `sh` script. The baselines run
+  unconfined: that is what a person resuming the session by hand waits; codedesk's figures
+  include the sandbox (bubblewrap and the egress proxy), a guarantee, not a cost to cut. The
+  least session there is (one answer) resumed with a message is timed too, for the history
+  (earlier runs compared every kind against it);
 - a held call: the agent's `git push` is held, nobody answers within the live window, the job
   suspends; from `ApprovalsClient.answer` (approve) to the deferred call's result at the model;
 - a review's revision: a `--review` job waits in review; from `DeskClient.say` to the model's
@@ -37,12 +43,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,6 +57,7 @@ from typing import Any
 # suite's: the repository's root must be importable (the bench may run from anywhere).
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
+from bare_resume import BareSession, deferred_resume_ms, message_resume_ms  # noqa: E402
 from common import Comparison, exit_with, isolate, make_origin, median, report, start_server  # noqa: E402
 from suspension import (  # noqa: E402
     PATIENCE,
@@ -85,12 +91,29 @@ TASK = "add a notes file and commit it"
 ASKED = "Please also add a CHANGELOG.md"
 GO_ON_WORDS = GO_ON_MESSAGE[:40]
 PUSH = "git push origin HEAD:main"
+HELD_CALL = "toolu_0002"
+"""The fake's id of the held script's third call, the push."""
 BUDGET = timedelta(seconds=6)
 """The budget job's work budget: its agent's endless call reaches it."""
 PARTS = ("ms", "to_scheduled_ms", "to_started_ms", "to_sandbox_ms", "to_cli_ms")
 """A row's figures: the whole, and when (from the answer) the workflow scheduled the agent's
 activity, a worker started it, the sandbox (bwrap) and the CLI were spawned."""
 KINDS = ("held", "review", "budget", "continuation")
+BASELINES = {
+    "held": "bare_deferred_ms",
+    "review": "bare_message_ms",
+    "budget": "bare_go_on_ms",
+    "continuation": "bare_message_ms",
+}
+"""Each kind's baseline: its session resumed by hand (bench/bare_resume.py)."""
+BASELINE_WORDS = {
+    "bare_deferred_ms": "the same session's deferred push resumed by hand (`claude -p --resume`,"
+    " a one-line `sh` hook allowing it; no sandbox, no codedesk): spawn to its result",
+    "bare_message_ms": "the same session resumed by hand with the message (`claude -p --resume`;"
+    " no sandbox, no codedesk): spawn to that request",
+    "bare_go_on_ms": "the same session resumed by hand with the note (`claude -p --resume`;"
+    " no sandbox, no codedesk): spawn to that request",
+}
 WHAT = {
     "held": "a held call's approval, to the deferred call's result at the model",
     "review": "a review's revision (`say`), to the model's request carrying it",
@@ -125,91 +148,71 @@ def scripts(never: Path) -> dict[str, list[Step]]:
     }
 
 
-def carrying(fake: StampedFake, mark: int, words: str) -> Callable[[], float]:
-    """A probe: when the first request since `mark` that carries `words` arrived (0 while none)."""
-    return lambda: next(
+def carrying(fake: StampedFake, words: str) -> Callable[[int], float]:
+    """A probe: when the first request since a mark that carries `words` arrived (0 while none)."""
+    return lambda mark: next(
         (at for at, body in fake.since(mark) if body.get("tools") and told(body, words)), 0.0
     )
 
 
-def bare_env(claude: Path, fake: StampedFake, folder: Path) -> dict[str, str]:
-    return {
-        "PATH": f"{claude.parent}:{os.environ['PATH']}",
-        "HOME": str(folder / "home"),
-        "CLAUDE_CONFIG_DIR": str(folder / "config"),
-        "ANTHROPIC_BASE_URL": fake.url,
-        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+def resulting(fake: StampedFake, tool_use_id: str) -> Callable[[int], float]:
+    """A probe: when the first request since a mark that carries the result of the call
+    `tool_use_id` arrived (0 while none)."""
+    return lambda mark: next(
+        (at for at, body in fake.since(mark) if has_result(body, tool_use_id)), 0.0
+    )
+
+
+async def baselines(
+    claude: Path, fake: StampedFake, root: Path, script: dict[str, list[Step]]
+) -> dict[str, Any]:
+    """One round's baselines: each kind's session resumed by hand (bench/bare_resume.py), and
+    the least session resumed with a message."""
+    said = script["review"][:3]  # the review script's turns until its job waits
+    bare = {
+        "bare_resume_ms": await bare_resume_ms(claude, fake, root),
+        "bare_deferred_ms": await deferred_resume_ms(
+            claude, fake, root, script["held"], TASK, resulting(fake, HELD_CALL)
+        ),
+        "bare_message_ms": await message_resume_ms(
+            claude,
+            fake,
+            root,
+            script["review"],
+            TASK,
+            ASKED,
+            carrying(fake, ASKED),
+        ),
+        "bare_go_on_ms": await message_resume_ms(
+            claude,
+            fake,
+            root,
+            [*said, *script["budget"][3:]],
+            TASK,
+            GO_ON_MESSAGE,
+            carrying(fake, GO_ON_WORDS),
+        ),
     }
+    return {key: round(value, 1) for key, value in bare.items()}
 
 
 async def bare_resume_ms(claude: Path, fake: StampedFake, root: Path) -> float:
-    """A bare session, then its resume with a message: the resume's spawn to the model's
-    request carrying the message, in ms (no sandbox, no codedesk)."""
-    fake.steps = [Say("Hello."), Say("Noted.")]
-    folder = Path(tempfile.mkdtemp(prefix="bare-", dir=root))
-    for part in ("home", "work"):
-        (folder / part).mkdir()
-    env = bare_env(claude, fake, folder)
-    stream = ["--output-format", "stream-json", "--verbose"]
-    first = await asyncio.create_subprocess_exec(
-        str(claude),
-        "-p",
-        *stream,
-        "--",
-        TASK,
-        cwd=folder / "work",
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    out, _ = await asyncio.wait_for(first.communicate(), PATIENCE)
-    session = next(
-        (
-            json.loads(line)["session_id"]
-            for line in out.decode().splitlines()
-            if line.startswith("{") and "session_id" in json.loads(line)
-        ),
-        "",
-    )
-    if not session:
-        raise RuntimeError(f"the bare session told no session id: {out.decode()[-1500:]}")
-    mark = fake.mark()
-    started = time.monotonic()
-    resumed = await asyncio.create_subprocess_exec(
-        str(claude),
-        "-p",
-        "--resume",
-        session,
-        *stream,
-        "--",
-        ASKED,
-        cwd=folder / "work",
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        at = await until(carrying(fake, mark, ASKED), "the bare resume's request")
-    finally:
-        await asyncio.wait_for(resumed.wait(), PATIENCE)
-    shutil.rmtree(folder, ignore_errors=True)
-    return float(at - started) * 1000
+    """The least session there is (one answer), resumed with a message (no sandbox, no
+    codedesk): the figure earlier runs compared against, kept for the history."""
+    session = BareSession.make(claude, fake, root)
+    await session.first([Say("Hello."), Say("Noted.")], TASK)
+    return await session.resumed_ms(carrying(fake, ASKED), ASKED)
 
 
-def process_starts() -> dict[int, tuple[float, str]]:
-    """Every live process: its start (CLOCK_BOOTTIME seconds) and its command line's first two
-    words. /proc gives a start in clock ticks (10 ms), floored: read as the start of its tick it
-    could precede the answer it follows, so each is read as the end of its tick, never early."""
+def process_starts(known: Collection[int] = ()) -> dict[int, tuple[float, str]]:
+    """Every live process but those in `known`: its start (CLOCK_BOOTTIME seconds) and its
+    command line's first two words. /proc gives a start in clock ticks (10 ms), floored: read as
+    the start of its tick it could precede the answer it follows, so each is read as the end of
+    its tick, never early."""
     found: dict[int, tuple[float, str]] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) in known:
             continue
         try:
             stat = (entry / "stat").read_text()
@@ -224,7 +227,10 @@ def process_starts() -> dict[int, tuple[float, str]]:
 @dataclass
 class Spawns:
     """Watches for the agent's processes that start after an answer: the sandbox's (bwrap) and
-    the CLI's (node running claude), each at its start (CLOCK_BOOTTIME seconds)."""
+    the CLI's (node running claude), each at its start (CLOCK_BOOTTIME seconds). It reads only
+    the processes started since the answer, and nothing once it has seen both: the bench's own
+    reading of /proc takes the CPU the resumed CLI needs (every live process read every 50 ms
+    took 10-15% of a core in the runs of 2026-12-07, which no baseline paid)."""
 
     before: set[int]
     sandbox: float = 0.0
@@ -235,9 +241,9 @@ class Spawns:
         return cls(set(process_starts()))
 
     def look(self) -> None:
-        for pid, (start, words) in process_starts().items():
-            if pid in self.before:
-                continue
+        if self.sandbox and self.cli:
+            return
+        for start, words in process_starts(self.before).values():
             first = words.split(" ")[0]
             if first.endswith("bwrap") and not self.sandbox:
                 self.sandbox = start
@@ -333,12 +339,7 @@ class Bench:
             self.expect(result.counted, f"job {number}: the approving answer did not count")
             return number
 
-        def arrived(mark: int) -> float:
-            return next(
-                (at for at, body in self.fake.since(mark) if has_result(body, "toolu_0002")), 0.0
-            )
-
-        row = await self.timed(number, approve, arrived)
+        row = await self.timed(number, approve, resulting(self.fake, HELD_CALL))
         done = await self.report(number)
         self.expect(done.agent_suspended == 1, f"job {number} suspended {done.agent_suspended}x")
         return await self.split(row)
@@ -351,7 +352,7 @@ class Bench:
             await self.desk.say(number, ASKED)
             return number
 
-        row = await self.timed(number, revise, lambda mark: carrying(self.fake, mark, ASKED)())
+        row = await self.timed(number, revise, carrying(self.fake, ASKED))
         await until(lambda: self._rounds(number, 2), "the revised job in review")
         await self.desk.answer_review(number, ReviewVerdict.INTEGRATE)
         await self.report(number)
@@ -366,7 +367,7 @@ class Bench:
             await self.approvals.answer(card.approval_id, Decision.APPROVE, self.owner)
             return number
 
-        row = await self.timed(number, go_on, lambda mark: carrying(self.fake, mark, GO_ON_WORDS)())
+        row = await self.timed(number, go_on, carrying(self.fake, GO_ON_WORDS))
         await self.report(number)
         return await self.split(row)
 
@@ -379,7 +380,7 @@ class Bench:
             self.expect(not answer.continued_anew, f"job {number}'s continuation started anew")
             return answer.number
 
-        row = await self.timed(number, say, lambda mark: carrying(self.fake, mark, ASKED)())
+        row = await self.timed(number, say, carrying(self.fake, ASKED))
         await self.report(row["resumes"])
         return await self.split(row)
 
@@ -443,9 +444,7 @@ async def run(rounds: int, claude: Path) -> dict[str, Any]:
                     settings, desk, ApprovalsClient(client), fake, scripts(gates / "never")
                 )
                 for _ in range(rounds):
-                    row: dict[str, Any] = {
-                        "bare_resume_ms": round(await bare_resume_ms(claude, fake, root), 1)
-                    }
+                    row = await baselines(claude, fake, root, bench.scripts)
                     row["held"] = await bench.held_round()
                     row["review"] = await bench.review_round()
                     row["budget"] = await bench.budget_round()
@@ -469,8 +468,10 @@ def summary(rows: list[dict[str, Any]], problems: list[str]) -> dict[str, Any]:
         "ok": not problems,
         "problems": problems,
         "claude_version": AGENT_PRESETS["claude"].proven_version,
-        "bare_resume_ms": round(median([row["bare_resume_ms"] for row in rows]), 1),
     }
+    for key in BASELINES.values():
+        figures[key] = round(median([row[key] for row in rows]), 1)
+    figures["bare_resume_ms"] = round(median([row["bare_resume_ms"] for row in rows]), 1)
     for kind in KINDS:
         for key in PARTS:
             figures[f"{kind}_{key}"] = over(kind, key)
@@ -484,17 +485,15 @@ def main() -> int:
         return 0
     args, claude = chosen
     figures = asyncio.run(run(args.rounds, claude))
-    bare = figures["bare_resume_ms"]
-    baseline = "a bare `claude -p --resume` (no sandbox, no codedesk), spawn to that request"
     comparisons = [
         Comparison(
             f"{WHAT[kind]} (median)",
             figures[f"{kind}_ms"],
             "ms",
-            baseline,
-            bare,
+            BASELINE_WORDS[BASELINES[kind]],
+            figures[BASELINES[kind]],
             "<= 1.3x baseline",
-            figures[f"{kind}_ms"] <= 1.3 * bare,
+            figures[f"{kind}_ms"] <= 1.3 * figures[BASELINES[kind]],
         )
         for kind in KINDS
     ]
@@ -507,7 +506,8 @@ def main() -> int:
     )
     text = (
         f"{figures['rounds']} rounds, Claude Code {figures['claude_version']} in bubblewrap "
-        f"(the baseline unconfined); from the answer (medians): {parts}."
+        f"(the baselines unconfined); from the answer (medians): {parts}. The least session "
+        f"(one answer) resumed by hand with a message: {figures['bare_resume_ms']:.0f} ms."
     )
     report("answer_to_model", figures, comparisons, args, text)
     for problem in figures["problems"]:

@@ -121,7 +121,7 @@ class _PortTakenAtBind(Exception):
     """The server exited because a port it picked was taken before it bound it."""
 
 
-def _lost_a_port_race(log_path: Path, written_before: int) -> bool:
+def lost_a_port_race(log_path: Path, written_before: int) -> bool:
     """Whether this start's part of the server's log says a port was taken when it bound it."""
     with log_path.open("rb") as log:
         log.seek(written_before)
@@ -198,7 +198,7 @@ class DevServer:
         deadline = time.monotonic() + ready_within
         while not await self._healthy():
             if self.process.poll() is not None:
-                if _lost_a_port_race(log_path, written_before):
+                if lost_a_port_race(log_path, written_before):
                     raise _PortTakenAtBind
                 raise ServerError(
                     f"The Temporal dev server exited with code {self.process.returncode}; "

@@ -504,13 +504,13 @@ class DeskClient:
         return answers[0]
 
     async def continue_job(self, report: JobReport, said: SayInput, request_id: str) -> SayAnswer:
-        """A new job that continues the finished one of `report` with the message `said`
-        (surfaces/clients/conversation/continuation.py); the answer names it."""
+        """A new job that continues the finished one of `report` (as `status` reads it) with the
+        message `said` (surfaces/clients/conversation/continuation.py); the answer names it."""
         job = await started_as(self.client, report.number)
         refused = refusal(job, said)
         if refused is not None:
             raise refused
-        continues = await continuation_of(self.client, job, report)
+        continues = continuation_of(job, report)
         admission = await self.submit_job(
             job.repo,
             said.text,

@@ -121,7 +121,8 @@ def conversation_figures(figures: dict[str, Any]) -> None:
 def answer_to_model_figures(figures: dict[str, Any]) -> None:
     assert figures["rounds"] == 1 and len(figures["runs"]) == 1 and figures["jobs"] == 5
     kinds = ("held", "review", "budget", "continuation")
-    assert isinstance(figures["bare_resume_ms"], int | float) and figures["bare_resume_ms"] > 0
+    for baseline in ("bare_resume_ms", "bare_deferred_ms", "bare_message_ms", "bare_go_on_ms"):
+        assert isinstance(figures[baseline], int | float) and figures[baseline] > 0, baseline
     for kind in kinds:
         parts = [figures[f"{kind}_{part}"] for part in ("to_scheduled_ms", "to_started_ms")]
         assert 0 < parts[0] <= parts[1] < figures[f"{kind}_ms"], (kind, figures)

@@ -34,7 +34,7 @@ async def test_a_port_taken_at_bind_once_is_retried_and_the_server_starts(
     ui_port = free_port()
     server = DevServer(tmp_path, free_port(), ui_port)
     with listening_on(ui_port) as holder:
-        lost_a_race = devserver._lost_a_port_race
+        lost_a_race = devserver.lost_a_port_race
 
         def release_once_lost(log_path: Path, written_before: int) -> bool:
             lost = lost_a_race(log_path, written_before)
@@ -42,7 +42,7 @@ async def test_a_port_taken_at_bind_once_is_retried_and_the_server_starts(
                 holder.close()
             return lost
 
-        monkeypatch.setattr(devserver, "_lost_a_port_race", release_once_lost)
+        monkeypatch.setattr(devserver, "lost_a_port_race", release_once_lost)
         try:
             await server.start()
             log = (tmp_path / LOG_FILE).read_text()

@@ -10,14 +10,11 @@ agent resumes job N's session with the message as its prompt while the session i
 
 from __future__ import annotations
 
-from temporalio.client import Client
-
 from desk.decisions.message_rules import sender_refusal, text_refusal
 from desk.errors import MessageError
 from desk.payloads.conversation.session_payloads import Continuation
 from desk.payloads.jobs import JobInput, JobReport
 from desk.payloads.message_payloads import SayInput
-from surfaces.clients.conversation.session_keeps import with_session_state
 
 
 def refusal(job: JobInput, said: SayInput) -> MessageError | None:
@@ -26,10 +23,11 @@ def refusal(job: JobInput, said: SayInput) -> MessageError | None:
     return stranger or text_refusal(said.text, job.message_chars)
 
 
-async def continuation_of(client: Client, job: JobInput, report: JobReport) -> Continuation:
+def continuation_of(job: JobInput, report: JobReport) -> Continuation:
     """What a continuation of the finished `job` resumes: its session while it is kept, its
-    kept branch, and the task it (or the job it continued) was given."""
-    report = await with_session_state(client, report)
+    kept branch, and the task it (or the job it continued) was given. `report` is the job's
+    report as `DeskClient.status` reads it: with its `SessionKeep`'s removal, when it has
+    removed the session."""
     kept = report.session_kept_until is not None and report.session_removed_at is None
     return Continuation(
         number=job.number,
