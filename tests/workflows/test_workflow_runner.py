@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
+from temporalio.converter import PayloadCodec
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from desk.config.settings import DeskSettings
+from workers.temporal.client import DATA_CONVERTER
 from workers.worker import build_worker
-from workers.workflow_runner import WORKFLOW_RUNNER
+from workers.workflow_runner import WORKFLOW_RUNNER, CodecFreeSandboxedRunner, runner_for
 
 TOP = Path(__file__).parents[2]
 
@@ -194,3 +199,22 @@ async def test_the_desk_worker_runs_its_workflows_with_the_shared_modules(
 ) -> None:
     workflows = build_worker(client, settings).workers[0]
     assert workflows.config()["workflow_runner"] is WORKFLOW_RUNNER
+
+
+class Reversing(PayloadCodec):
+    """A codec whose encoding a payload's context could change (this one ignores it)."""
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return [Payload(metadata=p.metadata, data=p.data[::-1]) for p in payloads]
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return await self.encode(payloads)
+
+
+def test_payload_contexts_are_skipped_only_where_nothing_would_read_them() -> None:
+    """Without a codec or external storage a payload's context changes nothing, and the
+    workflows are not asked it; with a codec they are, as Temporal's own sandbox asks."""
+    assert isinstance(WORKFLOW_RUNNER, CodecFreeSandboxedRunner)
+    coded = runner_for(dataclasses.replace(DATA_CONVERTER, payload_codec=Reversing()))
+    assert type(coded) is SandboxedWorkflowRunner
+    assert coded.restrictions == WORKFLOW_RUNNER.restrictions
