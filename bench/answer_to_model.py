@@ -9,17 +9,18 @@ fake of the Anthropic API (tests/real_agents/fake_anthropic.py) that the real Cl
 (the `claude` preset's proven version, installed into the agent cache) talks to. Each of N
 rounds (default 3) runs, interleaved:
 
-- the baselines (bench/bare_resume.py): each kind's session run by hand (`claude -p -- <task>`,
-  no sandbox, no codedesk, a fresh config folder) through the same script of the fake model to
-  where codedesk's job waits, then resumed by hand: for a held call, the session whose `git push`
-  its hook deferred, resumed with no prompt once the hook allows it (to the push's result at
-  the model); for a revision and a message to a finished job, resumed with the message; for a
-  go-on, with the go-on note (each to the fake's first request carrying it). A deferral needs a
-  hook, so every bare session has the least one: a one-line `sh` script. The baselines run
-  unconfined: that is what a person resuming the session by hand waits; codedesk's figures
-  include the sandbox (bubblewrap and the egress proxy), a guarantee, not a cost to cut. The
-  least session there is (one answer) resumed with a message is timed too, for the history
-  (earlier runs compared every kind against it);
+- the baselines (bench/bare_resume.py): each kind's session run by hand (`claude -p -- <task>`, no
+  sandbox, no codedesk, a fresh config folder) through the same script of the fake model to where
+  codedesk's job waits, then resumed by hand: for a held call, the session whose `git push` its
+  hook deferred, resumed with no prompt once the hook answers it as codedesk answers an approved
+  push of the job's work (refused: codedesk pushes it itself after the integration, so the push
+  runs in neither), to that answer at the model; for a revision and a message to a finished job,
+  resumed with the message; for a go-on, with the go-on note (each to the fake's first request
+  carrying it). A deferral needs a hook, so every bare session has the least one: a one-line `sh`
+  script. The baselines run unconfined: that is what a person resuming the session by hand waits;
+  codedesk's figures include the sandbox (bubblewrap and the egress proxy), a guarantee, not a
+  cost to cut. The least session there is (one answer) resumed with a message is timed too, for
+  the history (earlier runs compared every kind against it);
 - a held call: the agent's `git push` is held, nobody answers within the live window, the job
   suspends; from `ApprovalsClient.answer` (approve) to the deferred call's result at the model;
 - a review's revision: a `--review` job waits in review; from `DeskClient.say` to the model's
@@ -108,7 +109,8 @@ BASELINES = {
 """Each kind's baseline: its session resumed by hand (bench/bare_resume.py)."""
 BASELINE_WORDS = {
     "bare_deferred_ms": "the same session's deferred push resumed by hand (`claude -p --resume`,"
-    " a one-line `sh` hook allowing it; no sandbox, no codedesk): spawn to its result",
+    " a one-line `sh` hook answering it as codedesk does; no sandbox, no codedesk): spawn to"
+    " its result",
     "bare_message_ms": "the same session resumed by hand with the message (`claude -p --resume`;"
     " no sandbox, no codedesk): spawn to that request",
     "bare_go_on_ms": "the same session resumed by hand with the note (`claude -p --resume`;"

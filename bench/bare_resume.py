@@ -4,8 +4,11 @@ Each baseline first runs a session to the point where codedesk's job waits for a
 same script of the fake model, so the resumed session holds the same turns), then resumes it as
 a person would by hand, timed from that spawn to the fake's request that carries what the
 resume brings. A session reaches a call it defers only through a `PreToolUse` hook, so every
-bare session has the least hook there is: one `sh` script that allows every call but, while the
-folder has no `allow` file, defers a `git push` (codedesk's hook is `codedesk hold`).
+bare session has the least hook there is: one `sh` script that allows every call but a `git
+push`, which it defers while the folder has no `answered` file and, once it has, answers as
+codedesk answers an approved push of the job's work (codedesk pushes it itself once the job
+has integrated): refused with that reason, so the push runs in neither (codedesk's hook is
+`codedesk hold`).
 """
 
 from __future__ import annotations
@@ -26,19 +29,41 @@ from suspension import PATIENCE, StampedFake, until
 from tests.real_agents.fake_anthropic import Step
 
 STREAM = ("--output-format", "stream-json", "--verbose")
+SHIPPED = (
+    "Approved: codedesk will ask to push your commits to main once the job integrates. This"
+    " command did not run here. Do not push again: commit your work and finish."
+)
+"""The words of codedesk's answer to an approved push of the job's work, near enough in size."""
 HOOK = """#!/bin/sh
 input=$(cat)
 case "$input" in
-  *'git push'*) [ -e "{allow}" ] || {{ echo '{defer}'; exit 0; }} ;;
+  *'git push'*) [ -e "{answered}" ] && echo '{shipped}' || echo '{defer}'; exit 0 ;;
 esac
 echo '{allow_json}'
 """
 
 
-def _decision(verdict: str) -> str:
-    return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": verdict}}
-    )
+def bare_env(claude: Path, url: str, home: Path, config: Path) -> dict[str, str]:
+    """The environment of Claude Code run by hand against the fake model at `url`, in its own
+    home and config folder, with nothing it would send elsewhere."""
+    return {
+        "PATH": f"{claude.parent}:{os.environ['PATH']}",
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(config),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+
+
+def _decision(verdict: str, reason: str = "") -> str:
+    said = {"hookEventName": "PreToolUse", "permissionDecision": verdict}
+    if reason:
+        said["permissionDecisionReason"] = reason
+    return json.dumps({"hookSpecificOutput": said})
 
 
 @dataclass
@@ -62,8 +87,9 @@ class BareSession:
         hook = folder / "hook.sh"
         hook.write_text(
             HOOK.format(
-                allow=folder / "allow",
+                answered=folder / "answered",
                 defer=_decision("defer"),
+                shipped=_decision("deny", SHIPPED),
                 allow_json=_decision("allow"),
             )
         )
@@ -78,17 +104,7 @@ class BareSession:
         return cls(claude, fake, folder)
 
     def env(self) -> dict[str, str]:
-        return {
-            "PATH": f"{self.claude.parent}:{os.environ['PATH']}",
-            "HOME": str(self.folder / "home"),
-            "CLAUDE_CONFIG_DIR": str(self.folder / "config"),
-            "ANTHROPIC_BASE_URL": self.fake.url,
-            "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        return bare_env(self.claude, self.fake.url, self.folder / "home", self.folder / "config")
 
     def argv(self, *words: str) -> list[str]:
         return [
@@ -103,14 +119,7 @@ class BareSession:
     async def first(self, steps: list[Step], task: str) -> None:
         """The session until it ends (its last step said, or a call deferred)."""
         self.fake.steps = steps
-        ran = await asyncio.create_subprocess_exec(
-            *self.argv("--", task),
-            cwd=self.folder / "work",
-            env=self.env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-        )
+        ran = await self._spawn(self.argv("--", task), asyncio.subprocess.PIPE)
         out, _ = await asyncio.wait_for(ran.communicate(), PATIENCE)
         lines = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
         self.session_id = next((line["session_id"] for line in lines if "session_id" in line), "")
@@ -123,13 +132,8 @@ class BareSession:
         mark = self.fake.mark()
         started = time.monotonic()
         words = ("--", *prompt) if prompt else ()
-        resumed = await asyncio.create_subprocess_exec(
-            *self.argv("--resume", self.session_id, *words),
-            cwd=self.folder / "work",
-            env=self.env(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
+        resumed = await self._spawn(
+            self.argv("--resume", self.session_id, *words), asyncio.subprocess.DEVNULL
         )
         try:
             at = await until(lambda: arrived(mark), "the bare resume's request")
@@ -138,8 +142,18 @@ class BareSession:
         shutil.rmtree(self.folder, ignore_errors=True)
         return float(at - started) * 1000
 
-    def allow_the_deferred_call(self) -> None:
-        (self.folder / "allow").touch()
+    async def _spawn(self, argv: list[str], stdout: int) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=self.folder / "work",
+            env=self.env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+
+    def answer_the_deferred_call(self) -> None:
+        (self.folder / "answered").touch()
 
 
 async def message_resume_ms(
@@ -165,9 +179,9 @@ async def deferred_resume_ms(
     task: str,
     arrived: Callable[[int], float],
 ) -> float:
-    """A session whose `git push` was deferred, resumed with no prompt once its hook allows the
-    push: the CLI asks the hook again, runs the push, and sends the model its result."""
+    """A session whose `git push` was deferred, resumed with no prompt once its hook has the
+    answer: the CLI asks the hook again and sends the model the answer as the call's result."""
     session = BareSession.make(claude, fake, root)
     await session.first(steps, task)
-    session.allow_the_deferred_call()
+    session.answer_the_deferred_call()
     return await session.resumed_ms(arrived)

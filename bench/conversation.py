@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -47,6 +46,7 @@ from typing import Any
 # suite's: the repository's root must be importable (the bench may run from anywhere).
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
+from bare_resume import bare_env  # noqa: E402
 from common import Comparison, exit_with, isolate, make_origin, median, report, start_server  # noqa: E402
 from suspension import PATIENCE, StampedFake, Worker, claude_bench, until, worker_env  # noqa: E402
 
@@ -103,17 +103,7 @@ class Bench:
         self.fake.steps = script(gate, message)
         folder = Path(tempfile.mkdtemp(prefix="cli-", dir=self.root))
         (folder / "work").mkdir()
-        env = {
-            "PATH": f"{self.claude.parent}:{os.environ['PATH']}",
-            "HOME": str(folder),
-            "CLAUDE_CONFIG_DIR": str(folder / "config"),
-            "ANTHROPIC_BASE_URL": self.fake.url,
-            "ANTHROPIC_API_KEY": "sk-ant-test-not-a-key",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        }
+        env = bare_env(self.claude, self.fake.url, folder, folder / "config")
         argv = [
             str(self.claude),
             "-p",
