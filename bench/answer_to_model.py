@@ -58,7 +58,7 @@ from typing import Any
 # suite's: the repository's root must be importable (the bench may run from anywhere).
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-from bare_resume import BareSession, deferred_resume_ms, message_resume_ms  # noqa: E402
+from bare_resume import deferred_resume_ms, message_resume_ms  # noqa: E402
 from common import Comparison, exit_with, isolate, make_origin, median, report, start_server  # noqa: E402
 from suspension import (  # noqa: E402
     PATIENCE,
@@ -92,6 +92,9 @@ TASK = "add a notes file and commit it"
 ASKED = "Please also add a CHANGELOG.md"
 GO_ON_WORDS = GO_ON_MESSAGE[:40]
 PUSH = "git push origin HEAD:main"
+LEAST_SESSION: list[Step] = [Say("Hello."), Say("Noted.")]
+"""The least session there is (one answer): every kind's baseline until 2026-12-07, still timed
+for the history."""
 HELD_CALL = "toolu_0002"
 """The fake's id of the held script's third call, the push."""
 BUDGET = timedelta(seconds=6)
@@ -172,7 +175,9 @@ async def baselines(
     the least session resumed with a message."""
     said = script["review"][:3]  # the review script's turns until its job waits
     bare = {
-        "bare_resume_ms": await bare_resume_ms(claude, fake, root),
+        "bare_resume_ms": await message_resume_ms(
+            claude, fake, root, LEAST_SESSION, TASK, ASKED, carrying(fake, ASKED)
+        ),
         "bare_deferred_ms": await deferred_resume_ms(
             claude, fake, root, script["held"], TASK, resulting(fake, HELD_CALL)
         ),
@@ -196,14 +201,6 @@ async def baselines(
         ),
     }
     return {key: round(value, 1) for key, value in bare.items()}
-
-
-async def bare_resume_ms(claude: Path, fake: StampedFake, root: Path) -> float:
-    """The least session there is (one answer), resumed with a message (no sandbox, no
-    codedesk): the figure earlier runs compared against, kept for the history."""
-    session = BareSession.make(claude, fake, root)
-    await session.first([Say("Hello."), Say("Noted.")], TASK)
-    return await session.resumed_ms(carrying(fake, ASKED), ASKED)
 
 
 def process_starts(known: Collection[int] = ()) -> dict[int, tuple[float, str]]:
@@ -471,9 +468,8 @@ def summary(rows: list[dict[str, Any]], problems: list[str]) -> dict[str, Any]:
         "problems": problems,
         "claude_version": AGENT_PRESETS["claude"].proven_version,
     }
-    for key in BASELINES.values():
+    for key in dict.fromkeys([*BASELINES.values(), "bare_resume_ms"]):
         figures[key] = round(median([row[key] for row in rows]), 1)
-    figures["bare_resume_ms"] = round(median([row["bare_resume_ms"] for row in rows]), 1)
     for kind in KINDS:
         for key in PARTS:
             figures[f"{kind}_{key}"] = over(kind, key)
