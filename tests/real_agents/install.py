@@ -3,14 +3,16 @@
 The cache is `$CODEDESK_AGENT_CACHE` or `~/.cache/codedesk-agents`; each CLI gets a folder of
 its own, installed on first use and reused after (a lock keeps parallel test processes from
 installing the same CLI twice); a test of the registry's newest release asks the registry for
-its version and installs it into a folder of its own (`<name>-newest`). Where the package
-manager is missing or the registry cannot be reached, the test is skipped with the reason; any
-other install failure fails the test.
+its version and installs it into a folder of its own (`<name>-newest`), unless that version is
+the pinned one (`release_cli`). Where the package manager is missing or the registry cannot be
+reached, the test is skipped with the reason; any other install failure fails the test. A test
+process asks each CLI for its version, and the registry for each newest release, once.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import pwd
 import re
@@ -19,9 +21,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from desk.agents.presets import AGENT_PRESETS
 
 INSTALL_TIMEOUT = 900
 UNREACHABLE = (
@@ -56,8 +61,15 @@ def _locked(folder: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+_PROVEN: set[tuple[Path, str]] = set()
+"""The (program, version) pairs this test process has seen answer `--version`: each CLI is
+asked once per process, not once per test (aider's answer alone costs two seconds)."""
+
+
 def _works(program: Path, version: str) -> bool:
     """Whether `program --version` answers with a version that starts with `version`."""
+    if (program, version) in _PROVEN:
+        return True
     try:
         done = subprocess.run(
             [str(program), "--version"],
@@ -70,7 +82,10 @@ def _works(program: Path, version: str) -> bool:
     except OSError:
         return False
     found = re.search(r"\d+(?:\.\d+)+", done.stdout + done.stderr)
-    return done.returncode == 0 and found is not None and found.group().startswith(version)
+    works = done.returncode == 0 and found is not None and found.group().startswith(version)
+    if works:
+        _PROVEN.add((program, version))
+    return works
 
 
 def _install(argv: list[str], what: str, cwd: Path) -> None:
@@ -146,6 +161,7 @@ def _newest(argv: list[str], what: str, pattern: str) -> str:
     return found.group(1)
 
 
+@functools.cache
 def newest_npm(package: str) -> str:
     """The newest version of npm `package` (`npm view PACKAGE version`)."""
     if shutil.which("npm") is None:
@@ -153,7 +169,47 @@ def newest_npm(package: str) -> str:
     return _newest([shutil.which("npm") or "npm", "view", package, "version"], package, r"(\S+)")
 
 
+@functools.cache
 def newest_pypi(package: str) -> str:
     """The newest version of PyPI `package` (`pip index versions PACKAGE`)."""
     argv = [sys.executable, "-m", "pip", "index", "versions", package]
     return _newest(argv, package, rf"(?m)^{re.escape(package)} \((\S+)\)")
+
+
+@dataclass(frozen=True)
+class Published:
+    """Where a preset's CLI is published: its registry, package and program."""
+
+    registry: str  # "npm" or "pypi"
+    package: str
+    program: str
+
+
+PUBLISHED = {
+    "claude": Published("npm", "@anthropic-ai/claude-code", "claude"),
+    "codex": Published("npm", "@openai/codex", "codex"),
+    "opencode": Published("npm", "opencode-ai", "opencode"),
+    "aider": Published("pypi", "aider-chat", "aider"),
+}
+
+
+def release_cli(name: str, release: str = "pinned", *, alone: bool = True) -> Path:
+    """Preset `name`'s CLI at `release`: "pinned" (the preset's proven version) or "newest" (the
+    registry's). A newest release that is the pinned version shares the pinned install, and
+    where that CLI is all a test's releases change (`alone`), its newest case is skipped: the
+    pinned case runs the very same program, and a second run proves nothing more."""
+    published = PUBLISHED[name]
+    version, folder = AGENT_PRESETS[name].proven_version, name
+    if release == "newest":
+        asked = newest_npm if published.registry == "npm" else newest_pypi
+        newest = asked(published.package)
+        if newest == version and alone:
+            pytest.skip(
+                f"{published.package}'s newest release is {newest}, the pinned version: "
+                "the pinned case runs it"
+            )
+        if newest != version:
+            version, folder = newest, f"{name}-newest"
+    if published.registry == "npm":
+        return npm_cli(folder, f"{published.package}@{version}", published.program)
+    return pip_cli(folder, f"{published.package}=={version}", published.program)

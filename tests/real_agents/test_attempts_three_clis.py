@@ -28,13 +28,13 @@ from tests.helpers.job_waits import status_until
 from tests.helpers.real_agents.claude_code import REPO, talking_settings
 from tests.helpers.real_agents.claude_code import claude_binary as claude_binary
 from tests.helpers.real_agents.claude_code import claude_env as claude_env
-from tests.helpers.real_agents.other_clis import make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import make_codex_home
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import release_cli
 
 pytestmark = [
     pytest.mark.timeout(600),
@@ -84,11 +84,11 @@ async def test_claude_codex_and_opencode_are_compared_and_the_pick_lands_alone(
     codex_fake, opencode_fake = openai_fakes
     give_agent_home(monkeypatch, tmp_path / "agent-home")
     # codex: its owner's config.toml names the fake; the key comes from the environment.
-    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex", release, alone=False))
     codex_fake.steps = [ToolCall("exec_command", {"cmd": commit("B.md")}), Say("Added B.md.")]
     make_codex_home(tmp_path / "codex-home", codex_fake.url, monkeypatch)
     # opencode: its configuration in the environment names the other fake.
-    opencode = npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode")
+    opencode = release_cli("opencode", release, alone=False)
     on_path(monkeypatch, opencode)
     opencode_fake.steps = [
         ToolCall("bash", {"command": commit("C.md"), "description": "commit"}),

@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-from desk.agents.presets import AGENT_PRESETS
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, serving
-from tests.real_agents.install import newest_npm, npm_cli
+from tests.real_agents.install import release_cli
 
 pytestmark = pytest.mark.timeout(240)
 PACKAGE = "@anthropic-ai/claude-code"
@@ -25,9 +24,7 @@ CALL = "echo ran >> out.txt"
 
 @pytest.fixture(scope="module", params=["pinned", "newest"])
 def claude(request: pytest.FixtureRequest) -> Path:
-    if request.param == "newest":
-        return npm_cli("claude-newest", f"{PACKAGE}@{newest_npm(PACKAGE)}", "claude")
-    return npm_cli("claude", f"{PACKAGE}@{AGENT_PRESETS['claude'].proven_version}", "claude")
+    return release_cli("claude", request.param)
 
 
 def hook_answering(tmp_path: Path, decision: str, reason: str = "") -> Path:

@@ -20,7 +20,7 @@ from desk.payloads.jobs import JobOutcome
 from surfaces.clients.approval_client import ApprovalsClient
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.real_agents.budget_pauses import budget_card, holds_no_process, paused
-from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -28,7 +28,7 @@ from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import on_path
 from tests.real_agents.fake_anthropic import IfTold, told
 from tests.real_agents.fake_openai import FakeOpenAI, shell
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import release_cli
 
 pytestmark = pytest.mark.timeout(600)
 BUDGET = timedelta(seconds=20)
@@ -51,7 +51,7 @@ async def test_approve_resumes_codexs_thread_with_another_budget_and_the_job_int
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex", release))
     # codex's shell hands a long command back to the model after a while: the model calls it
     # again and again until the budget stops the run; once told it may go on, it adds the
     # changelog (again a no-op), whichever turn the resumed thread counts.

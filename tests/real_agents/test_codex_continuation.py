@@ -14,7 +14,7 @@ from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, RELEASES, REPO, make_codex_home
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -22,7 +22,7 @@ from tests.helpers.waiting import awaited
 from tests.real_agents.agent_env import on_path
 from tests.real_agents.fake_anthropic import IfTold, Say, told
 from tests.real_agents.fake_openai import FakeOpenAI, shell
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import release_cli
 
 pytestmark = pytest.mark.timeout(600)
 TASK = "add a notes file and commit it"
@@ -44,7 +44,7 @@ async def test_say_to_a_finished_codex_job_resumes_its_thread_in_a_new_job(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex", release))
     # The fake counts the conversation's tool calls: the first job ends after one, and its
     # resumed thread goes on from there.
     fake.steps = [

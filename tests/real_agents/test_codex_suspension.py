@@ -22,7 +22,7 @@ from desk.payloads.jobs import JobOutcome, JobPhase, JobReport, JobStatus
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import job_processes
-from tests.helpers.real_agents.other_clis import NOTES, REPO, make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import NOTES, REPO, make_codex_home
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.repos import git
@@ -31,7 +31,7 @@ from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import on_path
 from tests.real_agents.fake_anthropic import IfTold, Say, Step
 from tests.real_agents.fake_openai import FakeOpenAI, shell
-from tests.real_agents.install import agent_cache, npm_cli
+from tests.real_agents.install import agent_cache, release_cli
 
 pytestmark = pytest.mark.timeout(600)
 TASK = "add notes, then reset and log it"
@@ -82,7 +82,7 @@ async def suspended_codex(
 ) -> tuple[int, ApprovalState, JobStatus]:
     """Start the codex job; once its held call is unanswered past the live window, it is
     suspended: its approval open, no process of it alive, its desk slot free."""
-    on_path(monkeypatch, npm_cli(*npm_release("pinned", "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex"))
     fake.steps = script()
     make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
     await desk.add_repo(REPO, str(origin))

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from activities.sandbox.bubblewrap import BWRAP, choose_sandbox
-from desk.agents.presets import AGENT_PRESETS, preset_command
+from desk.agents.presets import preset_command
 from desk.agents.standing_instructions import BUILT_IN, BUILT_IN_NAME, REQUIRED_PARTS
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
@@ -27,7 +27,7 @@ from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfInstructed, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, newest_npm, npm_cli, pip_cli
+from tests.real_agents.install import agent_cache, npm_cli, pip_cli, release_cli
 
 REPO = "acme/api"
 TASK = "Add a notes file"
@@ -170,11 +170,7 @@ async def test_opencode_keeps_the_owners_config_file_and_its_instructions(
     """The usual server set-up: `OPENCODE_CONFIG` names the owner's file with the provider and
     rules of the house. The preset leaves it in place and adds the job's instructions through
     `OPENCODE_CONFIG_CONTENT`, which opencode merges with it, instruction lists included."""
-    version = AGENT_PRESETS["opencode"].proven_version
-    folder, package = ("opencode", f"opencode-ai@{version}")
-    if release == "newest":
-        folder, package = ("opencode-newest", f"opencode-ai@{newest_npm('opencode-ai')}")
-    on_path(monkeypatch, npm_cli(folder, package, "opencode"))
+    on_path(monkeypatch, release_cli("opencode", release))
     steps = commits_when_told(lambda cmd: ToolCall("bash", {"command": cmd, "description": "run"}))
     fake = FakeOpenAI(steps=steps, task=TASK)
     house_rules = gates / "house-rules.md"  # where the sandbox may read: the tests' settings

@@ -22,7 +22,7 @@ from desk.agents.presets import AGENT_PRESETS, preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome, JobReport
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -30,7 +30,7 @@ from tests.helpers.repos import git, make_origin
 from tests.real_agents.agent_env import on_path, opencode_config
 from tests.real_agents.fake_anthropic import Say, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI
-from tests.real_agents.install import newest_pypi, npm_cli, pip_cli
+from tests.real_agents.install import release_cli
 
 TASK = "-v add a notes file"
 COMMIT = "echo notes > NOTES.md && git add NOTES.md && git commit -q -m 'Add notes' && echo ok"
@@ -86,7 +86,7 @@ async def test_codex(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex", release))
     fake.steps = [ToolCall("exec_command", {"cmd": COMMIT}), Say("Committed it.")]
     # The owner's codex folder, as codex keeps it: the job's home is seeded from its
     # config.toml, never from its login (auth.json); the key comes from the environment.
@@ -126,11 +126,7 @@ async def test_aider(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if release == "newest":
-        name, package = "aider-newest", f"aider-chat=={newest_pypi('aider-chat')}"
-    else:
-        name, package = "aider", f"aider-chat=={AGENT_PRESETS['aider'].proven_version}"
-    on_path(monkeypatch, pip_cli(name, package, "aider"))
+    on_path(monkeypatch, release_cli("aider", release))
     edit = "NOTES.md\n```\nnotes from the agent\n```\n"
     fake.steps, fake.side, fake.is_main, fake.task = [Say(edit)], "Add notes", _aider_main, TASK
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
@@ -154,7 +150,7 @@ async def test_opencode(
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode"))
+    on_path(monkeypatch, release_cli("opencode", release))
     # opencode works in $PWD: the worker's own is another repository, which must stay as it is.
     decoy = make_origin(tmp_path / "decoy.git").parent / "decoy.git-seed"
     before = git(decoy, "rev-parse", "HEAD")

@@ -16,7 +16,7 @@ from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
 from desk.payloads.message_payloads import MessageDelivery, MessageSeam
 from surfaces.clients.desk_client import DeskClient
-from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home, npm_release
+from tests.helpers.real_agents.other_clis import RELEASES, REPO, make_codex_home
 from tests.helpers.real_agents.other_clis import agent_env as agent_env
 from tests.helpers.real_agents.other_clis import fake as fake
 from tests.helpers.real_agents.other_clis import settings as settings
@@ -25,7 +25,7 @@ from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.agent_env import on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfTold, Say, ToolCall, told
 from tests.real_agents.fake_openai import FakeOpenAI
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import release_cli
 
 pytestmark = pytest.mark.timeout(600)
 ASKED = "Please also add a CHANGELOG.md"
@@ -47,7 +47,7 @@ async def test_a_message_to_codex_is_delivered_when_its_run_ends_by_resuming_its
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "codex", "@openai/codex"), "codex"))
+    on_path(monkeypatch, release_cli("codex", release))
     gate = gates / "codex-may-end"
     fake.steps = [
         ToolCall("exec_command", {"cmd": f"while [ ! -e {gate} ]; do sleep 0.1; done; echo on"}),
@@ -93,7 +93,7 @@ async def test_a_message_to_opencode_is_delivered_when_its_run_ends_in_its_last_
     agent_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli(*npm_release(release, "opencode", "opencode-ai"), "opencode"))
+    on_path(monkeypatch, release_cli("opencode", release))
     gate = gates / "opencode-may-end"
     task = "wait for the gate"
     wait = f"while [ ! -e {gate} ]; do sleep 0.1; done; echo on"

@@ -33,7 +33,7 @@ from tests.helpers.processes import StartWorker
 from tests.helpers.repos import git
 from tests.helpers.waiting import awaited, eventually
 from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall, bash, serving
-from tests.real_agents.install import newest_npm, npm_cli
+from tests.real_agents.install import release_cli
 from workers.worker import WORKFLOWS
 
 pytestmark = [
@@ -65,9 +65,7 @@ def suspending_env(
     env = worker_env(settings, fake, tmp_path)
     env.update(CODEDESK_HOLD_LIVE_WAIT="2s", CODEDESK_MAX_WORKERS="1")
     if release == "newest":
-        newest = npm_cli(
-            "claude-newest", f"{CLAUDE_PACKAGE}@{newest_npm(CLAUDE_PACKAGE)}", "claude"
-        )
+        newest = release_cli("claude", "newest")
         env["PATH"] = f"{newest.parent}:{env['PATH']}"
     return env
 

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic, Step, serving
-from tests.real_agents.install import agent_cache, newest_npm, npm_cli
+from tests.real_agents.install import agent_cache, release_cli
 
 REPO = "acme/api"
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
@@ -33,10 +32,7 @@ AGENT_ENV = [
 def claude_binary(request: pytest.FixtureRequest) -> Path:
     """The preset's proven Claude Code, and the registry's newest release: every test runs on
     both (a newest release that fails names what changed)."""
-    if request.param == "newest":
-        return npm_cli("claude-newest", f"{CLAUDE_PACKAGE}@{newest_npm(CLAUDE_PACKAGE)}", "claude")
-    proven = AGENT_PRESETS["claude"].proven_version
-    return npm_cli("claude", f"{CLAUDE_PACKAGE}@{proven}", "claude")
+    return release_cli("claude", request.param)
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, newest_npm
+from tests.real_agents.install import agent_cache
 
 REPO = "acme/api"
 RELEASES = ["pinned", "newest"]
@@ -43,13 +42,6 @@ def settings(settings: DeskSettings, fake: FakeOpenAI) -> DeskSettings:
             "sandbox_read_paths": [*settings.sandbox_read_paths, str(agent_cache())],
         }
     )
-
-
-def npm_release(release: str, name: str, package: str) -> tuple[str, str]:
-    """The cache folder's name and the package to install for `release` of an npm CLI."""
-    if release == "newest":
-        return f"{name}-newest", f"{package}@{newest_npm(package)}"
-    return name, f"{package}@{AGENT_PRESETS[name].proven_version}"
 
 
 @pytest.fixture
