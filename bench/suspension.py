@@ -58,7 +58,7 @@ from typing import Any
 # suite's: the repository's root must be importable (the bench may run from anywhere).
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-import pytest  # noqa: E402  (npm_cli skips through pytest when it cannot install)
+import pytest  # noqa: E402  (release_cli skips through pytest when it cannot install)
 from common import (  # noqa: E402
     Comparison,
     exit_with,
@@ -86,7 +86,7 @@ from tests.real_agents.fake_anthropic import (  # noqa: E402
     ToolCall,
     serving,
 )
-from tests.real_agents.install import agent_cache, npm_cli  # noqa: E402
+from tests.real_agents.install import agent_cache, release_cli  # noqa: E402
 from workers.temporal.client import connect  # noqa: E402
 
 REPO = "bench/suspension"
@@ -418,9 +418,8 @@ def claude_cli() -> Path | str:
     for tool in ("bwrap", "node", "npm"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed"
-    proven = AGENT_PRESETS["claude"].proven_version
     try:
-        return npm_cli("claude", f"@anthropic-ai/claude-code@{proven}", "claude")
+        return release_cli("claude")
     except pytest.skip.Exception as skipped:
         return str(skipped)
 

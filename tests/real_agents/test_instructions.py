@@ -27,7 +27,7 @@ from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home, on_path, opencode_config
 from tests.real_agents.fake_anthropic import IfInstructed, Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, npm_cli, pip_cli, release_cli
+from tests.real_agents.install import agent_cache, release_cli
 
 REPO = "acme/api"
 TASK = "Add a notes file"
@@ -96,7 +96,7 @@ async def test_codex_gets_them_as_its_developer_instructions(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli("codex", "@openai/codex@0.171", "codex"))
+    on_path(monkeypatch, release_cli("codex"))
     fake = FakeOpenAI(steps=commits_when_told(lambda cmd: ToolCall("exec_command", {"cmd": cmd})))
     with serving(fake):
         make_codex_home(tmp_path / "codex-home", fake.url, monkeypatch)
@@ -124,7 +124,7 @@ async def test_aider_gets_them_as_a_read_only_file_of_its_chat(
     origin: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, pip_cli("aider", "aider-chat==0.86.2", "aider"))
+    on_path(monkeypatch, release_cli("aider"))
     edit = "NOTES.md\n```\nnotes from the agent\n```\n"
     fake = FakeOpenAI(steps=[Say(edit)], side="Add notes", is_main=_aider_main, task=TASK)
     with serving(fake):
@@ -145,7 +145,7 @@ async def test_opencode_gets_them_in_its_system_prompt(
     origin: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    on_path(monkeypatch, npm_cli("opencode", "opencode-ai@1.18", "opencode"))
+    on_path(monkeypatch, release_cli("opencode"))
     steps = commits_when_told(lambda cmd: ToolCall("bash", {"command": cmd, "description": "run"}))
     fake = FakeOpenAI(steps=steps, task=TASK)
     with serving(fake):

@@ -37,7 +37,7 @@ from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.agent_env import give_agent_home, opencode_config
 from tests.real_agents.fake_anthropic import Say, Step, ToolCall
 from tests.real_agents.fake_openai import FakeOpenAI, serving
-from tests.real_agents.install import agent_cache, npm_cli, pip_cli
+from tests.real_agents.install import agent_cache, release_cli
 from workflows.shipping.ship import Ship
 
 REPO = "acme/api"
@@ -105,11 +105,11 @@ def _codex(fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def _codex_binary() -> Path:
-    return npm_cli("codex", "@openai/codex@0.171", "codex")
+    return release_cli("codex")
 
 
 def _opencode(fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    binary = npm_cli("opencode", "opencode-ai@1.18", "opencode")
+    binary = release_cli("opencode")
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
     # The owner's own rules let every command run, anywhere (opencode's `run` refuses a path
     # outside the project by itself otherwise): only codedesk's hold stands between the model
@@ -298,7 +298,7 @@ async def test_aider_runs_neither_a_proposed_push_nor_an_rm_so_nothing_waits_for
     agent_env: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    binary = pip_cli("aider", "aider-chat==0.86.2", "aider")
+    binary = release_cli("aider")
     monkeypatch.setenv("PATH", f"{binary.parent}{os.pathsep}{os.environ['PATH']}")
     before = main_of(origin)
     # aider's diff format lets the model propose shell commands in a fenced block; with

@@ -30,11 +30,9 @@ from tests.real_agents.fake_anthropic import FakeAnthropic, Say, ToolCall
 from tests.real_agents.fake_anthropic import serving as serving_anthropic
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.fake_openai import serving as serving_openai
-from tests.real_agents.install import npm_cli
+from tests.real_agents.install import release_cli
 
 CLAUDE_PACKAGE = "@anthropic-ai/claude-code"
-CODEX_PACKAGE = "@openai/codex@0.171"
-OPENCODE_PACKAGE = "opencode-ai@1.18"
 RUN_TIMEOUT = 300
 KEPT = ("type", "enum", "const")
 """What the file keeps of each argument's schema: what a card reads (an enum value is never
@@ -50,16 +48,15 @@ PATCH_COMMAND = {
 
 
 def claude_binary() -> Path:
-    version = AGENT_PRESETS["claude"].proven_version
-    return npm_cli("claude", f"{CLAUDE_PACKAGE}@{version}", "claude")
+    return release_cli("claude")
 
 
 def codex_binary() -> Path:
-    return npm_cli("codex", CODEX_PACKAGE, "codex")
+    return release_cli("codex")
 
 
 def opencode_binary() -> Path:
-    return npm_cli("opencode", OPENCODE_PACKAGE, "opencode")
+    return release_cli("opencode")
 
 
 def _env(home: Path, **more: str) -> dict[str, str]:

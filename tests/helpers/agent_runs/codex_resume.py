@@ -6,16 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from tests.helpers.cli_helpers import settings_env
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_openai import FakeOpenAI
-from tests.real_agents.install import agent_cache, npm_cli
+from tests.real_agents.install import agent_cache, release_cli
 
 
 def worker_env(settings: DeskSettings, fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
-    codex = npm_cli("codex", f"@openai/codex@{AGENT_PRESETS['codex'].proven_version}", "codex")
+    codex = release_cli("codex")
     owner = tmp_path / "codex-home"
     owner.mkdir()
     (owner / "config.toml").write_text(

@@ -8,19 +8,17 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from desk.agents.presets import AGENT_PRESETS
 from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
 from tests.helpers.cli_helpers import settings_env
 from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic
-from tests.real_agents.install import agent_cache, npm_cli
+from tests.real_agents.install import agent_cache, release_cli
 
 
 def worker_env(settings: DeskSettings, fake: FakeAnthropic, tmp_path: Path) -> dict[str, str]:
-    proven = AGENT_PRESETS["claude"].proven_version
-    claude = npm_cli("claude", f"@anthropic-ai/claude-code@{proven}", "claude")
+    claude = release_cli("claude")
     config = tmp_path / "claude-config"
     config.mkdir()
     env = settings_env(
