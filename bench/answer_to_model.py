@@ -15,12 +15,14 @@ rounds (default 3) runs, interleaved:
   hook deferred, resumed with no prompt once the hook answers it as codedesk answers an approved
   push of the job's work (refused: codedesk pushes it itself after the integration, so the push
   runs in neither), to that answer at the model; for a revision and a message to a finished job,
-  resumed with the message; for a go-on, with the go-on note (each to the fake's first request
-  carrying it). A deferral needs a hook, so every bare session has the least one: a one-line `sh`
-  script. The baselines run unconfined: that is what a person resuming the session by hand waits;
-  codedesk's figures include the sandbox (bubblewrap and the egress proxy), a guarantee, not a
-  cost to cut. The least session there is (one answer) resumed with a message is timed too, for
-  the history (earlier runs compared every kind against it);
+  resumed with the message; for a go-on, the session stopped by hand while its endless call
+  runs (as codedesk stops the agent at its budget), resumed with the go-on note (each to the
+  fake's first request carrying it). A deferral needs a hook, so every bare session has the
+  least one: a one-line `sh` script. The baselines run unconfined: that is what a person
+  resuming the session by hand waits; codedesk's figures include the sandbox (bubblewrap and
+  the egress proxy), a guarantee, not a cost to cut. The least session there is (one answer)
+  resumed with a message is timed too, for the history (earlier runs compared every kind
+  against it);
 - a held call: the agent's `git push` is held, nobody answers within the live window, the job
   suspends; from `ApprovalsClient.answer` (approve) to the deferred call's result at the model;
 - a review's revision: a `--review` job waits in review; from `DeskClient.say` to the model's
@@ -58,7 +60,7 @@ from typing import Any
 # suite's: the repository's root must be importable (the bench may run from anywhere).
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-from bare_resume import deferred_resume_ms, message_resume_ms  # noqa: E402
+from bare_resume import deferred_resume_ms, message_resume_ms, stopped_resume_ms  # noqa: E402
 from common import Comparison, exit_with, isolate, make_origin, median, report, start_server  # noqa: E402
 from suspension import (  # noqa: E402
     PATIENCE,
@@ -92,6 +94,8 @@ TASK = "add a notes file and commit it"
 ASKED = "Please also add a CHANGELOG.md"
 GO_ON_WORDS = GO_ON_MESSAGE[:40]
 PUSH = "git push origin HEAD:main"
+BUDGET_STOPS_AT = 3
+"""The budget script's request answered with its endless call (after the write and the commit)."""
 LEAST_SESSION: list[Step] = [Say("Hello."), Say("Noted.")]
 """The least session there is (one answer): every kind's baseline until 2026-12-07, still timed
 for the history."""
@@ -116,8 +120,8 @@ BASELINE_WORDS = {
     " its result",
     "bare_message_ms": "the same session resumed by hand with the message (`claude -p --resume`;"
     " no sandbox, no codedesk): spawn to that request",
-    "bare_go_on_ms": "the same session resumed by hand with the note (`claude -p --resume`;"
-    " no sandbox, no codedesk): spawn to that request",
+    "bare_go_on_ms": "the same session, stopped by hand mid-call, resumed with the note"
+    " (`claude -p --resume`; no sandbox, no codedesk): spawn to that request",
 }
 WHAT = {
     "held": "a held call's approval, to the deferred call's result at the model",
@@ -173,7 +177,6 @@ async def baselines(
 ) -> dict[str, Any]:
     """One round's baselines: each kind's session resumed by hand (bench/bare_resume.py), and
     the least session resumed with a message."""
-    said = script["review"][:3]  # the review script's turns until its job waits
     bare = {
         "bare_resume_ms": await message_resume_ms(
             claude, fake, root, LEAST_SESSION, TASK, ASKED, carrying(fake, ASKED)
@@ -190,11 +193,12 @@ async def baselines(
             ASKED,
             carrying(fake, ASKED),
         ),
-        "bare_go_on_ms": await message_resume_ms(
+        "bare_go_on_ms": await stopped_resume_ms(
             claude,
             fake,
             root,
-            [*said, *script["budget"][3:]],
+            lambda gate: scripts(gate)["budget"],
+            BUDGET_STOPS_AT,
             TASK,
             GO_ON_MESSAGE,
             carrying(fake, GO_ON_WORDS),

@@ -8,7 +8,10 @@ bare session has the least hook there is: one `sh` script that allows every call
 push`, which it defers while the folder has no `answered` file and, once it has, answers as
 codedesk answers an approved push of the job's work (codedesk pushes it itself once the job
 has integrated): refused with that reason, so the push runs in neither (codedesk's hook is
-`codedesk hold`).
+`codedesk hold`). A budget's session is stopped by hand while its endless call runs, as codedesk
+stops an agent whose work budget is spent: the CLI's process group ended (SIGTERM), then the
+call's own gate file made, which ends the loop the CLI left (its shell runs in a session of its
+own; codedesk's sandbox ends it with its PID namespace).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -41,6 +45,19 @@ case "$input" in
 esac
 echo '{allow_json}'
 """
+
+
+STOPPED_AFTER = 1.0
+"""Seconds the endless call runs before its session is stopped by hand."""
+
+
+def _session_id(out: bytes) -> str:
+    """The session id Claude Code's stream-json output `out` told."""
+    lines = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
+    found = next((line["session_id"] for line in lines if "session_id" in line), "")
+    if not found:
+        raise RuntimeError(f"the bare session told no session id: {out.decode()[-1500:]}")
+    return str(found)
 
 
 def bare_env(claude: Path, url: str, home: Path, config: Path) -> dict[str, str]:
@@ -121,10 +138,21 @@ class BareSession:
         self.fake.steps = steps
         ran = await self._spawn(self.argv("--", task), asyncio.subprocess.PIPE)
         out, _ = await asyncio.wait_for(ran.communicate(), PATIENCE)
-        lines = [json.loads(line) for line in out.decode().splitlines() if line.startswith("{")]
-        self.session_id = next((line["session_id"] for line in lines if "session_id" in line), "")
-        if not self.session_id:
-            raise RuntimeError(f"the bare session told no session id: {out.decode()[-1500:]}")
+        self.session_id = _session_id(out)
+
+    async def stopped(self, steps: list[Step], task: str, running: int) -> None:
+        """The session until its `running`-th request was answered (the call that runs until
+        stopped) and a moment after, then stopped as codedesk stops an agent at its budget."""
+        self.fake.steps = steps
+        mark = self.fake.mark()
+        ran = await self._spawn(self.argv("--", task), asyncio.subprocess.PIPE, alone=True)
+        reading = asyncio.create_task(ran.communicate())
+        await until(lambda: len(self.fake.since(mark)) >= running, "the endless call")
+        await asyncio.sleep(STOPPED_AFTER)
+        os.killpg(ran.pid, signal.SIGTERM)
+        out, _ = await asyncio.wait_for(reading, PATIENCE)
+        self.stop_gate.touch()
+        self.session_id = _session_id(out)
 
     async def resumed_ms(self, arrived: Callable[[int], float], *prompt: str) -> float:
         """Resume the session (with `prompt`, if any): from the spawn to when `arrived`, given
@@ -142,7 +170,14 @@ class BareSession:
         shutil.rmtree(self.folder, ignore_errors=True)
         return float(at - started) * 1000
 
-    async def _spawn(self, argv: list[str], stdout: int) -> asyncio.subprocess.Process:
+    @property
+    def stop_gate(self) -> Path:
+        """The file that ends this session's endless call (`stopped`)."""
+        return self.folder / "stopped"
+
+    async def _spawn(
+        self, argv: list[str], stdout: int, alone: bool = False
+    ) -> asyncio.subprocess.Process:
         return await asyncio.create_subprocess_exec(
             *argv,
             cwd=self.folder / "work",
@@ -150,6 +185,7 @@ class BareSession:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=alone,
         )
 
     def answer_the_deferred_call(self) -> None:
@@ -168,6 +204,23 @@ async def message_resume_ms(
     """A session run through `steps`' first turns, resumed with `message` as its prompt."""
     session = BareSession.make(claude, fake, root)
     await session.first(steps, task)
+    return await session.resumed_ms(arrived, message)
+
+
+async def stopped_resume_ms(
+    claude: Path,
+    fake: StampedFake,
+    root: Path,
+    script: Callable[[Path], list[Step]],
+    running: int,
+    task: str,
+    message: str,
+    arrived: Callable[[int], float],
+) -> float:
+    """A session stopped while its `running`-th step's endless call runs (the steps
+    `script(gate)`, whose call ends once `gate` exists), resumed with `message` as its prompt."""
+    session = BareSession.make(claude, fake, root)
+    await session.stopped(script(session.stop_gate), task, running)
     return await session.resumed_ms(arrived, message)
 
 

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from activities.agent.session.session import (
+    CLAUDE_STATE_BYTES,
     RESUME_PROMPT,
     SessionWatch,
+    adopt_session,
     deferral_resume_argv,
     earlier_attempts,
     forget_sessions,
@@ -116,6 +118,38 @@ def test_the_agents_homes_go_and_what_they_link_to_stays(tmp_path: Path) -> None
     forget_sessions(folder)
     assert sorted(path.name for path in folder.iterdir()) == ["agent.log"]
     assert (owner / ".ssh" / "config").read_text() == "kept\n"
+
+
+def test_a_continuation_carries_the_session_and_the_clis_own_state(tmp_path: Path) -> None:
+    earlier, home, worktree = (
+        tmp_path / "jobs" / "3",
+        tmp_path / "jobs" / "4" / "agent-home",
+        tmp_path / "wt" / "4",
+    )
+    kept_session(earlier / "agent-home")
+    state = earlier / "agent-home" / ".claude" / ".claude.json"
+    state.write_text('{"userID": "u1", "migrationVersion": 13}')
+    assert adopt_session(earlier, home, SESSION, worktree)
+    [session] = (home / ".claude" / "projects").glob(f"*/{SESSION}.jsonl")
+    assert session.parent.name.endswith("-wt-4") and session.read_text() == "{}\n"
+    assert json.loads((home / ".claude" / ".claude.json").read_text())["userID"] == "u1"
+
+
+def test_a_continuation_carries_no_state_that_is_a_link_or_oversized(tmp_path: Path) -> None:
+    outside = tmp_path / "owner.json"
+    outside.write_text('{"oauthAccount": "secret"}')
+    for n, make in enumerate(
+        [
+            lambda path: path.symlink_to(outside),
+            lambda path: path.write_text(" " * (CLAUDE_STATE_BYTES + 1)),
+        ]
+    ):
+        earlier, home = tmp_path / f"earlier-{n}", tmp_path / f"home-{n}"
+        kept_session(earlier / "agent-home")
+        make(earlier / "agent-home" / ".claude" / ".claude.json")
+        assert adopt_session(earlier, home, SESSION, tmp_path / "wt")
+        assert not (home / ".claude" / ".claude.json").exists()
+        assert not (home / ".claude" / ".claude.json").is_symlink()
 
 
 def kept_thread(home: Path, session_id: str = SESSION) -> Path:

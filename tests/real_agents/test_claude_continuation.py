@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from activities.agent.process.launch import PRIVATE_HOME, SANDBOX_HOME
+from activities.agent.session.session import CLAUDE_STATE
+from activities.shelf_paths import job_dir
 from desk.agents.presets import preset_command
 from desk.config.settings import DeskSettings
 from desk.payloads.jobs import JobOutcome
@@ -49,8 +52,18 @@ def settings(settings: DeskSettings) -> DeskSettings:
     return talking_settings(settings)
 
 
+def cli_user(settings: DeskSettings, number: int) -> str:
+    """The user id Claude Code keeps in its own state in job `number`'s home."""
+    folder = job_dir(settings, number)
+    [home] = [folder / name for name in (SANDBOX_HOME, PRIVATE_HOME) if (folder / name).is_dir()]
+    return str(json.loads((home / ".claude" / CLAUDE_STATE).read_text())["userID"])
+
+
 async def test_say_to_an_integrated_job_continues_its_session_in_a_new_job(
-    claude_env: Callable[..., FakeAnthropic], desk: DeskClient, origin: Path
+    claude_env: Callable[..., FakeAnthropic],
+    desk: DeskClient,
+    origin: Path,
+    settings: DeskSettings,
 ) -> None:
     fake = claude_env([*NOTES, *CHANGELOG])
     info = await desk.add_repo(REPO, str(origin))
@@ -83,6 +96,8 @@ async def test_say_to_an_integrated_job_continues_its_session_in_a_new_job(
     assert told(resumed, ASKED) == 1
     [message] = second.messages
     assert message.text == ASKED and message.delivered is not None, message
+    # The CLI's own state came with the session: it did not start as if for the first time.
+    assert cli_user(settings, answer.number) == cli_user(settings, first)
 
 
 async def test_a_continuation_after_the_session_was_removed_starts_a_new_session(

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,13 @@ RESUME_PROMPT = (
 CLAUDE = "claude"
 CODEX = "codex"
 OPENCODE = "opencode"
+CLAUDE_STATE = ".claude.json"
+"""Claude Code's own state in its configuration folder (its first start's time, its user id, the
+migrations it ran). A continuation carries it with the session: in a home without it the CLI
+runs its first start again, writing this file five times before it reads the session (about
+90 ms of its start in `--debug`'s timeline, 2026-12-07)."""
+CLAUDE_STATE_BYTES = 1 << 20
+"""A state file larger than this is not carried (the CLI's is a few hundred bytes)."""
 OPENCODE_DATA = ".local/share/opencode/opencode.db"
 """Where opencode keeps its sessions under the job's home (`XDG_DATA_HOME` points there)."""
 SESSION_EVENTS = {"system": "session_id", "thread.started": "thread_id"}
@@ -245,9 +253,10 @@ def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) ->
     job's home `home`, where its CLI finds it from the worktree `worktree` (a continuation);
     True when there was one. Claude Code keys a session by the working directory it ran in
     (`projects/<cwd, every other character than a letter or digit a '-'>/<id>.jsonl`, and a
-    folder `<id>/` beside it), so its files go under this worktree's key; codex finds a thread
-    by its id wherever its date put it. A file already there (an earlier attempt's copy, which
-    its resumed session may have written to) is left as it is."""
+    folder `<id>/` beside it), so its files go under this worktree's key, and its own state
+    (`CLAUDE_STATE`) comes along; codex finds a thread by its id wherever its date put it. A
+    file already there (an earlier attempt's copy, which its resumed session may have written
+    to) is left as it is."""
     if not SESSION_ID.fullmatch(session_id):
         return False
     found = False
@@ -258,6 +267,9 @@ def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) ->
             _copy_once(path, key / path.name)
             if (path.parent / session_id).is_dir():
                 _copy_once(path.parent / session_id, key / session_id)
+            state = before / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE
+            if _plain_file(state, CLAUDE_STATE_BYTES):
+                _copy_once(state, home / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE)
             found = True
         codex = before / CLI_HOMES[CODEX].folder
         for path in _codex_files(before, session_id):
@@ -266,6 +278,15 @@ def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) ->
         if found:
             return True
     return False
+
+
+def _plain_file(path: Path, limit: int) -> bool:
+    """Whether `path` is a regular file (not a link) of at most `limit` bytes."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_size <= limit
 
 
 def _copy_once(source: Path, target: Path) -> None:
