@@ -152,6 +152,18 @@ def test_a_continuation_carries_no_state_that_is_a_link_or_oversized(tmp_path: P
         assert not (home / ".claude" / ".claude.json").is_symlink()
 
 
+def test_a_continuation_carries_no_state_from_a_cli_folder_that_links_elsewhere(
+    tmp_path: Path,
+) -> None:
+    owners = kept_session(tmp_path / "owner") / ".claude"
+    (owners / ".claude.json").write_text('{"oauthAccount": "secret"}')
+    earlier, home = tmp_path / "earlier", tmp_path / "home"
+    (earlier / "home").mkdir(parents=True)
+    (earlier / "home" / ".claude").symlink_to(owners)
+    assert adopt_session(earlier, home, SESSION, tmp_path / "wt")
+    assert not (home / ".claude" / ".claude.json").exists()
+
+
 def kept_thread(home: Path, session_id: str = SESSION) -> Path:
     day = home / ".codex" / "sessions" / "2026" / "12" / "03"
     day.mkdir(parents=True)

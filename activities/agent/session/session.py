@@ -281,12 +281,15 @@ def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) ->
 
 
 def _plain_file(path: Path, limit: int) -> bool:
-    """Whether `path` is a regular file (not a link) of at most `limit` bytes."""
+    """Whether `path` is a regular file of at most `limit` bytes in a folder of its own: neither
+    it nor its folder a link (an unconfined agent's home may link its CLI's folder to the
+    owner's, whose state holds a login)."""
     try:
-        found = path.lstat()
+        folder, found = path.parent.lstat(), path.lstat()
     except OSError:
         return False
-    return stat.S_ISREG(found.st_mode) and found.st_size <= limit
+    plain = stat.S_ISDIR(folder.st_mode) and stat.S_ISREG(found.st_mode)
+    return plain and found.st_size <= limit
 
 
 def _copy_once(source: Path, target: Path) -> None:
