@@ -164,6 +164,19 @@ def test_a_continuation_carries_no_state_from_a_cli_folder_that_links_elsewhere(
     assert not (home / ".claude" / ".claude.json").exists()
 
 
+def test_a_continuation_copies_nothing_through_a_link_planted_in_its_home(
+    tmp_path: Path,
+) -> None:
+    earlier, home, outside = tmp_path / "earlier", tmp_path / "home", tmp_path / "outside"
+    kept_session(earlier / "agent-home")
+    (earlier / "agent-home" / ".claude" / ".claude.json").write_text('{"userID": "u1"}')
+    outside.mkdir()
+    home.mkdir()
+    (home / ".claude").symlink_to(outside)  # an earlier attempt's agent wrote this home
+    adopt_session(earlier, home, SESSION, tmp_path / "wt")
+    assert list(outside.iterdir()) == []
+
+
 def kept_thread(home: Path, session_id: str = SESSION) -> Path:
     day = home / ".codex" / "sessions" / "2026" / "12" / "03"
     day.mkdir(parents=True)

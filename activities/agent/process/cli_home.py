@@ -60,7 +60,7 @@ def _write_inside(home: Path, target: Path, source: Path) -> bool:
         text = source.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    folder = _folder_inside(home, target.parent)
+    folder = folder_inside(home, target.parent)
     if folder is None:
         return False
     if target.is_symlink() or target.is_dir():
@@ -73,7 +73,7 @@ def _write_inside(home: Path, target: Path, source: Path) -> bool:
     return True
 
 
-def _folder_inside(home: Path, folder: Path) -> Path | None:
+def folder_inside(home: Path, folder: Path) -> Path | None:
     """`folder`, made one part at a time under `home`, or None where a part is a link or no
     folder (a link the agent planted would lead the worker's write out of the home)."""
     current = home

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from activities.agent.process.cli_home import folder_inside
 from activities.agent.process.launch import PRIVATE_HOME, SANDBOX_HOME
 from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
@@ -264,16 +265,16 @@ def adopt_session(earlier: Path, home: Path, session_id: str, worktree: Path) ->
         before = earlier / name
         for path in _claude_files(before, session_id):
             key = home / CLI_HOMES[CLAUDE].folder / "projects" / CLAUDE_KEY.sub("-", str(worktree))
-            _copy_once(path, key / path.name)
+            _copy_once(path, key / path.name, home)
             if (path.parent / session_id).is_dir():
-                _copy_once(path.parent / session_id, key / session_id)
-            state = before / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE
-            if _plain_file(state, CLAUDE_STATE_BYTES):
-                _copy_once(state, home / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE)
+                _copy_once(path.parent / session_id, key / session_id, home)
             found = True
+        state = before / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE
+        if found and _plain_file(state, CLAUDE_STATE_BYTES):
+            _copy_once(state, home / CLI_HOMES[CLAUDE].folder / CLAUDE_STATE, home)
         codex = before / CLI_HOMES[CODEX].folder
         for path in _codex_files(before, session_id):
-            _copy_once(path, home / CLI_HOMES[CODEX].folder / path.relative_to(codex))
+            _copy_once(path, home / CLI_HOMES[CODEX].folder / path.relative_to(codex), home)
             found = True
         if found:
             return True
@@ -292,11 +293,13 @@ def _plain_file(path: Path, limit: int) -> bool:
     return plain and found.st_size <= limit
 
 
-def _copy_once(source: Path, target: Path) -> None:
-    """Copy a file or folder to `target` unless something is there; links are copied as links."""
-    if target.exists() or target.is_symlink():
+def _copy_once(source: Path, target: Path, home: Path) -> None:
+    """Copy a file or folder to `target` in `home` unless something is there; links are copied
+    as links. Nothing is copied where a folder on the way is a link or no folder: an earlier
+    attempt's agent wrote this home and could have planted one to lead the copy out of it."""
+    home.mkdir(parents=True, exist_ok=True)
+    if folder_inside(home, target.parent) is None or target.exists() or target.is_symlink():
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
         shutil.copytree(source, target, symlinks=True)
     else:
