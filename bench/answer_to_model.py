@@ -207,31 +207,55 @@ async def baselines(
     return {key: round(value, 1) for key, value in bare.items()}
 
 
-def process_starts(known: Collection[int] = ()) -> dict[int, tuple[float, str]]:
-    """Every live process but those in `known`: its start (CLOCK_BOOTTIME seconds) and its
-    command line's first two words. /proc gives a start in clock ticks (10 ms), floored: read as
-    the start of its tick it could precede the answer it follows, so each is read as the end of
-    its tick, never early."""
-    found: dict[int, tuple[float, str]] = {}
+@dataclass(frozen=True)
+class Process:
+    """One live process as /proc shows it: its start (CLOCK_BOOTTIME seconds), its parent, and
+    its command line's first two words."""
+
+    start: float
+    parent: int
+    words: str
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.words.split(" ")[0].endswith("bwrap")
+
+    @property
+    def is_cli(self) -> bool:
+        first = self.words.split(" ")[0]
+        return "claude" in self.words and first.rpartition("/")[2] in ("node", "claude")
+
+
+def processes(known: Collection[int] = ()) -> dict[int, Process]:
+    """Every live process but those in `known`. /proc gives a start in clock ticks (10 ms),
+    floored: read as the start of its tick it could precede the answer it follows, so each is
+    read as the end of its tick, never early."""
+    found: dict[int, Process] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in known:
             continue
         try:
-            stat = (entry / "stat").read_text()
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
             argv = (entry / "cmdline").read_bytes().split(b"\0")[:2]
         except OSError:
             continue
-        start = (int(stat.rpartition(")")[2].split()[19]) + 1) / tick
-        found[int(entry.name)] = (start, " ".join(word.decode(errors="replace") for word in argv))
+        found[int(entry.name)] = Process(
+            start=(int(fields[19]) + 1) / tick,
+            parent=int(fields[1]),
+            words=" ".join(word.decode(errors="replace") for word in argv),
+        )
     return found
 
 
 @dataclass
 class Spawns:
-    """Watches for the agent's processes that start after an answer: the sandbox's (bwrap) and
-    the CLI's (node running claude), each at its start (CLOCK_BOOTTIME seconds). It reads only
-    the processes started since the answer, and nothing once it has seen both: the bench's own
+    """Watches for the resumed agent's processes: the sandbox's (bwrap) and the CLI's (node
+    running claude) inside it, each at its start (CLOCK_BOOTTIME seconds). A CLI counts only
+    under a bwrap started after the answer: the job that resumed before this one still runs its
+    script, and a child its CLI forks reads as that CLI until it execs (CI of 2026-12-07 timed
+    such a child as this answer's CLI, 70 ms before this answer's sandbox). It reads only the
+    processes started since the answer, and nothing once it has seen both: the bench's own
     reading of /proc takes the CPU the resumed CLI needs (every live process read every 50 ms
     took 10-15% of a core in the runs of 2026-12-07, which no baseline paid)."""
 
@@ -241,17 +265,28 @@ class Spawns:
 
     @classmethod
     def now(cls) -> Spawns:
-        return cls(set(process_starts()))
+        return cls(set(processes()))
 
     def look(self) -> None:
         if self.sandbox and self.cli:
             return
-        for start, words in process_starts(self.before).values():
-            first = words.split(" ")[0]
-            if first.endswith("bwrap") and not self.sandbox:
-                self.sandbox = start
-            if "claude" in words and first.rpartition("/")[2] in ("node", "claude"):
-                self.cli = self.cli or start
+        new = processes(self.before)
+        for process in sorted(new.values(), key=lambda each: each.start):
+            sandboxes = [new[pid] for pid in self._ancestors(process, new) if new[pid].is_sandbox]
+            if process.is_cli and sandboxes:
+                self.sandbox = min(each.start for each in sandboxes)
+                self.cli = process.start
+                return
+
+    @staticmethod
+    def _ancestors(process: Process, new: dict[int, Process]) -> list[int]:
+        """The pids above `process` that started since the answer, nearest first."""
+        found: list[int] = []
+        parent = process.parent
+        while parent in new and parent not in found:
+            found.append(parent)
+            parent = new[parent].parent
+        return found
 
 
 async def agent_after(client: Client, number: int, since: datetime) -> tuple[float, float]:
