@@ -36,6 +36,7 @@ from desk.agents.presets import PRESETS
 from desk.holds.approvals import Principal
 from desk.payloads.jobs import RunAgentInput
 from desk.payloads.message_payloads import JobMessage, MessagesDelivered, MessageSeam
+from tests.helpers.agent_runs import claude_sessions
 
 AT = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 SESSION = "0b7c2f4e-9a1d-4c3b-8e6f-5d2a1b0c9e8f"
@@ -98,10 +99,7 @@ def request(**given: object) -> RunAgentInput:
 
 
 def kept_session(home: Path) -> Path:
-    project = home / ".claude" / "projects" / "-w"
-    project.mkdir(parents=True)
-    (project / f"{SESSION}.jsonl").write_text("{}\n")
-    return home
+    return claude_sessions.kept_session(home, SESSION, project="-w")
 
 
 CLAUDE = shlex.split(PRESETS["claude"])

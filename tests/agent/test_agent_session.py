@@ -18,6 +18,7 @@ from activities.agent.session.session import (
 )
 from desk.agents.presets import preset_command
 from desk.payloads.agent_progress import AgentHeartbeat
+from tests.helpers.agent_runs import claude_sessions
 
 SESSION = "0b7c2f4e-9a1d-4c3b-8e6f-5d2a1b0c9e8f"
 ARGV = ["claude", "-p", "--output-format", "stream-json", "--verbose", "--", "add notes"]
@@ -28,10 +29,7 @@ def init_line(session_id: object, kind: str = "system") -> str:
 
 
 def kept_session(home: Path, session_id: str = SESSION) -> Path:
-    project = home / ".claude" / "projects" / "-shelf-worktree"
-    project.mkdir(parents=True)
-    (project / f"{session_id}.jsonl").write_text("{}\n")
-    return home
+    return claude_sessions.kept_session(home, session_id)
 
 
 def test_the_session_id_is_read_from_the_init_event_once() -> None:
@@ -65,6 +63,24 @@ def test_the_next_attempt_resumes_a_session_kept_in_the_jobs_home(tmp_path: Path
         "--",
         RESUME_PROMPT,
     ]
+
+
+def test_a_session_file_without_a_line_of_the_conversation_is_started_over(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.337 stopped at a spend limit its first answer reached had written only
+    its bookkeeping line: `--resume` of that says "No conversation found" (CI, 2026-12-07), so
+    every way of resuming starts over instead, and a file cut off mid-line resumes from what
+    it holds."""
+    argv = preset_command("claude").split()
+    home = kept_session(tmp_path)
+    [session] = (home / ".claude" / "projects").glob(f"*/{SESSION}.jsonl")
+    session.write_text(claude_sessions.BOOKKEEPING_LINE + '{"type": "user", "mess')
+    assert resume_argv(ARGV, SESSION, home) is None
+    assert stream_resume_argv(argv, SESSION, home) is None
+    assert deferral_resume_argv(ARGV, SESSION, home) is None
+    session.write_text(claude_sessions.BOOKKEEPING_LINE + "not json\n" + claude_sessions.USER_LINE)
+    assert stream_resume_argv(argv, SESSION, home) == [*argv, "--resume", SESSION]
 
 
 def test_the_presets_command_has_the_shape_that_is_resumed(tmp_path: Path) -> None:
@@ -131,7 +147,9 @@ def test_a_continuation_carries_the_session_and_the_clis_own_state(tmp_path: Pat
     state.write_text('{"userID": "u1", "migrationVersion": 13}')
     assert adopt_session(earlier, home, SESSION, worktree)
     [session] = (home / ".claude" / "projects").glob(f"*/{SESSION}.jsonl")
-    assert session.parent.name.endswith("-wt-4") and session.read_text() == "{}\n"
+    assert session.parent.name.endswith("-wt-4") and session.read_text() == (
+        claude_sessions.BOOKKEEPING_LINE + claude_sessions.USER_LINE
+    )
     assert json.loads((home / ".claude" / ".claude.json").read_text())["userID"] == "u1"
 
 

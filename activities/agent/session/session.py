@@ -9,8 +9,9 @@ stream-json output says the id in its first event (`{"type": "system", "subtype"
 read; Temporal gives the last heartbeat's details to the next attempt
 (`activity.info().heartbeat_details`), which then runs `claude -p --resume <id>` or `codex exec
 resume <id>` with a short prompt instead of the task, when the session's file is still in the
-home. Anything else (no id heard, no file, another CLI or shape of command) starts over as
-before. After a suspension (a deferred held call) the job's next run resumes the session with
+home (for Claude Code: with a line of the conversation in it). Anything else (no id heard, no
+file, another CLI or shape of command) starts over as before. After a suspension (a deferred
+held call) the job's next run resumes the session with
 no prompt at all: Claude Code asks its hook again for the deferred call. A run for messages that
 came as the agent's last run ended resumes its session with them as the prompt. Claude Code with
 streaming input (the `claude` preset) takes no prompt in its command: its resumed session gets
@@ -38,6 +39,8 @@ from desk.agents.homes import CLI_HOMES
 from desk.payloads.agent_progress import AgentHeartbeat
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+CONVERSATION_TYPES = frozenset({"user", "assistant"})
+"""The types of a Claude Code session file's lines that are the conversation itself."""
 CLAUDE_KEY = re.compile(r"[^A-Za-z0-9]")
 """What Claude Code turns into '-' in a working directory's path, for the folder of its
 sessions."""
@@ -201,8 +204,28 @@ def deferral_resume_argv(argv: Sequence[str], session_id: str, home: Path) -> li
 
 
 def session_kept(home: Path, session_id: str) -> bool:
-    """Whether Claude Code's conversation `session_id` is kept in the job's home `home`."""
-    return bool(_claude_files(home, session_id))
+    """Whether Claude Code's conversation `session_id` is kept in the job's home `home`: a file
+    of it that holds a message. A CLI stopped just after it started (at a spend limit its first
+    answer reached, say) may have written only its own bookkeeping there (2.1.337 writes an
+    `api-request-route` line first), and `--resume` of that fails ("No conversation found")
+    where starting over works."""
+    return any(_holds_a_message(path) for path in _claude_files(home, session_id))
+
+
+def _holds_a_message(path: Path) -> bool:
+    """Whether the Claude Code session file `path` has a line of the conversation in it."""
+    try:
+        with path.open("rb") as lines:
+            for line in lines:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue  # a line the CLI was writing when it stopped
+                if isinstance(entry, dict) and entry.get("type") in CONVERSATION_TYPES:
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def codex_session_kept(home: Path, session_id: str) -> bool:
