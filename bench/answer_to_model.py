@@ -272,8 +272,10 @@ class Spawns:
             return
         new = processes(self.before)
         for process in sorted(new.values(), key=lambda each: each.start):
+            if not process.is_cli:
+                continue
             sandboxes = [new[pid] for pid in self._ancestors(process, new) if new[pid].is_sandbox]
-            if process.is_cli and sandboxes:
+            if sandboxes:
                 self.sandbox = min(each.start for each in sandboxes)
                 self.cli = process.start
                 return

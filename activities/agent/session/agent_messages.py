@@ -28,7 +28,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from activities.agent.session.session import session_files
+from activities.agent.session.session import json_objects, session_files
 from desk.agents.message_seams import message_tag, message_text, tags_found
 from desk.names import JOB_AGENT_INBOX_UPDATE, JOB_MESSAGES_DELIVERED_SIGNAL, job_workflow_id
 from desk.payloads.message_payloads import (
@@ -85,19 +85,7 @@ def file_line(message: JobMessage) -> str:
 
 def in_file(path: Path) -> set[int]:
     """The numbers of the messages the messages file holds."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return set()
-    found = set()
-    for line in lines:
-        try:
-            said = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(said, dict) and isinstance(said.get("seq"), int):
-            found.add(said["seq"])
-    return found
+    return {said["seq"] for said in json_objects(path) if isinstance(said.get("seq"), int)}
 
 
 Tell = Callable[[MessagesDelivered], Awaitable[None]]

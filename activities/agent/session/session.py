@@ -28,7 +28,7 @@ import json
 import re
 import shutil
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,18 +214,24 @@ def session_kept(home: Path, session_id: str) -> bool:
 
 def _holds_a_message(path: Path) -> bool:
     """Whether the Claude Code session file `path` has a line of the conversation in it."""
+    return any(entry.get("type") in CONVERSATION_TYPES for entry in json_objects(path))
+
+
+def json_objects(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON objects of the JSON-lines file `path`, read as they are needed; a line that is
+    none (one its writer was writing when it stopped, say) is passed over, and a file that
+    cannot be read has none."""
     try:
         with path.open("rb") as lines:
             for line in lines:
                 try:
-                    entry = json.loads(line)
+                    entry = json.loads(line.decode("utf-8", errors="replace"))
                 except ValueError:
-                    continue  # a line the CLI was writing when it stopped
-                if isinstance(entry, dict) and entry.get("type") in CONVERSATION_TYPES:
-                    return True
+                    continue
+                if isinstance(entry, dict):
+                    yield entry
     except OSError:
-        return False
-    return False
+        return
 
 
 def codex_session_kept(home: Path, session_id: str) -> bool:
