@@ -15,6 +15,7 @@ from pathlib import Path
 from temporalio.client import Client
 from temporalio.common import SearchAttributeIndexedValueType
 
+from desk.config.basics.defaults import DEFAULT_SERVER_SYNC
 from desk.config.basics.durations import format_duration
 from desk.errors import ServerError
 from desk.names import SEARCH_ATTRIBUTES
@@ -48,8 +49,26 @@ SQLITE_PRAGMAS = ("journal_mode=wal",)
 Every workflow task, activity result and signal is a write transaction; with the default
 journal each one creates, syncs and deletes a journal file beside the database. In WAL mode a
 commit appends to one log: a workflow task's completion took 6.4-6.9 ms instead of 7.9-8.7 ms
-in the same runs (`bench/profile_job.py`, issue 13). Synchronous stays FULL, so a commit is as
-durable as before; SQLite replays the log when the server opens the file after a crash."""
+in the same runs (`bench/profile_job.py`, issue 13). SQLite replays the log when the server
+opens the file after a crash."""
+
+
+def server_sync_pragma(sync: str) -> str:
+    """The `synchronous` pragma for the host's `server_sync` (CODEDESK_SERVER_SYNC).
+
+    `normal`, the default: a commit is written to the log, and the log is synced to disk at its
+    checkpoints, not at every commit. A commit is in the operating system's hands once the
+    server says it is done, so a crash of the server, a worker or the bot (SIGKILL included)
+    loses nothing, as the crash suite proves by killing the server mid-job. What a power loss
+    or a crash of the machine may lose is the last moments' commits, never the file's
+    consistency: the same as git's own default (`core.fsync=committed,-loose-object`) loses the
+    agent's new commits and every ref it moved, so a server that synced each commit would still
+    wake to clones older than its record. Each commit's sync cost a small job 40-90 ms on this
+    machine (`bench/job_overhead.py`, issue 49), about a fifth of the whole job.
+
+    `full`: every commit is synced before the server answers, for an owner whose disk and git
+    (`core.fsync=all`) keep the last moment too."""
+    return f"synchronous={sync.upper()}"
 
 
 UPDATES_IN_FLIGHT = "history.maxInFlightUpdates"
@@ -131,11 +150,20 @@ def lost_a_port_race(log_path: Path, written_before: int) -> bool:
 class DevServer:
     """One `temporal server start-dev` process whose state lives in `<home>/temporal.db`."""
 
-    def __init__(self, home: Path, port: int, ui_port: int, *, headless: bool = False) -> None:
+    def __init__(
+        self,
+        home: Path,
+        port: int,
+        ui_port: int,
+        *,
+        headless: bool = False,
+        sync: str = DEFAULT_SERVER_SYNC,
+    ) -> None:
         self.home = home
         self.port = port
         self.ui_port = ui_port
         self.headless = headless
+        self.sync = sync
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -157,7 +185,7 @@ class DevServer:
         ]  # fmt: skip
         if self.headless:
             args.append("--headless")
-        for pragma in SQLITE_PRAGMAS:
+        for pragma in (*SQLITE_PRAGMAS, server_sync_pragma(self.sync)):
             args += ["--sqlite-pragma", pragma]
         args += tuning_arguments()
         for key in SEARCH_ATTRIBUTES:

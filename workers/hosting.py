@@ -91,7 +91,13 @@ async def serve_up(
             "no server started."
         )
     else:
-        server = DevServer(settings.home, settings.port, settings.ui_port, headless=headless)
+        server = DevServer(
+            settings.home,
+            settings.port,
+            settings.ui_port,
+            headless=headless,
+            sync=settings.server_sync,
+        )
         await server.start()
         await server.register_search_attributes(settings.namespace)
         address, ui = server.address, server.ui_url

@@ -68,7 +68,7 @@ async def _server(settings: DeskSettings) -> tuple[DevServer | None, str, str]:
     if not (port_is_free(port) and port_is_free(ui_port)):
         port, ui_port = free_port(), free_port()
         out.print(f"Ports {settings.port}/{settings.ui_port} are taken; using {port}/{ui_port}.")
-    server = DevServer(settings.home, port, ui_port)
+    server = DevServer(settings.home, port, ui_port, sync=settings.server_sync)
     await server.start()
     await server.register_search_attributes(settings.namespace)
     out.print(f"Started the embedded Temporal server at {server.address} (UI {server.ui_url}).")

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests.helpers.agent_pids import live_commands
 from tests.helpers.agents import agent
 from tests.helpers.cli_helpers import assert_refused, cli_env, run_cli, shown, started_number
 from tests.helpers.repos import git
@@ -26,6 +27,12 @@ async def stop_up(process: subprocess.Popen[bytes], sig: int = signal.SIGINT) ->
     return await asyncio.to_thread(process.wait, 15)
 
 
+def server_sync(home: Path) -> str:
+    """The `synchronous` pragma of the one server `up` runs on `home`'s database."""
+    (argv,) = [argv for _, argv in live_commands() if str(home / DB_FILE) in argv]
+    return next(word for word in argv if word.startswith("synchronous="))
+
+
 async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     tmp_path: Path, origin: Path, start_up: StartUp
 ) -> None:
@@ -38,6 +45,7 @@ async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     assert record["address"] == f"127.0.0.1:{port}"
     await until(lambda: "Worker polling" in up_log(tmp_path, 1), "up's worker")
     assert f"127.0.0.1:{port}" in up_log(tmp_path, 1)
+    assert server_sync(home) == "synchronous=NORMAL"
 
     added = await run_cli(env, "repo", "add", REPO, "--from", str(origin), cwd=tmp_path)
     assert added.returncode == 0, shown(added)
@@ -57,9 +65,11 @@ async def test_up_serves_commands_without_an_address_and_survives_a_restart(
     gone = await run_cli(env, "jobs", cwd=tmp_path)
     assert_refused(gone, "codedesk up")
 
+    (tmp_path / "codedesk.toml").write_text('server_sync = "full"\n')
     again = start_up(home, port, ui_port)
     await until(lambda: (home / RUNTIME_FILE).is_file() or again.poll() is not None, "up")
     assert again.poll() is None, up_log(tmp_path, 2)
+    assert server_sync(home) == "synchronous=FULL", "the owner's server_sync reaches the server"
 
     # Visibility catches up with the restored database shortly after the server starts.
     async def listed_rows() -> dict[int, dict[str, Any]]:

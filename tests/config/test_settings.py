@@ -230,6 +230,7 @@ def test_env_duration_beats_toml_duration(cwd: Path, monkeypatch: pytest.MonkeyP
         ("CODEDESK_PORT", "99999", "port", "65535"),
         ("CODEDESK_PORT", "0", "port", "port"),
         ("CODEDESK_UI_PORT", "http", "ui_port", "integer"),
+        ("CODEDESK_SERVER_SYNC", "off", "server_sync", "normal, full"),
         ("CODEDESK_CLONE_SOURCE", "https://github.com/acme.git", "clone_source", "{repo}"),
         ("CODEDESK_NAMESPACE", "", "namespace", "empty"),
         ("CODEDESK_NAMESPACE", "   ", "namespace", "empty"),

@@ -10,6 +10,7 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 from temporalio import activity, workflow
 from temporalio.api.enums.v1 import EventType, TaskQueueType
 from temporalio.api.taskqueue.v1 import TaskQueue
@@ -18,6 +19,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.worker import Worker
 
+from desk.config.basics.defaults import SERVER_SYNC_MODES
 from desk.names import PHASE_ATTRIBUTE, REPO_ATTRIBUTE, WAITING_HOST_ATTRIBUTE
 from tests.helpers.waiting import eventually
 from workers.devserver import DB_FILE, TASK_READER_RATE, TASK_READER_RATES, DevServer, free_port
@@ -65,11 +67,16 @@ def test_the_embedded_server_reads_new_tasks_without_the_default_rate_limit(tmp_
         assert f"{key}={TASK_READER_RATE}" in values
 
 
+@pytest.mark.parametrize("sync", SERVER_SYNC_MODES)
 async def test_the_database_keeps_a_write_ahead_log_and_loses_no_write_to_a_kill(
-    tmp_path: Path,
+    tmp_path: Path, sync: str
 ) -> None:
-    """WAL mode: a commit appends to one log file; a SIGKILLed server's log is replayed."""
-    server = DevServer(tmp_path, free_port(), free_port(), headless=True)
+    """WAL mode: a commit appends to one log file; a SIGKILLed server's log is replayed, whether
+    each commit is synced to disk (`full`) or left to the system (`normal`, the default)."""
+    server = DevServer(tmp_path, free_port(), free_port(), headless=True, sync=sync)
+    command = server.command()
+    pragmas = [command[i + 1] for i, arg in enumerate(command) if arg == "--sqlite-pragma"]
+    assert pragmas == ["journal_mode=wal", f"synchronous={sync.upper()}"]
     await server.start()
     try:
         client = await Client.connect(server.address)

@@ -7,7 +7,14 @@ from typing import ClassVar
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from desk.config.basics.defaults import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, NOT_BLANK, blank
+from desk.config.basics.defaults import (
+    DEFAULT_NAMESPACE,
+    DEFAULT_SERVER_SYNC,
+    DEFAULT_TASK_QUEUE,
+    NOT_BLANK,
+    SERVER_SYNC_MODES,
+    blank,
+)
 from desk.config.basics.section_base import SettingsSection
 
 
@@ -53,12 +60,27 @@ class ServerSettings(SettingsSection):
     ui_port: int = Field(
         default=8233, ge=1, le=65535, description="Port of the embedded Temporal web UI."
     )
+    server_sync: str = Field(
+        default=DEFAULT_SERVER_SYNC,
+        description=(
+            "How the embedded server's SQLite file commits: normal (a crash of the server, a "
+            "worker or the bot loses nothing; a power loss may lose the last moments, as git's "
+            "own defaults do) or full (every commit synced to disk, slower)."
+        ),
+    )
 
     @field_validator(*NOT_BLANK)
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if blank(value):
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("server_sync")
+    @classmethod
+    def _sync_mode(cls, value: str) -> str:
+        if value not in SERVER_SYNC_MODES:
+            raise ValueError(f"must be one of {', '.join(SERVER_SYNC_MODES)}")
         return value
 
     @field_validator("temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key")
