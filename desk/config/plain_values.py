@@ -24,6 +24,7 @@ from desk.config.basics.defaults import (
     DEFAULT_WORK_BUDGET,
     DEFAULT_WORK_BUDGET_MAX,
     SANDBOX_MODES,
+    SERVER_SYNC_MODES,
     blank,
     not_a_directory,
 )
@@ -131,6 +132,10 @@ def _sandbox(value: Any) -> bool:
     return value in SANDBOX_MODES
 
 
+def _server_sync(value: Any) -> bool:
+    return value in SERVER_SYNC_MODES
+
+
 def _clone_source(value: Any) -> bool:
     return isinstance(value, str) and "{repo}" in value
 
@@ -198,6 +203,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "port": integer(1, 65535),
         "ui_url": text,
         "ui_port": integer(1, 65535),
+        "server_sync": _server_sync,
         "result_webhook": _empty,
         "result_webhook_secret": text,
         "result_command": text,

@@ -27,6 +27,7 @@ SETTING_NAMES = frozenset(
         "setup_timeout", "check_timeout",
         "hook_timeout", "hold_preview_chars", "hold_request_bytes", "report_held_calls",
         "report_held_chars", "message_chars", "card_value_chars", "port", "ui_url", "ui_port",
+        "server_sync",
         "result_webhook",
         "result_webhook_secret", "result_command", "result_hook_timeout", "result_hook_window",
         "discord_token",
