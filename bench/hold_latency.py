@@ -8,8 +8,9 @@ person's surface: the CLI or the chat bot is never the worker's process). N time
 interleaved so that machine load falls on all alike:
 
 - bare start: `python -c pass`, the same interpreter the hook runs on;
-- harmless call: the hook command exactly as Claude Code runs it (`sh -c '<python> -I -m
-  surfaces.hook --format claude || exit 2'`, the call on stdin, the agent's environment);
+- harmless call: the hook command exactly as Claude Code runs it (`sh -c '<python> -I -S
+  <codedesk>/surfaces/hook.py --format claude || exit 2'`, the call on stdin, the agent's
+  environment);
 - bare Update: from the answering process, a `hold` Update on the job that it answers at
   once (a round trip, no person);
 - held call: a `git push` through the hook, approved from the answering process by the

@@ -1,4 +1,4 @@
-"""The agent's hold hook, `<python> -I -m surfaces.hook [--format FORM]`: it fails closed.
+"""The agent's hold hook, `<python> -I -S <this file> [--format FORM]`: it fails closed.
 
 It reads one tool call on stdin as bytes, in the form of the agent CLI that runs it (codedesk's
 `{"tool", "input"}`, Claude Code's or codex's PreToolUse input, codedesk's opencode plugin's
@@ -16,7 +16,10 @@ code is only ever 0 or 2: every CLI's adapter blocks on 2 (Claude Code, codex, c
 opencode plugin).
 
 Standard library and the pure rule modules only, imported lazily so that even a failing import
-is a refusal; `-I` keeps the worktree's own packages out of `sys.path`.
+is a refusal; `-I` keeps the worktree's own packages out of `sys.path`, and `-S` skips `site`
+(half the hook's start): run by its file, the hook appends its own package root to `sys.path`,
+after the standard library, so no installed package can stand in for a standard module.
+`python -I -m surfaces.hook` runs the same hook where `site` finds codedesk.
 """
 
 from __future__ import annotations
@@ -271,4 +274,6 @@ def _refuse_on_signals(form: str) -> None:
 
 
 if __name__ == "__main__":
+    if not __package__:  # run by its file under `-I -S`: its package root, after the stdlib
+        sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     os._exit(main())

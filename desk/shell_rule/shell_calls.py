@@ -1,6 +1,6 @@
 """Which hold classes one tool call of an agent falls in: the rule the hook and the job share.
 
-The standard library only, so that the agent's hook (`python -I -m surfaces.hook`) can answer a
+The standard library only, so that the agent's hook (`python -I -S surfaces/hook.py`) can answer a
 harmless call without importing pydantic; `desk.holds.rules.classify_call` wraps it for the worker.
 """
 

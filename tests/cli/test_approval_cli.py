@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
+from activities.agent.process.hook_settings import hook_script
 from desk.agents.presets import HELD_TOOLS_MATCHER, PRESETS, claude_hook_settings, preset_command
 from desk.config.settings import DeskSettings, load_settings
 from desk.holds.approvals import HoldAnswer, HoldRequest, HoldVerdict, OutcomeKind, approval_id
@@ -230,7 +231,7 @@ async def test_hook_settings_placeholder_gets_a_real_file_whose_hook_works(
         [hook] = entry["hooks"]
         assert hook["type"] == "command"
         assert hook["timeout"] > short.hold_wait.total_seconds() + 15
-        assert shlex.split(hook["command"])[:4] == [sys.executable, "-I", "-m", "surfaces.hook"]
+        assert shlex.split(hook["command"])[:4] == [sys.executable, "-I", "-S", hook_script()]
 
         # The agent's environment names its job and its hold channel, and no Temporal server.
         agent_env = codedesk_environment(agent_pid)  # read from outside: it may be sandboxed

@@ -19,13 +19,18 @@ from typing import Any
 
 import pytest
 
-from activities.agent.process.hook_settings import hook_command, write_claude_hook_settings
+from activities.agent.process.hook_settings import (
+    hook_argv,
+    hook_command,
+    hook_script,
+    write_claude_hook_settings,
+)
 from activities.holds.channel import ChannelRules, write_hook_config
 from desk.holds.held_calls import classify, preview
 from desk.holds.protocol import SOCKET_NAME, Reachable
 from tests.helpers.cli_helpers import CODEDESK, cli_env, shown
 
-HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
+HOOK = hook_argv(sys.executable)[:-2]
 LS = {"tool": "Bash", "input": {"command": "ls -la"}}
 PUSH = {"tool": "Bash", "input": {"command": "git push origin main"}}
 
@@ -289,7 +294,7 @@ def test_the_hook_timeout_outlasts_the_hold_wait(tmp_path: Path) -> None:
     [command] = entry["hooks"]
     assert command["timeout"] == 660
     argv = shlex.split(command["command"])
-    assert argv[:5] == [sys.executable, "-I", "-m", "surfaces.hook", "--format"]
+    assert argv[:5] == [sys.executable, "-I", "-S", hook_script(), "--format"]
     assert command["command"].endswith("|| exit 2")
     with pytest.raises(Exception, match="CODEDESK_HOLD_WAIT.*CODEDESK_HOOK_TIMEOUT"):
         write_claude_hook_settings(tmp_path, timedelta(minutes=10), timedelta(minutes=10))

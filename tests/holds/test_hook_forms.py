@@ -5,6 +5,7 @@ under node)."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,12 @@ from typing import Any
 
 import pytest
 
-from activities.agent.process.hook_settings import codex_hooks, write_claude_hook_settings
+from activities.agent.process.hook_settings import (
+    codex_hooks,
+    hook_argv,
+    hook_script,
+    write_claude_hook_settings,
+)
 from activities.agent.setup.opencode_plugin import (
     config_content,
     held_rules,
@@ -30,7 +36,7 @@ from desk.holds.protocol import SOCKET_NAME
 from surfaces.hook_forms import CLAUDE, CODEX, OPENCODE, PLAIN, read_call
 from tests.helpers.cli_helpers import cli_env
 
-HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
+HOOK = hook_argv(sys.executable)[:-2]
 WORKTREE = "/work/tree"
 
 
@@ -211,7 +217,9 @@ def test_codex_hooks_are_a_toml_override_with_a_timeout_past_the_wait() -> None:
     assert entry["matcher"] == ".*"
     [hook] = entry["hooks"]
     assert hook["type"] == "command" and hook["timeout"] == 660
-    assert hook["command"] == "'/py thon' -I -m surfaces.hook --format codex || exit 2"
+    assert hook["command"] == (
+        f"'/py thon' -I -S {shlex.quote(hook_script())} --format codex || exit 2"
+    )
     with pytest.raises(AgentCommandError, match="CODEDESK_HOOK_TIMEOUT"):
         codex_hooks(timedelta(minutes=10), timedelta(minutes=10))
 

@@ -2,8 +2,8 @@
 
 Most examples run the hook's own entry point in this process (`surfaces.hook.main`, with its
 file descriptors, environment and signal handlers put back after each call) for speed; a few
-run the real `python -I -m surfaces.hook` as an agent CLI does. Without a hold channel a held
-call can only be refused, so "exit 0" means exactly "the rule holds nothing for this call".
+run the real hook (`python -I -S surfaces/hook.py`) as an agent CLI does. Without a hold channel
+a held call can only be refused, so "exit 0" means exactly "the rule holds nothing for this call".
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from activities.agent.process.hook_settings import hook_argv
 from activities.holds.channel import ChannelRules, write_hook_config
 from desk.holds.held_calls import classify, with_cwd
 from desk.holds.protocol import JOB_ENV, SOCKET_ENV, SOCKET_NAME, Reachable
@@ -114,7 +115,7 @@ def in_process(data: bytes, env: dict[str, str], form: list[str]) -> Done:
 
 def in_subprocess(data: bytes, env: dict[str, str], form: list[str]) -> Done:
     done = subprocess.run(
-        [sys.executable, "-I", "-m", "surfaces.hook", *form],
+        [*hook_argv(sys.executable)[:-2], *form],
         input=data,
         env=env,
         capture_output=True,

@@ -2,8 +2,12 @@
 
 Claude Code gets a settings file (`{hook_settings}`), codex a `-c` config override
 (`{codex_hooks}`); opencode's plugin is activities/agent/setup/opencode_plugin.py. Each runs the
-hook by absolute interpreter path, isolated (`-I`: no working directory, no user site, no PYTHON*
-variables), so a worktree's own `desk/` or `workflows/` package is never imported. `|| exit 2`
+hook by absolute interpreter and file path, isolated (`-I`: no working directory, no user site,
+no PYTHON* variables), so a worktree's own `desk/` or `workflows/` package is never imported,
+and without `site` (`-S`): the hook needs the standard library and codedesk's pure rule
+modules only, which it finds beside its own file, after the standard library. `site` was half of
+every tool call's hook (a `python -I -c pass` 57 ms against 20 with `-S` on a loaded machine;
+the hook 86 ms against 63, `bench/hold_latency.py`). `|| exit 2`
 turns an interpreter that cannot even start into a refusal, and the hook's `timeout` is longer
 than the hold wait, so the CLI never times the hook out (a timed-out hook does not block in
 Claude Code before 2.1.295 nor in codex 0.171: the call would run). Where the CLI can refuse on
@@ -13,11 +17,13 @@ later; 2.1.197 ignores the key and still runs the hook).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import shlex
 import sys
 from datetime import timedelta
+from functools import cache
 from pathlib import Path
 
 from desk.agents.presets import claude_hook_settings, codex_hooks_override
@@ -31,9 +37,26 @@ COMMIT_RULES = ("Bash(git add:*)", "Bash(git commit:*)", "Bash(git status:*)")
 integrates commits), and with the hook giving no decision Claude Code's own rules decide."""
 
 
+@cache
+def hook_script() -> str:
+    """The hook's own file (surfaces/hook.py as installed), found without importing it."""
+    spec = importlib.util.find_spec("surfaces.hook")
+    if spec is None or spec.origin is None:
+        raise AgentCommandError(
+            "codedesk's hold hook (surfaces/hook.py) is not installed beside this worker; "
+            "reinstall codedesk (`pip install codedesk`)."
+        )
+    return spec.origin
+
+
+def hook_argv(python: str = sys.executable, form: str = "claude") -> list[str]:
+    """The hook's command line: the interpreter, isolated and without `site`, on its file."""
+    return [python, "-I", "-S", hook_script(), "--format", form]
+
+
 def hook_command(python: str = sys.executable, form: str = "claude") -> str:
     """The shell command an agent CLI runs as its hook: fails closed even if Python cannot."""
-    return f"{shlex.quote(python)} -I -m surfaces.hook --format {form} || exit 2"
+    return f"{shlex.join(hook_argv(python, form))} || exit 2"
 
 
 def hook_timeout_seconds(hold_wait: timedelta, hook_timeout: timedelta | None = None) -> int:

@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from activities.agent.process.hook_settings import hook_timeout_seconds
+from activities.agent.process.hook_settings import hook_argv, hook_timeout_seconds
 from desk.errors import AgentCommandError
 
 PLUGIN_FILE = "codedesk-hold-plugin.js"
@@ -96,7 +96,7 @@ def write_opencode_plugin(
     """Write the job's plugin; `restored` are the owner's own rules for the held permissions."""
     timeout = hook_timeout_seconds(hold_wait, hook_timeout)
     values = {
-        "__HOOK__": [python, "-I", "-m", "surfaces.hook", "--format", "opencode"],
+        "__HOOK__": hook_argv(python, "opencode"),
         "__TIMEOUT_MS__": timeout * 1000,
         "__HELD__": list(HELD_PERMISSIONS),
         "__RESTORED__": restored or {},

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from activities.agent.process.hook_settings import hook_argv
 from surfaces.clients.desk_client import DeskClient
 from tests.helpers.agent_pids import agent_tag, codedesk_environment, running_agent
 from tests.helpers.agents import agent
@@ -17,7 +18,7 @@ from tests.helpers.agents import agent
 REPO = "acme/api"
 
 
-HOOK = [sys.executable, "-I", "-m", "surfaces.hook", "--format", "claude"]
+HOOK = hook_argv(sys.executable)
 
 
 PUSH_TEXT = "git push origin main"

@@ -37,7 +37,7 @@ Steps:
     exit:CODE                  exit with CODE at once
     crash                      kill ourselves with SIGKILL
     hold:JSON                  ask the hold hook about a call (JSON on its stdin), run as an
-                               agent CLI runs it (``python -I -m surfaces.hook``); when it
+                               agent CLI runs it (``$CODEDESK_HOLD_COMMAND``); when it
                                refuses, the next step (the held call) is skipped
     hold-bg:JSON               the same, left running in the background (not waited for)
     hooks:N:JSON               ask the hook about the same call N times; print how many ran
@@ -220,7 +220,12 @@ def background(arg: str, step: str) -> None:
     say(f"scripted agent: background {child.pid} sleeps {duration:g}s")
 
 
-HOOK = [sys.executable, "-I", "-m", "surfaces.hook"]
+HOOK = (
+    ["sh", "-c", os.environ["CODEDESK_HOLD_COMMAND"]]
+    if os.environ.get("CODEDESK_HOLD_COMMAND")
+    else [sys.executable, "-I", "-m", "surfaces.hook"]
+)
+"""The hook as the job gives it to a command agent, else by module (outside a job)."""
 
 
 def hold(request: str) -> bool:
