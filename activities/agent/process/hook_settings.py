@@ -5,9 +5,10 @@ Claude Code gets a settings file (`{hook_settings}`), codex a `-c` config overri
 hook by absolute interpreter and file path, isolated (`-I`: no working directory, no user site,
 no PYTHON* variables), so a worktree's own `desk/` or `workflows/` package is never imported,
 and without `site` (`-S`): the hook needs the standard library and codedesk's pure rule
-modules only, which it finds beside its own file, after the standard library. `site` was half of
-every tool call's hook (a `python -I -c pass` 57 ms against 20 with `-S` on a loaded machine;
-the hook 86 ms against 63, `bench/hold_latency.py`). `|| exit 2`
+modules only, which it finds beside its own file, after the standard library. `site` was a
+third of every tool call's hook: on a quiet machine `python -I -c pass` took 31 ms against 11
+with `-S`, and the hook 38 ms by module against 28 by its file without `site` (30 interleaved
+runs each, 2026-12-07). `|| exit 2`
 turns an interpreter that cannot even start into a refusal, and the hook's `timeout` is longer
 than the hold wait, so the CLI never times the hook out (a timed-out hook does not block in
 Claude Code before 2.1.295 nor in codex 0.171: the call would run). Where the CLI can refuse on
