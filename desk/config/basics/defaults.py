@@ -62,6 +62,13 @@ def config_file() -> Path | None:
     return local if local.is_file() else None
 
 
+def one_of(value: str, choices: tuple[str, ...]) -> str:
+    """`value` when it is one of `choices`; else the error that lists them."""
+    if value not in choices:
+        raise ValueError(f"must be one of {', '.join(choices)}")
+    return value
+
+
 def blank(value: str) -> bool:
     """Whether a text setting is empty or only spaces (refused where a name is needed)."""
     return not value.strip()

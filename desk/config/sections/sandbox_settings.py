@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import Field, field_validator
 
-from desk.config.basics.defaults import SANDBOX_MODES
+from desk.config.basics.defaults import SANDBOX_MODES, one_of
 from desk.config.basics.section_base import CommaList, SettingsSection
 from desk.policy.egress_policy import parse_patterns
 
@@ -52,9 +52,7 @@ class SandboxSettings(SettingsSection):
     @field_validator("sandbox")
     @classmethod
     def _sandbox_mode(cls, value: str) -> str:
-        if value not in SANDBOX_MODES:
-            raise ValueError(f"must be one of {', '.join(SANDBOX_MODES)}")
-        return value
+        return one_of(value, SANDBOX_MODES)
 
     @field_validator("sandbox_egress", "sandbox_egress_deny")
     @classmethod

@@ -14,6 +14,7 @@ from desk.config.basics.defaults import (
     NOT_BLANK,
     SERVER_SYNC_MODES,
     blank,
+    one_of,
 )
 from desk.config.basics.section_base import SettingsSection
 
@@ -79,9 +80,7 @@ class ServerSettings(SettingsSection):
     @field_validator("server_sync")
     @classmethod
     def _sync_mode(cls, value: str) -> str:
-        if value not in SERVER_SYNC_MODES:
-            raise ValueError(f"must be one of {', '.join(SERVER_SYNC_MODES)}")
-        return value
+        return one_of(value, SERVER_SYNC_MODES)
 
     @field_validator("temporal_tls_ca", "temporal_tls_cert", "temporal_tls_key")
     @classmethod
