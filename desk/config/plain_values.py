@@ -61,6 +61,13 @@ def integer(low: int, high: int | None = None) -> Check:
     return check
 
 
+def choice(choices: tuple[str, ...]) -> Check:
+    def check(value: Any) -> bool:
+        return value in choices
+
+    return check
+
+
 def duration(value: Any) -> bool:
     try:
         read = parse_duration(value)
@@ -126,14 +133,6 @@ def _host(value: Any) -> bool:
 
 def _shelf(value: Any) -> bool:
     return isinstance(value, str) and not blank(value) and not not_a_directory(Path(value))
-
-
-def _sandbox(value: Any) -> bool:
-    return value in SANDBOX_MODES
-
-
-def _server_sync(value: Any) -> bool:
-    return value in SERVER_SYNC_MODES
 
 
 def _clone_source(value: Any) -> bool:
@@ -203,7 +202,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "port": integer(1, 65535),
         "ui_url": text,
         "ui_port": integer(1, 65535),
-        "server_sync": _server_sync,
+        "server_sync": choice(SERVER_SYNC_MODES),
         "result_webhook": _empty,
         "result_webhook_secret": text,
         "result_command": text,
@@ -213,7 +212,7 @@ CHECKS: Mapping[str, Check] = MappingProxyType(
         "discord_owner_ids": items(str.isdigit),
         "discord_owner_role_ids": items(str.isdigit),
         "discord_guild_ids": items(str.isdigit),
-        "sandbox": _sandbox,
+        "sandbox": choice(SANDBOX_MODES),
         "sandbox_network": yes_no,
         "sandbox_read_paths": items(_anything),
         "sandbox_egress": items(_egress_pattern),

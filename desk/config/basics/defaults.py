@@ -33,10 +33,10 @@ DEFAULT_HOOK_TIMEOUT = timedelta(minutes=11)
 the hook's timeout), which a plain check judges too (desk/config/plain_values.py)."""
 
 SANDBOX_MODES = ("auto", "bwrap", "none")
+"""The values of the sandbox setting."""
 SERVER_SYNC_MODES = ("normal", "full")
 """How the embedded server's SQLite file commits (`workers/devserver.py`, `server_sync_pragma`)."""
 DEFAULT_SERVER_SYNC = "normal"
-"""The values of the sandbox setting."""
 
 NOT_BLANK = ("namespace", "task_queue")
 """Settings of text that must not be blank."""
