@@ -17,7 +17,7 @@ opencode plugin).
 
 Standard library and the pure rule modules only, imported lazily so that even a failing import
 is a refusal; `-I` keeps the worktree's own packages out of `sys.path`, and `-S` skips `site`
-(half the hook's start): run by its file, the hook appends its own package root to `sys.path`,
+(a third of the hook's start): run by its file, the hook appends its own package root to `sys.path`,
 after the standard library, so no installed package can stand in for a standard module.
 `python -I -m surfaces.hook` runs the same hook where `site` finds codedesk.
 """

@@ -64,7 +64,7 @@ def server_sync_pragma(sync: str) -> str:
     consistency: the same as git's own default (`core.fsync=committed,-loose-object`) loses the
     agent's new commits and every ref it moved, so a server that synced each commit would still
     wake to clones older than its record. Each commit's sync cost a small job 40-90 ms on this
-    machine (`bench/job_overhead.py`, issue 49), about a fifth of the whole job.
+    machine (`bench/job_overhead.py`, issue 49), a tenth to a fifth of the whole job.
 
     `full`: every commit is synced before the server answers, for an owner whose disk and git
     (`core.fsync=all`) keep the last moment too."""
