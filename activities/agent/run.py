@@ -212,6 +212,9 @@ class AgentActivities:
                             channel,
                             usage,
                         )
+                        # The set-up in force at the agent's end, read while its branch is
+                        # taken back (setup_now never raises: a failed read is None).
+                        setup_read = asyncio.create_task(setup_now(self.client, request.repo))
                 finally:
                     shutil.rmtree(socket_dir, ignore_errors=True)
                     if git is not None:
@@ -253,7 +256,7 @@ class AgentActivities:
             session_id=session.session_id,
             ended_to_suspend=suspended and ended,
             spend_reached=bool(failed) and usage.reached(channel.usage),
-            setup=await setup_now(self.client, request.repo),
+            setup=await setup_read,
             messages_delivered=talking.delivered,
             message_seam=talking.delivered_by,
         )

@@ -3,6 +3,7 @@ remove a finished job's agent session once it has been kept its time."""
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import re
 from collections.abc import Iterator
@@ -56,6 +57,7 @@ from desk.payloads.jobs import (
     SoFarInput,
     Worktree,
 )
+from desk.records.repo_setup import RepoSetup
 
 WORKTREE_RECEIPT = "worktree.json"
 INTEGRATION_RECEIPT = "integration.json"
@@ -83,12 +85,20 @@ class WorktreeActivities:
         """Give the job its branch at the clone's HEAD and a worktree on it at
         `<shelf>/.worktrees/.../<n>`: a kept one made clean, or a new cut.
 
-        It also reads the repository's set-up then, so that a job with none to run skips its
-        set-up step (issue 32; the agent's end reads it again for the check).
+        It also reads the repository's set-up then, while git cuts, so that a job with none to
+        run skips its set-up step (issue 32; the agent's end reads it again for the check).
         """
-        worktree = await off_the_loop(self._prepare, request)
-        setup = await setup_now(self.client, request.repo) if self.client else None
-        return CutWorktree(**worktree.model_dump(), setup=setup)
+        reading = asyncio.create_task(self._setup_now(request.repo))
+        try:
+            worktree = await off_the_loop(self._prepare, request)
+        except BaseException:
+            reading.cancel()
+            raise
+        return CutWorktree(**worktree.model_dump(), setup=await reading)
+
+    async def _setup_now(self, repo: str) -> RepoSetup | None:
+        """The set-up in force (None without a client: the job then runs both its steps)."""
+        return await setup_now(self.client, repo) if self.client else None
 
     @activity.defn
     async def discard_worktree(self, request: DiscardWorktreeInput) -> bool:

@@ -58,6 +58,7 @@ class RunMessages:
         key = message_key(folder) if self.talking else b""
         tell = job_teller(client, request.number)
         self.talk = Conversation(tell, request.number, request.message_run, attempt, key, seam)
+        self.retried = attempt > 1
         self.file = folder / MESSAGES_FILE if seam == MessageSeam.FILE else None
         self.session = ""
         """What the resumed session held when the attempt began."""
@@ -73,11 +74,18 @@ class RunMessages:
         """The run's messages: those it was given, and those that came since it was scheduled
         (asked of the job: a retried attempt has its first attempt's input). Those an earlier
         attempt delivered (the session or the file holds them) are told to the job; the run
-        delivers the others."""
+        delivers the others.
+
+        A first attempt on a live seam does not ask: the job's inbox, which the run follows
+        from its start, hands over every message after those it was given, and the question
+        was a round trip to the job's worker before every agent started (8 ms of a small
+        job, `bench/profile_job.py`, issue 49)."""
         if not self.talking:
             self.unseen = []
             return
-        messages = [*self.request.messages, *await self._since(self.request.messages_through)]
+        asks = self.retried or not live(self.seam)
+        since = await self._since(self.request.messages_through) if asks else []
+        messages = [*self.request.messages, *since]
         self.after = max([self.request.messages_through, *(m.seq for m in messages)])
         if self.file is not None:
             found = await asyncio.to_thread(in_file, self.file)
