@@ -58,7 +58,6 @@ class RunMessages:
         key = message_key(folder) if self.talking else b""
         tell = job_teller(client, request.number)
         self.talk = Conversation(tell, request.number, request.message_run, attempt, key, seam)
-        self.retried = attempt > 1
         self.file = folder / MESSAGES_FILE if seam == MessageSeam.FILE else None
         self.session = ""
         """What the resumed session held when the attempt began."""
@@ -83,7 +82,7 @@ class RunMessages:
         if not self.talking:
             self.unseen = []
             return
-        asks = self.retried or not live(self.seam)
+        asks = self.talk.attempt > 1 or not live(self.seam)
         since = await self._since(self.request.messages_through) if asks else []
         messages = [*self.request.messages, *since]
         self.after = max([self.request.messages_through, *(m.seq for m in messages)])
