@@ -78,6 +78,7 @@ from desk.records.job_states import JobPhase  # noqa: E402
 from surfaces.clients.approval_client import ApprovalsClient, ApprovalState  # noqa: E402
 from surfaces.clients.desk_client import DeskClient  # noqa: E402
 from tests.helpers.agent_pids import job_processes  # noqa: E402
+from tests.helpers.agent_runs import CRASH_HEARTBEAT_TIMEOUT  # noqa: E402
 from tests.helpers.cli_helpers import CODEDESK  # noqa: E402
 from tests.real_agents.fake_anthropic import (  # noqa: E402
     FakeAnthropic,
@@ -93,10 +94,12 @@ REPO = "bench/suspension"
 TASK = "add a notes file, commit it and push it"
 PUSH = "git push origin HEAD:main"
 LIVE_WAIT = "2s"
-HEARTBEAT = "10s"
-"""The worker's agent heartbeat timeout: how soon a SIGKILLed worker's attempt moves on. The
-product's 30 s would only make the crash rounds slower; 2 s (the crash suite's) has expired
-a sandboxed CLI's slow start on a loaded machine."""
+STICKY = "2s"
+"""The worker's sticky timeout (the crash suite's): how soon a SIGKILLed worker's workflows go on
+with the next worker. At the host's 10 s the new worker's start waited that long for the desk's
+task (its limits, told as it starts) and the job as long again for its own, about 20 s of each
+crash round. The agent heartbeat timeout is the crash tests' (tests/helpers/agent_runs), set
+where the bench starts its jobs, since a job takes it from whoever starts it."""
 PATIENCE = float(os.environ.get("CODEDESK_TEST_PATIENCE", "120"))
 SAMPLES = 5
 
@@ -205,15 +208,15 @@ class Worker:
 
 
 def worker_env(settings: DeskSettings, fake: FakeAnthropic, folder: Path) -> dict[str, str]:
-    """tests/crash/agents' real-Claude worker environment (bubblewrap, the proven CLI), with
-    the bench's live window, one slot and heartbeat timeout."""
+    """tests/crash/agents' real-Claude worker environment (bubblewrap, the proven CLI, its
+    heartbeat timeout), with the bench's live window, one slot and sticky timeout."""
     from tests.helpers.agent_runs.session_resume import worker_env as real_worker_env
 
     env = real_worker_env(settings, fake, folder)
     env.update(
         CODEDESK_HOLD_LIVE_WAIT=LIVE_WAIT,
         CODEDESK_MAX_WORKERS="1",
-        CODEDESK_HEARTBEAT_TIMEOUT=HEARTBEAT,
+        CODEDESK_STICKY_TIMEOUT=STICKY,
         CODEDESK_CONFIG=os.environ["CODEDESK_CONFIG"],
     )
     return env
@@ -462,6 +465,8 @@ async def run(rounds: int, claude: Path) -> dict[str, Any]:
                 namespace="default",
                 task_queue=f"bench-{uuid.uuid4().hex[:8]}",
                 sandbox_read_paths=[str(gates), str(agent_cache())],
+                # A job's agent heartbeat timeout is its requester's: the bench's, here.
+                heartbeat_timeout=CRASH_HEARTBEAT_TIMEOUT,
             )
             with serving(StampedFake(steps=suspending)) as fake:
                 assert isinstance(fake, StampedFake)

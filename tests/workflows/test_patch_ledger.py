@@ -21,9 +21,9 @@ from temporalio import workflow
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
-from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from workers.worker import WORKFLOWS
+from workers.workflow_runner import WORKFLOW_RUNNER
 from workflows import patches
 from workflows.patches import PATCHES, Patch, PatchState
 
@@ -137,8 +137,10 @@ class Asked:
 
 
 async def replay_asking(paths: list[Path]) -> dict[str, Asked]:
-    """Replay `paths` under the strict sandbox, noting every patch asked and its answer
-    (None: `deprecate_patch`, which has no answer)."""
+    """Replay `paths` as the worker runs workflows, noting every patch asked and its answer
+    (None: `deprecate_patch`, which has no answer). The worker's sandbox, not the strict one:
+    tests/workflows/test_replay.py replays each recording under that already, and here the
+    strict sandbox's fresh imports of our workflow modules cost half a second a recording."""
     heard: list[tuple[str, bool | None]] = []
     asked_patched: Callable[[str], bool] = workflow.patched
     deprecated: Callable[[str], None] = workflow.deprecate_patch
@@ -156,14 +158,14 @@ async def replay_asking(paths: list[Path]) -> dict[str, Asked]:
     # The workflows look both up on the module at each call, in the sandbox too.
     workflow.patched = patched
     workflow.deprecate_patch = deprecate_patch
+    replayer = Replayer(
+        workflows=list(WORKFLOWS),
+        data_converter=pydantic_data_converter,
+        workflow_runner=WORKFLOW_RUNNER,
+    )
     try:
         for path in paths:
             heard.clear()
-            replayer = Replayer(
-                workflows=list(WORKFLOWS),
-                data_converter=pydantic_data_converter,
-                workflow_runner=SandboxedWorkflowRunner(),
-            )
             history = WorkflowHistory.from_json(WORKFLOW_IDS[path.stem], path.read_text())
             result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
             started = json.loads(path.read_text())["events"][0]

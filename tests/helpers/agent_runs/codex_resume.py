@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from desk.config.settings import DeskSettings
+from tests.helpers.agent_runs import CRASH_HEARTBEAT_TIMEOUT
 from tests.helpers.cli_helpers import settings_env
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_openai import FakeOpenAI
 from tests.real_agents.install import agent_cache, release_cli
 
@@ -25,7 +25,7 @@ def worker_env(settings: DeskSettings, fake: FakeOpenAI, tmp_path: Path) -> dict
     env = settings_env(
         settings,
         CODEDESK_SANDBOX="bwrap",
-        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(HEARTBEAT_TIMEOUT.total_seconds())}s",
+        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(CRASH_HEARTBEAT_TIMEOUT.total_seconds())}s",
         CODEDESK_SANDBOX_READ_PATHS=",".join([*settings.sandbox_read_paths, str(agent_cache())]),
         CODEDESK_SANDBOX_EGRESS="*,127.0.0.1",
         CODEDESK_AGENT_ENV="PATH,OPENAI_*,GIT_*",

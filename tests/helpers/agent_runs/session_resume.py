@@ -11,8 +11,8 @@ from temporalio.client import Client
 from desk.config.settings import DeskSettings
 from desk.names import job_workflow_id
 from desk.payloads.agent_progress import RUN_AGENT, AgentHeartbeat
+from tests.helpers.agent_runs import CRASH_HEARTBEAT_TIMEOUT
 from tests.helpers.cli_helpers import settings_env
-from tests.real_agents import HEARTBEAT_TIMEOUT
 from tests.real_agents.fake_anthropic import FakeAnthropic
 from tests.real_agents.install import agent_cache, release_cli
 
@@ -24,7 +24,7 @@ def worker_env(settings: DeskSettings, fake: FakeAnthropic, tmp_path: Path) -> d
     env = settings_env(
         settings,
         CODEDESK_SANDBOX="bwrap",
-        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(HEARTBEAT_TIMEOUT.total_seconds())}s",
+        CODEDESK_HEARTBEAT_TIMEOUT=f"{int(CRASH_HEARTBEAT_TIMEOUT.total_seconds())}s",
         CODEDESK_SANDBOX_READ_PATHS=",".join([*settings.sandbox_read_paths, str(agent_cache())]),
         CODEDESK_SANDBOX_EGRESS="*,127.0.0.1",
         CODEDESK_AGENT_ENV="PATH,ANTHROPIC_*,CLAUDE_CODE_*,DISABLE_*,GIT_*",
